@@ -1,0 +1,29 @@
+// Builds the two bundles: the VS Code extension (CommonJS, `vscode` external) and the CLI.
+// Octokit is ESM-only, so it is bundled into both rather than required at run time.
+import * as esbuild from "esbuild";
+
+const watch = process.argv.includes("--watch");
+const production = process.argv.includes("--production");
+
+const common = {
+  bundle: true,
+  platform: "node",
+  target: "node20",
+  format: "cjs",
+  sourcemap: production ? false : "linked",
+  minify: production,
+  logLevel: "info",
+  legalComments: "none",
+};
+
+const builds = [
+  { ...common, entryPoints: ["src/vscode/extension.ts"], outfile: "dist/extension.js", external: ["vscode"] },
+  { ...common, entryPoints: ["src/cli/main.ts"], outfile: "dist/cli.js", banner: { js: "#!/usr/bin/env node" } },
+  { ...common, entryPoints: ["src/sandbox/demo-agent-main.ts"], outfile: "dist/demo-agent.js", banner: { js: "#!/usr/bin/env node" } },
+];
+
+if (watch) {
+  for (const b of builds) (await esbuild.context(b)).watch();
+} else {
+  await Promise.all(builds.map((b) => esbuild.build(b)));
+}

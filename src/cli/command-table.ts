@@ -1,0 +1,7 @@
+import type { CliCommand } from "./command";
+import { versionCommand } from "./commands/version";
+
+/** Every CLI command, in the order `ticket-runner help` lists them. Add one line per command. */
+export const commandTable: CliCommand[] = [
+  versionCommand,
+];

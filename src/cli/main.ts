@@ -1,0 +1,60 @@
+import type { CliIo } from "./command";
+import { commandTable } from "./command-table";
+import { isRefusal } from "../core/errors";
+import { redactSecrets } from "../core/redact";
+
+function helpText(): string {
+  const rows = commandTable.map((c) => `  ${c.name.padEnd(10)} ${c.summary}`);
+  return ["ticket-runner <command> [options]", "", "Commands:", ...rows, "", "Run `ticket-runner <command> --help` for a command's options."].join("\n");
+}
+
+export async function main(argv: string[], io: CliIo): Promise<number> {
+  // An agent Stage must never drive the orchestrator that runs it.
+  if (io.env.TICKET_RUNNER_STAGE) {
+    io.err(`ticket-runner refuses to run inside an agent Stage (TICKET_RUNNER_STAGE=${io.env.TICKET_RUNNER_STAGE}). Run it from your own terminal instead.`);
+    return 2;
+  }
+  const [name, ...rest] = argv;
+  if (!name || name === "help" || name === "--help" || name === "-h") {
+    io.out(helpText());
+    return name ? 0 : 2;
+  }
+  const command = commandTable.find((c) => c.name === name);
+  if (!command) {
+    io.err(`Unknown command "${name}". Run \`ticket-runner help\` for the list.`);
+    return 2;
+  }
+  if (rest.includes("--help") || rest.includes("-h")) {
+    io.out(command.usage);
+    return 0;
+  }
+  try {
+    return await command.run(rest, io);
+  } catch (error) {
+    if (isRefusal(error)) {
+      io.err(redactSecrets(error.message, io.env));
+      return 2;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    io.err(`ticket-runner ${name} failed: ${redactSecrets(message, io.env)}`);
+    return 1;
+  }
+}
+
+if (require.main === module) {
+  const io: CliIo = {
+    out: (line) => process.stdout.write(line + "\n"),
+    err: (line) => process.stderr.write(line + "\n"),
+    env: process.env,
+    cwd: process.cwd(),
+  };
+  main(process.argv.slice(2), io).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.stderr.write(`ticket-runner: ${String(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

@@ -1,0 +1,54 @@
+/**
+ * Typed errors. Callers branch on `reason`, never on message text.
+ * A refusal says what happened, who holds what (with a link), and the exact next command.
+ */
+export type RefusalReason =
+  | "claimed-elsewhere"
+  | "claimed-locally"
+  | "run-dir-mismatch"
+  | "not-open"
+  | "not-ready"
+  | "branch-in-way"
+  | "branches-parted"
+  | "lock-held"
+  | "bad-config"
+  | "bad-input"
+  | "inside-stage"
+  | "not-a-target"
+  | "dirty-checkout"
+  | "untrusted";
+
+export class Refusal extends Error {
+  override readonly name = "Refusal";
+  constructor(
+    readonly reason: RefusalReason,
+    message: string,
+    readonly details: { link?: string; next?: string; path?: string } = {},
+  ) {
+    super(message);
+  }
+}
+
+export type FailureReason =
+  | "network"
+  | "github"
+  | "git"
+  | "filesystem"
+  | "agent"
+  | "invalid-record"
+  | "internal";
+
+export class Failure extends Error {
+  override readonly name = "Failure";
+  constructor(
+    readonly reason: FailureReason,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+export function isRefusal(e: unknown): e is Refusal {
+  return e instanceof Refusal;
+}

@@ -1,0 +1,61 @@
+import { z } from "zod";
+
+/**
+ * `ticket-runner.json` in the Target: the team's settings, read by the CLI and the extension alike.
+ * Strict: an unknown key is an error that names the key (a typo must not silently fall back to a default).
+ */
+export const configSchema = z
+  .object({
+    $schema: z.string().optional(),
+    labels: z
+      .object({
+        ready: z.string().min(1).default("ready-for-agent"),
+        inProgress: z.string().min(1).default("in-progress"),
+        human: z.string().min(1).default("ready-for-human"),
+        hostLabels: z.boolean().default(false),
+      })
+      .strict()
+      .default({}),
+    base: z.string().min(1).optional(),
+    lanes: z.number().int().min(1).max(16).default(1),
+    lockScope: z.enum(["target", "host"]).default("target"),
+    checks: z.array(z.array(z.string().min(1)).min(1)).default([]),
+    checkTimeoutMinutes: z.number().positive().max(240).default(20),
+    agent: z
+      .object({
+        kind: z.enum(["claude", "demo", "command"]).default("claude"),
+        command: z.array(z.string().min(1)).min(1).optional(),
+        model: z.string().min(1).optional(),
+        permissionMode: z.enum(["default", "acceptEdits", "bypassPermissions", "plan"]).default("acceptEdits"),
+        maxTurns: z.number().int().positive().max(500).default(60),
+        stageTimeoutMinutes: z.number().positive().max(600).default(45),
+        passGitHubToken: z.boolean().default(false),
+      })
+      .strict()
+      .default({}),
+    lease: z
+      .object({
+        ttlMinutes: z.number().positive().max(24 * 60).default(45),
+        heartbeatMinutes: z.number().positive().max(24 * 60).default(30),
+        settleMs: z.number().int().min(0).max(60_000).default(1500),
+      })
+      .strict()
+      .default({}),
+    ci: z
+      .object({
+        required: z.boolean().default(true),
+        graceMinutes: z.number().positive().max(120).default(5),
+        timeoutMinutes: z.number().positive().max(24 * 60).default(60),
+        pollSeconds: z.number().positive().max(600).default(15),
+      })
+      .strict()
+      .default({}),
+    merge: z
+      .object({ method: z.enum(["squash", "merge", "rebase"]).default("squash") })
+      .strict()
+      .default({}),
+  })
+  .strict();
+
+export type Config = z.infer<typeof configSchema>;
+export type ConfigInput = z.input<typeof configSchema>;

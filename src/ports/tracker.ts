@@ -1,0 +1,99 @@
+/**
+ * The Tracker port: everything the core asks of GitHub. The Octokit adapter implements it
+ * against api.github.com or the sandbox; the core's unit tests use an in-memory fake.
+ * Every value returned here has already been checked by zod at the adapter boundary.
+ */
+
+export interface RepoRef {
+  owner: string;
+  repo: string;
+}
+
+export type Permission = "admin" | "maintain" | "write" | "triage" | "read" | "none";
+
+export interface TrackerComment {
+  id: number;
+  body: string;
+  author: string;
+  url: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface TrackerIssue {
+  number: number;
+  title: string;
+  body: string;
+  state: "open" | "closed";
+  labels: string[];
+  assignees: string[];
+  url: string;
+  /** Present when the adapter fetched comments with the issue (board queries). */
+  comments?: TrackerComment[];
+  /** True when `comments` is not every comment on the issue. */
+  commentsTruncated?: boolean;
+}
+
+export interface PullRequestInfo {
+  number: number;
+  url: string;
+  state: "open" | "closed";
+  merged: boolean;
+  draft: boolean;
+  head: string;
+  headSha: string;
+  base: string;
+  title: string;
+  body: string;
+  /** null while GitHub is still computing it. */
+  mergeable: boolean | null;
+}
+
+export type CiState = "pending" | "success" | "failure" | "none";
+
+export interface CiReport {
+  state: CiState;
+  /** One line per check run or status, for hand-off evidence. */
+  details: string[];
+}
+
+/** One batch of writes that a claim or release makes; adapters send it in as few requests as they can. */
+export interface IssueWrite {
+  addLabels?: string[];
+  removeLabels?: string[];
+  addAssignees?: string[];
+  removeAssignees?: string[];
+  /** Create a comment (id undefined) or rewrite one in place. */
+  comment?: { id?: number; body: string };
+}
+
+export interface Tracker {
+  readonly repo: RepoRef;
+  viewer(): Promise<string>;
+  defaultBranch(): Promise<string>;
+  permissionOf(user: string): Promise<Permission>;
+
+  getIssue(number: number): Promise<TrackerIssue | null>;
+  listOpenIssues(labels?: string[]): Promise<TrackerIssue[]>;
+  listComments(number: number): Promise<TrackerComment[]>;
+  /** Actors who applied `label` to the issue, from its `labeled` events, oldest first. */
+  labelActors(number: number, label: string): Promise<string[]>;
+  /** Open issues that block `number` (GitHub issue dependencies). */
+  openBlockers(number: number): Promise<number[]>;
+
+  /** Applies the writes in order. Returns the comment written, when there was one. */
+  writeIssue(number: number, write: IssueWrite): Promise<TrackerComment | null>;
+  createComment(number: number, body: string): Promise<TrackerComment>;
+  updateComment(commentId: number, body: string): Promise<TrackerComment>;
+  ensureLabel(name: string, color: string, description: string): Promise<"created" | "exists">;
+  closeIssue(number: number): Promise<void>;
+  setIssueBody(number: number, body: string): Promise<void>;
+
+  findPullRequest(head: string): Promise<PullRequestInfo | null>;
+  getPullRequest(number: number): Promise<PullRequestInfo | null>;
+  createPullRequest(input: { head: string; base: string; title: string; body: string; draft: boolean }): Promise<PullRequestInfo>;
+  updatePullRequest(number: number, input: { title?: string; body?: string }): Promise<PullRequestInfo>;
+  setDraft(number: number, draft: boolean): Promise<void>;
+  ciReport(ref: string): Promise<CiReport>;
+  mergePullRequest(number: number, input: { sha: string; method: "merge" | "squash" | "rebase"; title?: string }): Promise<{ merged: boolean; sha: string | null; reason?: string }>;
+}

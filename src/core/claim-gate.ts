@@ -1,0 +1,37 @@
+/**
+ * What the Run needs from the claim protocol (src/core/claims/). The Run never touches labels,
+ * assignees or lease comments itself: it asks the gate, so every way of holding a ticket goes
+ * through one protocol (BRIEF §3).
+ */
+import type { Lease } from "./schemas/lease";
+
+export interface HeldClaim {
+  ticket: number;
+  commentId: number;
+  commentUrl: string;
+  lease: Lease;
+  /** `<run root>/<owner>__<repo>/issue-<n>/` holding run.json. */
+  runDir: string;
+}
+
+export type ClaimAttempt =
+  | { kind: "won"; claim: HeldClaim }
+  /** Refused (live claim elsewhere, local claim exists) or lost the read-after-write race: start nothing. */
+  | { kind: "lost"; reason: string; link?: string };
+
+export interface ClaimGate {
+  /** A Frontier ticket, through the whole protocol: read, refuse, local claim, write, settle, read back. */
+  claim(ticket: number): Promise<ClaimAttempt>;
+  /** A Stranded ticket this user already holds on the board: takes the local claim and rewrites the lease in place. */
+  adopt(ticket: number): Promise<ClaimAttempt>;
+  /** Renews `expiresAt` and re-reads rival leases. "yield" means an earlier claim was found: stop the ticket. */
+  heartbeat(claim: HeldClaim): Promise<"held" | "yield">;
+  /** Checkpoint: the lease records the Stage now running. */
+  markStage(claim: HeldClaim, stage: string): Promise<void>;
+  /** Merge: lease finished, in-progress off, local claim archived. */
+  finish(claim: HeldClaim): Promise<void>;
+  /** Rate limit: ready-for-agent on, in-progress off, unassign last; lease released. No comment. */
+  release(claim: HeldClaim): Promise<void>;
+  /** Hand-off: ready-for-human on, in-progress off, unassign; lease handed-off. */
+  handOff(claim: HeldClaim): Promise<void>;
+}

@@ -1,0 +1,183 @@
+import { strict as assert } from "node:assert";
+import { buildBoard } from "../../../src/core/board/build";
+import type { BoardModel, BoardRow } from "../../../src/core/board/types";
+import { HERE, LAPTOP, NOW, input, issue, lease, local, minutes, oneOfEach, reading } from "./board-fixtures";
+
+function row(model: BoardModel, n: number): BoardRow {
+  for (const s of model.sections) for (const r of s.rows) if (r.number === n) return r;
+  assert.fail(`no row for #${n}`);
+}
+
+describe("board model: sections and counts", () => {
+  it("puts one ticket of each state in its section, in the spec's order, with counts", () => {
+    const model = buildBoard(oneOfEach());
+    assert.deepEqual(
+      model.sections.map((s) => [s.title, s.count, s.rows.map((r) => r.number)]),
+      [
+        ["Running here", 1, [1]],
+        ["Claimed elsewhere", 2, [2, 7]],
+        ["Stale", 1, [3]],
+        ["Frontier (ready)", 1, [4]],
+        ["Needs a person", 1, [5]],
+        ["Stranded", 1, [6]],
+      ],
+    );
+    assert.equal(model.runningHere, 1);
+    assert.equal(model.total, 7);
+  });
+
+  it("writes the Run column as the spec shows it", () => {
+    const model = buildBoard(oneOfEach());
+    assert.equal(row(model, 1).runColumn, "● desk · implement · 12m");
+    assert.equal(row(model, 2).runColumn, "◌ laptop-2 · expires in 31m");
+    assert.equal(row(model, 3).runColumn, "⚠ stale 2h · laptop-2");
+    assert.equal(row(model, 4).runColumn, "free");
+    assert.equal(row(model, 5).runColumn, "waiting for a person");
+    assert.equal(row(model, 6).runColumn, "⏸ stranded · desk · verify");
+    assert.equal(row(model, 7).runColumn, "person · cy");
+  });
+
+  it("gives each state its marker and spins only what runs here", () => {
+    const model = buildBoard(oneOfEach());
+    const markers = [1, 2, 3, 4, 5, 6, 7].map((n) => [row(model, n).marker, row(model, n).spinning]);
+    assert.deepEqual(markers, [
+      ["running", true],
+      ["claimed-elsewhere", false],
+      ["stale", false],
+      ["free", false],
+      ["needs-person", false],
+      ["stranded", false],
+      ["person", false],
+    ]);
+  });
+
+  it("composes contextValue from parts in a fixed order", () => {
+    const model = buildBoard(oneOfEach());
+    assert.equal(row(model, 1).contextValue, "ticketRunner:ticket+claimed+mine+here+running+lease+worktree+transcript");
+    assert.equal(row(model, 2).contextValue, "ticketRunner:ticket+claimed+lease");
+    assert.equal(row(model, 3).contextValue, "ticketRunner:ticket+claimed+stale+lease");
+    assert.equal(row(model, 4).contextValue, "ticketRunner:ticket+free");
+    assert.equal(row(model, 5).contextValue, "ticketRunner:ticket+human");
+    assert.equal(row(model, 6).contextValue, "ticketRunner:ticket+claimed+mine+here+stranded+lease+worktree+transcript");
+    assert.equal(row(model, 7).contextValue, "ticketRunner:ticket+claimed+person+lease");
+  });
+
+  it("links a claimed row to its lease comment and a free row to nothing but the issue", () => {
+    const model = buildBoard(oneOfEach());
+    assert.match(row(model, 2).leaseUrl ?? "", /issues\/2#issuecomment-1002$/);
+    assert.equal(row(model, 4).leaseUrl, null);
+    assert.equal(row(model, 4).issueUrl, "https://github.com/acme/shop/issues/4");
+  });
+
+  it("keeps ids stable across rebuilds and moves", () => {
+    const a = buildBoard(oneOfEach());
+    const later = oneOfEach();
+    later.now = new Date(NOW.getTime() + 3 * 3600_000);
+    const b = buildBoard(later);
+    assert.equal(row(a, 2).id, "acme/shop#2");
+    assert.equal(row(b, 2).id, "acme/shop#2");
+    assert.equal(row(b, 2).section, "stale", "three hours later laptop-2's lease has expired");
+  });
+
+  it("filters to mine: held by this user or this Host", () => {
+    const model = buildBoard(oneOfEach(), "mine");
+    assert.deepEqual(model.sections.flatMap((s) => s.rows.map((r) => r.number)), [1, 6]);
+    assert.equal(model.filter, "mine");
+  });
+});
+
+describe("board model: claims and records", () => {
+  it("shows a local claim before GitHub has the lease", () => {
+    const model = buildBoard(input([issue(9)], [local(9)]));
+    assert.equal(row(model, 9).section, "running-here");
+    assert.equal(row(model, 9).runColumn, "● desk · claiming · 20m");
+  });
+
+  it("never lets a person's claim go stale", () => {
+    const l = lease(8, { holder: "person", user: "cy", host: LAPTOP, expiresAt: minutes(-600) });
+    const model = buildBoard(input([issue(8, { labels: ["in-progress"], readings: [reading(l)] })]));
+    assert.equal(row(model, 8).section, "claimed-elsewhere");
+    assert.equal(row(model, 8).runColumn, "person · cy");
+  });
+
+  it("picks the earliest claimedAt, then the smallest nonce, among live leases", () => {
+    const early = lease(10, { host: LAPTOP, user: "bob", claimedAt: minutes(-30), nonce: "zzzzzzzz" });
+    const late = lease(10, { claimedAt: minutes(-29), nonce: "aaaaaaaa" });
+    const model = buildBoard(input([issue(10, { labels: ["in-progress"], readings: [reading(late, 1), reading(early, 2)] })]));
+    assert.equal(row(model, 10).holder?.hostName, "laptop-2");
+    const tieA = lease(11, { host: LAPTOP, claimedAt: minutes(-30), nonce: "bbbbbbbb" });
+    const tieB = lease(11, { claimedAt: minutes(-30), nonce: "aaaaaaaa" });
+    const tie = buildBoard(input([issue(11, { labels: ["in-progress"], readings: [reading(tieA, 1), reading(tieB, 2)] })], [local(11)]));
+    assert.equal(row(tie, 11).holder?.hostName, "desk");
+  });
+
+  it("prefers an unexpired lease over an expired one during a take-over-stale", () => {
+    const old = lease(12, { host: LAPTOP, claimedAt: minutes(-300), expiresAt: minutes(-60) });
+    const taker = lease(12, { claimedAt: minutes(-1), expiresAt: minutes(44) });
+    const model = buildBoard(input([issue(12, { labels: ["in-progress"], readings: [reading(old, 1), reading(taker, 2)] })], [local(12)]));
+    assert.equal(row(model, 12).section, "running-here");
+  });
+
+  it("shows the latest record on a Frontier ticket: finished, released, yielded, handed off", () => {
+    const cases = [
+      ["finished", "finished 5m ago · desk", "finished"],
+      ["released", "released 5m ago · desk", "released"],
+      ["race-yielded", "yielded 5m ago · desk", "yielded"],
+      ["handed-off", "handed off 5m ago · desk", "free"],
+    ] as const;
+    for (const [state, text, marker] of cases) {
+      const model = buildBoard(input([issue(13, { readings: [reading(lease(13, { state }))] })]));
+      assert.equal(row(model, 13).runColumn, text, state);
+      assert.equal(row(model, 13).marker, marker, state);
+      assert.equal(row(model, 13).section, "frontier", state);
+    }
+  });
+
+  it("reads the older finished form as a record, not a claim", () => {
+    const legacy = { kind: "finished-legacy" as const, comment: { id: 5, url: "u", author: "ana", updatedAt: minutes(-60 * 24 * 3) } };
+    const model = buildBoard(input([issue(14, { readings: [legacy] })]));
+    assert.equal(row(model, 14).runColumn, "finished 3d ago");
+  });
+
+  it("shows a hand-off on a ticket waiting for a person", () => {
+    const l = lease(15, { state: "handed-off" });
+    const model = buildBoard(input([issue(15, { labels: ["ready-for-human"], readings: [reading(l)] })]));
+    assert.equal(row(model, 15).section, "needs-person");
+    assert.equal(row(model, 15).runColumn, "handed off 5m ago · desk");
+    const assigned = buildBoard(input([issue(15, { labels: ["ready-for-human"], assignees: ["dee"] })]));
+    assert.equal(row(assigned, 15).runColumn, "person · dee");
+  });
+
+  it("treats in-progress without a lease as a claim by hand, and ours as stranded", () => {
+    const byHand = buildBoard(input([issue(16, { labels: ["in-progress"], assignees: ["eve"] })]));
+    assert.equal(row(byHand, 16).section, "claimed-elsewhere");
+    assert.equal(row(byHand, 16).runColumn, "person · eve");
+    assert.match(row(byHand, 16).notes.join(" "), /without a lease comment/);
+    const ours = buildBoard(input([issue(16, { labels: ["in-progress"], assignees: ["ana"] })], [local(16, { alive: false })]));
+    assert.equal(row(ours, 16).section, "stranded");
+  });
+
+  it("notes a local run displaced by another Host", () => {
+    const model = buildBoard(input([issue(17, { labels: ["in-progress"], readings: [reading(lease(17, { host: LAPTOP }))] })], [local(17)]));
+    assert.equal(row(model, 17).section, "claimed-elsewhere");
+    assert.match(row(model, 17).notes.join(" "), /yields at its next heartbeat/);
+  });
+
+  it("leaves out open issues that are not tickets, and lists ignored leases in notes", () => {
+    const model = buildBoard(input([issue(18, { labels: ["bug"] }), issue(19, { ignored: [{ url: "c1", reason: "author mallory has no write access" }] })]));
+    assert.equal(model.total, 1);
+    assert.deepEqual(row(model, 19).notes, ["Ignored c1: author mallory has no write access"]);
+  });
+
+  it("uses the first copy when a page boundary repeats an issue", () => {
+    const model = buildBoard(input([issue(20), issue(20, { labels: ["ready-for-human"] })]));
+    assert.equal(model.total, 1);
+    assert.equal(row(model, 20).section, "frontier");
+  });
+
+  it("counts a machine lease of this Host with no live run as stranded even when expired", () => {
+    const l = lease(21, { host: HERE, expiresAt: minutes(-90) });
+    const model = buildBoard(input([issue(21, { labels: ["in-progress"], readings: [reading(l)] })]));
+    assert.equal(row(model, 21).section, "stranded");
+  });
+});

@@ -1,0 +1,184 @@
+// Starts and stops code-server (the real VS Code, workbench in the browser) for tests and demos.
+// Isolated: each start gets its own user-data and extensions folders and a free port.
+// Stopped by the process group id it started, never by name.
+import { spawn, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, openSync, closeSync, readFileSync, writeFileSync, existsSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { homedir, tmpdir } from "node:os";
+import { join } from "node:path";
+
+export const CODE_SERVER_VERSION = "4.100.3";
+
+export function codeServerBin(): string {
+  const cache = process.env["TICKET_RUNNER_CACHE"] ?? join(homedir(), ".cache", "ticket-runner");
+  return join(cache, `code-server-${CODE_SERVER_VERSION}`, "node_modules", ".bin", "code-server");
+}
+
+export interface StartCodeServerOptions {
+  /** The folder the workbench opens. Passed in the URL by callers, so optional here. */
+  folder?: string;
+  /** Added to code-server's environment, which the extension host inherits. */
+  env?: Record<string, string>;
+  extensionsDir?: string;
+  userDataDir?: string;
+  /** Merged over the defaults written to <user-data>/User/settings.json. */
+  settings?: Record<string, unknown>;
+  /** How long to wait for /healthz. Default 60 s. */
+  startTimeoutMs?: number;
+}
+
+export interface CodeServer {
+  readonly pid: number;
+  readonly port: number;
+  /** http://127.0.0.1:<port> */
+  readonly url: string;
+  readonly userDataDir: string;
+  readonly extensionsDir: string;
+  /** code-server's stdout+stderr. */
+  readonly logFile: string;
+  stop(): Promise<void>;
+}
+
+const DEFAULT_SETTINGS = {
+  "workbench.startupEditor": "none",
+  "security.workspace.trust.enabled": false,
+  "workbench.tips.enabled": false,
+  "telemetry.telemetryLevel": "off",
+  "extensions.autoUpdate": false,
+  "extensions.autoCheckUpdates": false,
+  "update.mode": "none",
+  "git.enabled": false,
+};
+
+export function requireCodeServer(): string {
+  const bin = codeServerBin();
+  if (!existsSync(bin)) {
+    throw new Error(`code-server ${CODE_SERVER_VERSION} is not installed at ${bin}. Run: npm run code-server:install`);
+  }
+  return bin;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startCodeServer(opts: StartCodeServerOptions = {}): Promise<CodeServer> {
+  const bin = requireCodeServer();
+  const base = mkdtempSync(join(tmpdir(), "tr-code-server-"));
+  const userDataDir = opts.userDataDir ?? join(base, "user-data");
+  const extensionsDir = opts.extensionsDir ?? join(base, "extensions");
+  mkdirSync(join(userDataDir, "User"), { recursive: true });
+  mkdirSync(extensionsDir, { recursive: true });
+  writeFileSync(join(userDataDir, "User", "settings.json"), JSON.stringify({ ...DEFAULT_SETTINGS, ...opts.settings }, null, 2));
+  const logFile = join(base, "code-server.log");
+  const port = await freePort();
+  const args = [
+    "--auth", "none",
+    "--bind-addr", `127.0.0.1:${port}`,
+    "--extensions-dir", extensionsDir,
+    "--user-data-dir", userDataDir,
+    "--disable-telemetry",
+    "--disable-update-check",
+    "--disable-workspace-trust",
+    "--disable-getting-started-override",
+    ...(opts.folder ? [opts.folder] : []),
+  ];
+  const out = openSync(logFile, "a");
+  // detached: its own process group, so stop() can end code-server and every child it spawned
+  // (server, extension host, file watcher) by that one id.
+  const child = spawn(bin, args, { env: { ...process.env, ...opts.env }, stdio: ["ignore", out, out], detached: true });
+  closeSync(out);
+  const pid = child.pid;
+  if (pid === undefined) throw new Error(`code-server did not start (see ${logFile})`);
+  child.unref();
+  let exited = false;
+  child.once("exit", () => (exited = true));
+
+  const url = `http://127.0.0.1:${port}`;
+  const stop = async (): Promise<void> => {
+    await stopProcessGroup(pid);
+    if (!opts.userDataDir && !opts.extensionsDir && process.env["TICKET_RUNNER_KEEP_TEMP"] !== "1") rmSync(base, { recursive: true, force: true });
+  };
+  try {
+    await waitForHealth(url, opts.startTimeoutMs ?? 60_000, () => exited, logFile);
+  } catch (e) {
+    await stopProcessGroup(pid);
+    throw e;
+  }
+  return { pid, port, url, userDataDir, extensionsDir, logFile, stop };
+}
+
+async function waitForHealth(url: string, timeoutMs: number, hasExited: () => boolean, logFile: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (hasExited()) throw new Error(`code-server exited during start-up:\n${tail(logFile)}`);
+    const ok = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
+    if (ok) return;
+    if (Date.now() > deadline) throw new Error(`code-server did not answer ${url}/healthz within ${timeoutMs} ms:\n${tail(logFile)}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+export function tail(file: string, lines = 30): string {
+  try {
+    return readFileSync(file, "utf8").split("\n").slice(-lines).join("\n");
+  } catch {
+    return "(no log)";
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** SIGTERM to the process group, then SIGKILL if it has not gone within 5 s. */
+export async function stopProcessGroup(pid: number, graceMs = 5_000): Promise<void> {
+  try {
+    process.kill(-pid, "SIGTERM");
+  } catch {
+    return; // already gone
+  }
+  const deadline = Date.now() + graceMs;
+  while (alive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  if (alive(pid)) {
+    try {
+      process.kill(-pid, "SIGKILL");
+    } catch {
+      // gone between the check and the kill
+    }
+  }
+}
+
+/** Installs a .vsix into an extensions folder with code-server's own CLI; returns its output. */
+export function installVsix(vsix: string, extensionsDir: string, userDataDir: string): string {
+  const r = spawnSync(requireCodeServer(), ["--extensions-dir", extensionsDir, "--user-data-dir", userDataDir, "--install-extension", vsix], {
+    encoding: "utf8",
+    timeout: 120_000,
+  });
+  const output = `${r.stdout ?? ""}${r.stderr ?? ""}`;
+  if (r.status !== 0) throw new Error(`code-server --install-extension ${vsix} failed (status ${r.status}):\n${output}`);
+  return output;
+}
+
+/** `code-server --list-extensions --show-versions` for an extensions folder. */
+export function listExtensions(extensionsDir: string, userDataDir: string): string[] {
+  const r = spawnSync(requireCodeServer(), ["--extensions-dir", extensionsDir, "--user-data-dir", userDataDir, "--list-extensions", "--show-versions"], {
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  if (r.status !== 0) throw new Error(`code-server --list-extensions failed:\n${r.stdout}${r.stderr}`);
+  return r.stdout.split("\n").map((l) => l.trim()).filter(Boolean);
+}

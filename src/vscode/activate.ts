@@ -1,0 +1,59 @@
+import * as vscode from "vscode";
+import type { TicketRunnerApi } from "./api";
+import type { ExtensionServices } from "./services";
+import type { BoardFilter } from "./board-seam";
+import { createChannelLog } from "./log-channel";
+import { Notifier } from "./notifier";
+import { ContextKeys } from "./context-keys";
+import { Connection } from "./connection";
+import { StatusBarItemView } from "./status-bar-item";
+import { registerBoard } from "./board-placeholder";
+import { registerCommands } from "./run-command";
+import { commandTable } from "./command-table";
+import { FILTER_STATE_KEY } from "./commands/board";
+import { refreshTargetState } from "./target-state";
+
+/**
+ * Builds and wires the whole extension, explicitly, once per activation. Every disposable goes
+ * into context.subscriptions. Cheap on purpose: no network, no git process, no heavy module; the
+ * sign-in and remote checks run after activate() has returned.
+ */
+export function activateExtension(context: vscode.ExtensionContext, startedAt: number): TicketRunnerApi {
+  const logChannel = vscode.window.createOutputChannel("Ticket Runner", { log: true });
+  context.subscriptions.push(logChannel);
+  const log = createChannelLog(logChannel);
+  const notifier = new Notifier(log);
+  const contextKeys = new ContextKeys();
+  const connection = new Connection(log);
+  const statusBar = new StatusBarItemView();
+  context.subscriptions.push(connection, statusBar);
+  statusBar.show({ kind: "idle" });
+
+  const services: ExtensionServices = { context, log, logChannel, notifier, contextKeys, connection, statusBar };
+  const board = registerBoard(services);
+  registerCommands({ ...services, board }, commandTable);
+
+  const filter = context.workspaceState.get<BoardFilter>(FILTER_STATE_KEY) ?? "all";
+  void contextKeys.set("ticketRunner.filterMine", filter === "mine");
+  board.setFilter(filter);
+
+  const recheck = (): void => {
+    void refreshTargetState(services)
+      .then(() => board.refresh())
+      .catch((e: unknown) => log.error("refreshing the connection state failed", { error: String(e) }));
+  };
+  context.subscriptions.push(connection.onDidChange(recheck), vscode.workspace.onDidChangeWorkspaceFolders(recheck));
+  setImmediate(recheck);
+
+  const activationMs = performance.now() - startedAt;
+  log.info("activated", { ms: activationMs.toFixed(1), version: context.extension.packageJSON?.version as string | undefined });
+  return {
+    activationMs,
+    logChannel,
+    board,
+    get notices() {
+      return notifier.recent;
+    },
+    contextKey: (key) => contextKeys.get(key),
+  };
+}

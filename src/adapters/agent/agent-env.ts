@@ -1,0 +1,37 @@
+/**
+ * The agent's environment. An agent runs code an issue author may have influenced, so by default
+ * it gets no GitHub token: it cannot push, comment or merge as us (ADR-0051).
+ */
+import type { StageName } from "../../ports/agent-runner";
+
+/** Dropped unless the runner is configured with `passGitHubToken`. */
+export const GITHUB_TOKEN_VARS = [
+  "GITHUB_TOKEN",
+  "GH_TOKEN",
+  "TICKET_RUNNER_TOKEN",
+  "TICKET_RUNNER_SANDBOX_TOKEN",
+  "GH_ENTERPRISE_TOKEN",
+  "GITHUB_ENTERPRISE_TOKEN",
+] as const;
+
+export interface AgentEnvInput {
+  base: NodeJS.ProcessEnv;
+  /** Fixed extras from the runner's options (e.g. ELECTRON_RUN_AS_NODE for the demo agent). */
+  extra?: Record<string, string>;
+  /** Per-Stage extras from the request. */
+  request?: Record<string, string>;
+  stage: StageName;
+  ticket: number;
+  passGitHubToken: boolean;
+}
+
+export function agentEnv(input: AgentEnvInput): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(input.base)) if (v !== undefined) env[k] = v;
+  Object.assign(env, input.extra ?? {}, input.request ?? {});
+  if (!input.passGitHubToken) for (const name of GITHUB_TOKEN_VARS) delete env[name];
+  // Set last so nothing can unset them: the CLI refuses to run inside a Stage by this variable.
+  env.TICKET_RUNNER_STAGE = input.stage;
+  env.TICKET_RUNNER_TICKET = String(input.ticket);
+  return env;
+}

@@ -1,0 +1,249 @@
+/**
+ * The Claude Code adapter of the AgentRunner port: one Stage is one
+ *   claude -p <prompt> --output-format stream-json --verbose --permission-mode <m> --max-turns <n>
+ *          [--model <model>] [--json-schema <json>]
+ * run in the worktree, in its own process group, with TICKET_RUNNER_STAGE set. The executable is
+ * configurable, so the same adapter runs the scripted demo agent (`node dist/demo-agent.js`).
+ * Every stdout line is validated (stream-events.ts); the outcome is decided by outcome.ts.
+ */
+import type { AgentEvent, AgentRunner, StageRequest, StageResult } from "../../ports/agent-runner";
+import type { Log } from "../../ports/log";
+import { agentEnv } from "./agent-env";
+import { toAgentEvents } from "./event-mapper";
+import { LineSplitter, DEFAULT_MAX_LINE_BYTES } from "./line-splitter";
+import type { SplitLine } from "./line-splitter";
+import { decideOutcome } from "./outcome";
+import type { SessionFacts } from "./outcome";
+import { reapGroup, spawnGroup } from "./process-group";
+import { StageLogs } from "./stage-logs";
+import { parseStreamLine } from "./stream-events";
+import type { ResultEvent } from "./stream-events";
+
+export type PermissionMode = "default" | "acceptEdits" | "bypassPermissions" | "plan";
+
+export interface ClaudeCodeRunnerOptions {
+  /** Executable and leading arguments. Default `["claude"]` (found on the PATH of `baseEnv`). */
+  command?: readonly string[];
+  /** The runner's name in logs and the UI. Default "claude". */
+  name?: string;
+  model?: string;
+  /** Default "acceptEdits". */
+  permissionMode?: PermissionMode;
+  /** Pass GITHUB_TOKEN / GH_TOKEN / TICKET_RUNNER_TOKEN to the agent. Default false. */
+  passGitHubToken?: boolean;
+  /** The environment the agent's is built from, and whose secrets are redacted. Default process.env. */
+  baseEnv?: NodeJS.ProcessEnv;
+  /** Added to every Stage's environment (before the request's own `env`). */
+  extraEnv?: Record<string, string>;
+  /** Between SIGTERM and SIGKILL of the group. Default 5000 ms. */
+  killGraceMs?: number;
+  /** A stdout line longer than this fails the Stage as invalid-result. Default 10 MiB. */
+  maxLineBytes?: number;
+  /** Prompts longer than this (bytes) go over stdin: one argv element is capped at 128 KiB on Linux. Default 100 000. */
+  promptArgMaxBytes?: number;
+  log?: Log;
+}
+
+const STDERR_TAIL_BYTES = 16 * 1024;
+
+function redactEvent(e: AgentEvent, redact: (s: string) => string): AgentEvent {
+  switch (e.kind) {
+    case "text":
+      return { ...e, text: redact(e.text) };
+    case "tool":
+      return { ...e, summary: redact(e.summary) };
+    case "tool-result":
+      return { ...e, summary: redact(e.summary) };
+    case "ignored":
+      return { ...e, reason: redact(e.reason) };
+    default:
+      return e;
+  }
+}
+
+export class ClaudeCodeRunner implements AgentRunner {
+  readonly name: string;
+  private readonly command: readonly string[];
+
+  constructor(private readonly opts: ClaudeCodeRunnerOptions = {}) {
+    this.command = opts.command && opts.command.length > 0 ? opts.command : ["claude"];
+    this.name = opts.name ?? "claude";
+  }
+
+  /** The argv after the executable, and where the prompt sits in it (-1: over stdin). */
+  buildArgs(request: StageRequest): { args: string[]; promptIndex: number; viaStdin: boolean } {
+    const viaStdin = Buffer.byteLength(request.prompt) > (this.opts.promptArgMaxBytes ?? 100_000);
+    const args = [...this.command.slice(1), "-p"];
+    const promptIndex = viaStdin ? -1 : args.length;
+    if (!viaStdin) args.push(request.prompt);
+    args.push("--output-format", "stream-json", "--verbose");
+    args.push("--permission-mode", this.opts.permissionMode ?? "acceptEdits");
+    args.push("--max-turns", String(request.maxTurns));
+    if (this.opts.model) args.push("--model", this.opts.model);
+    if (request.jsonSchema) args.push("--json-schema", JSON.stringify(request.jsonSchema));
+    return { args, promptIndex, viaStdin };
+  }
+
+  async run(request: StageRequest): Promise<StageResult> {
+    const started = Date.now();
+    const baseEnv = this.opts.baseEnv ?? process.env;
+    const env = agentEnv({
+      base: baseEnv,
+      extra: this.opts.extraEnv,
+      request: request.env,
+      stage: request.stage,
+      ticket: request.ticket,
+      passGitHubToken: this.opts.passGitHubToken ?? false,
+    });
+    const logs = new StageLogs(request.logDir, request.logName, { ...baseEnv, ...request.env });
+    const emit = (e: AgentEvent): void => {
+      try {
+        request.onEvent?.(redactEvent(e, (s) => logs.redact(s)));
+      } catch (error) {
+        // A consumer's bug must not break the Stage; it is logged once per event.
+        this.opts.log?.warn("agent transcript consumer threw", { error: String(error) });
+      }
+    };
+
+    const executable = this.command[0]!;
+    const { args, promptIndex, viaStdin } = this.buildArgs(request);
+    const argv = [executable, ...args];
+    const shownEnv: Record<string, string> = { TICKET_RUNNER_STAGE: env.TICKET_RUNNER_STAGE!, TICKET_RUNNER_TICKET: env.TICKET_RUNNER_TICKET! };
+    for (const [k, v] of Object.entries({ ...this.opts.extraEnv, ...request.env })) if (env[k] !== undefined) shownEnv[k] = v;
+    logs.writeCommand({
+      argv,
+      promptIndex: promptIndex === -1 ? -1 : promptIndex + 1,
+      prompt: request.prompt,
+      cwd: request.cwd,
+      shownEnv,
+      header: `ticket-runner ${request.stage} Stage of #${request.ticket}, started ${new Date(started).toISOString()} (GitHub tokens ${this.opts.passGitHubToken ? "passed" : "dropped"})`,
+      promptViaStdin: viaStdin,
+    });
+    // The start event is one line for a transcript: the prompt and the schema are named, not shown.
+    const shortCommand = argv
+      .map((a, i) => (promptIndex !== -1 && i === promptIndex + 1 ? "<prompt>" : argv[i - 1] === "--json-schema" ? "<json-schema>" : a))
+      .join(" ");
+    emit({ kind: "start", stage: request.stage, ticket: request.ticket, command: logs.redact(shortCommand) });
+    this.opts.log?.debug("agent stage starting", { stage: request.stage, ticket: request.ticket, cwd: request.cwd });
+
+    const facts: SessionFacts = {
+      aborted: false,
+      timedOut: false,
+      timeoutMs: request.timeoutMs,
+      exitCode: null,
+      signal: null,
+      result: null,
+      sawRejectedRateLimit: false,
+      damage: [],
+      stderrTail: "",
+      spawnError: null,
+    };
+    let assistantMessages = 0;
+    let roots = request.cwd;
+    let lastResult: ResultEvent | null = null;
+
+    const onStdoutLine = (line: SplitLine): void => {
+      if (line.kind === "oversize") {
+        facts.damage.push(`line ${line.lineNo} is ${line.bytes} bytes, over the ${this.opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES}-byte limit`);
+        logs.stdoutLine(`[ticket-runner: line ${line.lineNo} of ${line.bytes} bytes dropped: over the line limit]`);
+        emit({ kind: "ignored", reason: `line ${line.lineNo}: ${line.bytes} bytes, over the line limit` });
+        return;
+      }
+      if (line.kind === "invalid-utf8") {
+        facts.damage.push(`line ${line.lineNo} is not valid UTF-8`);
+        logs.stdoutLine(line.lossy);
+        emit({ kind: "ignored", reason: `line ${line.lineNo}: not valid UTF-8` });
+        return;
+      }
+      logs.stdoutLine(line.text);
+      const parsed = parseStreamLine(line.text, line.lineNo);
+      if (parsed.kind === "damage") {
+        facts.damage.push(parsed.reason);
+        emit({ kind: "ignored", reason: parsed.reason });
+        return;
+      }
+      logs.transcriptLine(line.text);
+      if (parsed.kind === "result") lastResult = parsed.event;
+      if (parsed.kind === "assistant") assistantMessages += 1;
+      if (parsed.kind === "system" && parsed.event.cwd && parsed.event.cwd !== request.cwd) roots = `${request.cwd}\0${parsed.event.cwd}`;
+      if (parsed.kind === "rate-limit" && parsed.event.rate_limit_info.status === "rejected") facts.sawRejectedRateLimit = true;
+      for (const e of toAgentEvents(parsed, roots)) emit(e);
+    };
+    const stdoutSplitter = new LineSplitter(onStdoutLine, this.opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
+    const stderrSplitter = new LineSplitter((line) => {
+      const text = line.kind === "line" ? line.text : line.kind === "invalid-utf8" ? line.lossy : `[ticket-runner: stderr line of ${line.bytes} bytes dropped]`;
+      logs.stderrLine(text);
+      facts.stderrTail = (facts.stderrTail + text + "\n").slice(-STDERR_TAIL_BYTES);
+    }, 1024 * 1024);
+
+    const grace = this.opts.killGraceMs ?? 5000;
+    const group = spawnGroup(executable, args, { cwd: request.cwd, env, stdinText: viaStdin ? request.prompt : null });
+    group.child.stdout?.on("data", (chunk: Buffer) => stdoutSplitter.push(chunk));
+    group.child.stderr?.on("data", (chunk: Buffer) => stderrSplitter.push(chunk));
+
+    const timer = setTimeout(() => {
+      facts.timedOut = true;
+      group.kill(grace);
+    }, request.timeoutMs);
+    const onAbort = (): void => {
+      facts.aborted = true;
+      group.kill(grace);
+    };
+    if (request.signal?.aborted) onAbort();
+    else request.signal?.addEventListener("abort", onAbort, { once: true });
+
+    await new Promise<void>((resolve) => {
+      group.child.once("error", (error: NodeJS.ErrnoException) => {
+        if (group.child.pid === undefined) {
+          facts.spawnError = error.code === "ENOENT" ? `could not start ${JSON.stringify(executable)}: not found on PATH` : `could not start ${JSON.stringify(executable)}: ${error.message}`;
+          resolve();
+        }
+      });
+      // The leader is gone: whatever it left in its group must not outlive the Stage.
+      group.child.once("exit", () => reapGroup(group));
+      group.child.once("close", (code, signal) => {
+        facts.exitCode = code;
+        facts.signal = signal;
+        resolve();
+      });
+    });
+    clearTimeout(timer);
+    request.signal?.removeEventListener("abort", onAbort);
+    stdoutSplitter.end();
+    stderrSplitter.end();
+    facts.result = lastResult;
+
+    const decision = decideOutcome(facts);
+    const result = facts.result as ResultEvent | null;
+    const durationMs = Date.now() - started;
+    const turns = result?.num_turns ?? assistantMessages;
+    const text = logs.redact(result?.result ?? "");
+    const detail = decision.detail === undefined ? undefined : logs.redact(decision.detail);
+    logs.transcriptRecord({
+      type: "ticket_runner_outcome",
+      outcome: decision.outcome,
+      detail: detail ?? null,
+      rate_limit_sign: decision.rateLimitSign ?? null,
+      exit_code: facts.exitCode,
+      signal: facts.signal,
+      turns,
+      duration_ms: durationMs,
+    });
+    await logs.close();
+    emit({ kind: "result", outcome: decision.outcome, turns, text, durationMs, ...(detail ? { detail } : {}) });
+    this.opts.log?.info("agent stage ended", { stage: request.stage, ticket: request.ticket, outcome: decision.outcome, turns, durationMs });
+
+    return {
+      outcome: decision.outcome,
+      turns,
+      durationMs,
+      text,
+      ...(result && result.structured_output !== undefined ? { structured: result.structured_output } : {}),
+      ...(detail ? { detail } : {}),
+      ...(decision.rateLimitSign ? { rateLimitSign: decision.rateLimitSign } : {}),
+      exitCode: facts.spawnError ? null : facts.exitCode,
+      ...(facts.aborted ? { aborted: true } : {}),
+      files: { ...logs.paths },
+    };
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * A change to a record branch as a compare-and-swap: read the tip, apply the edit, push with a lease
+ * on that tip; on a lost race read again and reapply. Within one process, changes to one branch of
+ * one clone take turns, so two Lanes never push snapshots that each miss the other's change.
+ */
+import { Failure } from "../../core/errors";
+import type { RepoContext } from "./repo";
+import type { TreeFiles } from "./snapshot";
+import { buildTree, commitTree, listFiles, pushWithLease, readTip } from "./snapshot";
+
+export interface EditOutcome<T> {
+  /** false: nothing to write, and nothing is pushed. */
+  changed: boolean;
+  message: string;
+  value: T;
+}
+
+export interface TxnOptions {
+  /** Retries after the first try when another writer wins the race. */
+  retries: number;
+  /** The lock keeps its history (each change a child of the tip); the State branch is one parentless snapshot. */
+  keepHistory: boolean;
+}
+
+const turns = new Map<string, Promise<unknown>>();
+
+/** Runs `task` after every earlier task with the same key has settled. */
+export function takeTurn<T>(key: string, task: () => Promise<T>): Promise<T> {
+  const prev = turns.get(key) ?? Promise.resolve();
+  const run = prev.then(task, task);
+  const tail = run.catch(() => undefined);
+  turns.set(key, tail);
+  void tail.then(() => {
+    if (turns.get(key) === tail) turns.delete(key);
+  });
+  return run;
+}
+
+export function transact<T>(
+  ctx: RepoContext,
+  branch: string,
+  opts: TxnOptions,
+  edit: (files: TreeFiles, tip: string | null) => Promise<EditOutcome<T>>,
+): Promise<T> {
+  return takeTurn(`${ctx.root}\0${ctx.remote}\0${branch}`, async () => {
+    for (let attempt = 0; attempt <= opts.retries; attempt++) {
+      const tip = await readTip(ctx, branch);
+      const files = await listFiles(ctx, tip);
+      const out = await edit(files, tip);
+      if (!out.changed) return out.value;
+      const tree = await buildTree(ctx, files);
+      const parents = opts.keepHistory && tip ? [tip] : [];
+      const commit = await commitTree(ctx, tree, parents, out.message);
+      if ((await pushWithLease(ctx, branch, commit, tip)) === "pushed") return out.value;
+      // Lost the race: back off a little, with jitter so the losers do not collide again in step.
+      await new Promise((r) => setTimeout(r, (attempt + 1) * (20 + Math.random() * 60)));
+    }
+    throw new Failure("git", `Other writers kept moving ${branch} on the remote; gave up after ${opts.retries + 1} tries. Nothing was overwritten.`);
+  });
+}

@@ -1,0 +1,172 @@
+/**
+ * The Workspace port on real git: assembles the lane, State, transcript and lock parts over one
+ * repository context. Front doors construct it; the core only sees the port.
+ */
+import { resolve } from "node:path";
+import type { LockFile } from "../../core/schemas/lock-file";
+import type { StateFile } from "../../core/schemas/state-file";
+import type { Host } from "../../ports/host";
+import type { CheckResult, Lane, LaneCleanup, LockAcquire, LockHolder, StateRead, Workspace } from "../../ports/workspace";
+import type { GitIdentity } from "./git-runner";
+import { GitRunner } from "./git-runner";
+import * as ops from "./lane-ops";
+import { preflight } from "./preflight";
+import type { RepoContext } from "./repo";
+import { abortRebase, rebaseInProgress, resumeLane } from "./resume-branch";
+import { runCheck } from "./run-check";
+import type { LockScope } from "./run-lock";
+import { RunLock } from "./run-lock";
+import { branchFor } from "./slug";
+import { StateBranch } from "./state-branch";
+import type { TranscriptFile } from "./transcripts";
+import { cutLane, fetchBase, lanePath } from "./worktrees";
+
+export interface GitWorkspaceOptions {
+  /** The Target's main checkout. */
+  root: string;
+  host: Host;
+  /** Default "origin". */
+  remote?: string;
+  lockScope?: LockScope;
+  /** Identity of the commits the product makes itself (State snapshots, lock, rebases). */
+  identity?: GitIdentity;
+  /** Token for an HTTP remote (sandbox, GitHub); passed to git in env, never on argv. */
+  token?: string;
+  /** Extra env for every git call. */
+  env?: Record<string, string | undefined>;
+  /** Env for Checks (the project's own commands). */
+  checkEnv?: Record<string, string | undefined>;
+  /** Retries of a State change after a lost race (default 3). */
+  stateRetries?: number;
+}
+
+export class GitWorkspace implements Workspace {
+  readonly root: string;
+  private readonly ctx: RepoContext;
+  private readonly state: StateBranch;
+  private readonly lock: RunLock;
+
+  constructor(private readonly opts: GitWorkspaceOptions) {
+    this.root = resolve(opts.root);
+    const git = new GitRunner({ identity: opts.identity, token: opts.token, env: opts.env });
+    this.ctx = { git, root: this.root, remote: opts.remote ?? "origin" };
+    this.state = new StateBranch(this.ctx, { retries: opts.stateRetries });
+    this.lock = new RunLock(this.ctx, opts.host, opts.lockScope ?? "target");
+  }
+
+  preflight(base?: string): Promise<void> {
+    return preflight(this.ctx, base);
+  }
+
+  branchFor(ticket: number, title: string): string {
+    return branchFor(ticket, title);
+  }
+
+  lanePath(ticket: number): string {
+    return lanePath(this.ctx, ticket);
+  }
+
+  fetchBase(base: string): Promise<"remote" | "local-only"> {
+    return fetchBase(this.ctx, base);
+  }
+
+  cutLane(ticket: number, branch: string, base: string): Promise<Lane> {
+    return cutLane(this.ctx, ticket, branch, base);
+  }
+
+  resumeLane(ticket: number, branch: string, _base: string): ReturnType<Workspace["resumeLane"]> {
+    return resumeLane(this.ctx, ticket, branch);
+  }
+
+  abortRebaseInProgress(lane: Lane): Promise<boolean> {
+    return abortRebase(this.ctx, lane.path);
+  }
+
+  rebaseInProgress(lane: Lane): Promise<boolean> {
+    return rebaseInProgress(this.ctx, lane.path);
+  }
+
+  headSha(lane: Lane): Promise<string> {
+    return ops.headSha(this.ctx, lane);
+  }
+
+  commitsAhead(lane: Lane, base: string): Promise<number> {
+    return ops.commitsAhead(this.ctx, lane, base);
+  }
+
+  isClean(lane: Lane): Promise<boolean> {
+    return ops.isClean(this.ctx, lane);
+  }
+
+  resetWorktree(lane: Lane): Promise<void> {
+    return ops.resetWorktree(this.ctx, lane);
+  }
+
+  push(lane: Lane): Promise<{ ok: boolean; detail: string }> {
+    return ops.push(this.ctx, lane);
+  }
+
+  remoteBranchSha(branch: string): Promise<string | null> {
+    return ops.remoteBranchSha(this.ctx, branch);
+  }
+
+  rebaseOnto(lane: Lane, base: string): Promise<"clean" | "conflict" | "up-to-date"> {
+    return ops.rebaseOnto(this.ctx, lane, base);
+  }
+
+  conflictedFiles(lane: Lane): Promise<string[]> {
+    return ops.conflictedFiles(this.ctx, lane);
+  }
+
+  continueRebase(lane: Lane): Promise<"clean" | "conflict"> {
+    return ops.continueRebase(this.ctx, lane);
+  }
+
+  cleanupLane(lane: Lane, opts: { deleteRemote: boolean; base?: string; mergedSha?: string }): Promise<LaneCleanup> {
+    return ops.cleanupLane(this.ctx, lane, opts);
+  }
+
+  runCheck(lane: Lane, command: string[], timeoutMs: number, signal?: AbortSignal): Promise<CheckResult> {
+    return runCheck(lane, command, timeoutMs, { env: this.opts.checkEnv, signal, redact: (t) => this.ctx.git.redact(t) });
+  }
+
+  readStates(): Promise<StateRead> {
+    return this.state.readAll();
+  }
+
+  readState(ticket: number): Promise<StateFile | null> {
+    return this.state.readOne(ticket);
+  }
+
+  writeState(ticket: number, change: (current: StateFile | null) => StateFile | null): Promise<StateFile | null> {
+    return this.state.change(ticket, change);
+  }
+
+  async removeState(ticket: number): Promise<void> {
+    await this.state.change(ticket, () => null);
+  }
+
+  keepTranscripts(ticket: number, runId: string, files: TranscriptFile[]): Promise<{ path: string; kept: string[]; missing: string[] }> {
+    return this.state.keepTranscripts(ticket, runId, files);
+  }
+
+  listTranscripts(ticket: number): Promise<string[]> {
+    return this.state.transcripts(ticket);
+  }
+
+  readLock(): Promise<LockFile> {
+    return this.lock.read();
+  }
+
+  acquireLock(holder: LockHolder): Promise<LockAcquire> {
+    return this.lock.acquire(holder);
+  }
+
+  releaseLock(runId: string): Promise<{ released: boolean; detail: string }> {
+    return this.lock.release(runId);
+  }
+
+  unlock(note: string): Promise<{ previous: string }> {
+    return this.lock.unlock(note);
+  }
+}

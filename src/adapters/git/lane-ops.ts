@@ -1,0 +1,156 @@
+/** What a Run does inside a Lane: read it, push it, rebase it, tidy it, and clean it up after a merge. */
+import { readFile, stat } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import type { Lane } from "../../ports/workspace";
+import type { RepoContext } from "./repo";
+import { isAncestor, listWorktrees, lsRemoteBranch, resolveRef } from "./repo";
+import { rebaseInProgress } from "./resume-branch";
+import { baseStart } from "./worktrees";
+
+export async function headSha(ctx: RepoContext, lane: Lane): Promise<string> {
+  return ctx.git.text(["rev-parse", "HEAD"], { cwd: lane.path });
+}
+
+export async function commitsAhead(ctx: RepoContext, lane: Lane, base: string): Promise<number> {
+  const start = await baseStart(ctx, base);
+  return Number(await ctx.git.text(["rev-list", "--count", `${start}..HEAD`], { cwd: lane.path }));
+}
+
+/** No modified, staged or untracked (non-ignored) files. */
+export async function isClean(ctx: RepoContext, lane: Lane): Promise<boolean> {
+  const out = await ctx.git.text(["status", "--porcelain=v1", "-z"], { cwd: lane.path });
+  return out === "";
+}
+
+/** Discards uncommitted changes and untracked files (ignored ones, like node_modules, stay). Commits are untouched. */
+export async function resetWorktree(ctx: RepoContext, lane: Lane): Promise<void> {
+  await ctx.git.text(["reset", "--quiet", "--hard", "HEAD"], { cwd: lane.path });
+  await ctx.git.text(["clean", "-q", "-f", "-d"], { cwd: lane.path });
+}
+
+/**
+ * Pushes the lane's HEAD with an explicit lease: the remote branch must still be where this Host
+ * last saw it (or absent, if it never saw it), so another Host's newer work is never overwritten.
+ */
+export async function push(ctx: RepoContext, lane: Lane): Promise<{ ok: boolean; detail: string }> {
+  const track = `refs/remotes/${ctx.remote}/${lane.branch}`;
+  const expected = (await resolveRef(ctx, track)) ?? "";
+  const head = await headSha(ctx, lane);
+  if (head === expected) return { ok: true, detail: `\`${lane.branch}\` is already on the remote at ${head.slice(0, 12)}.` };
+  const args = ["push", "--quiet", "--porcelain", `--force-with-lease=refs/heads/${lane.branch}:${expected}`, ctx.remote, `${head}:refs/heads/${lane.branch}`];
+  const res = await ctx.git.raw(args, { cwd: ctx.root });
+  if (res.code !== 0) {
+    const said = ctx.git.redact(`${res.stdout.toString("utf8")}\n${res.stderr}`.trim());
+    return { ok: false, detail: `The remote refused \`${lane.branch}\` at ${head.slice(0, 12)}: ${said}` };
+  }
+  // Single-branch clones have no refspec for the lane's branch, so the tracking ref is kept by hand.
+  await ctx.git.text(["update-ref", track, head], { cwd: ctx.root });
+  return { ok: true, detail: `Pushed \`${lane.branch}\` at ${head.slice(0, 12)}.` };
+}
+
+/** The remote's tip of a branch, asked of the remote itself; null when it has none. */
+export function remoteBranchSha(ctx: RepoContext, branch: string): Promise<string | null> {
+  return lsRemoteBranch(ctx, branch);
+}
+
+/**
+ * Rebases the lane on the (already fetched) base. A conflict is left in place for a conflict
+ * Stage; `rebaseInProgress` / `abortRebase` / `continueRebase` take it from there.
+ */
+export async function rebaseOnto(ctx: RepoContext, lane: Lane, base: string): Promise<"clean" | "conflict" | "up-to-date"> {
+  const start = await baseStart(ctx, base);
+  if (await isAncestor(ctx, start, `refs/heads/${lane.branch}`)) return "up-to-date";
+  const args = ["rebase", "--no-autosquash", "--no-verify", start];
+  const res = await ctx.git.raw(args, { cwd: lane.path, env: { GIT_EDITOR: "true", GIT_SEQUENCE_EDITOR: "true" } });
+  if (res.code === 0) return "clean";
+  if (await rebaseInProgress(ctx, lane.path)) return "conflict";
+  throw ctx.git.failure(args, res);
+}
+
+/** Paths git still marks as unmerged in the lane. */
+export async function conflictedFiles(ctx: RepoContext, lane: Lane): Promise<string[]> {
+  const out = await ctx.git.text(["diff", "--name-only", "-z", "--diff-filter=U"], { cwd: lane.path });
+  return out.split("\0").filter((p) => p !== "");
+}
+
+const MARKER = /^(<{7}|>{7})( |$)/m;
+
+/**
+ * After a conflict Stage: stages the resolution and continues the rebase. A file that still holds
+ * conflict markers is not taken as resolved.
+ */
+export async function continueRebase(ctx: RepoContext, lane: Lane): Promise<"clean" | "conflict"> {
+  for (let step = 0; step < 1000; step++) {
+    if (!(await rebaseInProgress(ctx, lane.path))) return "clean";
+    for (const file of await conflictedFiles(ctx, lane)) {
+      const full = join(lane.path, file);
+      const text = await readFile(full, "utf8").catch(() => "");
+      if (MARKER.test(text)) return "conflict";
+    }
+    await ctx.git.text(["add", "-A"], { cwd: lane.path });
+    const res = await ctx.git.raw(["rebase", "--continue"], { cwd: lane.path, env: { GIT_EDITOR: "true" } });
+    if (res.code !== 0 && (await conflictedFiles(ctx, lane)).length > 0) return "conflict";
+    if (res.code !== 0 && !(await rebaseInProgress(ctx, lane.path))) throw ctx.git.failure(["rebase", "--continue"], res);
+    // An empty commit after resolution stops the rebase without conflicts: skip it and go on.
+    if (res.code !== 0) await ctx.git.raw(["rebase", "--skip"], { cwd: lane.path, env: { GIT_EDITOR: "true" } });
+  }
+  return "conflict";
+}
+
+export interface CleanupReport {
+  worktree: "removed" | "absent";
+  localBranch: "deleted" | "kept" | "absent";
+  remoteBranch: "deleted" | "gone" | "kept" | "skipped";
+  detail: string;
+}
+
+/**
+ * After a merge: the worktree, the local branch (only when its commits are safe: in the base, on
+ * the remote, or the merged head), and the remote branch unless it is gone or moved on.
+ */
+export async function cleanupLane(ctx: RepoContext, lane: Lane, opts: { deleteRemote: boolean; base?: string; mergedSha?: string }): Promise<CleanupReport> {
+  const notes: string[] = [];
+  const registered = (await listWorktrees(ctx)).some((w) => resolve(w.path) === resolve(lane.path));
+  let worktree: CleanupReport["worktree"] = "absent";
+  if (registered) {
+    await ctx.git.text(["worktree", "remove", "--force", lane.path], { cwd: ctx.root });
+    worktree = "removed";
+  } else if (await stat(lane.path).then(() => true, () => false)) {
+    notes.push(`${lane.path} is not a worktree git knows; left in place.`);
+  }
+  await ctx.git.raw(["worktree", "prune"], { cwd: ctx.root });
+
+  const track = `refs/remotes/${ctx.remote}/${lane.branch}`;
+  const local = await resolveRef(ctx, `refs/heads/${lane.branch}`);
+  const tracked = await resolveRef(ctx, track);
+  let localBranch: CleanupReport["localBranch"] = "absent";
+  if (local) {
+    const start = opts.base ? await baseStart(ctx, opts.base).catch(() => null) : null;
+    const safe = local === opts.mergedSha || local === tracked || (start !== null && (await isAncestor(ctx, local, start)));
+    if (safe) {
+      await ctx.git.text(["branch", "--quiet", "-D", lane.branch], { cwd: ctx.root });
+      localBranch = "deleted";
+    } else {
+      localBranch = "kept";
+      notes.push(`Kept the local \`${lane.branch}\` at ${local.slice(0, 12)}: it holds commits that are neither merged nor on the remote.`);
+    }
+  }
+
+  let remoteBranch: CleanupReport["remoteBranch"] = "skipped";
+  if (opts.deleteRemote) {
+    const remote = await lsRemoteBranch(ctx, lane.branch);
+    const known = opts.mergedSha ?? local ?? tracked;
+    if (!remote) remoteBranch = "gone";
+    else if (remote !== known) {
+      remoteBranch = "kept";
+      notes.push(`Kept the remote \`${lane.branch}\`: it moved on to ${remote.slice(0, 12)} after the merge.`);
+    } else {
+      const args = ["push", "--quiet", `--force-with-lease=refs/heads/${lane.branch}:${remote}`, ctx.remote, `:refs/heads/${lane.branch}`];
+      const res = await ctx.git.raw(args, { cwd: ctx.root });
+      remoteBranch = res.code === 0 ? "deleted" : "kept";
+      if (res.code !== 0) notes.push(`Could not delete the remote \`${lane.branch}\`: ${ctx.git.redact(res.stderr.trim())}`);
+    }
+    if (remoteBranch !== "kept") await ctx.git.raw(["update-ref", "-d", track], { cwd: ctx.root });
+  }
+  return { worktree, localBranch, remoteBranch, detail: notes.join(" ") };
+}

@@ -1,0 +1,52 @@
+/** What the Run lock says, in words: commit messages and refusals (seed 002, docs/workspace.md). */
+import { Refusal } from "../../core/errors";
+import type { LockHolder } from "../../ports/workspace";
+
+export const LOCK_BRANCH = "ticket-runner/lock";
+
+function hostWords(holder: LockHolder): string {
+  return `the ${holder.host.kind === "cloud" ? "cloud host" : "workstation"} \`${holder.host.name}\``;
+}
+
+export function heldMessage(holder: LockHolder, tookOver: LockHolder[]): string {
+  const subject = `Held by run ${holder.runId} on ${hostWords(holder)}: ${holder.command}`;
+  if (tookOver.length === 0) return subject;
+  const body = tookOver.map((t) => `Took over from run ${t.runId} (pid ${t.pid}), whose process on this Host is gone.`).join("\n");
+  return `${subject}\n\n${body}`;
+}
+
+export function freeMessage(why: string): string {
+  return `Free\n\n${why}`;
+}
+
+export function describeHolder(holder: LockHolder): string {
+  return `run ${holder.runId} on ${hostWords(holder)} (host id ${holder.host.id}, pid ${holder.pid}, since ${holder.startedAt}): \`${holder.command}\``;
+}
+
+export function runningRefusal(holder: LockHolder): Refusal {
+  return new Refusal(
+    "lock-held",
+    `Another ticket-runner is running on this Host: ${describeHolder(holder)}. Stop it with \`ticket-runner stop\`, or wait for it to end, then start again.`,
+    { next: "ticket-runner stop" },
+  );
+}
+
+export function elsewhereRefusal(holder: LockHolder, lockPath: string, link: string | undefined): Refusal {
+  const where = link ? ` (${link})` : "";
+  return new Refusal(
+    "lock-held",
+    `The Run lock is held by ${describeHolder(holder)}. Nothing on this Host can see that Host's processes, so its lock is never presumed dead. ` +
+      `If no Run is running there, a person frees it: commit a ${lockPath} that reads {"held": false} to the ${LOCK_BRANCH} branch${where}, ` +
+      `or run \`ticket-runner unlock\` from a clone of the Target. Then start again.`,
+    { next: "ticket-runner unlock", ...(link ? { link } : {}) },
+  );
+}
+
+export function corruptLockRefusal(path: string, reason: string, link: string | undefined): Refusal {
+  return new Refusal(
+    "bad-input",
+    `${path} on ${LOCK_BRANCH} cannot be read: ${reason}. It is left as it is. If no Run is running, replace it with {"held": false} ` +
+      `(commit it to ${LOCK_BRANCH}, or run \`ticket-runner unlock\`), then start again.`,
+    { path: `${LOCK_BRANCH}:${path}`, next: "ticket-runner unlock", ...(link ? { link } : {}) },
+  );
+}

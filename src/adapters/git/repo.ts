@@ -1,0 +1,95 @@
+/** Small reads and fetches shared by the Workspace adapter's parts. */
+import type { GitRunner } from "./git-runner";
+import { isMissingRemoteRef } from "./git-runner";
+
+export interface RepoContext {
+  git: GitRunner;
+  /** The Target's main checkout. */
+  root: string;
+  /** Remote name, "origin" unless told otherwise. */
+  remote: string;
+}
+
+/** The sha a ref or revision names in `cwd`, or null when it names nothing. */
+export async function resolveRef(ctx: RepoContext, ref: string, cwd = ctx.root): Promise<string | null> {
+  const res = await ctx.git.raw(["rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`], { cwd });
+  if (res.code !== 0) return null;
+  return res.stdout.toString("utf8").trim() || null;
+}
+
+export async function refExists(ctx: RepoContext, ref: string): Promise<boolean> {
+  const res = await ctx.git.raw(["show-ref", "--verify", "--quiet", ref], { cwd: ctx.root });
+  return res.code === 0;
+}
+
+export function isAncestor(ctx: RepoContext, ancestor: string, descendant: string): Promise<boolean> {
+  return ctx.git.test(["merge-base", "--is-ancestor", ancestor, descendant], { cwd: ctx.root });
+}
+
+/**
+ * Fetches one remote branch into `localRef` with a forced refspec, so a rewritten remote branch
+ * (force-push, snapshot commit) always lands. "missing" when the remote has no such branch; the
+ * stale local copy of the ref is then deleted so nobody reads a branch that is gone.
+ */
+export async function fetchRef(ctx: RepoContext, branch: string, localRef: string): Promise<"fetched" | "missing"> {
+  const args = ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", ctx.remote, `+refs/heads/${branch}:${localRef}`];
+  const res = await ctx.git.raw(args, { cwd: ctx.root });
+  if (res.code === 0) return "fetched";
+  if (isMissingRemoteRef(res.stderr)) {
+    await ctx.git.raw(["update-ref", "-d", localRef], { cwd: ctx.root });
+    return "missing";
+  }
+  throw ctx.git.failure(args, res);
+}
+
+/** The remote's sha for a branch without fetching it, or null when it has none. */
+export async function lsRemoteBranch(ctx: RepoContext, branch: string): Promise<string | null> {
+  const out = await ctx.git.text(["ls-remote", "--heads", ctx.remote, `refs/heads/${branch}`], { cwd: ctx.root });
+  const line = out.split("\n").find((l) => l.endsWith(`\trefs/heads/${branch}`));
+  return line ? line.split("\t")[0]! : null;
+}
+
+export interface WorktreeEntry {
+  path: string;
+  head: string | null;
+  /** Short name (e.g. agent/3-x), or null when detached. */
+  branch: string | null;
+  prunable: boolean;
+}
+
+export async function listWorktrees(ctx: RepoContext): Promise<WorktreeEntry[]> {
+  const out = await ctx.git.text(["worktree", "list", "--porcelain", "-z"], { cwd: ctx.root });
+  const entries: WorktreeEntry[] = [];
+  let cur: WorktreeEntry | null = null;
+  for (const field of out.split("\0")) {
+    if (field === "") {
+      if (cur) entries.push(cur);
+      cur = null;
+      continue;
+    }
+    const [key, ...rest] = field.split(" ");
+    const value = rest.join(" ");
+    if (key === "worktree") cur = { path: value, head: null, branch: null, prunable: false };
+    else if (!cur) continue;
+    else if (key === "HEAD") cur.head = value;
+    else if (key === "branch") cur.branch = value.replace(/^refs\/heads\//, "");
+    else if (key === "prunable") cur.prunable = true;
+  }
+  if (cur) entries.push(cur);
+  return entries;
+}
+
+/** The URL of the remote, with any credentials in it removed. */
+export async function remoteUrl(ctx: RepoContext): Promise<string | null> {
+  const res = await ctx.git.raw(["remote", "get-url", ctx.remote], { cwd: ctx.root });
+  if (res.code !== 0) return null;
+  return ctx.git.redact(res.stdout.toString("utf8").trim());
+}
+
+/** A browsable link to a file on a branch, for refusals, when the remote is on GitHub. */
+export function githubBlobLink(url: string | null, branch: string, file: string): string | undefined {
+  if (!url) return undefined;
+  const m = /github\.com[:/]([^/]+)\/([^/]+?)(?:\.git)?\/?$/.exec(url);
+  if (!m) return undefined;
+  return `https://github.com/${m[1]}/${m[2]}/blob/${branch}/${file}`;
+}

@@ -1,0 +1,118 @@
+/**
+ * Resuming a Ticket's branch: the remote's copy carries the work between Hosts, so it is compared
+ * with this Host's copy before anything runs. Outcomes (seed 002):
+ *   made            no copy here: one is built from the remote
+ *   kept            the copy here contains the remote's, or was never pushed
+ *   fast-forwarded  the copy here was only behind
+ *   parted          each side holds commits the other lacks: refused, never settled silently
+ *   gone            neither the remote nor this Host has the branch
+ */
+import { access } from "node:fs/promises";
+import { resolve } from "node:path";
+import { Refusal } from "../../core/errors";
+import type { Lane, ResumeOutcome } from "../../ports/workspace";
+import type { RepoContext } from "./repo";
+import { fetchRef, isAncestor, listWorktrees, resolveRef } from "./repo";
+import { addWorktreeFor, assertBranchName, branchInWay, lanePath, worktreeOf } from "./worktrees";
+
+export interface ResumeResult {
+  lane: Lane | null;
+  outcome: Exclude<ResumeOutcome, "parted">;
+  detail: string;
+}
+
+/** True when a rebase (merge backend or apply backend) is stopped in this worktree. */
+export async function rebaseInProgress(ctx: RepoContext, cwd: string): Promise<boolean> {
+  for (const name of ["rebase-merge", "rebase-apply"]) {
+    const path = await ctx.git.text(["rev-parse", "--path-format=absolute", "--git-path", name], { cwd });
+    if (await access(path).then(() => true, () => false)) return true;
+  }
+  return false;
+}
+
+/** Aborts a rebase a killed Run left behind, back to the branch tip. True when there was one. */
+export async function abortRebase(ctx: RepoContext, cwd: string): Promise<boolean> {
+  if (!(await rebaseInProgress(ctx, cwd))) return false;
+  await ctx.git.text(["rebase", "--abort"], { cwd });
+  return true;
+}
+
+export function partedRefusal(ctx: RepoContext, ticket: number, branch: string, local: string, remote: string, worktree: string | null): Refusal {
+  const track = `${ctx.remote}/${branch}`;
+  const drop = worktree ? `git -C ${worktree} reset --hard ${track}` : `git -C ${ctx.root} branch -f ${branch} ${track}`;
+  const force = `git -C ${ctx.root} push --force-with-lease=refs/heads/${branch}:${remote} ${ctx.remote} ${branch}`;
+  return new Refusal(
+    "branches-parted",
+    `Ticket #${ticket}'s branch \`${branch}\` has parted: this Host's copy${worktree ? ` (worktree ${worktree})` : ""} is at ${local.slice(0, 12)}, ` +
+      `the remote's is at ${remote.slice(0, 12)}, and each holds commits the other lacks. Ticket Runner does not pick a side. ` +
+      `Make them one, then relabel the Ticket ready-for-agent: either throw this Host's copy away with \`${drop}\`, ` +
+      `or keep it and force-push it over the remote's with \`${force}\`.`,
+    { next: `${drop}   |   ${force}`, ...(worktree ? { path: worktree } : {}) },
+  );
+}
+
+/**
+ * Moves a worktree's branch forward to `to`. Uncommitted changes that would be overwritten are
+ * first saved as a commit under refs/ticket-runner/saved/, so nothing is lost without a trace.
+ */
+async function fastForwardWorktree(ctx: RepoContext, cwd: string, ticket: number, to: string): Promise<string> {
+  const keep = await ctx.git.raw(["reset", "--quiet", "--keep", to], { cwd });
+  if (keep.code === 0) return "";
+  const saved = await ctx.git.text(["stash", "create", `ticket-runner: uncommitted work before resuming #${ticket}`], { cwd });
+  let note = "";
+  if (saved) {
+    const ref = `refs/ticket-runner/saved/ticket-${ticket}-${Date.now()}`;
+    await ctx.git.text(["update-ref", ref, saved], { cwd });
+    note = ` Uncommitted changes were saved as ${ref} (\`git stash apply ${ref}\` brings them back).`;
+  }
+  await ctx.git.text(["reset", "--quiet", "--hard", to], { cwd });
+  return note;
+}
+
+export async function resumeLane(ctx: RepoContext, ticket: number, branch: string): Promise<ResumeResult> {
+  await assertBranchName(ctx, branch);
+  const path = lanePath(ctx, ticket);
+  await ctx.git.raw(["worktree", "prune"], { cwd: ctx.root });
+
+  // A killed Run may have left the lane mid-rebase (detached HEAD): abort back to the branch tip first.
+  let aborted = false;
+  const before = await listWorktrees(ctx);
+  if (before.some((w) => resolve(w.path) === resolve(path))) aborted = await abortRebase(ctx, path);
+  const abortNote = aborted ? " A rebase left in progress was aborted first." : "";
+
+  const track = `refs/remotes/${ctx.remote}/${branch}`;
+  const remoteState = await fetchRef(ctx, branch, track);
+  const remote = remoteState === "fetched" ? await resolveRef(ctx, track) : null;
+  const local = await resolveRef(ctx, `refs/heads/${branch}`);
+  const entries = await listWorktrees(ctx);
+  const checkedOut = worktreeOf(entries, branch);
+  if (checkedOut && resolve(checkedOut.path) !== resolve(path)) throw branchInWay(ctx, ticket, branch, checkedOut.path);
+  const lane: Lane = { ticket, branch, path };
+  const ensureWorktree = async (): Promise<Lane> => (checkedOut ? lane : addWorktreeFor(ctx, ticket, branch));
+
+  if (!local && !remote) {
+    return { lane: null, outcome: "gone", detail: `Branch \`${branch}\` is neither on the remote nor on this Host.${abortNote}` };
+  }
+  if (!local && remote) {
+    await ctx.git.text(["branch", "--quiet", "--no-track", branch, remote], { cwd: ctx.root });
+    const made = await addWorktreeFor(ctx, ticket, branch);
+    return { lane: made, outcome: "made", detail: `Made ${path} from the remote's \`${branch}\` at ${remote.slice(0, 12)}.${abortNote}` };
+  }
+  if (local && !remote) {
+    return { lane: await ensureWorktree(), outcome: "kept", detail: `Kept this Host's \`${branch}\` at ${local.slice(0, 12)}; the remote has no copy (never pushed, or deleted).${abortNote}` };
+  }
+  const l = local!;
+  const r = remote!;
+  if (l === r || (await isAncestor(ctx, r, l))) {
+    const ahead = l === r ? "the same as the remote's" : "ahead of the remote's";
+    return { lane: await ensureWorktree(), outcome: "kept", detail: `Kept this Host's \`${branch}\` at ${l.slice(0, 12)}, ${ahead}.${abortNote}` };
+  }
+  if (await isAncestor(ctx, l, r)) {
+    let note = "";
+    if (checkedOut) note = await fastForwardWorktree(ctx, path, ticket, r);
+    else await ctx.git.text(["update-ref", `refs/heads/${branch}`, r, l], { cwd: ctx.root });
+    const ff = await ensureWorktree();
+    return { lane: ff, outcome: "fast-forwarded", detail: `Fast-forwarded \`${branch}\` from ${l.slice(0, 12)} to the remote's ${r.slice(0, 12)}.${note}${abortNote}` };
+  }
+  throw partedRefusal(ctx, ticket, branch, l, r, checkedOut ? path : null);
+}

@@ -1,0 +1,112 @@
+/**
+ * Runs one of the project's Checks in a lane: no shell (argv as given), in its own process group
+ * so a timeout kills everything it started, and the output kept (its tail, when it is huge).
+ */
+import { spawn } from "node:child_process";
+import { constants } from "node:os";
+import type { CheckResult, Lane } from "../../ports/workspace";
+
+/** Keep at most this much output: the end of a log is where a failure is explained. */
+export const CHECK_OUTPUT_CAP = 1024 * 1024;
+/** After SIGTERM, how long the group gets before SIGKILL. */
+const KILL_GRACE_MS = 2000;
+
+/** A display form of argv that pastes back into a POSIX shell. */
+export function formatCommand(argv: string[]): string {
+  return argv.map((a) => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(" ");
+}
+
+class TailBuffer {
+  private chunks: Buffer[] = [];
+  private size = 0;
+  dropped = 0;
+  constructor(private readonly cap: number) {}
+  push(chunk: Buffer): void {
+    this.chunks.push(chunk);
+    this.size += chunk.length;
+    while (this.size > this.cap && this.chunks.length > 0) {
+      const first = this.chunks[0]!;
+      const over = this.size - this.cap;
+      if (first.length <= over) {
+        this.chunks.shift();
+        this.size -= first.length;
+        this.dropped += first.length;
+      } else {
+        this.chunks[0] = first.subarray(over);
+        this.size -= over;
+        this.dropped += over;
+      }
+    }
+  }
+  text(): string {
+    const body = Buffer.concat(this.chunks).toString("utf8");
+    return this.dropped > 0 ? `[... ${this.dropped} bytes of earlier output dropped ...]\n${body}` : body;
+  }
+}
+
+function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // the group is already gone
+  }
+}
+
+export interface RunCheckOptions {
+  env?: Record<string, string | undefined>;
+  signal?: AbortSignal;
+  outputCap?: number;
+  redact?: (text: string) => string;
+}
+
+export function runCheck(lane: Lane, argv: string[], timeoutMs: number, opts: RunCheckOptions = {}): Promise<CheckResult> {
+  const command = formatCommand(argv);
+  const started = Date.now();
+  const redact = opts.redact ?? ((t: string) => t);
+  const [file, ...args] = argv;
+  if (!file) return Promise.resolve({ command, exitCode: null, timedOut: false, output: "no command given", durationMs: 0 });
+  return new Promise((resolve) => {
+    const out = new TailBuffer(opts.outputCap ?? CHECK_OUTPUT_CAP);
+    let timedOut = false;
+    let settled = false;
+    let exitCode: number | null = null;
+    const child = spawn(file, args, {
+      cwd: lane.path,
+      env: { ...process.env, ...opts.env },
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true, // own process group: the timeout can kill the whole tree it starts
+      shell: false,
+    });
+    const stop = (why: "timeout" | "abort"): void => {
+      if (child.pid === undefined || exitCode !== null) return;
+      if (why === "timeout") timedOut = true;
+      out.push(Buffer.from(`\n[ticket-runner: ${why === "timeout" ? `timed out after ${timeoutMs} ms` : "stopped"}; killing the check's process group]\n`));
+      killGroup(child.pid, "SIGTERM");
+      setTimeout(() => killGroup(child.pid!, "SIGKILL"), KILL_GRACE_MS).unref();
+    };
+    const timer = setTimeout(() => stop("timeout"), timeoutMs);
+    const onAbort = (): void => stop("abort");
+    opts.signal?.addEventListener("abort", onAbort, { once: true });
+    const finish = (): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      opts.signal?.removeEventListener("abort", onAbort);
+      resolve({ command, exitCode, timedOut, output: redact(out.text()), durationMs: Date.now() - started });
+    };
+    child.stdout.on("data", (d: Buffer) => out.push(d));
+    child.stderr.on("data", (d: Buffer) => out.push(d));
+    child.on("error", (e) => {
+      out.push(Buffer.from(`[ticket-runner: could not start ${command}: ${e.message}]\n`));
+      finish();
+    });
+    child.on("exit", (code, signal) => {
+      exitCode = code ?? (signal ? 128 + (constants.signals[signal] ?? 0) : null);
+      if (timedOut) exitCode = null;
+      // Anything the check left running in its group would hold the pipes open forever.
+      if (child.pid !== undefined) killGroup(child.pid, "SIGKILL");
+    });
+    child.on("close", finish);
+  });
+}
+

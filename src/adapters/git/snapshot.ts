@@ -1,0 +1,122 @@
+/**
+ * Files kept on a branch of the remote, written from git objects alone: blobs, a tree built in a
+ * scratch index (GIT_INDEX_FILE in a temp dir), a commit, and a push with an explicit lease. The
+ * main checkout's index and work tree are never touched. Used by the State branch and the Run lock.
+ */
+import { randomBytes } from "node:crypto";
+import { rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Failure } from "../../core/errors";
+import { isLostRace } from "./git-runner";
+import type { RepoContext } from "./repo";
+import { fetchRef, resolveRef } from "./repo";
+
+/** path inside the branch -> blob sha */
+export type TreeFiles = Map<string, string>;
+
+/** Where this clone keeps its copy of a product branch: the usual remote-tracking ref. */
+export function trackingRef(ctx: RepoContext, branch: string): string {
+  return `refs/remotes/${ctx.remote}/${branch}`;
+}
+
+/** Fetches the branch and returns its tip, or null when the remote has no such branch. */
+export async function readTip(ctx: RepoContext, branch: string): Promise<string | null> {
+  const ref = trackingRef(ctx, branch);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      if ((await fetchRef(ctx, branch, ref)) === "missing") return null;
+      return resolveRef(ctx, ref);
+    } catch (e) {
+      // Two processes of one Host fetching into the same ref at once: one waits its turn.
+      if (attempt < 4 && e instanceof Failure && /cannot lock ref|unable to update local ref|\.lock/i.test(e.message)) {
+        await new Promise((r) => setTimeout(r, 20 + Math.random() * 80));
+        continue;
+      }
+      throw e;
+    }
+  }
+}
+
+export async function listFiles(ctx: RepoContext, commit: string | null): Promise<TreeFiles> {
+  const files: TreeFiles = new Map();
+  if (!commit) return files;
+  const out = await ctx.git.text(["ls-tree", "-r", "-z", "--full-tree", commit], { cwd: ctx.root });
+  for (const record of out.split("\0")) {
+    if (!record) continue;
+    const tab = record.indexOf("\t");
+    const [, type, sha] = record.slice(0, tab).split(" ");
+    if (type === "blob" && sha) files.set(record.slice(tab + 1), sha);
+  }
+  return files;
+}
+
+/** Reads many blobs in one `git cat-file --batch`. */
+export async function readBlobs(ctx: RepoContext, shas: string[]): Promise<Map<string, Buffer>> {
+  const result = new Map<string, Buffer>();
+  const unique = [...new Set(shas)];
+  if (unique.length === 0) return result;
+  const res = await ctx.git.raw(["cat-file", "--batch"], { cwd: ctx.root, input: unique.join("\n") + "\n" });
+  if (res.code !== 0) throw ctx.git.failure(["cat-file", "--batch"], res);
+  const buf = res.stdout;
+  let pos = 0;
+  while (pos < buf.length) {
+    const nl = buf.indexOf(0x0a, pos);
+    if (nl < 0) break;
+    const header = buf.subarray(pos, nl).toString("utf8").split(" ");
+    pos = nl + 1;
+    if (header[1] === "missing" || header.length < 3) continue;
+    const size = Number(header[2]);
+    result.set(header[0]!, buf.subarray(pos, pos + size));
+    pos += size + 1; // content, then a newline
+  }
+  return result;
+}
+
+export async function writeBlob(ctx: RepoContext, content: string | Buffer): Promise<string> {
+  return ctx.git.text(["hash-object", "-w", "--stdin"], { cwd: ctx.root, input: content });
+}
+
+/** Builds a tree from `files` in a throwaway index, so the real index never sees it. */
+export async function buildTree(ctx: RepoContext, files: TreeFiles): Promise<string> {
+  const index = join(tmpdir(), `ticket-runner-index-${process.pid}-${randomBytes(6).toString("hex")}`);
+  const env = { GIT_INDEX_FILE: index };
+  try {
+    const records = [...files].map(([path, sha]) => `100644 blob ${sha}\t${path}\0`).join("");
+    if (records) await ctx.git.text(["update-index", "-z", "--index-info"], { cwd: ctx.root, env, input: records });
+    return await ctx.git.text(["write-tree"], { cwd: ctx.root, env });
+  } finally {
+    await rm(index, { force: true });
+    await rm(`${index}.lock`, { force: true });
+  }
+}
+
+export async function commitTree(ctx: RepoContext, tree: string, parents: string[], message: string): Promise<string> {
+  const args = ["commit-tree", "--no-gpg-sign", tree, ...parents.flatMap((p) => ["-p", p])];
+  return ctx.git.text(args, { cwd: ctx.root, input: message });
+}
+
+/**
+ * Pushes `commit` to the branch only if the remote's tip is still `expected` (null: the branch
+ * must not exist). "lost" when another writer moved it first; any other refusal throws, redacted.
+ * Unsigned and without hooks: these branches hold records, not code.
+ */
+export async function pushWithLease(ctx: RepoContext, branch: string, commit: string, expected: string | null): Promise<"pushed" | "lost"> {
+  const args = [
+    "push",
+    "--porcelain",
+    "--no-verify",
+    "--no-signed",
+    `--force-with-lease=refs/heads/${branch}:${expected ?? ""}`,
+    ctx.remote,
+    `${commit}:refs/heads/${branch}`,
+  ];
+  const res = await ctx.git.raw(args, { cwd: ctx.root });
+  if (res.code === 0) {
+    await ctx.git.raw(["update-ref", trackingRef(ctx, branch), commit], { cwd: ctx.root });
+    return "pushed";
+  }
+  const said = `${res.stdout.toString("utf8")}\n${res.stderr}`;
+  if (isLostRace(said)) return "lost";
+  throw new Failure("git", ctx.git.redact(`The remote refused the push to ${branch}: ${said.trim().slice(0, 2000)}`));
+}

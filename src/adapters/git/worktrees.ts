@@ -1,0 +1,157 @@
+/**
+ * Lanes: the fresh base, and a worktree per Ticket at `.worktrees/ticket-<n>` on its own branch.
+ * A branch that already exists here is never reused or deleted: it may be a person's work.
+ */
+import { appendFile, mkdir, readdir, readFile, realpath } from "node:fs/promises";
+import { isAbsolute, join, relative, resolve } from "node:path";
+import { Refusal } from "../../core/errors";
+import type { Lane } from "../../ports/workspace";
+import type { RepoContext, WorktreeEntry } from "./repo";
+import { fetchRef, listWorktrees, refExists, resolveRef } from "./repo";
+
+export const WORKTREES_DIR = ".worktrees";
+/** Kept out of `git status` of the main checkout without touching the Target's tracked .gitignore. */
+const EXCLUDED = ["/.worktrees/", "/.ticket-runner/"];
+
+/**
+ * Fetches the base with a forced refspec, so even a stale single-branch clone sees a base that
+ * was force-pushed. A base that exists only locally is tolerated ("local-only").
+ */
+export async function fetchBase(ctx: RepoContext, base: string): Promise<"remote" | "local-only"> {
+  const got = await fetchRef(ctx, base, `refs/remotes/${ctx.remote}/${base}`);
+  if (got === "fetched") return "remote";
+  if (await refExists(ctx, `refs/heads/${base}`)) return "local-only";
+  throw new Refusal("not-a-target", `The base branch \`${base}\` is neither on the remote \`${ctx.remote}\` nor in ${ctx.root}.`, {
+    next: `git -C ${ctx.root} push ${ctx.remote} ${base}   (or set "base" in ticket-runner.json to a branch that exists)`,
+  });
+}
+
+/** Where a Lane starts: the fetched remote base, else the local one. */
+export async function baseStart(ctx: RepoContext, base: string): Promise<string> {
+  const remote = `refs/remotes/${ctx.remote}/${base}`;
+  if (await resolveRef(ctx, remote)) return remote;
+  if (await resolveRef(ctx, `refs/heads/${base}`)) return `refs/heads/${base}`;
+  throw new Refusal("not-a-target", `The base branch \`${base}\` is not here; fetch it first.`, { next: `git -C ${ctx.root} fetch ${ctx.remote} ${base}` });
+}
+
+export function lanePath(ctx: RepoContext, ticket: number): string {
+  return join(ctx.root, WORKTREES_DIR, `ticket-${ticket}`);
+}
+
+/** Refuses a worktree path that would land outside the repository (a symlinked .worktrees, say). */
+export async function assertInsideRepo(ctx: RepoContext, path: string): Promise<void> {
+  const root = await realpath(ctx.root);
+  const lexical = relative(resolve(ctx.root), resolve(path));
+  const escapes = (rel: string): boolean => rel === "" || rel.startsWith("..") || isAbsolute(rel);
+  // Each existing step of the path is resolved, so a symlink anywhere on it is caught.
+  const steps = [join(ctx.root, WORKTREES_DIR), path];
+  for (const step of steps) {
+    const real = await realpath(step).catch(() => null);
+    if (real === null) continue;
+    if (escapes(relative(root, real))) throw escapeRefusal(ctx, path, real, root);
+  }
+  if (escapes(lexical)) throw escapeRefusal(ctx, path, resolve(path), root);
+}
+
+function escapeRefusal(ctx: RepoContext, path: string, real: string, root: string): Refusal {
+  return new Refusal("bad-input", `The worktree path ${path} resolves to ${real}, outside the repository ${root}. Ticket Runner only makes worktrees inside the Target.`, {
+    path,
+    next: `Remove the link and let Ticket Runner make a plain directory: rm ${join(ctx.root, WORKTREES_DIR)}`,
+  });
+}
+
+/** Adds .worktrees/ and .ticket-runner/ to .git/info/exclude once, so the main checkout stays clean. */
+export async function ensureExcluded(ctx: RepoContext): Promise<void> {
+  const common = await ctx.git.text(["rev-parse", "--path-format=absolute", "--git-common-dir"], { cwd: ctx.root });
+  const file = join(common, "info", "exclude");
+  const current = await readFile(file, "utf8").catch(() => "");
+  const lines = new Set(current.split("\n").map((l) => l.trim()));
+  const missing = EXCLUDED.filter((e) => !lines.has(e));
+  if (missing.length === 0) return;
+  await mkdir(join(common, "info"), { recursive: true });
+  const sep = current === "" || current.endsWith("\n") ? "" : "\n";
+  await appendFile(file, `${sep}# ticket-runner: lanes and run logs\n${missing.join("\n")}\n`);
+}
+
+/** The worktree a branch is checked out in, if any. */
+export function worktreeOf(entries: WorktreeEntry[], branch: string): WorktreeEntry | undefined {
+  return entries.find((w) => w.branch === branch);
+}
+
+/** The refusal for an existing local branch: how to finish it or remove it. */
+export function branchInWay(ctx: RepoContext, ticket: number, branch: string, checkedOutIn: string | undefined): Refusal {
+  const where = checkedOutIn ? ` It is checked out in the worktree ${checkedOutIn}.` : "";
+  const drop = checkedOutIn && checkedOutIn !== ctx.root ? `git -C ${ctx.root} worktree remove ${checkedOutIn} && git -C ${ctx.root} branch -D ${branch}` : `git -C ${ctx.root} branch -D ${branch}`;
+  return new Refusal(
+    "branch-in-way",
+    `A local branch \`${branch}\` already exists in ${ctx.root}, so Ticket #${ticket} cannot start on it: it may be someone's work, and Ticket Runner never reuses or deletes it.${where} ` +
+      `If the work on it is abandoned, delete it with \`${drop}\`. Otherwise finish it by hand, then relabel the Ticket ready-for-agent.`,
+    { path: checkedOutIn ?? ctx.root, next: drop },
+  );
+}
+
+function remoteBranchInWay(ctx: RepoContext, ticket: number, branch: string, sha: string): Refusal {
+  const drop = `git -C ${ctx.root} push ${ctx.remote} --delete ${branch}`;
+  return new Refusal(
+    "branch-in-way",
+    `The remote already has a branch \`${branch}\` (at ${sha.slice(0, 12)}), so Ticket #${ticket} cannot start a fresh one over it. ` +
+      `If that work is abandoned, delete it with \`${drop}\`; otherwise finish it by hand, then relabel the Ticket ready-for-agent.`,
+    { next: drop },
+  );
+}
+
+/** Makes the worktree directory ready: refuses a stale or foreign directory standing where the lane goes. */
+async function clearPath(ctx: RepoContext, ticket: number, path: string, entries: WorktreeEntry[]): Promise<void> {
+  const registered = entries.find((w) => resolve(w.path) === resolve(path));
+  if (registered) {
+    throw new Refusal("branch-in-way", `A worktree already stands at ${path} (on ${registered.branch ?? "a detached HEAD"}), so Ticket #${ticket} cannot get a fresh one.`, {
+      path,
+      next: `git -C ${ctx.root} worktree remove ${path}`,
+    });
+  }
+  const left = await readdir(path).catch(() => null);
+  if (left && left.length > 0) {
+    throw new Refusal("branch-in-way", `The directory ${path} exists and is not a worktree git knows, so Ticket #${ticket} cannot use it.`, {
+      path,
+      next: `mv ${path} ${path}.old`,
+    });
+  }
+}
+
+/** A fresh Lane from the base. Call fetchBase first. */
+export async function cutLane(ctx: RepoContext, ticket: number, branch: string, base: string): Promise<Lane> {
+  await assertBranchName(ctx, branch);
+  const path = lanePath(ctx, ticket);
+  await assertInsideRepo(ctx, path);
+  await ctx.git.raw(["worktree", "prune"], { cwd: ctx.root });
+  const entries = await listWorktrees(ctx);
+  if (await refExists(ctx, `refs/heads/${branch}`)) throw branchInWay(ctx, ticket, branch, worktreeOf(entries, branch)?.path);
+  await clearPath(ctx, ticket, path, entries);
+  // A remote copy means an earlier attempt's work exists: a fresh lane could never push over it.
+  const track = `refs/remotes/${ctx.remote}/${branch}`;
+  if ((await fetchRef(ctx, branch, track)) === "fetched") throw remoteBranchInWay(ctx, ticket, branch, (await resolveRef(ctx, track)) ?? "");
+  const start = await baseStart(ctx, base);
+  await ensureExcluded(ctx);
+  await mkdir(join(ctx.root, WORKTREES_DIR), { recursive: true });
+  await ctx.git.text(["worktree", "add", "--quiet", "--no-track", "-b", branch, path, start], { cwd: ctx.root });
+  return { ticket, branch, path };
+}
+
+/** Adds a worktree for a branch that exists locally (resume). */
+export async function addWorktreeFor(ctx: RepoContext, ticket: number, branch: string): Promise<Lane> {
+  const path = lanePath(ctx, ticket);
+  await assertInsideRepo(ctx, path);
+  await ctx.git.raw(["worktree", "prune"], { cwd: ctx.root });
+  await clearPath(ctx, ticket, path, await listWorktrees(ctx));
+  await ensureExcluded(ctx);
+  await mkdir(join(ctx.root, WORKTREES_DIR), { recursive: true });
+  await ctx.git.text(["worktree", "add", "--quiet", path, branch], { cwd: ctx.root });
+  return { ticket, branch, path };
+}
+
+export async function assertBranchName(ctx: RepoContext, branch: string): Promise<void> {
+  const ok = await ctx.git.raw(["check-ref-format", "--branch", branch], { cwd: ctx.root });
+  if (ok.code !== 0 || branch.startsWith("-")) {
+    throw new Refusal("bad-input", `\`${branch}\` is not a branch name git accepts.`, { next: "Use Workspace.branchFor(ticket, title) to make one." });
+  }
+}

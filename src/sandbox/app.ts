@@ -1,0 +1,58 @@
+/** The services one running sandbox shares between its routes. */
+import path from "node:path";
+import { ADMIN_LOGIN } from "./auth";
+import { FaultInjector } from "./faults";
+import type { RepoRec } from "./model";
+import { RateLimiter } from "./rate-limit";
+import type { Store } from "./store";
+import type { Urls } from "./serialize";
+
+export interface RequestLogEntry {
+  method: string;
+  path: string;
+  query: string;
+  status: number;
+  user: string | null;
+  at: string;
+}
+
+export interface RefUpdate {
+  ref: string;
+  before: string | null;
+  after: string | null;
+}
+
+export class App {
+  readonly faults = new FaultInjector();
+  readonly rates = new RateLimiter();
+  readonly urls: Urls = { api: "" };
+  requestLog: RequestLogEntry[] = [];
+  /** Set by the CI module; called after a push or a pull request change that should run CI. */
+  onHeadChanged: (repo: RepoRec, sha: string, branch: string) => void = () => undefined;
+  /** Background jobs (CI runs, mergeability checks) so stop() can wait for them. */
+  readonly jobs = new Set<Promise<unknown>>();
+  stopping = false;
+
+  constructor(
+    readonly store: Store,
+    readonly reposRoot: string,
+  ) {}
+
+  get adminToken(): string {
+    return this.store.state.users[ADMIN_LOGIN]?.token ?? "";
+  }
+
+  gitDir(repo: Pick<RepoRec, "owner" | "name">): string {
+    return path.join(this.reposRoot, repo.owner.toLowerCase(), `${repo.name.toLowerCase()}.git`);
+  }
+
+  gitUrl(owner: string, name: string): string {
+    return `${this.urls.api}/${owner}/${name}.git`;
+  }
+
+  track<T>(job: Promise<T>): void {
+    const p = job.catch(() => undefined);
+    this.jobs.add(p);
+    void p.finally(() => this.jobs.delete(p));
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * Injected faults, set through the admin API. They apply to every request except /_sandbox/*
+ * (so a test can always turn them off again).
+ */
+import { z } from "zod";
+import { HttpError } from "./http";
+
+export const faultsSchema = z
+  .object({
+    latencyMs: z.number().int().min(0).max(60_000).optional(),
+    jitterMs: z.number().int().min(0).max(60_000).optional(),
+    errorRate: z.number().min(0).max(1).optional(),
+    errorRoutes: z.string().max(1000).optional(),
+    errorStatus: z.union([z.literal(500), z.literal(502), z.literal(503), z.literal(504)]).optional(),
+    secondaryRateLimit: z
+      .object({ writesPerMinute: z.number().int().min(0), status: z.union([z.literal(403), z.literal(429)]), retryAfterSeconds: z.number().int().min(0) })
+      .nullable()
+      .optional(),
+    readLagMs: z.number().int().min(0).max(600_000).optional(),
+    dropRate: z.number().min(0).max(1).optional(),
+    /** Primary rate limit per user per hour (GitHub: 5000). */
+    rateLimit: z.number().int().min(1).optional(),
+  })
+  .strict();
+
+export type Faults = z.infer<typeof faultsSchema>;
+
+export class FaultInjector {
+  faults: Faults = {};
+  private errorRegex: RegExp | null = null;
+  private writes = new Map<string, number[]>();
+
+  set(f: Faults): void {
+    this.faults = f;
+    this.errorRegex = f.errorRoutes ? new RegExp(f.errorRoutes) : null;
+    this.writes.clear();
+  }
+
+  async delay(): Promise<void> {
+    const base = this.faults.latencyMs ?? 0;
+    const jitter = this.faults.jitterMs ?? 0;
+    const ms = base + (jitter > 0 ? Math.random() * jitter : 0);
+    if (ms > 0) await new Promise((r) => setTimeout(r, ms));
+  }
+
+  shouldDrop(): boolean {
+    const rate = this.faults.dropRate ?? 0;
+    return rate > 0 && Math.random() < rate;
+  }
+
+  /** Throws a 5xx when the route matches and the dice say so. `route` is "METHOD /path". */
+  maybeError(route: string): void {
+    const rate = this.faults.errorRate ?? 0;
+    if (rate <= 0) return;
+    if (this.errorRegex && !this.errorRegex.test(route)) return;
+    if (Math.random() < rate) {
+      const status = this.faults.errorStatus ?? 502;
+      throw new HttpError(status, status === 502 ? "Server Error" : "Service Unavailable");
+    }
+  }
+
+  /** Counts one content-creating request for `who`; throws GitHub's secondary rate limit when over. */
+  countWrite(who: string): void {
+    const limit = this.faults.secondaryRateLimit;
+    if (!limit) return;
+    const now = Date.now();
+    const recent = (this.writes.get(who) ?? []).filter((t) => now - t < 60_000);
+    if (recent.length >= limit.writesPerMinute) {
+      this.writes.set(who, recent);
+      throw new HttpError(
+        limit.status,
+        "You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to GitHub Support for help, please include the request ID.",
+        {},
+        { "retry-after": String(limit.retryAfterSeconds) },
+      );
+    }
+    recent.push(now);
+    this.writes.set(who, recent);
+  }
+}

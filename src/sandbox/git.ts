@@ -1,0 +1,150 @@
+/**
+ * Every git subprocess the sandbox runs goes through here: argv only (never a shell), LC_ALL=C
+ * so output parses the same everywhere, and a fixed identity so no global git config is needed.
+ */
+import { spawn } from "node:child_process";
+import { promises as fsp } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+export interface GitResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface GitOptions {
+  gitDir?: string;
+  cwd?: string;
+  input?: string | Buffer;
+  env?: Record<string, string>;
+}
+
+export const SANDBOX_IDENTITY = { name: "Sandbox", email: "sandbox@ticket-runner.invalid" };
+
+export function gitEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const key of Object.keys(env)) if (key.startsWith("GIT_")) delete env[key];
+  return {
+    ...env,
+    LC_ALL: "C",
+    GIT_TERMINAL_PROMPT: "0",
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_AUTHOR_NAME: SANDBOX_IDENTITY.name,
+    GIT_AUTHOR_EMAIL: SANDBOX_IDENTITY.email,
+    GIT_COMMITTER_NAME: SANDBOX_IDENTITY.name,
+    GIT_COMMITTER_EMAIL: SANDBOX_IDENTITY.email,
+    ...extra,
+  };
+}
+
+export function git(args: string[], opts: GitOptions = {}): Promise<GitResult> {
+  const full = opts.gitDir ? ["--git-dir", opts.gitDir, ...args] : args;
+  return new Promise((resolve, reject) => {
+    const child = spawn("git", full, { cwd: opts.cwd ?? os.tmpdir(), env: gitEnv(opts.env), stdio: ["pipe", "pipe", "pipe"] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on("data", (b: Buffer) => out.push(b));
+    child.stderr.on("data", (b: Buffer) => err.push(b));
+    child.on("error", reject);
+    child.stdin.on("error", () => undefined);
+    child.on("close", (code) => resolve({ code: code ?? 1, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8") }));
+    child.stdin.end(opts.input ?? "");
+  });
+}
+
+export async function gitOk(args: string[], opts: GitOptions = {}): Promise<string> {
+  const r = await git(args, opts);
+  if (r.code !== 0) throw new Error(`git ${args.join(" ")} failed (${r.code}): ${r.stderr.trim()}`);
+  return r.stdout;
+}
+
+export async function initBare(gitDir: string, defaultBranch: string): Promise<void> {
+  await fsp.mkdir(gitDir, { recursive: true });
+  await gitOk(["init", "--bare", "--quiet", `--initial-branch=${defaultBranch}`, gitDir]);
+  // Pushing over HTTP is allowed by http-backend when REMOTE_USER is set; say so anyway.
+  await gitOk(["config", "http.receivepack", "true"], { gitDir });
+  await gitOk(["config", "uploadpack.allowAnySHA1InWant", "true"], { gitDir });
+}
+
+/** Commits `files` (or the tree of `fromDir`) as the first commit of `branch` in a bare repo. */
+export async function commitInitial(gitDir: string, branch: string, content: { files?: Record<string, string>; fromDir?: string }, message: string): Promise<string> {
+  const indexDir = await fsp.mkdtemp(path.join(os.tmpdir(), "sbx-index-"));
+  const env = { GIT_INDEX_FILE: path.join(indexDir, "index") };
+  try {
+    if (content.fromDir) {
+      await gitOk(["--work-tree", content.fromDir, "add", "-A", "."], { gitDir, env, cwd: content.fromDir });
+    }
+    for (const [file, text] of Object.entries(content.files ?? {})) {
+      const sha = (await gitOk(["hash-object", "-w", "--stdin"], { gitDir, input: text })).trim();
+      await gitOk(["update-index", "--add", "--cacheinfo", `100644,${sha},${file}`], { gitDir, env });
+    }
+    const tree = (await gitOk(["write-tree"], { gitDir, env })).trim();
+    const commit = (await gitOk(["commit-tree", tree, "-m", message], { gitDir })).trim();
+    await gitOk(["update-ref", `refs/heads/${branch}`, commit], { gitDir });
+    return commit;
+  } finally {
+    await fsp.rm(indexDir, { recursive: true, force: true });
+  }
+}
+
+export async function revParse(gitDir: string, ref: string): Promise<string | null> {
+  const r = await git(["rev-parse", "--verify", "--quiet", `${ref}^{commit}`], { gitDir });
+  return r.code === 0 ? r.stdout.trim() : null;
+}
+
+export async function listRefs(gitDir: string): Promise<Map<string, string>> {
+  const out = await gitOk(["for-each-ref", "--format=%(refname) %(objectname)"], { gitDir });
+  const refs = new Map<string, string>();
+  for (const line of out.split("\n")) {
+    const [name, sha] = line.split(" ");
+    if (name && sha) refs.set(name, sha);
+  }
+  return refs;
+}
+
+/** Compare-and-swap: moves `ref` to `next` only if it still points at `expected` ("" = must not exist). */
+export async function casRef(gitDir: string, ref: string, next: string, expected: string): Promise<boolean> {
+  const old = expected === "" ? "0000000000000000000000000000000000000000" : expected;
+  const r = await git(["update-ref", ref, next, old], { gitDir });
+  return r.code === 0;
+}
+
+export async function deleteRef(gitDir: string, ref: string, expected?: string): Promise<boolean> {
+  const r = await git(expected ? ["update-ref", "-d", ref, expected] : ["update-ref", "-d", ref], { gitDir });
+  return r.code === 0;
+}
+
+export async function isAncestor(gitDir: string, ancestor: string, descendant: string): Promise<boolean> {
+  const r = await git(["merge-base", "--is-ancestor", ancestor, descendant], { gitDir });
+  return r.code === 0;
+}
+
+/** `git merge-tree --write-tree`: the merged tree, or null when the two sides conflict. */
+export async function mergeTree(gitDir: string, ours: string, theirs: string): Promise<string | null> {
+  const r = await git(["merge-tree", "--write-tree", "--no-messages", ours, theirs], { gitDir });
+  if (r.code === 0) return r.stdout.split("\n")[0]?.trim() ?? null;
+  if (r.code === 1) return null;
+  throw new Error(`git merge-tree failed (${r.code}): ${r.stderr.trim()}`);
+}
+
+export async function commitTree(gitDir: string, tree: string, parents: string[], message: string, env: Record<string, string> = {}): Promise<string> {
+  const args = ["commit-tree", tree];
+  for (const p of parents) args.push("-p", p);
+  return (await gitOk([...args, "-F", "-"], { gitDir, input: message, env })).trim();
+}
+
+/** A valid branch/ref name per git check-ref-format, checked without a subprocess. */
+export function isSafeRefName(name: string): boolean {
+  if (!name || name.length > 255) return false;
+  if (name.startsWith("/") || name.endsWith("/") || name.endsWith(".") || name.endsWith(".lock")) return false;
+  if (name.includes("..") || name.includes("//") || name.includes("@{") || name === "@") return false;
+  // eslint-disable-next-line no-control-regex
+  if (/[\x00-\x20\x7f~^:?*[\\]/.test(name)) return false;
+  return name.split("/").every((part) => part.length > 0 && !part.startsWith("."));
+}
+
+/** Owner and repository names: GitHub allows letters, digits, '-', '_' and '.', never '.' or '..'. */
+export function isSafeName(name: string): boolean {
+  return /^[A-Za-z0-9_.-]{1,100}$/.test(name) && name !== "." && name !== ".." && !name.endsWith(".git");
+}

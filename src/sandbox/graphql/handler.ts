@@ -1,0 +1,51 @@
+/**
+ * POST /graphql (https://docs.github.com/graphql/guides/forming-calls-with-graphql).
+ * Always needs a token, as on GitHub. Queries read the lagged view when read lag is on;
+ * mutations act on live state and count as writes for the secondary rate limit.
+ */
+import { execute, getOperationAST, parse, validate } from "graphql";
+import type { DocumentNode, GraphQLError } from "graphql";
+import { z } from "zod";
+import { HttpError, ok, parseBody } from "../http";
+import type { Router } from "../router";
+import { rootValue } from "./resolvers";
+import { sandboxSchema } from "./schema";
+import type { GqlCtx } from "./models";
+
+const requestSchema = z
+  .object({ query: z.string(), variables: z.record(z.unknown()).nullable().optional(), operationName: z.string().nullable().optional() })
+  .strict();
+
+const root = rootValue();
+const httpTypes: Record<number, string> = { 403: "FORBIDDEN", 404: "NOT_FOUND", 422: "UNPROCESSABLE", 409: "CONFLICT" };
+
+function shape(errors: readonly GraphQLError[]): Record<string, unknown>[] {
+  return errors.map((e) => {
+    const original = e.originalError;
+    const fromHttp = original instanceof HttpError ? (httpTypes[original.status] ?? "UNPROCESSABLE") : undefined;
+    const type = typeof e.extensions.type === "string" ? e.extensions.type : fromHttp;
+    return { ...(type ? { type } : {}), path: e.path, locations: e.locations, message: e.message };
+  });
+}
+
+export function registerGraphql(router: Router): void {
+  router.add("POST", "/graphql", async (ctx) => {
+    if (!ctx.user) throw new HttpError(401, "This endpoint requires you to be authenticated.");
+    const body = parseBody(requestSchema, ctx.body, "GraphQL");
+    let document: DocumentNode;
+    try {
+      document = parse(body.query);
+    } catch (e) {
+      return ok({ errors: shape([e as GraphQLError]) });
+    }
+    const problems = validate(sandboxSchema, document);
+    if (problems.length) return ok({ errors: shape(problems) });
+    const operation = getOperationAST(document, body.operationName ?? undefined);
+    if (!operation) return ok({ errors: [{ message: "No operation given, or the operation name does not match." }] });
+    const isMutation = operation.operation === "mutation";
+    if (isMutation) ctx.app.faults.countWrite(ctx.user.login);
+    const gctx: GqlCtx = { app: ctx.app, state: isMutation ? ctx.app.store.state : ctx.app.store.view(), viewer: ctx.user };
+    const result = await execute({ schema: sandboxSchema, document, rootValue: root, contextValue: gctx, variableValues: body.variables ?? {}, operationName: body.operationName ?? undefined });
+    return ok(result.errors?.length ? { data: result.data ?? null, errors: shape(result.errors) } : { data: result.data });
+  });
+}

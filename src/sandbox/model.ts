@@ -1,0 +1,150 @@
+/**
+ * The sandbox's whole state as plain JSON-able records. Everything GitHub would keep in its
+ * database lives here; git objects and refs live in real bare repositories next to it.
+ */
+
+export type Role = "admin" | "write" | "read" | "none";
+
+export interface UserRec {
+  id: number;
+  login: string;
+  token: string;
+  createdAt: string;
+}
+
+export interface LabelRec {
+  id: number;
+  name: string;
+  color: string;
+  description: string | null;
+  default: boolean;
+}
+
+export interface CommentRec {
+  id: number;
+  body: string;
+  user: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface EventRec {
+  id: number;
+  event: string;
+  actor: string;
+  createdAt: string;
+  label?: { name: string; color: string };
+  assignee?: string;
+  commitId?: string;
+  rename?: { from: string; to: string };
+}
+
+export interface PullRec {
+  head: string;
+  headSha: string;
+  base: string;
+  draft: boolean;
+  merged: boolean;
+  mergedAt: string | null;
+  mergedBy: string | null;
+  mergeCommitSha: string | null;
+  /** Cached mergeability for one (head, base) pair; absent means "still computing" (GitHub's null). */
+  mergeable?: { headSha: string; baseSha: string; value: boolean };
+}
+
+export interface IssueRec {
+  id: number;
+  number: number;
+  title: string;
+  body: string | null;
+  state: "open" | "closed";
+  stateReason: string | null;
+  user: string;
+  labels: number[];
+  assignees: string[];
+  createdAt: string;
+  updatedAt: string;
+  closedAt: string | null;
+  closedBy: string | null;
+  comments: CommentRec[];
+  events: EventRec[];
+  /** Database ids of issues that block this one (GitHub issue dependencies). */
+  blockedBy: number[];
+  pr?: PullRec;
+}
+
+export interface CheckRunRec {
+  id: number;
+  name: string;
+  headSha: string;
+  status: "queued" | "in_progress" | "completed";
+  conclusion: string | null;
+  startedAt: string | null;
+  completedAt: string | null;
+  detailsUrl: string | null;
+  externalId: string | null;
+  output: { title: string | null; summary: string | null; text: string | null };
+  app: string;
+}
+
+export interface StatusRec {
+  id: number;
+  sha: string;
+  state: "error" | "failure" | "pending" | "success";
+  context: string;
+  description: string | null;
+  targetUrl: string | null;
+  creator: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface CiScript {
+  conclusion?: "success" | "failure";
+  delayMs?: number;
+}
+
+export interface RepoRec {
+  id: number;
+  owner: string;
+  name: string;
+  defaultBranch: string;
+  private: boolean;
+  description: string | null;
+  allowSquashMerge: boolean;
+  allowMergeCommit: boolean;
+  allowRebaseMerge: boolean;
+  deleteBranchOnMerge: boolean;
+  ciCommand: string[] | null;
+  ciScript: CiScript | null;
+  roles: Record<string, Role>;
+  labels: LabelRec[];
+  /** Issues and pull requests share one number space: issues[n - 1] is number n. */
+  issues: IssueRec[];
+  checkRuns: CheckRunRec[];
+  statuses: StatusRec[];
+  createdAt: string;
+  updatedAt: string;
+  pushedAt: string;
+}
+
+export interface SandboxState {
+  version: 1;
+  nextId: number;
+  users: Record<string, UserRec>;
+  /** Keyed by lower-case "owner/name": GitHub names are case-insensitive. */
+  repos: Record<string, RepoRec>;
+}
+
+export function emptyState(): SandboxState {
+  return { version: 1, nextId: 1000, users: {}, repos: {} };
+}
+
+/** GitHub timestamps have second precision and a literal Z. */
+export function isoNow(ms: number = Date.now()): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+export function repoKey(owner: string, name: string): string {
+  return `${owner}/${name}`.toLowerCase();
+}

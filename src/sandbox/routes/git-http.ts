@@ -1,0 +1,129 @@
+/**
+ * Git smart HTTP at /{owner}/{repo}.git, served by the real `git http-backend` (a CGI program).
+ * Auth follows GitHub: public repos clone anonymously; pushing needs a token with write access,
+ * sent as basic auth (`x-access-token:<token>`); a 401 carries WWW-Authenticate so git asks.
+ */
+import { spawn } from "node:child_process";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { App, RefUpdate } from "../app";
+import { canRead, hasRole, tokenFrom } from "../auth";
+import { gitEnv, listRefs } from "../git";
+import { repoKey } from "../model";
+import type { RepoRec } from "../model";
+import { onPushed } from "../pushes";
+
+const GIT_PATH = /^\/([^/]+)\/([^/]+)\.git(\/.*)?$/;
+
+export function isGitPath(path: string): boolean {
+  return GIT_PATH.test(path);
+}
+
+function plain(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): number {
+  res.writeHead(status, { "content-type": "text/plain; charset=utf-8", ...headers });
+  res.end(text + "\n");
+  return status;
+}
+
+/** Returns the status code it answered with, for the request log. */
+export async function handleGitHttp(app: App, req: IncomingMessage, res: ServerResponse, path: string, query: string, setUser: (login: string) => void): Promise<number> {
+  const m = GIT_PATH.exec(path);
+  const owner = m?.[1] ?? "";
+  const name = m?.[2] ?? "";
+  const rest = m?.[3] ?? "/";
+  const service = rest === "/info/refs" ? new URLSearchParams(query).get("service") : rest.slice(1);
+  if (service !== "git-upload-pack" && service !== "git-receive-pack") {
+    return plain(res, 404, "Only the smart HTTP protocol is served here.");
+  }
+  const repo = app.store.state.repos[repoKey(owner, name)];
+  const token = tokenFrom(req);
+  const user = token ? app.store.userByToken(token) : undefined;
+  const challenge = { "www-authenticate": 'Basic realm="GitHub"' };
+  if (token !== null && !user) return plain(res, 401, "Invalid username or token.", challenge);
+  if (user) setUser(user.login);
+  const login = user?.login ?? null;
+  if (!repo || !canRead(repo, login)) {
+    return user ? plain(res, 404, "Repository not found.") : plain(res, 401, "Authentication required.", challenge);
+  }
+  if (service === "git-receive-pack") {
+    if (!user) return plain(res, 401, "Authentication required.", challenge);
+    if (!hasRole(repo, login, "write")) return plain(res, 403, `Permission to ${repo.owner}/${repo.name}.git denied to ${login}.`);
+  }
+  const before = service === "git-receive-pack" && rest !== "/info/refs" ? await listRefs(app.gitDir(repo)) : null;
+  const status = await runBackend(app, req, res, repo, rest, query, login ?? "anonymous");
+  if (before) {
+    const after = await listRefs(app.gitDir(repo));
+    const updates: RefUpdate[] = [];
+    for (const [ref, sha] of after) if (before.get(ref) !== sha) updates.push({ ref, before: before.get(ref) ?? null, after: sha });
+    for (const [ref, sha] of before) if (!after.has(ref)) updates.push({ ref, before: sha, after: null });
+    if (updates.length) await onPushed(app, repo, updates, login ?? "anonymous");
+  }
+  return status;
+}
+
+function runBackend(app: App, req: IncomingMessage, res: ServerResponse, repo: RepoRec, rest: string, query: string, remoteUser: string): Promise<number> {
+  const env: Record<string, string> = {
+    GIT_PROJECT_ROOT: app.reposRoot,
+    GIT_HTTP_EXPORT_ALL: "1",
+    PATH_INFO: `/${repo.owner.toLowerCase()}/${repo.name.toLowerCase()}.git${rest}`,
+    REQUEST_METHOD: req.method ?? "GET",
+    QUERY_STRING: query,
+    REMOTE_USER: remoteUser,
+    REMOTE_ADDR: req.socket.remoteAddress ?? "127.0.0.1",
+    CONTENT_TYPE: req.headers["content-type"] ?? "",
+  };
+  const encoding = req.headers["content-encoding"];
+  if (encoding) env.HTTP_CONTENT_ENCODING = encoding;
+  const protocol = req.headers["git-protocol"];
+  if (typeof protocol === "string") env.GIT_PROTOCOL = protocol;
+  const length = req.headers["content-length"];
+  if (length) env.CONTENT_LENGTH = length;
+
+  return new Promise((resolve) => {
+    const child = spawn("git", ["http-backend"], { env: gitEnv(env), stdio: ["pipe", "pipe", "pipe"] });
+    let headerBuf = Buffer.alloc(0);
+    let headersDone = false;
+    let status = 200;
+    child.stdout.on("data", (chunk: Buffer) => {
+      if (headersDone) {
+        res.write(chunk);
+        return;
+      }
+      headerBuf = Buffer.concat([headerBuf, chunk]);
+      const sep = headerBuf.indexOf("\r\n\r\n");
+      const alt = headerBuf.indexOf("\n\n");
+      const end = sep >= 0 ? sep : alt;
+      if (end < 0) return;
+      const headerText = headerBuf.subarray(0, end).toString("latin1");
+      const body = headerBuf.subarray(end + (sep >= 0 ? 4 : 2));
+      const headers: Record<string, string> = {};
+      for (const line of headerText.split(/\r?\n/)) {
+        const colon = line.indexOf(":");
+        if (colon <= 0) continue;
+        const key = line.slice(0, colon).trim().toLowerCase();
+        const value = line.slice(colon + 1).trim();
+        if (key === "status") status = Number(value.split(" ")[0]) || 200;
+        else headers[key] = value;
+      }
+      headersDone = true;
+      res.writeHead(status, headers);
+      if (body.length) res.write(body);
+    });
+    child.stderr.on("data", () => undefined);
+    child.stdin.on("error", () => undefined);
+    req.pipe(child.stdin);
+    req.on("aborted", () => child.kill());
+    child.on("error", () => {
+      if (!res.headersSent) plain(res, 500, "git http-backend could not start");
+      resolve(500);
+    });
+    child.on("close", () => {
+      if (!headersDone) {
+        if (!res.headersSent) plain(res, 500, "git http-backend failed");
+        resolve(500);
+        return;
+      }
+      res.end();
+      resolve(status);
+    });
+  });
+}

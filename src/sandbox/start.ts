@@ -1,0 +1,76 @@
+/**
+ * startSandbox(): a local GitHub-compatible server on 127.0.0.1 (REST at the root like
+ * api.github.com, GraphQL at /graphql, git smart HTTP at /{owner}/{repo}.git, admin at /_sandbox/).
+ */
+import { promises as fsp } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { SandboxAdmin } from "./admin-client";
+import { App } from "./app";
+import { attachCi } from "./ci";
+import { ensureAdminUser } from "./repos-admin";
+import { buildRouter } from "./routes";
+import { applySeed } from "./seeds/apply";
+import { createHandler } from "./server";
+import { Store } from "./store";
+
+export interface StartSandboxOptions {
+  /** 0 (the default) picks any free port. */
+  port?: number;
+  /** Keep repositories and state here across restarts; without it a temp folder is used and removed on stop. */
+  dataDir?: string;
+  seed?: "demo" | "none";
+  quiet?: boolean;
+}
+
+export interface SandboxHandle {
+  apiUrl: string;
+  gitUrl(owner: string, repo: string): string;
+  adminToken: string;
+  admin: SandboxAdmin;
+  stop(): Promise<void>;
+}
+
+export async function startSandbox(opts: StartSandboxOptions = {}): Promise<SandboxHandle> {
+  const persistent = !!opts.dataDir;
+  const root = opts.dataDir ? path.resolve(opts.dataDir) : await fsp.mkdtemp(path.join(os.tmpdir(), "ticket-runner-sandbox-"));
+  await fsp.mkdir(path.join(root, "repos"), { recursive: true });
+  const store = new Store(persistent ? root : null);
+  await store.load();
+  const app = new App(store, path.join(root, "repos"));
+  ensureAdminUser(app);
+  await store.changed();
+
+  const server = createServer(createHandler(app, buildRouter(), opts.quiet ?? false));
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(opts.port ?? 0, "127.0.0.1", () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  app.urls.api = `http://127.0.0.1:${port}`;
+  attachCi(app);
+  await applySeed(app, opts.seed ?? "none");
+
+  let stopped = false;
+  return {
+    apiUrl: app.urls.api,
+    gitUrl: (owner, repo) => app.gitUrl(owner, repo),
+    adminToken: app.adminToken,
+    admin: new SandboxAdmin(app.urls.api, app.adminToken),
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      app.stopping = true;
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await Promise.allSettled([...app.jobs]);
+      await store.flush();
+      if (!persistent) await fsp.rm(root, { recursive: true, force: true });
+    },
+  };
+}

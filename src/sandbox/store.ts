@@ -1,0 +1,128 @@
+/**
+ * In-memory state, its persistence, and the lagged snapshots that model GitHub's eventual
+ * consistency. Handlers validate first and mutate after, so a refused request changes nothing;
+ * the server calls `changed()` after every successful write.
+ */
+import { promises as fsp } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+import type { RepoRec, SandboxState, UserRec } from "./model";
+import { emptyState, repoKey } from "./model";
+
+const stateFileSchema = z
+  .object({ version: z.literal(1), nextId: z.number().int(), users: z.record(z.unknown()), repos: z.record(z.unknown()) })
+  .passthrough();
+
+interface Snapshot {
+  at: number;
+  state: SandboxState;
+}
+
+export class Store {
+  state: SandboxState = emptyState();
+  private readLagMs = 0;
+  private snapshots: Snapshot[] = [];
+  private saving: Promise<void> = Promise.resolve();
+  private readonly statePath: string | null;
+
+  constructor(dataDir: string | null) {
+    this.statePath = dataDir ? path.join(dataDir, "state.json") : null;
+  }
+
+  async load(): Promise<void> {
+    if (!this.statePath) return;
+    let text: string;
+    try {
+      text = await fsp.readFile(this.statePath, "utf8");
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "ENOENT") return;
+      throw e;
+    }
+    const parsed = stateFileSchema.safeParse(JSON.parse(text));
+    if (!parsed.success) {
+      throw new Error(`sandbox state file ${this.statePath} is not a sandbox state (version 1): ${parsed.error.issues[0]?.message ?? "bad shape"}. Move it away or start with another --data folder.`);
+    }
+    this.state = parsed.data as unknown as SandboxState;
+  }
+
+  nextId(): number {
+    this.state.nextId += 1;
+    return this.state.nextId;
+  }
+
+  repo(owner: string, name: string): RepoRec | undefined {
+    return this.state.repos[repoKey(owner, name)];
+  }
+
+  userByToken(token: string): UserRec | undefined {
+    for (const u of Object.values(this.state.users)) if (u.token === token) return u;
+    return undefined;
+  }
+
+  user(login: string): UserRec | undefined {
+    const direct = this.state.users[login];
+    if (direct) return direct;
+    const lower = login.toLowerCase();
+    return Object.values(this.state.users).find((u) => u.login.toLowerCase() === lower);
+  }
+
+  setReadLag(ms: number): void {
+    this.readLagMs = ms;
+    this.snapshots = ms > 0 ? [{ at: Date.now(), state: structuredClone(this.state) }] : [];
+  }
+
+  /** The state a lagged read sees: the newest snapshot at least `readLagMs` old. */
+  view(): SandboxState {
+    if (this.readLagMs <= 0) return this.state;
+    const cutoff = Date.now() - this.readLagMs;
+    let chosen: Snapshot | undefined;
+    for (const s of this.snapshots) if (s.at <= cutoff) chosen = s;
+    return (chosen ?? this.snapshots[0])?.state ?? this.state;
+  }
+
+  /** Called after every successful mutation: records a snapshot (when lagging) and persists. */
+  changed(): Promise<void> {
+    if (this.readLagMs > 0) {
+      const now = Date.now();
+      this.snapshots.push({ at: now, state: structuredClone(this.state) });
+      // Keep only the newest snapshot older than the lag window, plus everything newer.
+      const cutoff = now - this.readLagMs;
+      let keepFrom = 0;
+      for (let i = 0; i < this.snapshots.length; i++) if ((this.snapshots[i]?.at ?? 0) <= cutoff) keepFrom = i;
+      this.snapshots = this.snapshots.slice(keepFrom);
+    }
+    return this.save();
+  }
+
+  /** Atomic write: temp file, fsync, rename. Writes are chained so they land in order. */
+  save(): Promise<void> {
+    const target = this.statePath;
+    if (!target) return Promise.resolve();
+    const text = JSON.stringify(this.state);
+    const next = this.saving.then(() => writeAtomically(target, text));
+    this.saving = next.catch(() => undefined);
+    return next;
+  }
+
+  async flush(): Promise<void> {
+    await this.saving;
+  }
+
+  reset(): void {
+    this.state = emptyState();
+    this.snapshots = this.readLagMs > 0 ? [{ at: Date.now(), state: structuredClone(this.state) }] : [];
+  }
+}
+
+export async function writeAtomically(target: string, text: string): Promise<void> {
+  await fsp.mkdir(path.dirname(target), { recursive: true });
+  const tmp = `${target}.${process.pid}.${Date.now()}.tmp`;
+  const fh = await fsp.open(tmp, "w");
+  try {
+    await fh.writeFile(text);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  await fsp.rename(tmp, target);
+}

@@ -1,0 +1,137 @@
+/** Shared setup for the sandbox conformance tests: a sandbox, users, Octokit clients and git. */
+import { execFile } from "node:child_process";
+import { promises as fsp } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { Octokit } from "@octokit/rest";
+import { startSandbox } from "../../../src/sandbox/start";
+import type { SandboxHandle } from "../../../src/sandbox/start";
+
+export interface World {
+  sb: SandboxHandle;
+  tokens: Record<string, string>;
+  as(login: string): Octokit;
+  anonymous: Octokit;
+  authUrl(login: string, owner?: string, repo?: string): string;
+  tmp: string;
+}
+
+const silent = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+
+export function octokitFor(baseUrl: string, token?: string): Octokit {
+  return new Octokit({ baseUrl, ...(token ? { auth: token } : {}), log: silent });
+}
+
+export const OWNER = "acme";
+export const REPO = "widgets";
+
+/** acme/widgets (public) with alice=admin, bob=write, carol=read, dave=none; acme/secret (private) with alice=admin. */
+export async function makeWorld(opts: { ciCommand?: string[] } = {}): Promise<World> {
+  const sb = await startSandbox({ quiet: true });
+  await sb.admin.createRepo({ owner: OWNER, name: REPO, files: { "README.md": "# widgets\n", "src/a.txt": "one\ntwo\nthree\n" }, ciCommand: opts.ciCommand ?? null });
+  await sb.admin.createRepo({ owner: OWNER, name: "secret", private: true, files: { "x.txt": "x\n" } });
+  const tokens: Record<string, string> = {};
+  const roles: Record<string, Record<string, "admin" | "write" | "read" | "none">> = {
+    alice: { [`${OWNER}/${REPO}`]: "admin", [`${OWNER}/secret`]: "admin" },
+    bob: { [`${OWNER}/${REPO}`]: "write" },
+    carol: { [`${OWNER}/${REPO}`]: "read" },
+    dave: {},
+  };
+  for (const [login, repos] of Object.entries(roles)) tokens[login] = (await sb.admin.addUser({ login, repos })).token;
+  const tmp = await fsp.mkdtemp(path.join(os.tmpdir(), "sbx-test-"));
+  const clients = new Map<string, Octokit>();
+  return {
+    sb,
+    tokens,
+    tmp,
+    anonymous: octokitFor(sb.apiUrl),
+    as(login) {
+      let c = clients.get(login);
+      if (!c) {
+        c = octokitFor(sb.apiUrl, tokens[login] ?? login);
+        clients.set(login, c);
+      }
+      return c;
+    },
+    authUrl(login, owner = OWNER, repo = REPO) {
+      const u = new URL(sb.gitUrl(owner, repo));
+      u.username = "x-access-token";
+      u.password = tokens[login] ?? login;
+      return u.toString();
+    },
+  };
+}
+
+export async function closeWorld(w: World | undefined): Promise<void> {
+  if (!w) return;
+  await w.sb.stop();
+  await fsp.rm(w.tmp, { recursive: true, force: true });
+}
+
+export const gitIdentityEnv = {
+  LC_ALL: "C",
+  GIT_AUTHOR_NAME: "Test Author",
+  GIT_AUTHOR_EMAIL: "author@example.invalid",
+  GIT_COMMITTER_NAME: "Test Author",
+  GIT_COMMITTER_EMAIL: "author@example.invalid",
+  GIT_TERMINAL_PROMPT: "0",
+  GIT_CONFIG_NOSYSTEM: "1",
+};
+
+export interface GitRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export function runGit(args: string[], cwd: string): Promise<GitRun> {
+  return new Promise((resolve) => {
+    execFile("git", args, { cwd, env: { ...process.env, ...gitIdentityEnv } }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+export async function gitOk(args: string[], cwd: string): Promise<string> {
+  const r = await runGit(args, cwd);
+  if (r.code !== 0) throw new Error(`git ${args.join(" ")} failed: ${r.stderr}`);
+  return r.stdout.trim();
+}
+
+/** Clones the repo as `login` into a fresh folder and returns its path. */
+export async function cloneAs(w: World, login: string, owner = OWNER, repo = REPO): Promise<string> {
+  const dir = path.join(w.tmp, `${login}-${Math.random().toString(36).slice(2, 8)}`);
+  await gitOk(["clone", "--quiet", w.authUrl(login, owner, repo), dir], w.tmp);
+  return dir;
+}
+
+/** Writes a file, commits it, returns the new sha. */
+export async function commitFile(dir: string, file: string, text: string, message: string): Promise<string> {
+  await fsp.mkdir(path.dirname(path.join(dir, file)), { recursive: true });
+  await fsp.writeFile(path.join(dir, file), text);
+  await gitOk(["add", file], dir);
+  await gitOk(["commit", "--quiet", "-m", message], dir);
+  return gitOk(["rev-parse", "HEAD"], dir);
+}
+
+export async function status(p: Promise<unknown>): Promise<number> {
+  try {
+    const r = (await p) as { status: number };
+    return r.status;
+  } catch (e) {
+    const s = (e as { status?: number }).status;
+    if (typeof s !== "number") throw e;
+    return s;
+  }
+}
+
+export async function errorOf(p: Promise<unknown>): Promise<{ status: number; message: string; data: Record<string, unknown> }> {
+  try {
+    await p;
+  } catch (e) {
+    const err = e as { status?: number; message: string; response?: { data?: Record<string, unknown> } };
+    return { status: err.status ?? 0, message: err.message, data: err.response?.data ?? {} };
+  }
+  throw new Error("expected the request to fail, but it succeeded");
+}

@@ -19,10 +19,14 @@ export interface StartCodeServerOptions {
   folder?: string;
   /** Added to code-server's environment, which the extension host inherits. */
   env?: Record<string, string>;
+  /** Removed from the inherited environment (unless `env` sets them again), e.g. stray tokens. */
+  unsetEnv?: readonly string[];
   extensionsDir?: string;
   userDataDir?: string;
   /** Merged over the defaults written to <user-data>/User/settings.json. */
   settings?: Record<string, unknown>;
+  /** Default: a free port. */
+  port?: number;
   /** How long to wait for /healthz. Default 60 s. */
   startTimeoutMs?: number;
 }
@@ -58,6 +62,29 @@ export function requireCodeServer(): string {
   return bin;
 }
 
+// Groups started by this process. If the launcher is interrupted (Ctrl-C, SIGTERM from CI) its
+// `finally` blocks never run, and a detached code-server would outlive it; this ends them on exit.
+const started = new Set<number>();
+let exitHooked = false;
+
+function track(pid: number): void {
+  started.add(pid);
+  if (exitHooked) return;
+  exitHooked = true;
+  process.on("exit", () => {
+    for (const p of started) {
+      try {
+        process.kill(-p, "SIGTERM");
+      } catch {
+        // already gone
+      }
+    }
+  });
+  for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const) {
+    process.once(signal, () => process.exit(code));
+  }
+}
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
@@ -79,7 +106,7 @@ export async function startCodeServer(opts: StartCodeServerOptions = {}): Promis
   mkdirSync(extensionsDir, { recursive: true });
   writeFileSync(join(userDataDir, "User", "settings.json"), JSON.stringify({ ...DEFAULT_SETTINGS, ...opts.settings }, null, 2));
   const logFile = join(base, "code-server.log");
-  const port = await freePort();
+  const port = opts.port ?? (await freePort());
   const args = [
     "--auth", "none",
     "--bind-addr", `127.0.0.1:${port}`,
@@ -94,11 +121,14 @@ export async function startCodeServer(opts: StartCodeServerOptions = {}): Promis
   const out = openSync(logFile, "a");
   // detached: its own process group, so stop() can end code-server and every child it spawned
   // (server, extension host, file watcher) by that one id.
-  const child = spawn(bin, args, { env: { ...process.env, ...opts.env }, stdio: ["ignore", out, out], detached: true });
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of opts.unsetEnv ?? []) delete env[name];
+  const child = spawn(bin, args, { env: { ...env, ...opts.env }, stdio: ["ignore", out, out], detached: true });
   closeSync(out);
   const pid = child.pid;
   if (pid === undefined) throw new Error(`code-server did not start (see ${logFile})`);
   child.unref();
+  track(pid);
   let exited = false;
   child.once("exit", () => (exited = true));
 
@@ -146,6 +176,7 @@ function alive(pid: number): boolean {
 
 /** SIGTERM to the process group, then SIGKILL if it has not gone within 5 s. */
 export async function stopProcessGroup(pid: number, graceMs = 5_000): Promise<void> {
+  started.delete(pid);
   try {
     process.kill(-pid, "SIGTERM");
   } catch {

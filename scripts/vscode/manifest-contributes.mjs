@@ -61,17 +61,17 @@ const viewsWelcome = [
   {
     view: "ticketRunner.board",
     when: "ticketRunner.ready && !ticketRunner.signedIn",
-    contents: "Sign in to GitHub to see this repository's tickets and claim them.\n[Sign In](command:ticketRunner.signIn)\nWith the local sandbox, set `TICKET_RUNNER_API_URL` and `TICKET_RUNNER_TOKEN` instead.",
+    contents: "Sign in to GitHub to see this repository's tickets and claim them.\n[Sign In](command:ticketRunner.signIn)\nUsing the local sandbox? Start VS Code with TICKET_RUNNER_API_URL and TICKET_RUNNER_TOKEN set instead.",
   },
   {
     view: "ticketRunner.board",
     when: "ticketRunner.ready && ticketRunner.signedIn && ticketRunner.noRemote",
-    contents: "This folder has no GitHub remote, so there is no Target to show.\n[Open Folder](command:workbench.action.files.openFolder)\nOpen a clone of a GitHub repository, or add a remote with `git remote add origin <url>`.",
+    contents: "This folder has no GitHub remote, so there is no Target to show.\n[Open Folder](command:workbench.action.files.openFolder)\nOpen a clone of a GitHub repository, or add its remote with git remote add origin URL.",
   },
   {
     view: "ticketRunner.board",
     when: "ticketRunner.ready && ticketRunner.signedIn && !ticketRunner.noRemote && ticketRunner.noReadyTickets",
-    contents: "No open issue is labelled `ready-for-agent`. Label one on GitHub, then refresh.\n[Open Issues](command:ticketRunner.openIssue)\n[Refresh](command:ticketRunner.refresh)",
+    contents: "No open issue is labelled ready-for-agent. Label one on GitHub, then refresh.\n[Open Issues](command:ticketRunner.openIssue)\n[Refresh](command:ticketRunner.refresh)",
   },
 ];
 

@@ -1,0 +1,52 @@
+// Compiles the in-host suite for the extension host, which cannot run TypeScript (no tsx there):
+// test/vscode/suite/**/{index,*.test}.ts -> out/test/vscode/suite/**/*.js, one CommonJS bundle
+// per file, `vscode` and `mocha` left as runtime requires (VS Code provides the first; the second
+// resolves from this repository's node_modules).
+import * as esbuild from "esbuild";
+import { readdirSync, rmSync } from "node:fs";
+import { join, relative } from "node:path";
+
+export const REPO_ROOT = join(__dirname, "..", "..");
+export const SUITE_SRC = join(REPO_ROOT, "test", "vscode", "suite");
+export const SUITE_OUT = join(REPO_ROOT, "out", "test", "vscode", "suite");
+export const SUITE_INDEX = join(SUITE_OUT, "index.js");
+
+function sources(dir: string): string[] {
+  const out: string[] = [];
+  for (const ent of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, ent.name);
+    if (ent.isDirectory()) out.push(...sources(path));
+    else if (ent.name.endsWith(".test.ts") || path === join(SUITE_SRC, "index.ts")) out.push(path);
+  }
+  return out;
+}
+
+/** Builds the suite; returns how many test files it holds. */
+export async function buildSuite(): Promise<number> {
+  const entryPoints = sources(SUITE_SRC);
+  // A deleted test must not live on as a stale .js file.
+  rmSync(SUITE_OUT, { recursive: true, force: true });
+  await esbuild.build({
+    entryPoints,
+    outbase: SUITE_SRC,
+    outdir: SUITE_OUT,
+    bundle: true,
+    platform: "node",
+    target: "node20",
+    format: "cjs",
+    sourcemap: "inline",
+    external: ["vscode", "mocha"],
+    logLevel: "warning",
+  });
+  return entryPoints.filter((p) => p.endsWith(".test.ts")).length;
+}
+
+if (require.main === module) {
+  buildSuite().then(
+    (n) => console.log(`built ${n} in-host test file(s) into ${relative(REPO_ROOT, SUITE_OUT)}`),
+    (e: unknown) => {
+      console.error(e);
+      process.exit(1);
+    },
+  );
+}

@@ -3,6 +3,7 @@
  * assignees or lease comments itself: it asks the gate, so every way of holding a ticket goes
  * through one protocol (BRIEF §3).
  */
+import type { Refusal } from "./errors";
 import type { Lease } from "./schemas/lease";
 
 export interface HeldClaim {
@@ -17,7 +18,7 @@ export interface HeldClaim {
 export type ClaimAttempt =
   | { kind: "won"; claim: HeldClaim }
   /** Refused (live claim elsewhere, local claim exists) or lost the read-after-write race: start nothing. */
-  | { kind: "lost"; reason: string; link?: string };
+  | { kind: "lost"; reason: string; link?: string; refusal?: Refusal };
 
 export interface ClaimGate {
   /** A Frontier ticket, through the whole protocol: read, refuse, local claim, write, settle, read back. */
@@ -26,6 +27,12 @@ export interface ClaimGate {
   adopt(ticket: number): Promise<ClaimAttempt>;
   /** Renews `expiresAt` and re-reads rival leases. "yield" means an earlier claim was found: stop the ticket. */
   heartbeat(claim: HeldClaim): Promise<"held" | "yield">;
+  /**
+   * Read-only re-check: call it before the first push. "yield" means an earlier claim or a take-over
+   * was found (the gate has already stood down): stop the ticket. Optional only so older fakes still
+   * type-check; the protocol (src/core/claims/claim-protocol.ts) implements it.
+   */
+  recheck?(claim: HeldClaim): Promise<"held" | "yield">;
   /** Checkpoint: the lease records the Stage now running. */
   markStage(claim: HeldClaim, stage: string): Promise<void>;
   /** Merge: lease finished, in-progress off, local claim archived. */

@@ -16,7 +16,9 @@ export type RefusalReason =
   | "inside-stage"
   | "not-a-target"
   | "dirty-checkout"
-  | "untrusted";
+  | "untrusted"
+  /** Lost the claim protocol's read-after-write race: another claim was earlier. */
+  | "race-yielded";
 
 export class Refusal extends Error {
   override readonly name = "Refusal";

@@ -57,7 +57,12 @@ export interface CiReport {
   details: string[];
 }
 
-/** One batch of writes that a claim or release makes; adapters send it in as few requests as they can. */
+/**
+ * One batch of writes that a claim or release makes; adapters send it in as few requests as they can
+ * (the GitHub adapter: one GraphQL document). They are applied in this order, whatever the field
+ * order: addAssignees, addLabels, removeLabels, comment, editComments, removeAssignees (last, so a
+ * release never shows an unassigned issue that still looks claimed).
+ */
 export interface IssueWrite {
   addLabels?: string[];
   removeLabels?: string[];
@@ -65,6 +70,18 @@ export interface IssueWrite {
   removeAssignees?: string[];
   /** Create a comment (id undefined) or rewrite one in place. */
   comment?: { id?: number; body: string };
+  /** Other comments rewritten in place (a take-over marks the displaced lease superseded). */
+  editComments?: { id: number; body: string }[];
+}
+
+/** An issue with every comment on it, oldest first, and what the same request could tell besides. */
+export interface IssueThread {
+  issue: TrackerIssue;
+  comments: TrackerComment[];
+  /** Actors of recent `labeled` events, per label name, oldest first (absent when not read; a label missing here may still have older events). */
+  labelActors?: Record<string, string[]>;
+  /** The caller's login and permission on the repository, when read in the same request. */
+  viewer?: { login: string; permission: Permission };
 }
 
 export interface Tracker {
@@ -76,6 +93,8 @@ export interface Tracker {
   getIssue(number: number): Promise<TrackerIssue | null>;
   listOpenIssues(labels?: string[]): Promise<TrackerIssue[]>;
   listComments(number: number): Promise<TrackerComment[]>;
+  /** The issue and all its comments in as few requests as the API allows (one for up to 100 comments). Null when there is no such issue. */
+  readIssueThread(number: number): Promise<IssueThread | null>;
   /** Actors who applied `label` to the issue, from its `labeled` events, oldest first. */
   labelActors(number: number, label: string): Promise<string[]>;
   /** Open issues that block `number` (GitHub issue dependencies). */

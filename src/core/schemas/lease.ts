@@ -30,6 +30,21 @@ export const leaseSchema = z.object({
   state: leaseStateSchema,
   stage: z.string().max(40).optional(),
   stageStartedAt: z.string().datetime().optional(),
-  takeover: z.object({ from: z.string(), kind: z.enum(["takeover-stale", "take-over"]), at: z.string().datetime() }).optional(),
+  /** Set when this claim displaced other leases: `from` is the displaced lease's nonce (and `also` any further ones). */
+  takeover: z
+    .object({
+      from: z.string().min(1).max(64),
+      kind: z.enum(["takeover-stale", "take-over"]),
+      at: z.string().datetime(),
+      fromComment: z.number().int().positive().optional(),
+      also: z.array(z.string().min(1).max(64)).max(20).optional(),
+    })
+    .optional(),
+  /** Last heartbeat (machine leases). */
+  renewedAt: z.string().datetime().optional(),
+  /** race-yielded: the nonce of the lease that won. */
+  yieldedTo: z.string().min(1).max(64).optional(),
+  /** superseded: the nonce of the lease that displaced this one. */
+  supersededBy: z.string().min(1).max(64).optional(),
 });
 export type Lease = z.infer<typeof leaseSchema>;

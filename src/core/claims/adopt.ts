@@ -1,0 +1,85 @@
+/**
+ * Adopting a claim this user already holds from this Host (a Stranded ticket after a kill, or
+ * `ticket-runner resume`): take the local claim again, rewrite the same lease in place (same nonce
+ * and claimedAt: it is the same claim continuing), then settle and read back like any claim,
+ * because a stale lease may have been taken over in the meantime.
+ */
+import { Refusal } from "../errors";
+import type { Lease } from "../schemas/lease";
+import type { ClaimContext } from "./claim-context";
+import { sameUser, standDown } from "./give-back";
+import { archiveTail, renderLeaseComment } from "./lease-comment";
+import { compareClaims } from "./lease-standing";
+import { judge } from "./lifecycle";
+import { claimedElsewhere, claimedLocally, raceLost, runDirMismatch } from "./refusals";
+import { isMine, newRunJson, takeClaim, type ClaimWon } from "./take-claim";
+
+export async function adoptClaim(ctx: ClaimContext, ticket: number, opts: { runDir?: string } = {}): Promise<ClaimWon> {
+  const dir = opts.runDir ?? ctx.o.runRoot.dirFor(ctx.o.tracker.repo, ticket);
+  const reading = await ctx.read(ticket);
+  const { viewer, standing, issue } = reading;
+  await ctx.requireWriter(viewer);
+  const now = ctx.now();
+  const mine = [...standing.live, ...standing.stale].filter((r) => isMine(ctx, r, viewer)).sort((a, b) => compareClaims(a.lease as Lease, b.lease as Lease));
+  const rec = mine[0];
+  const rival = standing.live.find((r) => !isMine(ctx, r, viewer));
+  if (rival?.lease && (!rec?.lease || compareClaims(rival.lease, rec.lease) < 0)) throw claimedElsewhere(ctx.repoName, ticket, rival, now);
+  if (!rec?.lease) {
+    const heldOnBoard = issue.labels.includes(ctx.o.labels.inProgress) && issue.assignees.some((a) => sameUser(a, viewer));
+    if (!heldOnBoard) {
+      throw new Refusal("not-ready", `${ctx.repoName}#${ticket} holds no claim of yours from this Host. Start it instead: ticket-runner start ${ticket}`, { next: `ticket-runner start ${ticket}` });
+    }
+    // A board claim without a lease (labels set by hand): a full claim, minus the ready check.
+    return takeClaim(ctx, ticket, { runDir: opts.runDir, adopting: true });
+  }
+
+  const existing = await ctx.o.runRoot.read(dir);
+  let carried: { worktree: string | null; branch: string | null } = { worktree: null, branch: null };
+  if (existing.kind === "invalid") throw claimedLocally(ctx.repoName, ticket, dir, existing, !!opts.runDir);
+  if (existing.kind === "ok") {
+    const run = existing.run;
+    if (run.issue !== ticket || run.repo.toLowerCase() !== ctx.repoName.toLowerCase()) throw runDirMismatch(ctx.repoName, ticket, dir, run);
+    const alive = ctx.o.isAlive ? await ctx.o.isAlive(run) : true;
+    if (alive && run.session !== ctx.session) throw claimedLocally(ctx.repoName, ticket, dir, existing, !!opts.runDir);
+    carried = { worktree: run.worktree, branch: run.branch };
+    await ctx.o.runRoot.moveAside(dir, { reason: "adopted by a new session", at: now.toISOString(), by: ctx.session });
+  }
+  const created = await ctx.o.runRoot.create(dir, newRunJson(ctx, ticket, { commentId: rec.comment.id, ...carried }));
+  if (created.kind === "exists") throw claimedLocally(ctx.repoName, ticket, dir, created.current, !!opts.runDir);
+
+  try {
+    const lease: Lease = {
+      ...rec.lease,
+      session: ctx.session,
+      run: ctx.o.runId,
+      holder: ctx.o.holder,
+      host: ctx.o.host,
+      state: "claimed",
+      stage: undefined,
+      stageStartedAt: undefined,
+      expiresAt: ctx.expiresAt(now),
+      renewedAt: now.toISOString(),
+    };
+    const hostLabel = ctx.hostLabel();
+    await ctx.o.tracker.writeIssue(ticket, {
+      addAssignees: issue.assignees.some((a) => sameUser(a, viewer)) ? [] : [viewer],
+      addLabels: [ctx.o.labels.inProgress, ...(hostLabel ? [hostLabel] : [])].filter((l) => !issue.labels.includes(l)),
+      removeLabels: issue.labels.includes(ctx.o.labels.ready) ? [ctx.o.labels.ready] : [],
+      comment: { id: rec.comment.id, body: renderLeaseComment(lease, archiveTail(rec.comment.body ?? "")) },
+    });
+    const claim = { ticket, commentId: rec.comment.id, commentUrl: rec.comment.url, lease, runDir: dir };
+    await ctx.o.clock.sleep(ctx.o.lease.settleMs);
+    const back = await ctx.read(ticket);
+    const verdict = judge(claim, back);
+    if (verdict.kind === "yield") {
+      const moved = await standDown(ctx, { ticket, viewer, mine: lease, commentId: rec.comment.id, reading: back, state: verdict.state, winner: verdict.winner, runDir: dir, why: verdict.why });
+      throw raceLost(ctx.repoName, ticket, verdict.winner, moved, ctx.now());
+    }
+    ctx.o.log.info("adopted", { ticket, lease: rec.comment.url });
+    return { claim, issue: back.issue, displaced: [], archived: null, viewer };
+  } catch (error) {
+    if (error instanceof Refusal && error.reason === "race-yielded") throw error;
+    await ctx.o.runRoot.moveAside(dir, { reason: `adopt failed: ${String(error).slice(0, 200)}`, at: ctx.now().toISOString(), by: ctx.session }, { ifSession: ctx.session });
+    throw error;
+  }
+}

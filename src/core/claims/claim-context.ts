@@ -1,0 +1,133 @@
+/**
+ * What every step of the claim protocol shares: the ports, the settings, who we are, the trust
+ * cache, and one way to read a ticket's claims (one request through Tracker.readIssueThread).
+ */
+import { randomBytes, randomUUID } from "node:crypto";
+import type { Clock } from "../../ports/clock";
+import type { HostIdentity } from "../../ports/host";
+import type { Log } from "../../ports/log";
+import type { RunRoot } from "../../ports/run-root";
+import type { Tracker, TrackerIssue } from "../../ports/tracker";
+import { Refusal } from "../errors";
+import type { RunJson } from "../schemas/run-json";
+import { readLeases, type IgnoredComment } from "./claim-view";
+import { standings, type LeaseRecord, type Standings } from "./lease-standing";
+import { TrustCache } from "./trust";
+
+export interface ClaimLabels {
+  ready: string;
+  inProgress: string;
+  human: string;
+  /** Add a `claim:<host>` label too. */
+  hostLabels: boolean;
+}
+
+export interface LeaseTiming {
+  ttlMinutes: number;
+  heartbeatMinutes: number;
+  /** Wait between writing a claim and reading every lease back (eventual consistency). */
+  settleMs: number;
+}
+
+export interface ClaimProtocolOptions {
+  tracker: Tracker;
+  runRoot: RunRoot;
+  host: HostIdentity;
+  clock: Clock;
+  log: Log;
+  labels: ClaimLabels;
+  lease: LeaseTiming;
+  /** "person" for a claim or start by hand (never stale); "machine" for a Run. */
+  holder: "person" | "machine";
+  /** The Run (or CLI invocation) id written into leases and run.json. */
+  runId: string;
+  /** This process's session id; a random one when absent. */
+  session?: string;
+  pid: number;
+  /** Whether the process that wrote a run.json still runs (Host port). Without it a run.json always counts as live. */
+  isAlive?: (run: RunJson) => Promise<boolean>;
+  /** Nonce source, for tests. */
+  nonce?: () => string;
+}
+
+export interface TicketReading {
+  issue: TrackerIssue;
+  viewer: string;
+  records: LeaseRecord[];
+  ignored: IgnoredComment[];
+  standing: Standings;
+  /** Actors of recent `labeled` events per label, when the read carried them. */
+  labelActors?: Record<string, string[]>;
+}
+
+export class ClaimContext {
+  readonly repoName: string;
+  readonly trust: TrustCache;
+  readonly session: string;
+  private viewerLogin: Promise<string> | null = null;
+
+  constructor(readonly o: ClaimProtocolOptions) {
+    this.repoName = `${o.tracker.repo.owner}/${o.tracker.repo.repo}`;
+    this.trust = new TrustCache(o.tracker, o.log);
+    this.session = o.session ?? randomUUID();
+  }
+
+  now(): Date {
+    return this.o.clock.now();
+  }
+
+  nonce(): string {
+    return this.o.nonce ? this.o.nonce() : randomBytes(8).toString("hex");
+  }
+
+  viewer(): Promise<string> {
+    if (!this.viewerLogin) {
+      this.viewerLogin = this.o.tracker.viewer();
+      this.viewerLogin.catch(() => (this.viewerLogin = null));
+    }
+    return this.viewerLogin;
+  }
+
+  /** `claim:<host>` for this host (or another lease's host), when host labels are on. */
+  hostLabel(host: HostIdentity = this.o.host): string | null {
+    if (!this.o.labels.hostLabels) return null;
+    const name = host.name.toLowerCase().replace(/[^a-z0-9._-]+/g, "-").replace(/^-+|-+$/g, "") || host.id.slice(0, 12);
+    return `claim:${name}`.slice(0, 50);
+  }
+
+  expiresAt(from: Date): string | null {
+    if (this.o.holder === "person") return null;
+    return new Date(from.getTime() + this.o.lease.ttlMinutes * 60_000).toISOString();
+  }
+
+  /** Reads the issue and every lease on it, trusted writers only. */
+  async read(ticket: number): Promise<TicketReading> {
+    const thread = await this.o.tracker.readIssueThread(ticket);
+    if (!thread) {
+      throw new Refusal("not-open", `${this.repoName}#${ticket} does not exist (or this token cannot see it). Check the number and --repo.`);
+    }
+    let viewer: string;
+    if (thread.viewer) {
+      viewer = thread.viewer.login;
+      this.viewerLogin ??= Promise.resolve(viewer);
+      this.trust.remember(viewer, thread.viewer.permission);
+    } else {
+      viewer = await this.viewer();
+    }
+    const { records, ignored } = await readLeases(thread.comments, { repo: this.repoName, issue: ticket, trust: this.trust, log: this.o.log });
+    return { issue: thread.issue, viewer, records, ignored, standing: standings(records, this.now()), labelActors: thread.labelActors };
+  }
+
+  /**
+   * The caller must be a writer: a lease from anyone else is ignored by every other reader, so a
+   * claim by a non-writer would look won here and be invisible everywhere else.
+   */
+  async requireWriter(viewer: string): Promise<void> {
+    const permission = await this.trust.permission(viewer);
+    if (this.trust.isWriter(permission)) return;
+    throw new Refusal(
+      "untrusted",
+      `${viewer} has "${permission}" access to ${this.repoName}; claiming needs write access, because leases from anyone else are ignored. Use a token of a user with write access (GITHUB_TOKEN, GH_TOKEN or TICKET_RUNNER_TOKEN).`,
+    );
+  }
+}

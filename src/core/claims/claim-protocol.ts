@@ -1,0 +1,157 @@
+/**
+ * The claim protocol behind the ClaimGate (src/core/claim-gate.ts): the one way any front door
+ * holds a ticket. Construct it with createClaimGate(options) (see ClaimProtocolOptions).
+ *
+ * The Run (holder "machine") uses the ClaimGate methods. The CLI (holder "person") also uses
+ * take / resume / releaseByHand, which throw a Refusal carrying the message, link and next command.
+ */
+import type { ClaimAttempt, ClaimGate, HeldClaim } from "../claim-gate";
+import { isRefusal, Refusal } from "../errors";
+import { adoptClaim } from "./adopt";
+import { ClaimContext, type ClaimProtocolOptions, type TicketReading } from "./claim-context";
+import { endClaim, sameUser } from "./give-back";
+import { end, heartbeat, markStage, recheck } from "./lifecycle";
+import { parseTicketNumber } from "./marker";
+import { badTicket, claimedElsewhere } from "./refusals";
+import { takeClaim, type ClaimWon, type TakeOptions } from "./take-claim";
+
+export type { ClaimProtocolOptions } from "./claim-context";
+export type { ClaimWon, TakeOptions } from "./take-claim";
+
+export interface ReleaseReport {
+  /** The lease comment marked released, if there was a live one of ours. */
+  leaseUrl: string | null;
+  /** Where the local run went, if there was one. */
+  archived: string | null;
+  /** What was done, in words, for the CLI to print. */
+  summary: string;
+}
+
+function assertTicket(ticket: number): void {
+  if (!Number.isSafeInteger(ticket) || ticket <= 0 || parseTicketNumber(String(ticket)) === null) throw badTicket(String(ticket));
+}
+
+function lost(error: unknown): ClaimAttempt {
+  if (!isRefusal(error)) throw error;
+  return { kind: "lost", reason: error.message, link: error.details.link, refusal: error };
+}
+
+export class ClaimProtocol implements ClaimGate {
+  readonly ctx: ClaimContext;
+
+  constructor(options: ClaimProtocolOptions) {
+    this.ctx = new ClaimContext(options);
+  }
+
+  get session(): string {
+    return this.ctx.session;
+  }
+
+  /** The whole protocol; throws a Refusal for every "no". */
+  async take(ticket: number, opts: TakeOptions = {}): Promise<ClaimWon> {
+    assertTicket(ticket);
+    return takeClaim(this.ctx, ticket, opts);
+  }
+
+  /** Re-enter a claim this user holds from this Host (a new session for it). */
+  async resume(ticket: number, opts: { runDir?: string } = {}): Promise<ClaimWon> {
+    assertTicket(ticket);
+    return adoptClaim(this.ctx, ticket, opts);
+  }
+
+  /** Reads one ticket's claims (trusted leases only; ignored ones listed with reasons). */
+  async read(ticket: number): Promise<TicketReading> {
+    assertTicket(ticket);
+    return this.ctx.read(ticket);
+  }
+
+  async claim(ticket: number): Promise<ClaimAttempt> {
+    try {
+      return { kind: "won", claim: (await this.take(ticket)).claim };
+    } catch (error) {
+      return lost(error);
+    }
+  }
+
+  async adopt(ticket: number): Promise<ClaimAttempt> {
+    try {
+      return { kind: "won", claim: (await this.resume(ticket)).claim };
+    } catch (error) {
+      return lost(error);
+    }
+  }
+
+  heartbeat(claim: HeldClaim): Promise<"held" | "yield"> {
+    return heartbeat(this.ctx, claim);
+  }
+
+  /** Read-only re-check, before the first push: "yield" means stop the ticket now. */
+  recheck(claim: HeldClaim): Promise<"held" | "yield"> {
+    return recheck(this.ctx, claim);
+  }
+
+  markStage(claim: HeldClaim, stage: string): Promise<void> {
+    return markStage(this.ctx, claim, stage);
+  }
+
+  async finish(claim: HeldClaim): Promise<void> {
+    await end(this.ctx, claim, "finished");
+  }
+
+  async release(claim: HeldClaim): Promise<void> {
+    await end(this.ctx, claim, "released");
+  }
+
+  async handOff(claim: HeldClaim): Promise<void> {
+    await end(this.ctx, claim, "handed-off");
+  }
+
+  /**
+   * `ticket-runner release <n>`: puts back a ticket this user holds (any of their Hosts): lease
+   * released, ready-for-agent on, in-progress off, unassigned last; this Host's run moved aside.
+   */
+  async releaseByHand(ticket: number, opts: { runDir?: string } = {}): Promise<ReleaseReport> {
+    assertTicket(ticket);
+    const ctx = this.ctx;
+    const dir = opts.runDir ?? ctx.o.runRoot.dirFor(ctx.o.tracker.repo, ticket);
+    const reading = await ctx.read(ticket);
+    const { viewer, standing, issue } = reading;
+    await ctx.requireWriter(viewer);
+    const mine = standing.live.find((r) => sameUser(r.comment.author, viewer));
+    const other = standing.live.find((r) => !sameUser(r.comment.author, viewer));
+    if (other && !mine) {
+      throw new Refusal(
+        "claimed-elsewhere",
+        `${claimedElsewhere(ctx.repoName, ticket, other, ctx.now()).message.split("\n")[0]}\nOnly its holder releases it. To take it over first: ticket-runner start ${ticket} --take-over`,
+        { link: other.comment.url, next: `ticket-runner start ${ticket} --take-over` },
+      );
+    }
+    const local = await ctx.o.runRoot.read(dir);
+    if (local.kind === "ok" && (local.run.issue !== ticket || local.run.repo.toLowerCase() !== ctx.repoName.toLowerCase())) {
+      throw new Refusal("run-dir-mismatch", `${dir}/run.json belongs to ${local.run.repo}#${local.run.issue}, not #${ticket}. Nothing was changed.`, { path: dir });
+    }
+    let summary: string;
+    if (mine?.lease) {
+      const claim: HeldClaim = { ticket, commentId: mine.comment.id, commentUrl: mine.comment.url, lease: mine.lease, runDir: dir };
+      await endClaim(ctx, claim, "released", reading);
+      summary = `Released ${ctx.repoName}#${ticket}: lease ${mine.comment.url} marked released, ${ctx.o.labels.ready} on, ${ctx.o.labels.inProgress} off, ${viewer} unassigned.`;
+    } else if (issue.labels.includes(ctx.o.labels.inProgress) || issue.assignees.some((a) => sameUser(a, viewer))) {
+      const hostLabel = ctx.hostLabel();
+      await ctx.o.tracker.writeIssue(ticket, {
+        addLabels: [ctx.o.labels.ready],
+        removeLabels: [ctx.o.labels.inProgress, ...(hostLabel && issue.labels.includes(hostLabel) ? [hostLabel] : [])],
+        removeAssignees: issue.assignees.some((a) => sameUser(a, viewer)) ? [viewer] : [],
+      });
+      summary = `Released ${ctx.repoName}#${ticket} on the board (it had no live lease of yours): ${ctx.o.labels.ready} on, ${ctx.o.labels.inProgress} off.`;
+    } else {
+      summary = `${ctx.repoName}#${ticket} holds no claim of yours on GitHub; nothing changed there.`;
+    }
+    const archived = local.kind === "none" ? null : await ctx.o.runRoot.moveAside(dir, { reason: "released by hand", at: ctx.now().toISOString(), by: ctx.session });
+    return { leaseUrl: mine?.comment.url ?? null, archived, summary: archived ? `${summary}\nLocal run moved to ${archived}` : summary };
+  }
+}
+
+/** The entry point: `createClaimGate(options)` gives the Run its ClaimGate (and the CLI the rest). */
+export function createClaimGate(options: ClaimProtocolOptions): ClaimProtocol {
+  return new ClaimProtocol(options);
+}

@@ -1,0 +1,82 @@
+/**
+ * Giving a claim up: what a loser (or a displaced holder) takes back, and the three endings.
+ *
+ * A loser removes only what it added AND no rival still needs: its `claim:<host>` label unless a
+ * rival on a host with the same label holds, its assignee unless a rival of the same user holds.
+ * `in-progress` stays (the winner needs it) and `ready-for-agent` stays off (the ticket is held).
+ */
+import type { IssueWrite } from "../../ports/tracker";
+import type { HeldClaim } from "../claim-gate";
+import type { Lease } from "../schemas/lease";
+import type { ClaimContext, TicketReading } from "./claim-context";
+import { archiveTail, renderLeaseComment } from "./lease-comment";
+import type { LeaseRecord } from "./lease-standing";
+
+export function sameUser(a: string, b: string): boolean {
+  return a.toLowerCase() === b.toLowerCase();
+}
+
+/** Live claims other than `nonce`'s, as of `reading`. */
+export function rivals(reading: TicketReading, nonce: string): LeaseRecord[] {
+  return reading.standing.live.filter((r) => r.lease?.nonce !== nonce);
+}
+
+function tailOf(reading: TicketReading | null, commentId: number): string {
+  const rec = reading?.records.find((r) => r.comment.id === commentId);
+  return rec ? archiveTail(rec.comment.body ?? "") : "";
+}
+
+/**
+ * Marks `mine` as `state` (race-yielded or superseded), takes back this claim's host label and
+ * assignee when no rival needs them, and moves the local claim aside. Best effort on GitHub: a
+ * failed write is logged (an unrenewed machine lease goes stale by itself); the local move always runs.
+ */
+export async function standDown(
+  ctx: ClaimContext,
+  args: { ticket: number; viewer: string; mine: Lease; commentId: number; reading: TicketReading; state: "race-yielded" | "superseded"; winner: LeaseRecord | null; runDir: string; why: string },
+): Promise<string | null> {
+  const others = rivals(args.reading, args.mine.nonce);
+  const lease: Lease =
+    args.state === "race-yielded"
+      ? { ...args.mine, state: "race-yielded", yieldedTo: args.winner?.lease?.nonce }
+      : { ...args.mine, state: "superseded", supersededBy: args.mine.supersededBy ?? args.winner?.lease?.nonce };
+  const write: IssueWrite = { comment: { id: args.commentId, body: renderLeaseComment(lease, tailOf(args.reading, args.commentId)) } };
+  const label = ctx.hostLabel();
+  if (label && !others.some((r) => r.lease && ctx.hostLabel(r.lease.host) === label)) write.removeLabels = [label];
+  if (!others.some((r) => sameUser(r.comment.author, args.viewer))) write.removeAssignees = [args.viewer];
+  try {
+    await ctx.o.tracker.writeIssue(args.ticket, write);
+  } catch (error) {
+    ctx.o.log.error("could not mark a yielded lease; it goes stale on its own", { ticket: args.ticket, comment: args.commentId, error: String(error) });
+  }
+  const archived = await ctx.o.runRoot.moveAside(args.runDir, { reason: args.why, at: ctx.now().toISOString(), by: ctx.session }, { ifSession: ctx.session });
+  ctx.o.log.info("stood down from a claim", { ticket: args.ticket, state: args.state, winner: args.winner?.comment.url ?? null, archived: archived ?? null });
+  return archived;
+}
+
+export type Ending = "finished" | "released" | "handed-off";
+
+/**
+ * The endings: finished (in-progress off), released (ready-for-agent back on), handed off
+ * (ready-for-human on). Unassigning is the last write of the document. When a rival holds the
+ * ticket now, only our lease is marked: the labels are the holder's.
+ */
+export async function endClaim(ctx: ClaimContext, claim: HeldClaim, ending: Ending, reading: TicketReading): Promise<string | null> {
+  const { labels } = ctx.o;
+  const now = ctx.now().toISOString();
+  const lease: Lease = { ...claim.lease, state: ending, stage: undefined, stageStartedAt: undefined, renewedAt: now };
+  const write: IssueWrite = { comment: { id: claim.commentId, body: renderLeaseComment(lease, tailOf(reading, claim.commentId)) } };
+  const others = rivals(reading, claim.lease.nonce);
+  if (others.length === 0) {
+    const hostLabel = ctx.hostLabel();
+    write.removeLabels = [labels.inProgress, ...(hostLabel ? [hostLabel] : [])];
+    if (ending === "released") write.addLabels = [labels.ready];
+    if (ending === "handed-off") write.addLabels = [labels.human];
+    if (ending !== "finished") write.removeAssignees = [reading.viewer];
+  } else {
+    ctx.o.log.warn("ending a claim that a rival now holds: only our lease is marked", { ticket: claim.ticket, ending, holder: others[0]?.comment.url ?? null });
+  }
+  await ctx.o.tracker.writeIssue(claim.ticket, write);
+  claim.lease = lease;
+  return ctx.o.runRoot.moveAside(claim.runDir, { reason: ending, at: now, by: ctx.session }, { ifSession: ctx.session });
+}

@@ -1,0 +1,106 @@
+/**
+ * A held claim over time: heartbeat (renew + re-check), recheck (before the first push), stage
+ * checkpoints, and the endings. A later discovery of an earlier claim, or of a take-over naming
+ * ours, makes ours stand down (BRIEF §3.2).
+ */
+import type { HeldClaim } from "../claim-gate";
+import type { Lease } from "../schemas/lease";
+import type { ClaimContext, TicketReading } from "./claim-context";
+import { endClaim, standDown, type Ending } from "./give-back";
+import { archiveTail, renderLeaseComment } from "./lease-comment";
+import { compareClaims, type LeaseRecord } from "./lease-standing";
+
+export type Verdict =
+  | { kind: "held"; record: LeaseRecord }
+  | { kind: "yield"; why: string; state: "race-yielded" | "superseded"; winner: LeaseRecord | null };
+
+/** Does `claim` still hold its ticket, judging by `reading`? */
+export function judge(claim: HeldClaim, reading: TicketReading): Verdict {
+  const nonce = claim.lease.nonce;
+  const record = reading.records.find((r) => r.lease?.nonce === nonce) ?? null;
+  const winner = reading.standing.winner;
+  if (!record) return { kind: "yield", why: "our lease comment is gone", state: "superseded", winner };
+  if (reading.standing.displaced.includes(record)) {
+    const by = reading.records.find((r) => r.lease?.takeover && (r.lease.takeover.from === nonce || r.lease.takeover.also?.includes(nonce))) ?? winner;
+    return { kind: "yield", why: "a take-over displaced our lease", state: "superseded", winner: by };
+  }
+  const state = record.lease?.state;
+  if (record.finished || (state !== "claimed" && state !== "running")) {
+    return { kind: "yield", why: `our lease now reads "${record.finished ? "finished" : state}"`, state: "superseded", winner };
+  }
+  // Our own lease may have expired (a late heartbeat); it still holds unless someone earlier is live.
+  const earlier = reading.standing.live.find((r) => r.lease && r.lease.nonce !== nonce && compareClaims(r.lease, claim.lease) < 0);
+  if (earlier) return { kind: "yield", why: "an earlier claim turned up", state: "race-yielded", winner: earlier };
+  return { kind: "held", record };
+}
+
+async function yieldNow(ctx: ClaimContext, claim: HeldClaim, reading: TicketReading, verdict: Extract<Verdict, { kind: "yield" }>): Promise<void> {
+  ctx.o.log.warn("claim lost after the fact; standing down", { ticket: claim.ticket, why: verdict.why, holder: verdict.winner?.comment.url ?? null });
+  const mine = reading.records.find((r) => r.lease?.nonce === claim.lease.nonce)?.lease ?? claim.lease;
+  await standDown(ctx, {
+    ticket: claim.ticket,
+    viewer: reading.viewer,
+    mine: { ...claim.lease, supersededBy: mine.supersededBy },
+    commentId: claim.commentId,
+    reading,
+    state: verdict.state,
+    winner: verdict.winner,
+    runDir: claim.runDir,
+    why: verdict.why,
+  });
+  claim.lease = { ...claim.lease, state: verdict.state };
+}
+
+async function rewrite(ctx: ClaimContext, claim: HeldClaim, lease: Lease, reading: TicketReading | null): Promise<void> {
+  const rec = reading?.records.find((r) => r.comment.id === claim.commentId);
+  await ctx.o.tracker.updateComment(claim.commentId, renderLeaseComment(lease, rec ? archiveTail(rec.comment.body ?? "") : ""));
+  claim.lease = lease;
+}
+
+/** Read-only re-check (before the first push): 1 request. */
+export async function recheck(ctx: ClaimContext, claim: HeldClaim): Promise<"held" | "yield"> {
+  const reading = await ctx.read(claim.ticket);
+  const verdict = judge(claim, reading);
+  if (verdict.kind === "held") return "held";
+  await yieldNow(ctx, claim, reading, verdict);
+  return "yield";
+}
+
+/** Re-check, then renew `expiresAt`: 2 requests. */
+export async function heartbeat(ctx: ClaimContext, claim: HeldClaim): Promise<"held" | "yield"> {
+  const reading = await ctx.read(claim.ticket);
+  const verdict = judge(claim, reading);
+  if (verdict.kind === "yield") {
+    await yieldNow(ctx, claim, reading, verdict);
+    return "yield";
+  }
+  const now = ctx.now();
+  const renewed: Lease = { ...claim.lease, expiresAt: claim.lease.holder === "person" ? null : ctx.expiresAt(now), renewedAt: now.toISOString() };
+  await rewrite(ctx, claim, renewed, reading);
+  return "held";
+}
+
+/** Checkpoint: the lease names the Stage now running (and is renewed). No read: 1 request. */
+export async function markStage(ctx: ClaimContext, claim: HeldClaim, stage: string): Promise<void> {
+  const now = ctx.now();
+  const lease: Lease = {
+    ...claim.lease,
+    state: "running",
+    stage: stage.slice(0, 40),
+    stageStartedAt: now.toISOString(),
+    expiresAt: claim.lease.holder === "person" ? null : ctx.expiresAt(now),
+    renewedAt: now.toISOString(),
+  };
+  await rewrite(ctx, claim, lease, null);
+}
+
+/** Finish, release or hand off: reads first, so a claim that was lost meanwhile never touches the holder's labels. */
+export async function end(ctx: ClaimContext, claim: HeldClaim, ending: Ending): Promise<string | null> {
+  const reading = await ctx.read(claim.ticket);
+  const verdict = judge(claim, reading);
+  if (verdict.kind === "yield") {
+    await yieldNow(ctx, claim, reading, verdict);
+    return null;
+  }
+  return endClaim(ctx, claim, ending, reading);
+}

@@ -1,0 +1,212 @@
+/**
+ * The claim, in order (BRIEF §3, docs/claims.md):
+ *   1. read the remote claims            (1 request: issue + every comment + label events + viewer)
+ *   2. refuse a live claim held by someone else
+ *   3. take the local claim              (exclusive create of run.json)
+ *   4. write board claim + lease          (1 request: one GraphQL document)
+ *   5. settle                            (lease.settleMs: GitHub is eventually consistent)
+ *   6. read back every lease             (1 request)
+ *   7. earliest claimedAt, then smallest nonce, wins; a loser stands down and starts nothing.
+ * Throws a Refusal for every "no" (including a lost race); a Failure when GitHub could not be asked.
+ */
+import type { IssueWrite, TrackerComment, TrackerIssue } from "../../ports/tracker";
+import type { HeldClaim } from "../claim-gate";
+import { Failure, Refusal } from "../errors";
+import { LEASE_VERSION, type Lease } from "../schemas/lease";
+import type { RunJson } from "../schemas/run-json";
+import type { ClaimContext, TicketReading } from "./claim-context";
+import { sameUser, standDown } from "./give-back";
+import { archiveTail, renderLeaseComment } from "./lease-comment";
+import { standings, type LeaseRecord } from "./lease-standing";
+import { claimedElsewhere, claimedLocally, heldHereWithoutRun, raceLost, runDirMismatch } from "./refusals";
+
+export interface TakeOptions {
+  /** Displace live claims held by others (a person's explicit --take-over; never a machine's). */
+  takeOver?: boolean;
+  /** --run-dir: use this run directory instead of the default one. */
+  runDir?: string;
+  /** A ticket this user already holds on the board (Stranded, no lease left): skip the ready-label check. */
+  adopting?: boolean;
+}
+
+export interface ClaimWon {
+  claim: HeldClaim;
+  issue: TrackerIssue;
+  /** Leases this claim displaced (take-over or takeover-stale). */
+  displaced: LeaseRecord[];
+  /** Where a displaced local run was moved (take-over), if there was one. */
+  archived: string | null;
+  viewer: string;
+}
+
+export function isMine(ctx: ClaimContext, rec: LeaseRecord, viewer: string): boolean {
+  return !!rec.lease && sameUser(rec.comment.author, viewer) && rec.lease.host.id === ctx.o.host.id;
+}
+
+function namesTicket(ctx: ClaimContext, run: RunJson, ticket: number): boolean {
+  return run.issue === ticket && run.repo.toLowerCase() === ctx.repoName.toLowerCase();
+}
+
+export function newRunJson(ctx: ClaimContext, ticket: number, extra: Partial<RunJson> = {}): RunJson {
+  return {
+    version: 1,
+    repo: ctx.repoName,
+    issue: ticket,
+    host: ctx.o.host,
+    session: ctx.session,
+    run: ctx.o.runId,
+    pid: ctx.o.pid,
+    startedAt: ctx.now().toISOString(),
+    holder: ctx.o.holder,
+    commentId: null,
+    worktree: null,
+    branch: null,
+    offline: false,
+    ...extra,
+  };
+}
+
+async function checkReady(ctx: ClaimContext, reading: TicketReading, ticket: number): Promise<void> {
+  const ready = ctx.o.labels.ready;
+  if (!reading.issue.labels.includes(ready)) {
+    throw new Refusal("not-ready", `${ctx.repoName}#${ticket} is not labelled ${ready}, so a Run does not take it. A person can: ticket-runner start ${ticket}`);
+  }
+  const { trusted, actor } = await ctx.trust.readyLabelTrusted(ctx.o.tracker, ticket, ready, reading.labelActors);
+  if (!trusted) {
+    throw new Refusal(
+      "untrusted",
+      `${ctx.repoName}#${ticket} carries ${ready}, but it was applied by ${actor ?? "nobody on record"}, who has no write access: the label is ignored. A writer can re-apply it.`,
+      { link: reading.issue.url },
+    );
+  }
+}
+
+/** Steps 1-3: everything before the first write. Returns the reading and the leases to displace. */
+async function prepare(ctx: ClaimContext, ticket: number, opts: TakeOptions, dir: string) {
+  const reading = await ctx.read(ticket);
+  const { viewer, standing } = reading;
+  await ctx.requireWriter(viewer);
+  if (reading.issue.state !== "open") {
+    throw new Refusal("not-open", `${ctx.repoName}#${ticket} is closed. Reopen it first if there is more to do.`, { link: reading.issue.url });
+  }
+  const othersLive = standing.live.filter((r) => !isMine(ctx, r, viewer));
+  const mineLive = standing.live.filter((r) => isMine(ctx, r, viewer));
+  const now = ctx.now();
+  if (othersLive[0] && !opts.takeOver) throw claimedElsewhere(ctx.repoName, ticket, othersLive[0], now);
+  const existing = await ctx.o.runRoot.read(dir);
+  if (existing.kind === "ok" && !namesTicket(ctx, existing.run, ticket)) throw runDirMismatch(ctx.repoName, ticket, dir, existing.run);
+  if (mineLive[0] && !opts.takeOver) {
+    if (existing.kind !== "none") throw claimedLocally(ctx.repoName, ticket, dir, existing, !!opts.runDir);
+    throw heldHereWithoutRun(ctx.repoName, ticket, mineLive[0], now);
+  }
+  if (ctx.o.holder === "machine" && standing.stale.length === 0 && !opts.adopting) await checkReady(ctx, reading, ticket);
+  const displaced = opts.takeOver ? [...othersLive, ...mineLive, ...standing.stale] : [...standing.stale];
+  let archived: string | null = null;
+  if (opts.takeOver && existing.kind !== "none") {
+    if (existing.kind === "invalid") {
+      throw new Refusal("run-dir-mismatch", `Cannot take over ${dir}: ${existing.reason}. Nothing was moved; look at it and move it away yourself.`, { path: dir });
+    }
+    archived = await ctx.o.runRoot.moveAside(dir, { reason: "take-over", at: now.toISOString(), by: ctx.session });
+  }
+  const created = await ctx.o.runRoot.create(dir, newRunJson(ctx, ticket));
+  if (created.kind === "exists") {
+    const cur = created.current;
+    if (cur.kind === "ok" && !namesTicket(ctx, cur.run, ticket)) throw runDirMismatch(ctx.repoName, ticket, dir, cur.run);
+    throw claimedLocally(ctx.repoName, ticket, dir, cur, !!opts.runDir);
+  }
+  return { reading, displaced, archived, takeOverLive: opts.takeOver === true && othersLive.length + mineLive.length > 0 };
+}
+
+function leaseFor(ctx: ClaimContext, ticket: number, viewer: string, displaced: LeaseRecord[], takeOverLive: boolean): Lease {
+  const now = ctx.now();
+  const first = displaced[0];
+  const rest = displaced.slice(1).flatMap((r) => (r.lease ? [r.lease.nonce] : []));
+  return {
+    version: LEASE_VERSION,
+    repo: ctx.repoName,
+    issue: ticket,
+    host: ctx.o.host,
+    session: ctx.session,
+    run: ctx.o.runId,
+    holder: ctx.o.holder,
+    user: viewer,
+    claimedAt: now.toISOString(),
+    expiresAt: ctx.expiresAt(now),
+    nonce: ctx.nonce(),
+    state: "claimed",
+    ...(first?.lease
+      ? { takeover: { from: first.lease.nonce, kind: takeOverLive ? "take-over" : "takeover-stale", at: now.toISOString(), fromComment: first.comment.id, ...(rest.length ? { also: rest } : {}) } }
+      : {}),
+  } satisfies Lease;
+}
+
+function claimWrite(ctx: ClaimContext, reading: TicketReading, lease: Lease, displaced: LeaseRecord[]): IssueWrite {
+  const { labels } = ctx.o;
+  const hostLabel = ctx.hostLabel();
+  const write: IssueWrite = {
+    addLabels: [labels.inProgress, ...(hostLabel ? [hostLabel] : [])].filter((l) => !reading.issue.labels.includes(l)),
+    removeLabels: reading.issue.labels.includes(labels.ready) ? [labels.ready] : [],
+    addAssignees: reading.issue.assignees.some((a) => sameUser(a, reading.viewer)) ? [] : [reading.viewer],
+    comment: { body: renderLeaseComment(lease) },
+  };
+  const edits = displaced.flatMap((d) =>
+    d.lease ? [{ id: d.comment.id, body: renderLeaseComment({ ...d.lease, state: "superseded", supersededBy: lease.nonce }, archiveTail(d.comment.body ?? "")) }] : [],
+  );
+  if (edits.length) write.editComments = edits;
+  return write;
+}
+
+export async function takeClaim(ctx: ClaimContext, ticket: number, opts: TakeOptions = {}): Promise<ClaimWon> {
+  if (opts.takeOver && ctx.o.holder === "machine") {
+    throw new Refusal("bad-input", "Take-over is a person's decision and never runs unattended: use ticket-runner start <n> --take-over yourself.");
+  }
+  const dir = opts.runDir ?? ctx.o.runRoot.dirFor(ctx.o.tracker.repo, ticket);
+  const { reading, displaced, archived, takeOverLive } = await prepare(ctx, ticket, opts, dir);
+  const viewer = reading.viewer;
+  let lease: Lease | null = null;
+  try {
+    lease = leaseFor(ctx, ticket, viewer, displaced, takeOverLive);
+    let written: TrackerComment | null = null;
+    let writeError: unknown = null;
+    try {
+      written = await ctx.o.tracker.writeIssue(ticket, claimWrite(ctx, reading, lease, displaced));
+    } catch (error) {
+      // The write may have landed even so (a lost response): the read-back decides.
+      writeError = error;
+      ctx.o.log.warn("claim write failed; reading back to see whether it landed", { ticket, error: String(error) });
+    }
+    await ctx.o.clock.sleep(ctx.o.lease.settleMs);
+    const back = await ctx.read(ticket);
+    const nonce = lease.nonce;
+    let mine = back.records.find((r) => r.lease?.nonce === nonce) ?? null;
+    if (!mine && written) {
+      // Our own write is not visible yet (read lag longer than the settle): count it anyway.
+      mine = { comment: { ...written }, lease, finished: false };
+      back.records.push(mine);
+      back.standing = standings(back.records, ctx.now());
+    }
+    if (!mine) {
+      throw new Failure("github", `Could not write the claim on ${ctx.repoName}#${ticket}: ${String(writeError ?? "the lease did not appear")}. Nothing was started; try again.`);
+    }
+    const winner = back.standing.winner;
+    if (winner?.lease?.nonce !== nonce) {
+      const moved = await standDown(ctx, { ticket, viewer, mine: lease, commentId: mine.comment.id, reading: back, state: "race-yielded", winner, runDir: dir, why: "race-yielded" });
+      throw raceLost(ctx.repoName, ticket, winner, moved, ctx.now());
+    }
+    const run = await ctx.o.runRoot.read(dir);
+    if (run.kind === "ok") await ctx.o.runRoot.update(dir, { ...run.run, commentId: mine.comment.id });
+    ctx.o.log.info("claimed", { ticket, lease: mine.comment.url, holder: ctx.o.holder, takeover: lease.takeover?.kind ?? null });
+    return {
+      claim: { ticket, commentId: mine.comment.id, commentUrl: mine.comment.url, lease, runDir: dir },
+      issue: back.issue,
+      displaced,
+      archived,
+      viewer,
+    };
+  } catch (error) {
+    if (error instanceof Refusal && error.reason === "race-yielded") throw error;
+    // Anything else after the local claim: give the local claim back (moved aside, never deleted).
+    await ctx.o.runRoot.moveAside(dir, { reason: `claim failed: ${String(error).slice(0, 200)}`, at: ctx.now().toISOString(), by: ctx.session }, { ifSession: ctx.session });
+    throw error;
+  }
+}

@@ -1,0 +1,173 @@
+/**
+ * What one Run shares across its Lanes (RunEnv) and what one Lane knows about its Ticket (TicketCtx).
+ * Everything a Stage needs is passed in here; nothing is global.
+ */
+import type { AgentRunner } from "../../ports/agent-runner";
+import type { Clock } from "../../ports/clock";
+import type { Host } from "../../ports/host";
+import type { Log } from "../../ports/log";
+import type { Tracker, TrackerComment, TrackerIssue } from "../../ports/tracker";
+import type { Lane, Workspace } from "../../ports/workspace";
+import type { ClaimGate, HeldClaim } from "../claim-gate";
+import type { Config } from "../schemas/config";
+import type { StateFile } from "../schemas/state-file";
+import type { Criterion } from "./criteria";
+import type { FifoMutex } from "./mutex";
+import type { ProgressComment } from "./progress-comment";
+import type { RunEvents } from "./run-events";
+import type { Verdict } from "./stage-answers";
+
+/** Decides whether an issue's `ready-for-agent` label was applied by someone with write access (BRIEF §3.6). */
+export type TrustCheck = (issue: TrackerIssue) => Promise<boolean>;
+
+export interface RunDeps {
+  tracker: Tracker;
+  workspace: Workspace;
+  agent: AgentRunner;
+  gate: ClaimGate;
+  clock: Clock;
+  host: Host;
+  log: Log;
+  /** Optional: the claims code's trust rule. Without it the Run asks labelActors + permissionOf itself. */
+  trust?: TrustCheck;
+}
+
+export interface RunFlags {
+  stopping: boolean;
+  stoppedAt: Date | null;
+  stoppedHolding: number[];
+  rateLimited: boolean;
+  killed: boolean;
+}
+
+export interface RunEnv {
+  deps: RunDeps;
+  config: Config;
+  runId: string;
+  version: string;
+  viewer: string;
+  base: string;
+  hostName: string;
+  events: RunEvents;
+  landing: FifoMutex;
+  flags: RunFlags;
+  /** Lane index -> the ticket it holds, for the stop line and front doors. */
+  held: Map<number, TicketCtx>;
+}
+
+export interface GradedCriterion {
+  criterion: Criterion;
+  verdict: Verdict;
+  evidence: string;
+}
+
+export interface TicketCtx {
+  ticket: number;
+  laneIndex: number;
+  issue: TrackerIssue;
+  comments: TrackerComment[];
+  criteria: Criterion[];
+  branch: string;
+  claim: HeldClaim;
+  /** The State file this take-up started from (null: taken from the top). */
+  resumedFrom: StateFile | null;
+  /** A current hand-off comment was on the issue: a person relabelled it. */
+  afterHandoff: boolean;
+  implemented: boolean;
+  fixUsed: boolean;
+  title: string | null;
+  pullRequest: number | null;
+  lane: Lane | null;
+  /** The worktree is one this Run may push from (not a branch in the way, not parted). */
+  mayPush: boolean;
+  remoteHasBranch: boolean;
+  pushedOnce: boolean;
+  /** Whether the latest push reached the remote. */
+  lastPushOk: boolean;
+  stageCounts: Map<string, number>;
+  /** The merge commit GitHub made, for the clean-up's safety check. */
+  mergedSha: string | null;
+  graded: GradedCriterion[] | null;
+  progress: ProgressComment;
+  abort: AbortController;
+  /** Set by a heartbeat "yield" or a kill: the ticket stops and writes nothing more. */
+  silenced: boolean;
+}
+
+/** How a step of the pipeline went. A failure is either coverable by the Fix budget or not. */
+export type Step =
+  | { ok: true }
+  | { ok: false; failure: StepFailure };
+
+export interface StepFailure {
+  kind: "fixable" | "final" | "rate-limited" | "yield";
+  stage: string;
+  line: string;
+  evidence: string;
+}
+
+export const OK: Step = { ok: true };
+
+export function fail(kind: StepFailure["kind"], stage: string, line: string, evidence = ""): Step {
+  return { ok: false, failure: { kind, stage, line, evidence } };
+}
+
+export function yielded(stage: string): Step {
+  return fail("yield", stage, "an earlier claim was found; this Run yields the ticket");
+}
+
+export function stateSnapshot(env: RunEnv, ctx: TicketCtx, now: Date): StateFile {
+  return {
+    ticket: ctx.ticket,
+    branch: ctx.branch,
+    state: ctx.implemented ? "implemented" : "claimed",
+    fixUsed: ctx.fixUsed,
+    pullRequest: ctx.pullRequest,
+    title: ctx.title,
+    runId: env.runId,
+    version: env.version,
+    updatedAt: now.toISOString(),
+  };
+}
+
+/** Every State write after the first is logged and nothing more when it fails (seed 002). */
+export async function recordState(env: RunEnv, ctx: TicketCtx, why: string, override: Partial<StateFile> = {}): Promise<boolean> {
+  if (ctx.silenced) return false;
+  const next = { ...stateSnapshot(env, ctx, env.deps.clock.now()), ...override };
+  try {
+    await env.deps.workspace.writeState(ctx.ticket, () => next);
+    return true;
+  } catch (error) {
+    env.deps.log.warn(`#${ctx.ticket}: could not record the State file (${why}); the remote keeps an earlier state`, { error: String(error) });
+    return false;
+  }
+}
+
+export async function removeState(env: RunEnv, ticket: number, why: string): Promise<void> {
+  try {
+    await env.deps.workspace.writeState(ticket, () => null);
+    env.deps.log.info(`#${ticket}: State file removed (${why})`);
+  } catch (error) {
+    env.deps.log.warn(`#${ticket}: could not remove the State file (${why})`, { error: String(error) });
+  }
+}
+
+/** Ends a Stage row: the event for front doors and the row in the progress comment. */
+export async function endStage(env: RunEnv, ctx: TicketCtx, row: { stage: string; outcome: string; turns: number | null; durationMs: number | null }): Promise<void> {
+  if (ctx.silenced) return;
+  env.events.emit({ kind: "stage-ended", lane: ctx.laneIndex, ticket: ctx.ticket, stage: row.stage, outcome: row.outcome, turns: row.turns, durationMs: row.durationMs ?? 0, at: env.deps.clock.now().toISOString() });
+  await ctx.progress.add(row);
+}
+
+export function startStage(env: RunEnv, ctx: TicketCtx, stage: string): number {
+  env.events.emit({ kind: "stage-started", lane: ctx.laneIndex, ticket: ctx.ticket, stage, at: env.deps.clock.now().toISOString() });
+  return env.deps.clock.now().getTime();
+}
+
+export function elapsed(env: RunEnv, since: number): number {
+  return env.deps.clock.now().getTime() - since;
+}
+
+export function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

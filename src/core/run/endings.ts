@@ -1,0 +1,152 @@
+/**
+ * How a ticket ends: Hand-off, Release, and the clean-up after a merge. The order of each is the
+ * order of seed 002; every step is best effort and logged, so a failure in one never costs the
+ * relabel at the end (a Ticket stuck `in-progress` with nobody working it is the worst outcome).
+ */
+import type { PullRequestInfo } from "../../ports/tracker";
+import type { RunEnv, TicketCtx } from "./context";
+import { endStage, errorText, recordState, removeState } from "./context";
+import { tickCriteria, uncheckedCriteria } from "./criteria";
+import { handoffComment } from "./handoff-comment";
+import { prBody } from "./pr-body";
+import { transcriptFiles } from "./transcripts";
+
+export interface HandoffInput {
+  stage: string;
+  line: string;
+  evidence: string;
+  /** keep: the pipeline's work is on the branch. remove: no Stage of this Run worked there (seed 002). */
+  state: "keep" | "remove";
+  /** A worktree to name when there is no lane of ours: where a branch in the way is checked out. */
+  worktree?: string | null;
+}
+
+async function step<T>(env: RunEnv, ctx: TicketCtx, what: string, work: () => Promise<T>): Promise<T | null> {
+  try {
+    return await work();
+  } catch (error) {
+    env.deps.log.warn(`#${ctx.ticket}: hand-off: ${what} failed`, { error: errorText(error) });
+    return null;
+  }
+}
+
+export async function handOff(env: RunEnv, ctx: TicketCtx, input: HandoffInput): Promise<void> {
+  if (ctx.silenced) return;
+  const { tracker, workspace, gate, log } = env.deps;
+  const fixBudgetUsed = ctx.fixUsed;
+  log.warn(`#${ctx.ticket}: handing off at ${input.stage}: ${input.line}`);
+
+  // 1. A pull request: the open one back to draft, or a new draft when this Run may push.
+  // Where no Stage of this Run worked on the branch, any pull request on it may be a person's: leave it be.
+  let pr: PullRequestInfo | null = input.state === "remove" ? null : await step(env, ctx, "finding the pull request", async () => {
+    const known = ctx.pullRequest ? await tracker.getPullRequest(ctx.pullRequest) : null;
+    return known && known.state === "open" ? known : await tracker.findPullRequest(ctx.branch);
+  });
+  if (pr && pr.state === "open") {
+    if (!pr.draft) {
+      const toDraft = await step(env, ctx, "returning the pull request to draft", async () => {
+        await tracker.setDraft(pr!.number, true);
+        return true;
+      });
+      if (toDraft) pr = { ...pr, draft: true };
+    }
+  } else if (input.state === "keep" && ctx.lane && ctx.mayPush) {
+    pr = null;
+    const ahead = await step(env, ctx, "counting commits", () => workspace.commitsAhead(ctx.lane!, env.base));
+    if (ahead && ahead > 0) {
+      const pushed = await step(env, ctx, "pushing the branch", () => workspace.push(ctx.lane!));
+      if (pushed?.ok) ctx.remoteHasBranch = true;
+      if (ctx.remoteHasBranch) {
+        pr = await step(env, ctx, "opening a draft pull request", () =>
+          tracker.createPullRequest({ head: ctx.branch, base: env.base, title: ctx.issue.title, body: prBody({ ticket: ctx.ticket, summary: null, graded: ctx.graded, draftNote: "**Handed off** to a person; see the hand-off comment on the issue." }), draft: true }),
+        );
+      }
+    }
+  } else {
+    pr = null;
+  }
+  if (pr) ctx.pullRequest = pr.number;
+
+  // 2. The State file: kept with the draft in it and the Fix budget unspent, or removed.
+  if (input.state === "keep") await recordState(env, ctx, "hand-off", { fixUsed: false });
+  else await removeState(env, ctx.ticket, "hand-off where no Stage of this Run worked on the branch");
+
+  // 3. The transcripts, onto the state branch. 4. The draft's body names them.
+  let transcripts: string | null = null;
+  if (input.state === "keep") {
+    const files = transcriptFiles(workspace.root, env.runId, ctx.ticket);
+    if (files.length > 0) {
+      const kept = await step(env, ctx, "keeping the transcripts", async () => {
+        await workspace.keepTranscripts(ctx.ticket, env.runId, files);
+        return true;
+      });
+      if (kept) transcripts = `ticket-${ctx.ticket}/${env.runId}/`;
+    }
+  }
+  if (pr && transcripts) {
+    await step(env, ctx, "naming the transcripts in the draft", () =>
+      tracker.updatePullRequest(pr!.number, { body: prBody({ ticket: ctx.ticket, summary: null, graded: ctx.graded, transcripts, draftNote: "**Handed off** to a person; see the hand-off comment on the issue." }) }),
+    );
+  }
+
+  // "On the remote" only when the remote really has the branch.
+  const onRemote = await step(env, ctx, "asking the remote for the branch", async () => ({ sha: await workspace.remoteBranchSha(ctx.branch) }));
+  if (onRemote) ctx.remoteHasBranch = onRemote.sha !== null;
+
+  // 5. The comment. 6. The relabel, through the claim protocol.
+  await endStage(env, ctx, { stage: input.stage, outcome: "🙋 handed off", turns: null, durationMs: null });
+  const body = handoffComment({
+    stage: input.stage,
+    fixBudgetUsed,
+    line: input.line,
+    branch: ctx.branch,
+    remoteHasBranch: ctx.remoteHasBranch,
+    worktree: ctx.lane?.path ?? input.worktree ?? null,
+    pullRequest: pr ? { number: pr.number, draft: pr.draft } : null,
+    transcripts,
+    evidence: input.evidence,
+  });
+  await step(env, ctx, "posting the hand-off comment", () => tracker.createComment(ctx.ticket, body));
+  await step(env, ctx, "relabelling to ready-for-human", () => gate.handOff(ctx.claim));
+}
+
+/**
+ * Release on a rate limit: the row is the whole report, the State brought up to date, the Claim
+ * undone (ready-for-agent on, in-progress off, unassigned last, by the gate). No comment, no draft.
+ */
+export async function release(env: RunEnv, ctx: TicketCtx, stage: string): Promise<void> {
+  env.flags.rateLimited = true;
+  if (ctx.silenced) return;
+  env.deps.log.warn(`#${ctx.ticket}: rate limited at ${stage}; releasing it and claiming nothing more`);
+  await recordState(env, ctx, "release");
+  try {
+    await env.deps.gate.release(ctx.claim);
+  } catch (error) {
+    env.deps.log.error(`#${ctx.ticket}: could not release the claim`, { error: errorText(error) });
+  }
+}
+
+/** After the merge: tick met criteria, in-progress off, State and worktree gone, branch deleted. */
+export async function afterMerge(env: RunEnv, ctx: TicketCtx): Promise<void> {
+  const { tracker, workspace, gate, log } = env.deps;
+  const met = new Set((ctx.graded ?? []).filter((g) => g.verdict === "met").map((g) => g.criterion.text));
+  if (met.size > 0) {
+    await step(env, ctx, "ticking the met criteria", async () => {
+      const fresh = await tracker.getIssue(ctx.ticket);
+      if (!fresh) return;
+      const lines = uncheckedCriteria(fresh.body).filter((c) => met.has(c.text)).map((c) => c.line);
+      if (lines.length) await tracker.setIssueBody(ctx.ticket, tickCriteria(fresh.body, lines));
+    });
+  }
+  await step(env, ctx, "finishing the claim", () => gate.finish(ctx.claim));
+  await step(env, ctx, "closing the issue", async () => {
+    const fresh = await tracker.getIssue(ctx.ticket);
+    if (fresh?.state === "open") await tracker.closeIssue(ctx.ticket);
+  });
+  await removeState(env, ctx.ticket, "merged");
+  if (ctx.lane) {
+    const lane = ctx.lane;
+    await step(env, ctx, "removing the worktree and branch", () => workspace.cleanupLane(lane, { deleteRemote: true, base: env.base, mergedSha: ctx.mergedSha ?? undefined }));
+  }
+  log.info(`#${ctx.ticket}: merged`);
+}

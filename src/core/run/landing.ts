@@ -1,0 +1,179 @@
+/**
+ * The Landing: rebase on the freshly fetched base (one conflict Stage if it stops), push, open or
+ * update the pull request, wait for CI, merge guarded by the head sha. One Lane at a time within a
+ * Run, first come first served (the caller holds the FIFO mutex).
+ */
+import type { PullRequestInfo } from "../../ports/tracker";
+import { runChecks } from "./checks";
+import type { RunEnv, Step, TicketCtx } from "./context";
+import { OK, elapsed, endStage, errorText, fail, recordState, startStage, yielded } from "./context";
+import { prBody } from "./pr-body";
+import { conflictPrompt } from "./prompts";
+import { codeAnswerSchema } from "./stage-answers";
+import { outcomeText, pushWork, runAgentStage } from "./stages";
+
+export type LandingResult = Step | { ok: true; merged: PullRequestInfo };
+
+async function rebase(env: RunEnv, ctx: TicketCtx): Promise<Step> {
+  const { workspace, log } = env.deps;
+  const lane = ctx.lane!;
+  const started = startStage(env, ctx, "rebase");
+  let result: "clean" | "conflict" | "up-to-date";
+  try {
+    await workspace.fetchBase(env.base);
+    result = await workspace.rebaseOnto(lane, env.base);
+  } catch (error) {
+    await endStage(env, ctx, { stage: "rebase", outcome: "❌ failed", turns: null, durationMs: elapsed(env, started) });
+    return fail("final", "rebase", `could not rebase onto ${env.base}: ${errorText(error)}`);
+  }
+  await endStage(env, ctx, { stage: "rebase", outcome: result === "conflict" ? "⚠ conflict" : `✅ ${result}`, turns: null, durationMs: elapsed(env, started) });
+  if (result !== "conflict") return OK;
+
+  // One conflict Stage, judged by the worktree's state rather than by what the agent says.
+  let files: string[] = [];
+  try {
+    files = await workspace.conflictedFiles(lane);
+  } catch (error) {
+    log.warn(`#${ctx.ticket}: could not list the conflicted files`, { error: errorText(error) });
+  }
+  const run = await runAgentStage(env, ctx, "conflict", conflictPrompt(ctx.issue, ctx.branch, env.base, files), codeAnswerSchema);
+  if (ctx.silenced) return yielded("conflict");
+  let unfinished = false;
+  let clean = false;
+  try {
+    // The agent may have finished the rebase itself, or only resolved the files: continue it for
+    // the agent, and what is still stopped after that is unresolved (aborted back to the tip).
+    if (run.result.outcome !== "rate-limited" && (await workspace.rebaseInProgress(lane))) {
+      await workspace.continueRebase(lane);
+    }
+    unfinished = await workspace.abortRebaseInProgress(lane);
+    clean = await workspace.isClean(lane);
+  } catch (error) {
+    log.warn(`#${ctx.ticket}: could not inspect the worktree after the conflict Stage`, { error: errorText(error) });
+  }
+  const resolved = !unfinished && clean && run.result.outcome !== "rate-limited";
+  await endStage(env, ctx, { stage: "conflict", outcome: resolved ? "✅ resolved" : run.result.outcome === "rate-limited" ? outcomeText("rate-limited") : "❌ unresolved", turns: run.result.turns, durationMs: run.result.durationMs });
+  if (run.result.outcome === "rate-limited") return fail("rate-limited", "conflict", run.problem ?? "");
+  if (!resolved) {
+    const why = unfinished ? "the rebase was still stopped after the conflict Stage (aborted back to the branch tip)" : "the conflict Stage left uncommitted changes";
+    return fail("final", "conflict", `rebase onto ${env.base} stopped with conflicts and ${why}`, run.problem ?? run.result.text);
+  }
+  // The code changed under the Checks' feet: grade it again before it lands.
+  return runChecks(env, ctx, "checks");
+}
+
+async function ensurePullRequest(env: RunEnv, ctx: TicketCtx): Promise<{ pr: PullRequestInfo } | { step: Step }> {
+  const { tracker } = env.deps;
+  const started = startStage(env, ctx, "pr");
+  const done = async (outcome: string) => endStage(env, ctx, { stage: "pr", outcome, turns: null, durationMs: elapsed(env, started) });
+  try {
+    let pr = ctx.pullRequest ? await tracker.getPullRequest(ctx.pullRequest) : null;
+    if (!pr || (pr.state === "closed" && !pr.merged && pr.head !== ctx.branch)) pr = await tracker.findPullRequest(ctx.branch);
+    const title = ctx.title ?? ctx.issue.title;
+    const body = prBody({ ticket: ctx.ticket, summary: null, graded: ctx.graded });
+    if (pr?.merged) {
+      await done(`✅ #${pr.number} already merged`);
+      return { pr };
+    }
+    if (pr && pr.state === "closed") {
+      await done(`❌ #${pr.number} closed`);
+      return { step: fail("final", "pr", `pull request #${pr.number} was closed by a person; closing it said the work should not go on. Reopen it and relabel the Ticket ready-for-agent to carry on.`) };
+    }
+    if (pr) {
+      pr = await tracker.updatePullRequest(pr.number, { title, body });
+      if (pr.draft) {
+        // A draft often runs no workflows, and the CI wait would read "no checks" (seed 002).
+        await tracker.setDraft(pr.number, false);
+        const again = await tracker.getPullRequest(pr.number);
+        if (!again || again.draft || again.state !== "open") {
+          await done(`❌ #${pr.number} stays draft`);
+          return { step: fail("final", "pr", `pull request #${pr.number} will not come out of draft`) };
+        }
+        pr = again;
+      }
+    } else {
+      pr = await tracker.createPullRequest({ head: ctx.branch, base: env.base, title, body, draft: false });
+    }
+    if (ctx.pullRequest !== pr.number) {
+      ctx.pullRequest = pr.number;
+      await recordState(env, ctx, "pull request opened");
+    }
+    await done(`✅ #${pr.number}`);
+    return { pr };
+  } catch (error) {
+    await done("❌ failed");
+    return { step: fail("final", "pr", `could not open or update the pull request: ${errorText(error)}`) };
+  }
+}
+
+/** CI: success lands; failure is coverable by the Fix budget; no checks, a timeout or a conflict is a Hand-off. */
+async function awaitCi(env: RunEnv, ctx: TicketCtx, pr: PullRequestInfo): Promise<Step> {
+  const { tracker, clock, workspace } = env.deps;
+  const ci = env.config.ci;
+  const started = startStage(env, ctx, "ci");
+  const done = async (outcome: string, step: Step) => {
+    await endStage(env, ctx, { stage: "ci", outcome, turns: null, durationMs: elapsed(env, started) });
+    return step;
+  };
+  let sha = pr.headSha;
+  try {
+    sha = await workspace.headSha(ctx.lane!);
+  } catch {
+    // The PR's head is the same commit after a successful push.
+  }
+  for (;;) {
+    if (ctx.silenced) return yielded("ci");
+    try {
+      const current = await tracker.getPullRequest(pr.number);
+      if (current?.mergeable === false) return done("❌ conflicting", fail("final", "ci", `pull request #${pr.number} conflicts with ${env.base}`));
+      const report = await tracker.ciReport(sha);
+      if (report.state === "success") return done("✅ passed", OK);
+      if (report.state === "failure") return done("❌ failed", fail("fixable", "ci", "CI failed", report.details.join("\n")));
+      if (report.state === "none" && !ci.required) return done("– no checks (CI gate off)", OK);
+      const waited = elapsed(env, started);
+      if (report.state === "none" && waited >= ci.graceMinutes * 60_000) {
+        return done("❌ no checks", fail("final", "ci", `no CI checks reported within ${ci.graceMinutes} min of the pull request; if this repository has no CI, set "ci": { "required": false } in ticket-runner.json`));
+      }
+      if (waited >= ci.timeoutMinutes * 60_000) {
+        return done("⌛ timed out", fail("final", "ci", `CI did not finish within ${ci.timeoutMinutes} min`, report.details.join("\n")));
+      }
+    } catch (error) {
+      env.deps.log.warn(`#${ctx.ticket}: could not read CI for #${pr.number}; trying again`, { error: errorText(error) });
+      if (elapsed(env, started) >= ci.timeoutMinutes * 60_000) return done("⌛ timed out", fail("final", "ci", `CI could not be read within ${ci.timeoutMinutes} min: ${errorText(error)}`));
+    }
+    await clock.sleep(ci.pollSeconds * 1000, ctx.abort.signal);
+  }
+}
+
+async function merge(env: RunEnv, ctx: TicketCtx, pr: PullRequestInfo): Promise<LandingResult> {
+  const started = startStage(env, ctx, "merge");
+  try {
+    const sha = await env.deps.workspace.headSha(ctx.lane!);
+    const result = await env.deps.tracker.mergePullRequest(pr.number, { sha, method: env.config.merge.method, title: `${ctx.title ?? ctx.issue.title} (#${pr.number})` });
+    ctx.mergedSha = result.sha;
+    if (!result.merged) {
+      await endStage(env, ctx, { stage: "merge", outcome: "❌ refused", turns: null, durationMs: elapsed(env, started) });
+      return fail("final", "merge", `GitHub did not merge #${pr.number}: ${result.reason ?? "no reason given"}`);
+    }
+    await endStage(env, ctx, { stage: "merge", outcome: `✅ merged (${env.config.merge.method})`, turns: null, durationMs: elapsed(env, started) });
+    return { ok: true, merged: { ...pr, merged: true, state: "closed" } };
+  } catch (error) {
+    await endStage(env, ctx, { stage: "merge", outcome: "❌ failed", turns: null, durationMs: elapsed(env, started) });
+    return fail("final", "merge", `could not merge #${pr.number}: ${errorText(error)}`);
+  }
+}
+
+export async function land(env: RunEnv, ctx: TicketCtx): Promise<LandingResult> {
+  if (!ctx.lane) return fail("final", "rebase", "no worktree to land from");
+  const rebased = await rebase(env, ctx);
+  if (!rebased.ok) return rebased;
+  const pushed = await pushWork(env, ctx, "rebase");
+  if (!pushed.ok) return pushed;
+  if (!ctx.lastPushOk) return fail("final", "push", `the branch \`${ctx.branch}\` could not be pushed to the remote`);
+  const opened = await ensurePullRequest(env, ctx);
+  if ("step" in opened) return opened.step;
+  if (opened.pr.merged) return { ok: true, merged: opened.pr };
+  const ci = await awaitCi(env, ctx, opened.pr);
+  if (!ci.ok) return ci;
+  return merge(env, ctx, opened.pr);
+}

@@ -1,0 +1,22 @@
+/** The refusal a Run gives when the Run lock is held (seed 002, "The Run lock"). */
+import type { LockHolder, LockStanding } from "../../ports/workspace";
+import { Refusal } from "../errors";
+
+export function describeHolder(h: LockHolder): string {
+  return `run ${h.runId} (pid ${h.pid}, \`${h.command}\`) on the ${h.host.kind} \`${h.host.name}\`, started ${h.startedAt}`;
+}
+
+export function lockRefusal(standing: LockStanding, holder: LockHolder): Refusal {
+  if (standing === "elsewhere") {
+    return new Refusal(
+      "lock-held",
+      `A Run on another Host holds this Target: ${describeHolder(holder)}. Nothing on this Host can see that Run, so it is never presumed dead. If that Host is gone and no Run is running, release the lock: commit a lock.json reading {"held": false} to the ticket-runner/lock branch.`,
+      { next: "ask the Operator of that Host, or release the lock by hand as above, then run `ticket-runner run` again" },
+    );
+  }
+  return new Refusal(
+    "lock-held",
+    `Another ticket-runner is running on this Host: ${describeHolder(holder)}.`,
+    { next: "wait for it to finish, or stop it with `ticket-runner stop`" },
+  );
+}

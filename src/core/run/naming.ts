@@ -1,0 +1,29 @@
+/** Names the Run derives: run ids and log paths (branch names come from Workspace.branchFor). Pure functions. */
+import * as path from "node:path";
+
+/** `2026-09-17T09-00-00-000`: the ISO time in UTC with `:` and `.` made path-safe. */
+export function runIdFor(at: Date): string {
+  return at.toISOString().replace(/Z$/, "").replace(/[:.]/g, "-");
+}
+
+/** `HH:MM` in UTC, like the run id. */
+export function utcClock(at: Date): string {
+  return at.toISOString().slice(11, 16);
+}
+
+/** `.ticket-runner/runs/<runId>` under the Target's clone. */
+export function runLogDir(root: string, runId: string): string {
+  return path.join(root, ".ticket-runner", "runs", runId);
+}
+
+export function ticketLogDir(root: string, runId: string, ticket: number): string {
+  return path.join(runLogDir(root, runId), String(ticket));
+}
+
+export function formatDuration(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m${String(s % 60).padStart(2, "0")}s`;
+  return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, "0")}m`;
+}

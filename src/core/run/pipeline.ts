@@ -1,0 +1,76 @@
+/**
+ * One ticket through the Stages, in order: setup -> implement -> Checks -> verify -> (one fix) ->
+ * Landing (rebase, PR, CI, merge) -> after the merge. Any other way out is an ending: Hand-off,
+ * Release, or a silent yield. An unexpected error becomes a Hand-off, never a crashed Run.
+ */
+import { runChecks } from "./checks";
+import { fix, implement, verify } from "./code-stages";
+import type { RunEnv, Step, StepFailure, TicketCtx } from "./context";
+import { errorText } from "./context";
+import { afterMerge, handOff, release } from "./endings";
+import { land } from "./landing";
+import { setUpLane } from "./resume";
+
+export type TicketEnding =
+  | { kind: "merged"; pullRequest: number | null; line: string }
+  | { kind: "handed-off"; stage: string; line: string }
+  | { kind: "released"; stage: string; line: string }
+  | { kind: "yielded"; line: string };
+
+async function conclude(env: RunEnv, ctx: TicketCtx, failure: StepFailure): Promise<TicketEnding> {
+  if (failure.kind === "yield" || ctx.silenced) return { kind: "yielded", line: "stopped without writing: an earlier claim was found" };
+  if (failure.kind === "rate-limited") {
+    await release(env, ctx, failure.stage);
+    return { kind: "released", stage: failure.stage, line: `rate limited at ${failure.stage}` };
+  }
+  const budgetNote = ctx.fixUsed ? " (after the fix budget was used)" : "";
+  await handOff(env, ctx, { stage: failure.stage, line: failure.line, evidence: failure.evidence, state: "keep" });
+  return { kind: "handed-off", stage: failure.stage, line: `at ${failure.stage}: ${failure.line}${budgetNote}` };
+}
+
+async function pipeline(env: RunEnv, ctx: TicketCtx): Promise<TicketEnding> {
+  const setup = await setUpLane(env, ctx);
+  if (!setup.ok) {
+    await handOff(env, ctx, setup.handoff);
+    return { kind: "handed-off", stage: "setup", line: `at setup: ${setup.handoff.line}` };
+  }
+  if (!ctx.implemented) {
+    const done = await implement(env, ctx);
+    if (!done.ok) return conclude(env, ctx, done.failure);
+  }
+  for (;;) {
+    let step: Step = await runChecks(env, ctx);
+    if (step.ok) step = await verify(env, ctx);
+    if (step.ok) {
+      const landed = await env.landing.run(() => land(env, ctx));
+      if (landed.ok && "merged" in landed) {
+        await afterMerge(env, ctx);
+        return { kind: "merged", pullRequest: landed.merged.number, line: `PR #${landed.merged.number}` };
+      }
+      step = landed;
+    }
+    if (step.ok) continue;
+    let failure = step.failure;
+    if (failure.kind === "fixable" && !ctx.fixUsed) {
+      const fixed = await fix(env, ctx, failure);
+      if (fixed.ok) continue;
+      failure = fixed.failure;
+    }
+    return conclude(env, ctx, failure);
+  }
+}
+
+export async function runTicket(env: RunEnv, ctx: TicketCtx): Promise<TicketEnding> {
+  try {
+    return await pipeline(env, ctx);
+  } catch (error) {
+    env.deps.log.error(`#${ctx.ticket}: unexpected error; handing it off`, { error: errorText(error) });
+    if (ctx.silenced) return { kind: "yielded", line: "stopped" };
+    try {
+      await handOff(env, ctx, { stage: "run", line: `an unexpected error stopped the pipeline: ${errorText(error)}`, evidence: "", state: ctx.lane || ctx.resumedFrom ? "keep" : "remove" });
+    } catch (again) {
+      env.deps.log.error(`#${ctx.ticket}: the hand-off failed too`, { error: errorText(again) });
+    }
+    return { kind: "handed-off", stage: "run", line: `unexpected error: ${errorText(error)}` };
+  }
+}

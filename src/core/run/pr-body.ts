@@ -1,0 +1,24 @@
+/** Pull request bodies: `Closes #n`, the agent's summary and the verify verdict. */
+import type { GradedCriterion } from "./context";
+
+const ICON = { met: "✅", unmet: "❌", unverifiable: "❔" } as const;
+
+function cell(text: string): string {
+  return text.replace(/\|/g, "\\|").replace(/\r?\n/g, " ").slice(0, 400);
+}
+
+export function verdictTable(graded: GradedCriterion[] | null): string {
+  if (!graded) return "_Not verified in this Run._";
+  if (graded.length === 0) return "_The issue lists no acceptance criteria._";
+  return ["| Criterion | Verdict | Evidence |", "|---|---|---|", ...graded.map((g) => `| ${cell(g.criterion.text)} | ${ICON[g.verdict]} ${g.verdict} | ${cell(g.evidence)} |`)].join("\n");
+}
+
+export function prBody(input: { ticket: number; summary: string | null; graded: GradedCriterion[] | null; transcripts?: string | null; draftNote?: string | null }): string {
+  const parts = [`Closes #${input.ticket}`, ""];
+  if (input.draftNote) parts.push(input.draftNote, "");
+  if (input.summary) parts.push(input.summary.trim(), "");
+  parts.push("### Verify", "", verdictTable(input.graded), "");
+  if (input.transcripts) parts.push(`Transcripts of the handed-off Stages: \`${input.transcripts}\` on the \`ticket-runner/state\` branch.`, "");
+  parts.push("<sub>Opened by Ticket Runner.</sub>");
+  return parts.join("\n");
+}

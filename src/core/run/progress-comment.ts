@@ -1,0 +1,89 @@
+/**
+ * The progress comment: one per Ticket, found by its marker and edited in place. It holds one
+ * section per Run and one row per Stage. After a Hand-off and a person's relabel the next Run
+ * starts a new comment, so the one the person read stays exactly as they read it (seed 002).
+ */
+import type { Tracker, TrackerComment } from "../../ports/tracker";
+import type { Log } from "../../ports/log";
+import { formatDuration } from "./naming";
+
+export const PROGRESS_MARKER = "<!-- ticket-runner:progress -->";
+
+export interface ProgressRow {
+  stage: string;
+  outcome: string;
+  turns: number | null;
+  durationMs: number | null;
+}
+
+const sectionMarker = (runId: string) => `<!-- ticket-runner:progress-run ${runId} -->`;
+
+function cell(text: string): string {
+  return text.replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
+}
+
+export function renderSection(runId: string, host: string, rows: ProgressRow[]): string {
+  const lines = [
+    sectionMarker(runId),
+    `#### Run \`${runId}\` on \`${cell(host)}\``,
+    "",
+    "| Stage | Outcome | Turns | Duration |",
+    "|---|---|---|---|",
+    ...rows.map((r) => `| ${cell(r.stage)} | ${cell(r.outcome)} | ${r.turns ?? "–"} | ${r.durationMs === null ? "–" : formatDuration(r.durationMs)} |`),
+  ];
+  return lines.join("\n");
+}
+
+/** Replaces this Run's section in `body`, or appends it. Other Runs' sections are kept byte for byte. */
+export function withSection(body: string, runId: string, section: string): string {
+  const start = body.indexOf(sectionMarker(runId));
+  if (start < 0) return `${body.trimEnd()}\n\n${section}\n`;
+  const next = body.indexOf("<!-- ticket-runner:progress-run ", start + 1);
+  const end = next < 0 ? body.length : next;
+  return `${body.slice(0, start)}${section}\n${next < 0 ? "" : "\n"}${body.slice(end)}`.replace(/\n{3,}/g, "\n\n");
+}
+
+/** The latest progress comment this user wrote on the issue, if any. */
+export function findProgressComment(comments: TrackerComment[], viewer: string): TrackerComment | null {
+  const mine = comments.filter((c) => c.author === viewer && c.body.startsWith(PROGRESS_MARKER));
+  return mine[mine.length - 1] ?? null;
+}
+
+export class ProgressComment {
+  private rows: ProgressRow[] = [];
+  private commentId: number | null;
+  private body: string;
+
+  constructor(
+    private readonly tracker: Tracker,
+    private readonly log: Log,
+    private readonly ticket: number,
+    private readonly runId: string,
+    private readonly host: string,
+    existing: TrackerComment | null,
+  ) {
+    this.commentId = existing?.id ?? null;
+    this.body = existing?.body ?? `${PROGRESS_MARKER}\n**Ticket Runner** progress on #${ticket}. This comment is edited in place.`;
+  }
+
+  get id(): number | null {
+    return this.commentId;
+  }
+
+  /** Adds a row and rewrites the comment. A failed write is logged: progress is a report, not a record. */
+  async add(row: ProgressRow): Promise<void> {
+    this.rows.push(row);
+    await this.flush();
+  }
+
+  private async flush(): Promise<void> {
+    const next = withSection(this.body, this.runId, renderSection(this.runId, this.host, this.rows));
+    try {
+      const written = this.commentId === null ? await this.tracker.createComment(this.ticket, next) : await this.tracker.updateComment(this.commentId, next);
+      this.commentId = written.id;
+      this.body = next;
+    } catch (error) {
+      this.log.warn(`#${this.ticket}: could not write the progress comment`, { error: String(error) });
+    }
+  }
+}

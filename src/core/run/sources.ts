@@ -1,0 +1,98 @@
+/**
+ * Where a free Lane's next ticket comes from: Stranded tickets first (lowest number first), then
+ * the narrowed list or the Frontier. While Stranded tickets fill every Lane the Frontier is not
+ * asked at all, because it is only asked when a Lane is free and no Stranded ticket is left.
+ */
+import type { RunEnv, TrustCheck } from "./context";
+import { errorText } from "./context";
+import { eligibility, frontierCandidates } from "./frontier";
+import { guardCriteria } from "./guards";
+import type { StrandedTicket } from "./sweep";
+import type { Candidate } from "./take";
+
+export type SkipReporter = (ticket: number, reason: string) => void;
+
+export class TicketSources {
+  private readonly stranded: StrandedTicket[];
+
+  constructor(
+    private readonly env: RunEnv,
+    stranded: StrandedTicket[],
+    private readonly narrowed: number[] | null,
+    private readonly trust: TrustCheck,
+    private readonly skip: SkipReporter,
+  ) {
+    this.stranded = [...stranded].sort((a, b) => a.ticket - b.ticket);
+  }
+
+  /** `seen` holds every ticket this Run already took or skipped; the source adds the ones it skips. */
+  async next(seen: Set<number>): Promise<Candidate | null> {
+    for (;;) {
+      const s = this.stranded.shift();
+      if (!s) break;
+      if (!seen.has(s.ticket)) return { kind: "stranded", issue: s.issue, state: s.state };
+    }
+    return this.narrowed ? this.nextNarrowed(seen) : this.nextFrontier(seen);
+  }
+
+  private async passesGuard(issue: Candidate["issue"], seen: Set<number>, reportIneligible: boolean): Promise<boolean> {
+    const { tracker, log } = this.env.deps;
+    let ok;
+    try {
+      ok = await eligibility(tracker, this.env.config, this.trust, issue);
+    } catch (error) {
+      log.warn(`#${issue.number}: could not check whether it is on the Frontier`, { error: errorText(error) });
+      ok = { ok: false as const, reason: `the tracker could not be asked: ${errorText(error)}` };
+    }
+    if (!ok.ok) {
+      if (reportIneligible) {
+        seen.add(issue.number);
+        this.skip(issue.number, ok.reason);
+      }
+      return false;
+    }
+    const guard = await guardCriteria(tracker, log, issue, this.env.config.labels.ready);
+    if (!guard.pass) {
+      seen.add(issue.number);
+      this.skip(issue.number, guard.reason);
+      return false;
+    }
+    return true;
+  }
+
+  private async nextNarrowed(seen: Set<number>): Promise<Candidate | null> {
+    const { tracker } = this.env.deps;
+    for (const n of this.narrowed ?? []) {
+      if (seen.has(n)) continue;
+      let issue;
+      try {
+        issue = await tracker.getIssue(n);
+      } catch (error) {
+        seen.add(n);
+        this.skip(n, `the tracker could not be asked: ${errorText(error)}`);
+        continue;
+      }
+      if (!issue) {
+        seen.add(n);
+        this.skip(n, "no such issue");
+        continue;
+      }
+      if (await this.passesGuard(issue, seen, true)) return { kind: "frontier", issue };
+    }
+    return null;
+  }
+
+  private async nextFrontier(seen: Set<number>): Promise<Candidate | null> {
+    let open;
+    try {
+      open = await frontierCandidates(this.env.deps.tracker, this.env.config, seen);
+    } catch (error) {
+      this.env.deps.log.warn("could not list the Frontier", { error: errorText(error) });
+      return null;
+    }
+    for (const issue of open) {
+      if (await this.passesGuard(issue, seen, false)) return { kind: "frontier", issue };
+    }
+    return null;
+  }
+}

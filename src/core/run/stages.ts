@@ -1,0 +1,148 @@
+/**
+ * Running one agent Stage and pushing what a code Stage committed. A Stage that throws, prints
+ * garbage or gives a malformed answer fails with a clear outcome; it never takes the Run down.
+ */
+import type { z } from "zod";
+import type { StageName, StageOutcome, StageResult } from "../../ports/agent-runner";
+import { redactSecrets } from "../redact";
+import type { RunEnv, Step, TicketCtx } from "./context";
+import { OK, errorText, startStage, yielded } from "./context";
+import { ticketLogDir } from "./naming";
+import { jsonSchemaFor, parseAnswer } from "./stage-answers";
+
+export interface StageRun<T> {
+  result: StageResult;
+  answer: T | null;
+  /** Why the Stage did not succeed, in one line; null on success. */
+  problem: string | null;
+  logName: string;
+}
+
+const OUTCOME_TEXT: Record<StageOutcome, string> = {
+  success: "✅ done",
+  "rate-limited": "⏸ rate limited",
+  "timed-out": "⌛ timed out",
+  "turn-capped": "✋ turn limit reached",
+  "nonzero-exit": "❌ agent exited with an error",
+  "invalid-result": "❌ invalid result",
+};
+
+export function outcomeText(outcome: StageOutcome): string {
+  return OUTCOME_TEXT[outcome];
+}
+
+/** `implement` the first time, `retry/implement-2` the second, so every attempt's log is kept. */
+export function nextLogName(ctx: TicketCtx, stage: string): string {
+  const n = (ctx.stageCounts.get(stage) ?? 0) + 1;
+  ctx.stageCounts.set(stage, n);
+  return n === 1 ? stage : `retry/${stage}-${n}`;
+}
+
+export function describeProblem(stage: string, result: StageResult, env: RunEnv): string {
+  const detail = result.detail ? `: ${redactSecrets(result.detail, process.env).slice(0, 500)}` : "";
+  switch (result.outcome) {
+    case "timed-out":
+      return `the ${stage} Stage did not finish within ${env.config.agent.stageTimeoutMinutes} min${detail}`;
+    case "turn-capped":
+      return `the ${stage} Stage reached its limit of ${env.config.agent.maxTurns} turns${detail}`;
+    case "nonzero-exit":
+      return `the ${stage} Stage's agent exited with an error${detail}`;
+    case "invalid-result":
+      return `the ${stage} Stage gave an invalid result${detail}`;
+    case "rate-limited":
+      return `the ${stage} Stage hit the subscription rate limit`;
+    case "success":
+      return "";
+  }
+}
+
+export async function runAgentStage<T>(env: RunEnv, ctx: TicketCtx, stage: StageName, prompt: string, schema: z.ZodType<T>): Promise<StageRun<T>> {
+  const { agent, gate, log } = env.deps;
+  const logName = nextLogName(ctx, stage);
+  try {
+    await gate.markStage(ctx.claim, stage);
+  } catch (error) {
+    log.warn(`#${ctx.ticket}: could not checkpoint the lease at ${stage}`, { error: errorText(error) });
+  }
+  const started = startStage(env, ctx, stage);
+  let result: StageResult;
+  try {
+    result = await agent.run({
+      stage,
+      ticket: ctx.ticket,
+      prompt,
+      cwd: ctx.lane?.path ?? env.deps.workspace.root,
+      logDir: ticketLogDir(env.deps.workspace.root, env.runId, ctx.ticket),
+      logName,
+      jsonSchema: jsonSchemaFor(stage),
+      timeoutMs: env.config.agent.stageTimeoutMinutes * 60_000,
+      maxTurns: env.config.agent.maxTurns,
+      env: { TICKET_RUNNER_STAGE: stage },
+      onEvent: (event) => env.events.emit({ kind: "transcript", lane: ctx.laneIndex, ticket: ctx.ticket, stage, event }),
+      signal: ctx.abort.signal,
+    });
+  } catch (error) {
+    result = { outcome: "nonzero-exit", turns: 0, durationMs: env.deps.clock.now().getTime() - started, text: "", detail: `the agent runner failed: ${errorText(error)}` };
+  }
+  if (result.outcome !== "success") {
+    return { result, answer: null, problem: describeProblem(stage, result, env), logName };
+  }
+  const parsed = parseAnswer(schema, result.structured);
+  if (!parsed.ok) {
+    const invalid: StageResult = { ...result, outcome: "invalid-result", detail: parsed.why };
+    return { result: invalid, answer: null, problem: describeProblem(stage, invalid, env), logName };
+  }
+  return { result, answer: parsed.value, problem: null, logName };
+}
+
+/**
+ * Pushes the branch after a code Stage, whatever became of the Stage: a session the limit stopped
+ * may already have committed. Before the first push the claim is checked once more (BRIEF §3.2):
+ * an earlier claim found late makes this Run yield. A failed push is logged and nothing more.
+ */
+export async function pushWork(env: RunEnv, ctx: TicketCtx, stage: string): Promise<Step> {
+  if (!ctx.lane || !ctx.mayPush || ctx.silenced) return ctx.silenced ? yielded(stage) : OK;
+  const { workspace, gate, log } = env.deps;
+  if (!ctx.pushedOnce) {
+    try {
+      if ((await gate.heartbeat(ctx.claim)) === "yield") {
+        silence(env, ctx, "an earlier claim was found before the first push");
+        return yielded(stage);
+      }
+    } catch (error) {
+      log.warn(`#${ctx.ticket}: could not re-check the claim before the first push`, { error: errorText(error) });
+    }
+  }
+  try {
+    const pushed = await workspace.push(ctx.lane);
+    ctx.lastPushOk = pushed.ok;
+    if (pushed.ok) {
+      ctx.pushedOnce = true;
+      ctx.remoteHasBranch = true;
+    } else {
+      log.warn(`#${ctx.ticket}: push after ${stage} failed: ${pushed.detail}`);
+    }
+  } catch (error) {
+    ctx.lastPushOk = false;
+    log.warn(`#${ctx.ticket}: push after ${stage} failed`, { error: errorText(error) });
+  }
+  return OK;
+}
+
+export async function safeHead(env: RunEnv, ctx: TicketCtx): Promise<string | null> {
+  if (!ctx.lane) return null;
+  try {
+    return await env.deps.workspace.headSha(ctx.lane);
+  } catch {
+    return null;
+  }
+}
+
+/** Stops the ticket where it is and writes nothing more (a heartbeat "yield", or a kill). */
+export function silence(env: RunEnv, ctx: TicketCtx, why: string): void {
+  if (ctx.silenced) return;
+  ctx.silenced = true;
+  env.deps.log.warn(`#${ctx.ticket}: ${why}; stopping it without writing anything more`);
+  ctx.abort.abort();
+}
+

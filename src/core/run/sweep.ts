@@ -1,0 +1,65 @@
+/**
+ * The sweep, before the Frontier: every State file is looked at, and a Ticket that still carries
+ * this user's Claim is Stranded (its Run was killed) and resumed in place. Everything else is left
+ * alone, or tidied when its issue has closed (seed 002, "Stranded Tickets and the sweep").
+ */
+import type { TrackerIssue } from "../../ports/tracker";
+import type { StateFile } from "../schemas/state-file";
+import type { RunEnv } from "./context";
+import { errorText, removeState } from "./context";
+
+export interface StrandedTicket {
+  ticket: number;
+  state: StateFile;
+  issue: TrackerIssue;
+}
+
+function ticketOfPath(path: string): number | null {
+  const m = /ticket-(\d+)\.json$/.exec(path);
+  return m ? Number(m[1]) : null;
+}
+
+export async function sweep(env: RunEnv, only: ReadonlySet<number> | null): Promise<StrandedTicket[]> {
+  const { workspace, tracker, log } = env.deps;
+  let read;
+  try {
+    read = await workspace.readStates();
+  } catch (error) {
+    log.warn(`could not read the State files; no Stranded ticket is resumed this Run`, { error: errorText(error) });
+    return [];
+  }
+  for (const bad of read.unreadable) {
+    const n = ticketOfPath(bad.path);
+    if (only && (n === null || !only.has(n))) continue;
+    log.warn(`#${n ?? "?"} has a State file this Version cannot use, written by ${bad.writtenBy ?? "an unknown version"}; leaving it and its Claim alone (${bad.reason})`);
+  }
+  const stranded: StrandedTicket[] = [];
+  for (const state of [...read.files].sort((a, b) => a.ticket - b.ticket)) {
+    if (only && !only.has(state.ticket)) continue;
+    let issue: TrackerIssue | null;
+    try {
+      issue = await tracker.getIssue(state.ticket);
+    } catch (error) {
+      log.warn(`#${state.ticket}: the tracker could not be asked about it; leaving its State file as it is`, { error: errorText(error) });
+      continue;
+    }
+    if (!issue) {
+      log.warn(`#${state.ticket}: the tracker does not know this issue; leaving its State file as it is`);
+      continue;
+    }
+    if (issue.state === "closed") {
+      await removeState(env, state.ticket, "the issue has closed");
+      continue;
+    }
+    const others = issue.assignees.filter((a) => a !== env.viewer);
+    if (!issue.assignees.includes(env.viewer) && others.length > 0) {
+      log.info(`#${state.ticket} is resumable, but ${others.join(", ")} holds it now`);
+      continue;
+    }
+    if (issue.assignees.includes(env.viewer) && issue.labels.includes(env.config.labels.inProgress)) {
+      stranded.push({ ticket: state.ticket, state, issue });
+    }
+    // Claim off (ready-for-agent or ready-for-human): the Frontier or a person takes it from here.
+  }
+  return stranded;
+}

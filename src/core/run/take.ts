@@ -1,0 +1,121 @@
+/**
+ * Taking a ticket into a Lane: the State file first (written as part of the Claim, so a killed Run
+ * leaves a record), then the claim through the ClaimGate, then the ticket's context.
+ */
+import type { TrackerComment, TrackerIssue } from "../../ports/tracker";
+import type { HeldClaim } from "../claim-gate";
+import type { StateFile } from "../schemas/state-file";
+import type { RunEnv, TicketCtx } from "./context";
+import { errorText, recordState } from "./context";
+import { uncheckedCriteria } from "./criteria";
+import { ProgressComment, findProgressComment } from "./progress-comment";
+import { carriesCurrentHandoff, markHandoffsTaken } from "./resume";
+
+export type Candidate =
+  | { kind: "stranded"; issue: TrackerIssue; state: StateFile }
+  | { kind: "frontier"; issue: TrackerIssue };
+
+export type TakeResult = { taken: true; ctx: TicketCtx } | { taken: false; reason: string };
+
+async function claimWithState(env: RunEnv, issue: TrackerIssue): Promise<{ claim: HeldClaim; state: StateFile | null } | { reason: string }> {
+  const { workspace, gate, log, clock } = env.deps;
+  let state: StateFile | null;
+  try {
+    state = await workspace.readState(issue.number);
+  } catch (error) {
+    // Never resume, or forget, a Ticket on a guess.
+    return { reason: `its State file could not be read: ${errorText(error)}` };
+  }
+  let wroteFresh = false;
+  if (!state) {
+    const fresh: StateFile = { ticket: issue.number, branch: workspace.branchFor(issue.number, issue.title), state: "claimed", fixUsed: false, pullRequest: null, title: null, runId: env.runId, version: env.version, updatedAt: clock.now().toISOString() };
+    try {
+      // The first write is part of the Claim: a remote that refuses it ends the ticket with nothing claimed.
+      await workspace.writeState(issue.number, () => fresh);
+      wroteFresh = true;
+    } catch (error) {
+      return { reason: `the remote refused its State file, so nothing was claimed: ${errorText(error)}` };
+    }
+  }
+  let attempt;
+  try {
+    attempt = await gate.claim(issue.number);
+  } catch (error) {
+    attempt = { kind: "lost" as const, reason: `the claim failed: ${errorText(error)}` };
+  }
+  if (attempt.kind === "lost") {
+    if (wroteFresh) {
+      try {
+        // Only our own record goes: a rival that won may already have written its own.
+        await workspace.writeState(issue.number, (current) => (current?.runId === env.runId ? null : current));
+      } catch (error) {
+        log.warn(`#${issue.number}: could not remove the State file of a lost claim`, { error: errorText(error) });
+      }
+    }
+    return { reason: attempt.reason };
+  }
+  return { claim: attempt.claim, state };
+}
+
+export async function takeTicket(env: RunEnv, candidate: Candidate, laneIndex: number): Promise<TakeResult> {
+  const { gate, tracker, log } = env.deps;
+  const issue = candidate.issue;
+  let claim: HeldClaim;
+  let state: StateFile | null;
+  if (candidate.kind === "stranded") {
+    let attempt;
+    try {
+      attempt = await gate.adopt(issue.number);
+    } catch (error) {
+      attempt = { kind: "lost" as const, reason: `adopting it failed: ${errorText(error)}` };
+    }
+    if (attempt.kind === "lost") return { taken: false, reason: attempt.reason };
+    claim = attempt.claim;
+    state = candidate.state;
+  } else {
+    const got = await claimWithState(env, issue);
+    if ("reason" in got) return { taken: false, reason: got.reason };
+    claim = got.claim;
+    state = got.state;
+  }
+
+  let comments: TrackerComment[] = [];
+  try {
+    comments = await tracker.listComments(issue.number);
+  } catch (error) {
+    log.warn(`#${issue.number}: could not read its comments`, { error: errorText(error) });
+  }
+  const afterHandoff = carriesCurrentHandoff(comments);
+  if (afterHandoff) await markHandoffsTaken(env, issue.number, comments);
+  const existing = afterHandoff ? null : findProgressComment(comments, env.viewer);
+
+  const ctx: TicketCtx = {
+    ticket: issue.number,
+    laneIndex,
+    issue,
+    comments,
+    criteria: uncheckedCriteria(issue.body),
+    branch: state?.branch ?? env.deps.workspace.branchFor(issue.number, issue.title),
+    claim,
+    resumedFrom: state,
+    afterHandoff,
+    implemented: state?.state === "implemented",
+    // The State carries the budget: a Hand-off wrote it unspent, a Release kept it as it was.
+    fixUsed: state?.fixUsed ?? false,
+    title: state?.title ?? null,
+    pullRequest: state?.pullRequest ?? null,
+    lane: null,
+    mayPush: false,
+    remoteHasBranch: false,
+    pushedOnce: false,
+    lastPushOk: false,
+    stageCounts: new Map(),
+    mergedSha: null,
+    graded: null,
+    progress: new ProgressComment(tracker, log, issue.number, env.runId, env.hostName, existing),
+    abort: new AbortController(),
+    silenced: false,
+  };
+  if (state && state.runId !== env.runId) await recordState(env, ctx, "taken up by this Run");
+  return { taken: true, ctx };
+}

@@ -21,15 +21,23 @@ function sources(dir: string): string[] {
   return out;
 }
 
-/** Builds the suite; returns how many test files it holds. */
-export async function buildSuite(): Promise<number> {
+/**
+ * A build folder of this run's own, inside the repository (so `mocha` resolves from its
+ * node_modules) but apart from other runs: several people run the tests in one work tree at once.
+ */
+export function privateSuiteOut(): string {
+  return join(REPO_ROOT, "out", "test", "vscode", `run-${process.pid}-${Date.now()}`);
+}
+
+/** Builds the suite into `outDir` (its index.js is the extensionTestsPath); returns the test file count. */
+export async function buildSuite(outDir: string = SUITE_OUT): Promise<number> {
   const entryPoints = sources(SUITE_SRC);
   // A deleted test must not live on as a stale .js file.
-  rmSync(SUITE_OUT, { recursive: true, force: true });
+  rmSync(outDir, { recursive: true, force: true });
   await esbuild.build({
     entryPoints,
     outbase: SUITE_SRC,
-    outdir: SUITE_OUT,
+    outdir: outDir,
     bundle: true,
     platform: "node",
     target: "node20",

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { startCodeServer, tail, type CodeServer } from "./code-server";
 import { launchChromium } from "./chromium";
-import { buildSuite, REPO_ROOT, SUITE_INDEX } from "./build-suite";
+import { buildSuite, privateSuiteOut, REPO_ROOT } from "./build-suite";
 import type { InHostResults } from "../../test/vscode/support/results";
 
 /** Environment a developer's shell may carry that would change what the suite sees. */
@@ -36,7 +36,8 @@ export function workbenchUrl(server: CodeServer, folder: string, payload: [strin
 }
 
 export async function runInHostTests(opts: InHostOptions = {}): Promise<InHostRun> {
-  const files = await buildSuite();
+  const suiteOut = privateSuiteOut();
+  const files = await buildSuite(suiteOut);
   if (!existsSync(join(REPO_ROOT, "dist", "extension.js"))) throw new Error("dist/extension.js is missing: run `npm run build` first");
   const scratch = mkdtempSync(join(tmpdir(), "tr-in-host-"));
   const workspace = resolve(opts.workspace ?? join(scratch, "workspace"));
@@ -58,7 +59,7 @@ export async function runInHostTests(opts: InHostOptions = {}): Promise<InHostRu
     const remote = (path: string): string => `vscode-remote://127.0.0.1:${server!.port}${path}`;
     const url = workbenchUrl(server, workspace, [
       ["extensionDevelopmentPath", remote(REPO_ROOT)],
-      ["extensionTestsPath", remote(SUITE_INDEX)],
+      ["extensionTestsPath", remote(join(suiteOut, "index.js"))],
     ]);
     browser = await launchChromium();
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
@@ -87,7 +88,10 @@ export async function runInHostTests(opts: InHostOptions = {}): Promise<InHostRu
     }
     await browser?.close().catch(() => undefined);
     await server?.stop();
-    if (process.env["TICKET_RUNNER_KEEP_TEMP"] !== "1") rmSync(scratch, { recursive: true, force: true });
+    if (process.env["TICKET_RUNNER_KEEP_TEMP"] !== "1") {
+      rmSync(scratch, { recursive: true, force: true });
+      rmSync(suiteOut, { recursive: true, force: true });
+    }
   }
 }
 

@@ -72,3 +72,23 @@ export function isAlive(pid: number): boolean {
     return false;
   }
 }
+
+/**
+ * Bundles src/sandbox/demo-agent-main.ts into a temp dir, exactly as esbuild.mjs does for
+ * dist/demo-agent.js, so the tests always run the current source as a real node process.
+ * Returns the directory holding demo-agent.js.
+ */
+export async function buildDemoAgent(): Promise<string> {
+  const { build } = await import("esbuild");
+  const dir = await makeTempDir("tr-demo-dist-");
+  await build({
+    entryPoints: [join(REPO_ROOT, "src/sandbox/demo-agent-main.ts")],
+    outfile: join(dir, "demo-agent.js"),
+    bundle: true,
+    platform: "node",
+    target: "node20",
+    format: "cjs",
+    logLevel: "silent",
+  });
+  return dir;
+}

@@ -273,7 +273,16 @@ export class FakeTracker implements Tracker {
     await this.enter("readIssueThread");
     const state = this.gh.view(this.user);
     const i = state.issues.get(number);
-    return i ? { issue: this.toIssue(i), comments: this.commentsIn(state, number) } : null;
+    if (!i) return null;
+    // Like the GitHub adapter: the same request carries the viewer's permission and recent label events.
+    const labelActors: Record<string, string[]> = {};
+    for (const e of state.events) if (e.issue === number && e.kind === "labeled") (labelActors[e.label] ??= []).push(e.actor);
+    return {
+      issue: this.toIssue(i),
+      comments: this.commentsIn(state, number),
+      labelActors,
+      viewer: { login: this.user, permission: this.gh.users.get(this.user) ?? "none" },
+    };
   }
 
   async labelActors(number: number, label: string): Promise<string[]> {

@@ -1,0 +1,257 @@
+import assert from "node:assert/strict";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseLeaseComment } from "../../../src/core/claims/lease-comment";
+import { Refusal } from "../../../src/core/errors";
+import { leaseBody, makeWorld, type World } from "./claims-fixtures";
+
+async function refusal(p: Promise<unknown>): Promise<Refusal> {
+  try {
+    await p;
+  } catch (error) {
+    if (error instanceof Refusal) return error;
+    throw error;
+  }
+  assert.fail("expected a refusal");
+}
+
+function leasesOn(w: World, issue: number) {
+  return w.gh.commentsOn(issue).map((c) => ({ c, p: parseLeaseComment(c.body, { repo: "acme/widgets", issue }) }));
+}
+
+describe("claims: protocol (fake GitHub, real run roots)", () => {
+  let w: World;
+  beforeEach(() => {
+    w = makeWorld();
+    w.gh.addUser("alice", "write");
+    w.gh.addUser("bob", "write");
+    w.gh.addUser("mallory", "read");
+  });
+  afterEach(() => w.cleanup());
+
+  it("claims a ready ticket: board claim, one lease comment, run.json with the comment id; 2 round trips after the read", async () => {
+    const n = w.gh.addIssue({ title: "flaky build", labels: ["ready-for-agent"], by: "alice" });
+    const { gate, root } = w.claimer({ user: "alice", host: "m1" });
+    const before = w.gh.requestCount("alice");
+    const won = await gate.take(n);
+    const issue = w.gh.issue(n);
+    assert.deepEqual(issue.labels.sort(), ["claim:m1", "in-progress"]);
+    assert.deepEqual(issue.assignees, ["alice"]);
+    const leases = leasesOn(w, n);
+    assert.equal(leases.length, 1);
+    assert.equal(leases[0]!.p.kind, "lease");
+    const run = JSON.parse(readFileSync(join(root.dirFor(w.gh.repo, n), "run.json"), "utf8"));
+    assert.equal(run.commentId, won.claim.commentId);
+    // read (issue + comments + viewer + label events in one), write, read back.
+    const calls = w.gh.requests.slice(before).map((r) => r.method);
+    assert.deepEqual(calls, ["readIssueThread", "writeIssue", "readIssueThread"]);
+    assert.equal(w.clock.advancedMs, 1500, "one settle delay");
+  });
+
+  it("refuses a second start on the same Host with the run dir and the resume command", async () => {
+    const n = w.gh.addIssue({ title: "t", labels: ["ready-for-agent"], by: "alice" });
+    const shared = join(w.dir, "shared-root");
+    await w.claimer({ user: "alice", host: "m1", root: shared, holder: "person" }).gate.take(n);
+    const r = await refusal(w.claimer({ user: "alice", host: "m1", root: shared, holder: "person" }).gate.take(n));
+    assert.equal(r.reason, "claimed-locally");
+    assert.match(r.message, /issue-1/);
+    assert.equal(r.details.next, "ticket-runner resume 1");
+  });
+
+  it("refuses another Host's live claim with the comment URL, holder, expiry and the take-over command", async () => {
+    const n = w.gh.addIssue({ title: "t", labels: ["ready-for-agent"], by: "alice" });
+    const a = await w.claimer({ user: "alice", host: "m1" }).gate.take(n);
+    const r = await refusal(w.claimer({ user: "bob", host: "m3" }).gate.take(n));
+    assert.equal(r.reason, "claimed-elsewhere");
+    assert.equal(r.details.link, a.claim.commentUrl);
+    assert.match(r.message, /@alice on host "m1" \(machine/);
+    assert.match(r.message, /expires/);
+    assert.equal(r.details.next, `ticket-runner start ${n} --take-over`);
+  });
+
+  for (const sameUser of [false, true]) {
+    it(`two Hosts that both missed each other's write: exactly one wins, the loser yields and undoes only its own (${sameUser ? "same user" : "two users"})`, async () => {
+      const n = w.gh.addIssue({ title: "t", labels: ["ready-for-agent"], by: "alice" });
+      const userB = sameUser ? "alice" : "bob";
+      // Both first reads see an untouched issue (GitHub's eventual consistency, by hand).
+      w.gh.pinView("alice");
+      if (!sameUser) w.gh.pinView("bob");
+      w.gh.beforeRequest = (user, method) => {
+        if (method === "writeIssue") w.gh.unpinView(user);
+      };
+      const a = w.claimer({ user: "alice", host: "m1", nonce: "aaaa0000" });
+      const b = w.claimer({ user: userB, host: "m3", nonce: "bbbb0000" });
+      const results = await Promise.allSettled([a.gate.take(n), b.gate.take(n)]);
+      const won = results.filter((r) => r.status === "fulfilled");
+      const lost = results.filter((r) => r.status === "rejected").map((r) => (r as PromiseRejectedResult).reason as Refusal);
+      assert.equal(won.length, 1, "exactly one winner");
+      assert.equal(lost.length, 1);
+      assert.equal(lost[0]!.reason, "race-yielded");
+      // Same claimedAt (virtual time), so the smaller nonce wins.
+      const issue = w.gh.issue(n);
+      assert.deepEqual(issue.labels.sort(), ["claim:m1", "in-progress"], "winner keeps in-progress + its host label; ready stays off");
+      assert.deepEqual(issue.assignees, ["alice"]);
+      const states = leasesOn(w, n).map((l) => (l.p.kind === "lease" ? l.p.lease.state : l.p.kind));
+      assert.deepEqual(states.sort(), ["claimed", "race-yielded"]);
+      // The loser's local claim moved aside, not deleted.
+      const loserDir = b.root.dirFor(w.gh.repo, n);
+      assert.equal(existsSync(join(loserDir, "run.json")), false);
+      const archived = readdirSync(join(loserDir, "superseded"));
+      assert.equal(archived.length, 1);
+      assert.ok(existsSync(join(loserDir, "superseded", archived[0]!, "run.json")));
+    });
+  }
+
+  it("a late-discovered earlier claim makes the later holder yield at recheck (read lag longer than the settle)", async () => {
+    const n = w.gh.addIssue({ title: "t", labels: ["ready-for-agent"], by: "alice" });
+    const a = w.claimer({ user: "alice", host: "m1", nonce: "aaaa0000" });
+    const b = w.claimer({ user: "bob", host: "m3", nonce: "bbbb0000" });
+    // Bob sees nothing of Alice until we say so, even after his own write.
+    w.gh.pinView("bob");
+    const aWon = await a.gate.take(n);
+    // Bob's write lands on the live state, but his reads stay pinned to before Alice's claim.
+    const bWon = await b.gate.take(n).catch((e: unknown) => e);
+    // Bob's pinned view lacks Alice's lease; his own write is counted from the response: he "wins" locally.
+    assert.ok(!(bWon instanceof Error), "bob believed he won");
+    w.gh.unpinView("bob");
+    const claimB = (bWon as Awaited<ReturnType<typeof b.gate.take>>).claim;
+    assert.equal(await b.gate.recheck(claimB), "yield");
+    assert.equal(await a.gate.recheck(aWon.claim), "held");
+    assert.deepEqual(w.gh.issue(n).assignees, ["alice"]);
+    assert.ok(w.gh.issue(n).labels.includes("in-progress"));
+  });
+
+  it("heartbeat renews expiresAt; an expired machine lease is taken over (takeover-stale) and its holder yields", async () => {
+    const n = w.gh.addIssue({ title: "t", labels: ["ready-for-agent"], by: "alice" });
+    const a = w.claimer({ user: "alice", host: "m1" });
+    const won = await a.gate.take(n);
+    const firstExpiry = won.claim.lease.expiresAt!;
+    w.clock.advance(30 * 60_000);
+    assert.equal(await a.gate.heartbeat(won.claim), "held");
+    assert.ok(Date.parse(won.claim.lease.expiresAt!) > Date.parse(firstExpiry));
+    // m1 goes silent past its TTL.
+    w.clock.advance(46 * 60_000);
+    const b = w.claimer({ user: "bob", host: "m3" });
+    const taken = await b.gate.take(n);
+    assert.equal(taken.claim.lease.takeover?.kind, "takeover-stale");
+    assert.equal(taken.claim.lease.takeover?.from, won.claim.lease.nonce);
+    const old = leasesOn(w, n).find((l) => l.c.id === won.claim.commentId)!;
+    assert.equal(old.p.kind === "lease" && old.p.lease.state, "superseded");
+    // m1 wakes up: its heartbeat finds the take-over and stands down.
+    assert.equal(await a.gate.heartbeat(won.claim), "yield");
+    assert.deepEqual(w.gh.issue(n).assignees, ["bob"]);
+    assert.ok(w.gh.issue(n).labels.includes("claim:m3"));
+    assert.ok(!w.gh.issue(n).labels.includes("claim:m1"));
+  });
+
+  it("a person's claim never goes stale for a machine", async () => {
+    const n = w.gh.addIssue({ title: "t", labels: ["ready-for-agent"], by: "alice" });
+    const won = await w.claimer({ user: "alice", host: "desk", holder: "person" }).gate.take(n);
+    assert.equal(won.claim.lease.expiresAt, null);
+    w.clock.advance(30 * 24 * 60 * 60_000);
+    const r = await refusal(w.claimer({ user: "bob", host: "vm" }).gate.take(n));
+    assert.equal(r.reason, "claimed-elsewhere");
+    assert.match(r.message, /never expires/);
+  });
+
+  it("ignores a fake lease from a commenter without write access, and logs why", async () => {
+    const n = w.gh.addIssue({ title: "t", labels: ["ready-for-agent"], by: "alice" });
+    w.gh.postComment(n, "mallory", leaseBody({ issue: n, user: "mallory", holder: "person", expiresAt: null, claimedAt: "2020-01-01T00:00:00.000Z" }));
+    const won = await w.claimer({ user: "alice", host: "m1" }).gate.take(n);
+    assert.equal(won.claim.ticket, n);
+    assert.ok(w.log.has("no write access"));
+  });
+
+  it("ignores a ready-for-agent label applied by a non-writer: a Run does not take the ticket", async () => {
+    const n = w.gh.addIssue({ title: "t", by: "alice" });
+    w.gh.label(n, "ready-for-agent", "mallory");
+    const r = await refusal(w.claimer({ user: "alice", host: "m1" }).gate.take(n));
+    assert.equal(r.reason, "untrusted");
+    assert.match(r.message, /mallory/);
+  });
+
+  it("refuses a claimer without write access (its lease would be ignored everywhere else)", async () => {
+    const n = w.gh.addIssue({ title: "t", labels: ["ready-for-agent"], by: "alice" });
+    const r = await refusal(w.claimer({ user: "mallory", host: "m9", holder: "person" }).gate.take(n));
+    assert.equal(r.reason, "untrusted");
+  });
+
+  it("take-over: a person displaces a live claim, its local run moves to superseded/<ts>/; a machine may not", async () => {
+    const n = w.gh.addIssue({ title: "t", labels: ["ready-for-agent"], by: "alice" });
+    const shared = join(w.dir, "one-host");
+    const first = await w.claimer({ user: "alice", host: "m1", root: shared }).gate.take(n);
+    const r = await refusal(w.claimer({ user: "bob", host: "m1", root: shared }).gate.take(n, { takeOver: true }));
+    assert.equal(r.reason, "bad-input", "machines never take over");
+    const person = w.claimer({ user: "bob", host: "m1", root: shared, holder: "person" });
+    const won = await person.gate.take(n, { takeOver: true });
+    assert.equal(won.claim.lease.takeover?.kind, "take-over");
+    assert.ok(won.archived && existsSync(join(won.archived, "run.json")));
+    assert.match(won.archived!, /superseded\/\d{4}-\d\d-\d\dT/);
+    const old = leasesOn(w, n).find((l) => l.c.id === first.claim.commentId)!;
+    assert.equal(old.p.kind === "lease" && old.p.lease.state, "superseded");
+  });
+
+  it("refuses a run directory whose run.json names another ticket, moving nothing", async () => {
+    const a = w.gh.addIssue({ title: "a", labels: ["ready-for-agent"], by: "alice" });
+    const b = w.gh.addIssue({ title: "b", labels: ["ready-for-agent"], by: "alice" });
+    const c = w.claimer({ user: "alice", host: "m1", holder: "person" });
+    const wonA = await c.gate.take(a);
+    const r = await refusal(c.gate.take(b, { runDir: wonA.claim.runDir, takeOver: true }));
+    assert.equal(r.reason, "run-dir-mismatch");
+    assert.ok(existsSync(join(wonA.claim.runDir, "run.json")));
+    assert.equal(existsSync(join(wonA.claim.runDir, "superseded")), false);
+  });
+
+  it("release: ready-for-agent on, in-progress off, unassigned last, lease released, local run moved aside", async () => {
+    const n = w.gh.addIssue({ title: "t", labels: ["ready-for-agent"], by: "alice" });
+    const c = w.claimer({ user: "alice", host: "m1" });
+    const won = await c.gate.take(n);
+    await c.gate.release(won.claim);
+    const issue = w.gh.issue(n);
+    assert.deepEqual(issue.labels, ["ready-for-agent"]);
+    assert.deepEqual(issue.assignees, []);
+    const l = leasesOn(w, n)[0]!;
+    assert.equal(l.p.kind === "lease" && l.p.lease.state, "released");
+    assert.equal(existsSync(join(won.claim.runDir, "run.json")), false);
+    // Released is a record: the ticket can be claimed again.
+    const again = await w.claimer({ user: "bob", host: "m3" }).gate.take(n);
+    assert.equal(again.claim.ticket, n);
+  });
+
+  it("finish writes the finished marker; a reopened issue is not refused by its own history", async () => {
+    const n = w.gh.addIssue({ title: "t", labels: ["ready-for-agent"], by: "alice" });
+    const c = w.claimer({ user: "alice", host: "m1" });
+    const won = await c.gate.take(n);
+    await c.gate.finish(won.claim);
+    const body = w.gh.commentsOn(n)[0]!.body;
+    assert.ok(body.includes("<!-- ticket-runner:finished -->"));
+    w.gh.label(n, "ready-for-agent", "alice");
+    const again = await c.gate.take(n);
+    assert.equal(again.claim.ticket, n);
+  });
+
+  it("adopt: re-enters this Host's stranded claim with the same lease (same nonce), after a dead run", async () => {
+    const n = w.gh.addIssue({ title: "t", labels: ["ready-for-agent"], by: "alice" });
+    const root = join(w.dir, "m1");
+    const first = await w.claimer({ user: "alice", host: "m1", root }).gate.take(n);
+    const next = w.claimer({ user: "alice", host: "m1", root });
+    const attempt = await next.gate.adopt(n);
+    assert.equal(attempt.kind, "won");
+    if (attempt.kind !== "won") return;
+    assert.equal(attempt.claim.commentId, first.claim.commentId);
+    assert.equal(attempt.claim.lease.nonce, first.claim.lease.nonce);
+    assert.equal(attempt.claim.lease.session, next.gate.session);
+    assert.equal(readdirSync(join(first.claim.runDir, "superseded")).length, 1, "the dead run's run.json was moved aside");
+  });
+
+  it("claim() reports a refusal as lost (the Run's view), with the link", async () => {
+    const n = w.gh.addIssue({ title: "t", labels: ["ready-for-agent"], by: "alice" });
+    const a = await w.claimer({ user: "alice", host: "m1" }).gate.claim(n);
+    assert.equal(a.kind, "won");
+    const b = await w.claimer({ user: "bob", host: "m3" }).gate.claim(n);
+    assert.equal(b.kind, "lost");
+    assert.ok(b.kind === "lost" && b.link?.includes("issuecomment"));
+    const bad = await w.claimer({ user: "bob", host: "m3" }).gate.claim(0);
+    assert.equal(bad.kind === "lost" && bad.refusal?.reason, "bad-input");
+  });
+});

@@ -8,7 +8,8 @@
  */
 import type { HostIdentity } from "../../ports/host";
 import type { Lease } from "../schemas/lease";
-import { currentClaim, latestRecord, type LiveClaim, type PastRecord } from "./current-claim";
+import type { LeaseRecord } from "../claims/lease-standing";
+import { currentClaim, latestRecord, type ShownClaim } from "./current-claim";
 import { shortDuration, since } from "./durations";
 import { sanitizeFullTitle, sanitizeName, sanitizeTitle } from "./sanitize";
 import type { BoardIssue, BoardLabels, BoardRow, ContextPart, Holder, LocalClaim, MarkerKind, SectionId } from "./types";
@@ -37,7 +38,7 @@ function holderOf(lease: Lease): Holder {
   return { kind: lease.holder, user: lease.user, hostId: lease.host.id, hostName: sanitizeName(lease.host.name) };
 }
 
-function fromLive(claim: LiveClaim, local: LocalClaim | undefined, ctx: ClassifyContext): Verdict {
+function fromLive(claim: ShownClaim, local: LocalClaim | undefined, ctx: ClassifyContext): Verdict {
   const { lease } = claim;
   const holder = holderOf(lease);
   const base = { holder, lease, leaseUrl: claim.comment.url };
@@ -79,17 +80,17 @@ const RECORD_WORD: Record<string, { word: string; marker: MarkerKind } | undefin
   "handed-off": { word: "handed off", marker: "free" },
 };
 
-function recordText(record: PastRecord | null, now: Date): { text: string; marker: MarkerKind; lease: Lease | null; url: string | null } | null {
+function recordText(record: LeaseRecord | null, now: Date): { text: string; marker: MarkerKind; lease: Lease | null; url: string | null } | null {
   if (!record) return null;
   const ago = shortDuration(since(record.comment.updatedAt, now) ?? 0);
-  if (record.kind === "finished-legacy") return { text: `finished ${ago} ago`, marker: "finished", lease: null, url: record.comment.url };
+  if (!record.lease) return { text: `finished ${ago} ago`, marker: "finished", lease: null, url: record.comment.url };
   const word = RECORD_WORD[record.lease.state];
   if (!word) return null;
   return { text: `${word.word} ${ago} ago · ${sanitizeName(record.lease.host.name)}`, marker: word.marker, lease: record.lease, url: record.comment.url };
 }
 
 function fromLabels(issue: BoardIssue, local: LocalClaim | undefined, ctx: ClassifyContext): Verdict | null {
-  const record = recordText(latestRecord(issue.readings), ctx.now);
+  const record = recordText(latestRecord(issue.readings, ctx.now), ctx.now);
   const assignees = issue.assignees.map(sanitizeName);
   const unread = issue.leaseUnread ? [`Lease not read: ${issue.leaseUnread}`] : [];
   if (local?.alive) {

@@ -1,55 +1,29 @@
 /**
- * From the lease readings on one issue: which live claim the board shows, and which record
- * (finished, released, yielded, handed off) explains a ticket nobody holds.
+ * From the trusted lease records on one issue: the claim the board shows (the protocol's winner,
+ * or failing that the stale claim someone may take over) and the record that explains a ticket
+ * nobody holds. The rules themselves are the claims code's (src/core/claims/lease-standing.ts).
  */
+import { compareClaims, standings, type CommentInfo, type LeaseRecord } from "../claims/lease-standing";
 import type { Lease } from "../schemas/lease";
-import type { CommentRef, LeaseReading } from "./types";
 
-export interface LiveClaim {
+export interface ShownClaim {
   lease: Lease;
-  comment: CommentRef;
+  comment: CommentInfo;
   expired: boolean;
 }
 
-export type PastRecord =
-  | { kind: "lease"; lease: Lease; comment: CommentRef }
-  | { kind: "finished-legacy"; comment: CommentRef };
-
-const LIVE_STATES = new Set<Lease["state"]>(["claimed", "running"]);
-
-export function isExpired(lease: Lease, now: Date): boolean {
-  // A person's claim never goes stale for a machine (BRIEF §3).
-  if (lease.holder === "person" || lease.expiresAt === null) return false;
-  return Date.parse(lease.expiresAt) <= now.getTime();
+export function currentClaim(records: LeaseRecord[], now: Date): ShownClaim | null {
+  const s = standings(records, now);
+  if (s.winner?.lease) return { lease: s.winner.lease, comment: s.winner.comment, expired: false };
+  const stale = s.stale.filter((r) => r.lease !== null).sort((a, b) => compareClaims(a.lease as Lease, b.lease as Lease))[0];
+  return stale?.lease ? { lease: stale.lease, comment: stale.comment, expired: true } : null;
 }
 
-/**
- * The claim protocol's winner rule, applied to what is on the issue right now: the earliest
- * `claimedAt`, then the smallest `nonce`. While a take-over-stale is in flight both the old
- * (expired) and the new lease read as live; an unexpired lease beats an expired one.
- */
-export function currentClaim(readings: LeaseReading[], now: Date): LiveClaim | null {
-  const live: LiveClaim[] = [];
-  for (const r of readings) {
-    if (r.kind !== "lease" || !LIVE_STATES.has(r.lease.state)) continue;
-    live.push({ lease: r.lease, comment: r.comment, expired: isExpired(r.lease, now) });
-  }
-  if (live.length === 0) return null;
-  const fresh = live.filter((c) => !c.expired);
-  const pool = fresh.length > 0 ? fresh : live;
-  pool.sort(
-    (a, b) =>
-      Date.parse(a.lease.claimedAt) - Date.parse(b.lease.claimedAt) ||
-      (a.lease.nonce < b.lease.nonce ? -1 : a.lease.nonce > b.lease.nonce ? 1 : 0),
-  );
-  return pool[0] ?? null;
-}
-
-/** The most recently written record that is not a live claim. */
-export function latestRecord(readings: LeaseReading[]): PastRecord | null {
-  let best: PastRecord | null = null;
-  for (const r of readings) {
-    if (r.kind === "lease" && LIVE_STATES.has(r.lease.state)) continue;
+/** The most recently written record that holds nothing (finished, released, yielded, handed off, displaced). */
+export function latestRecord(records: LeaseRecord[], now: Date): LeaseRecord | null {
+  const s = standings(records, now);
+  let best: LeaseRecord | null = null;
+  for (const r of [...s.records, ...s.displaced]) {
     if (!best || Date.parse(r.comment.updatedAt) > Date.parse(best.comment.updatedAt)) best = r;
   }
   return best;

@@ -1,28 +1,13 @@
 /**
  * The board model: one picture of a Target's tickets, shared by `ticket-runner board` and the
  * VS Code tree view. Everything here is plain data; src/core/board/build.ts makes it from a
- * fetched snapshot, the run root and the clock, with no I/O.
+ * fetched snapshot, the run root and the clock, with no I/O. Leases are parsed and judged by the
+ * claims code (src/core/claims/); the board only decides how to show them.
  */
 import type { HostIdentity } from "../../ports/host";
+import type { LeaseRecord } from "../claims/lease-standing";
 import type { Lease } from "../schemas/lease";
 import type { RunJson } from "../schemas/run-json";
-
-/** Where a lease-bearing comment lives, for links and for "latest record" ordering. */
-export interface CommentRef {
-  id: number;
-  url: string;
-  author: string;
-  updatedAt: string;
-}
-
-/**
- * What the claims parser made of one marker comment, after the trust check. The board never
- * parses comments itself: src/core/board/lease-readings.ts asks the claims parser.
- */
-export type LeaseReading =
-  | { kind: "lease"; lease: Lease; comment: CommentRef }
-  /** The older finished line without lease JSON: a completed record, never a claim. */
-  | { kind: "finished-legacy"; comment: CommentRef };
 
 /** One open issue as the board needs it. */
 export interface BoardIssue {
@@ -31,7 +16,8 @@ export interface BoardIssue {
   url: string;
   labels: string[];
   assignees: string[];
-  readings: LeaseReading[];
+  /** Trusted marker comments, as the claims code reads them (src/core/claims/claim-view.ts). */
+  readings: LeaseRecord[];
   /** Marker comments the board did not believe (untrusted author, malformed), with the reason. */
   ignored: { url: string; reason: string }[];
   /** Why the lease could not be read this time (e.g. the extra comments request failed), if so. */

@@ -1,6 +1,7 @@
 /** Builders for board unit tests: leases, issues and local claims with sensible defaults. */
 import type { Lease } from "../../../src/core/schemas/lease";
-import type { BoardInput, BoardIssue, LeaseReading, LocalClaim } from "../../../src/core/board/types";
+import type { LeaseRecord } from "../../../src/core/claims/lease-standing";
+import type { BoardInput, BoardIssue, LocalClaim } from "../../../src/core/board/types";
 
 export const NOW = new Date("2026-03-01T12:00:00.000Z");
 export const HERE = { id: "host-desk", name: "desk", kind: "workstation" as const };
@@ -31,8 +32,9 @@ export function lease(issue: number, over: Partial<Lease> = {}): Lease {
   };
 }
 
-export function reading(l: Lease, commentId = 1000 + l.issue, updatedAt = minutes(-5)): LeaseReading {
-  return { kind: "lease", lease: l, comment: { id: commentId, url: `https://github.com/${REPO}/issues/${l.issue}#issuecomment-${commentId}`, author: l.user, updatedAt } };
+export function reading(l: Lease, commentId = 1000 + l.issue, updatedAt = minutes(-5)): LeaseRecord {
+  const url = `https://github.com/${REPO}/issues/${l.issue}#issuecomment-${commentId}`;
+  return { lease: l, finished: l.state === "finished", comment: { id: commentId, url, author: l.user, createdAt: l.claimedAt, updatedAt } };
 }
 
 export function issue(n: number, over: Partial<BoardIssue> = {}): BoardIssue {

@@ -118,6 +118,13 @@ describe("board model: claims and records", () => {
     assert.equal(row(model, 12).section, "running-here");
   });
 
+  it("follows a take-over: the displaced lease holds nothing even before its comment is rewritten", () => {
+    const old = lease(22, { host: LAPTOP, claimedAt: minutes(-300), expiresAt: minutes(30), nonce: "old-nonce-1" });
+    const taker = lease(22, { claimedAt: minutes(-1), takeover: { from: "old-nonce-1", kind: "take-over", at: minutes(-1) } });
+    const model = buildBoard(input([issue(22, { labels: ["in-progress"], readings: [reading(old, 1), reading(taker, 2)] })], [local(22)]));
+    assert.equal(row(model, 22).section, "running-here");
+  });
+
   it("shows the latest record on a Frontier ticket: finished, released, yielded, handed off", () => {
     const cases = [
       ["finished", "finished 5m ago · desk", "finished"],
@@ -134,7 +141,7 @@ describe("board model: claims and records", () => {
   });
 
   it("reads the older finished form as a record, not a claim", () => {
-    const legacy = { kind: "finished-legacy" as const, comment: { id: 5, url: "u", author: "ana", updatedAt: minutes(-60 * 24 * 3) } };
+    const legacy = { lease: null, finished: true, comment: { id: 5, url: "u", author: "ana", createdAt: minutes(-60 * 24 * 3), updatedAt: minutes(-60 * 24 * 3) } };
     const model = buildBoard(input([issue(14, { readings: [legacy] })]));
     assert.equal(row(model, 14).runColumn, "finished 3d ago");
   });

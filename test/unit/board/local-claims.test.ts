@@ -3,7 +3,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readLocalClaims } from "../../../src/core/board/local-claims";
+import type { LocalRun } from "../../../src/ports/run-root";
 import { local } from "./board-fixtures";
+
+const repo = { owner: "acme", repo: "shop" };
 
 describe("board: local claims from the run root", () => {
   let root: string;
@@ -12,20 +15,19 @@ describe("board: local claims from the run root", () => {
   });
   afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-  function write(dir: string, content: string): void {
-    mkdirSync(join(root, "acme__shop", dir), { recursive: true });
-    writeFileSync(join(root, "acme__shop", dir, "run.json"), content);
-  }
+  const runRoot = (runs: LocalRun[]) => ({ list: async () => runs });
 
-  it("reads each issue's run.json, checks liveness, and finds worktrees and transcripts", async () => {
+  it("adds liveness, the worktree when it exists, and transcripts", async () => {
     const worktree = join(root, "wt");
     mkdirSync(worktree);
-    write("issue-3", JSON.stringify({ ...local(3).run, worktree }));
-    write("issue-4", JSON.stringify({ ...local(4).run, pid: 99, worktree: join(root, "gone") }));
-    mkdirSync(join(root, "acme__shop", "issue-4", "logs"));
-    writeFileSync(join(root, "acme__shop", "issue-4", "logs", "implement.transcript.jsonl"), "{}\n");
-    const claims = await readLocalClaims({ runRoot: root, owner: "acme", repo: "shop", isAlive: async (r) => r.pid === 4242 });
-    claims.sort((a, b) => a.issue - b.issue);
+    const dir4 = join(root, "issue-4");
+    mkdirSync(join(dir4, "logs"), { recursive: true });
+    writeFileSync(join(dir4, "logs", "implement.transcript.jsonl"), "{}\n");
+    const runs: LocalRun[] = [
+      { ticket: 3, dir: join(root, "issue-3"), read: { kind: "ok", run: { ...local(3).run, worktree } } },
+      { ticket: 4, dir: dir4, read: { kind: "ok", run: { ...local(4).run, pid: 99, worktree: join(root, "gone") } } },
+    ];
+    const claims = await readLocalClaims({ runRoot: runRoot(runs), repo, isAlive: async (r) => r.pid === 4242 });
     assert.deepEqual(
       claims.map((c) => [c.issue, c.alive, c.worktree, c.hasTranscript]),
       [
@@ -35,22 +37,16 @@ describe("board: local claims from the run root", () => {
     );
   });
 
-  it("skips, with a reason, what is not a run.json for this Target", async () => {
-    write("issue-5", "{ half written");
-    write("issue-6", JSON.stringify({ version: 1 }));
-    write("issue-7", JSON.stringify({ ...local(8).run }));
-    write("issue-9", JSON.stringify({ ...local(9).run, repo: "other/repo" }));
-    mkdirSync(join(root, "acme__shop", "issue-10")); // released: run.json moved aside
+  it("skips, with a reason, what is not a run of this ticket on this Target", async () => {
+    const runs: LocalRun[] = [
+      { ticket: 5, dir: "/r/issue-5", read: { kind: "invalid", reason: "not JSON" } },
+      { ticket: 7, dir: "/r/issue-7", read: { kind: "ok", run: local(8).run } },
+      { ticket: 9, dir: "/r/issue-9", read: { kind: "ok", run: { ...local(9).run, repo: "other/repo" } } },
+      { ticket: 10, dir: "/r/issue-10", read: { kind: "none" } },
+    ];
     const skipped: string[] = [];
-    const claims = await readLocalClaims({ runRoot: root, owner: "acme", repo: "shop", isAlive: async () => true, onSkip: (p, r) => skipped.push(`${p.split("/").at(-2)}: ${r}`) });
+    const claims = await readLocalClaims({ runRoot: runRoot(runs), repo, isAlive: async () => { throw new Error("no procfs"); }, onSkip: (d, r) => skipped.push(`${d}: ${r}`) });
     assert.deepEqual(claims, []);
-    assert.equal(skipped.length, 4);
-    assert.match(skipped.join("\n"), /issue-5: not JSON/);
-    assert.match(skipped.join("\n"), /issue-7: names issue #8/);
-    assert.match(skipped.join("\n"), /issue-9: names other\/repo/);
-  });
-
-  it("is empty when the run root does not exist", async () => {
-    assert.deepEqual(await readLocalClaims({ runRoot: join(root, "nope"), owner: "acme", repo: "shop", isAlive: async () => true }), []);
+    assert.deepEqual(skipped, ["/r/issue-5: not JSON", "/r/issue-7: run.json names issue #8, not #7", "/r/issue-9: run.json names other/repo, not acme/shop"]);
   });
 });

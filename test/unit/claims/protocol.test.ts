@@ -87,14 +87,16 @@ describe("claims: protocol (fake GitHub, real run roots)", () => {
       assert.equal(won.length, 1, "exactly one winner");
       assert.equal(lost.length, 1);
       assert.equal(lost[0]!.reason, "race-yielded");
-      // Same claimedAt (virtual time), so the smaller nonce wins.
+      // Which one wins depends on when each stamped claimedAt (then the nonce); the rest follows from it.
+      const winner = (won[0] as PromiseFulfilledResult<Awaited<ReturnType<typeof a.gate.take>>>).value.claim.lease;
+      const loser = winner.host.name === "m1" ? b : a;
       const issue = w.gh.issue(n);
-      assert.deepEqual(issue.labels.sort(), ["claim:m1", "in-progress"], "winner keeps in-progress + its host label; ready stays off");
-      assert.deepEqual(issue.assignees, ["alice"]);
+      assert.deepEqual(issue.labels.sort(), [`claim:${winner.host.name}`, "in-progress"], "winner keeps in-progress + its host label; ready stays off");
+      assert.deepEqual(issue.assignees, [winner.user], "only the winner's user stays assigned");
       const states = leasesOn(w, n).map((l) => (l.p.kind === "lease" ? l.p.lease.state : l.p.kind));
       assert.deepEqual(states.sort(), ["claimed", "race-yielded"]);
       // The loser's local claim moved aside, not deleted.
-      const loserDir = b.root.dirFor(w.gh.repo, n);
+      const loserDir = loser.root.dirFor(w.gh.repo, n);
       assert.equal(existsSync(join(loserDir, "run.json")), false);
       const archived = readdirSync(join(loserDir, "superseded"));
       assert.equal(archived.length, 1);

@@ -1,0 +1,182 @@
+import { strict as assert } from "node:assert";
+import { mkdir, rm, symlink, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { GitWorkspace } from "../../../src/adapters/git/git-workspace";
+import { Refusal } from "../../../src/core/errors";
+import type { RemoteFixture } from "../../support/git-fixtures";
+import { commitFiles, git, makeRemote, makeTempDir } from "../../support/git-fixtures";
+import { workspaceOn } from "./support/workspace-fixture";
+
+function refusedWith(reason: string, text?: RegExp) {
+  return (e: unknown): boolean => {
+    assert.ok(e instanceof Refusal, `expected a Refusal, got ${String(e)}`);
+    assert.equal(e.reason, reason);
+    if (text) assert.match(e.message, text);
+    return true;
+  };
+}
+
+describe("workspace: lanes", () => {
+  let fx: RemoteFixture;
+  let ws: GitWorkspace;
+
+  beforeEach(async () => {
+    fx = await makeRemote({ files: { "README.md": "base\n", "src/a.txt": "one\n" } });
+    ws = workspaceOn(await fx.clone("target"));
+  });
+  afterEach(async () => {
+    await fx.cleanup();
+  });
+
+  it("a stale --single-branch clone cuts its lane from the fresh base after a force-push upstream", async () => {
+    const stale = workspaceOn(await fx.clone("stale", { singleBranch: true }));
+    const oldTip = await git(stale.root, ["rev-parse", "origin/main"]);
+    // Upstream rewrites main: a commit on a new root, force-pushed.
+    const other = await fx.clone("rewriter");
+    await git(other, ["checkout", "-q", "--orphan", "fresh"]);
+    await commitFiles(other, { "REWRITTEN.md": "new history\n" }, "rewritten main");
+    await git(other, ["push", "-q", "--force", "origin", "fresh:main"]);
+    const newTip = await git(fx.remote, ["rev-parse", "main"]);
+    assert.notEqual(newTip, oldTip);
+
+    assert.equal(await stale.fetchBase("main"), "remote");
+    const lane = await stale.cutLane(3, stale.branchFor(3, "Use the new base"), "main");
+    assert.equal(lane.branch, "agent/3-use-the-new-base");
+    assert.equal(await stale.headSha(lane), newTip);
+  });
+
+  it("a base that exists only locally is tolerated", async () => {
+    await git(ws.root, ["branch", "local-base"]);
+    assert.equal(await ws.fetchBase("local-base"), "local-only");
+    const lane = await ws.cutLane(4, "agent/4-x", "local-base");
+    assert.equal(await ws.headSha(lane), await git(ws.root, ["rev-parse", "local-base"]));
+    await assert.rejects(ws.fetchBase("nowhere"), refusedWith("not-a-target", /neither on the remote/));
+  });
+
+  it("puts the lane at .worktrees/ticket-<n> and keeps it out of the main checkout's status", async () => {
+    await ws.fetchBase("main");
+    const lane = await ws.cutLane(5, "agent/5-x", "main");
+    assert.equal(lane.path, join(ws.root, ".worktrees", "ticket-5"));
+    assert.equal(await git(ws.root, ["status", "--porcelain"]), "");
+  });
+
+  it("never reuses or deletes an existing local branch; says how to finish or remove it, naming its worktree", async () => {
+    await ws.fetchBase("main");
+    await git(ws.root, ["branch", "agent/6-x"]);
+    const tip = await git(ws.root, ["rev-parse", "agent/6-x"]);
+    await assert.rejects(ws.cutLane(6, "agent/6-x", "main"), refusedWith("branch-in-way", /git -C \S+ branch -D agent\/6-x.*relabel the Ticket ready-for-agent/));
+
+    const elsewhere = join(fx.root, "person-worktree");
+    await git(ws.root, ["worktree", "add", "-q", elsewhere, "agent/6-x"]);
+    await assert.rejects(ws.cutLane(6, "agent/6-x", "main"), refusedWith("branch-in-way", new RegExp(`checked out in the worktree ${elsewhere}`)));
+    assert.equal(await git(ws.root, ["rev-parse", "agent/6-x"]), tip);
+  });
+
+  it("refuses a fresh lane when the remote already has the branch", async () => {
+    await fx.pushCommit({ "w.txt": "earlier attempt\n" }, "earlier", "agent/7-x");
+    await ws.fetchBase("main");
+    await assert.rejects(ws.cutLane(7, "agent/7-x", "main"), refusedWith("branch-in-way", /remote already has/));
+  });
+
+  it("refuses a worktree path that escapes the repository", async () => {
+    const outside = await makeTempDir("tr-outside-");
+    try {
+      await symlink(outside, join(ws.root, ".worktrees"));
+      await ws.fetchBase("main");
+      await assert.rejects(ws.cutLane(8, "agent/8-x", "main"), refusedWith("bad-input", /outside the repository/));
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses a branch name git would not accept or would read as an option", async () => {
+    await ws.fetchBase("main");
+    await assert.rejects(ws.cutLane(9, "-x", "main"), refusedWith("bad-input"));
+    await assert.rejects(ws.cutLane(9, "agent/9 x..y", "main"), refusedWith("bad-input"));
+  });
+
+  it("pushes with a lease: never over another Host's newer work", async () => {
+    await ws.fetchBase("main");
+    const lane = await ws.cutLane(10, "agent/10-x", "main");
+    await commitFiles(lane.path, { "a.txt": "1\n" }, "one");
+    assert.equal((await ws.push(lane)).ok, true);
+    // Another Host pushes on top.
+    const theirs = await fx.pushCommit({ "b.txt": "theirs\n" }, "other host", "agent/10-x");
+    // This Host rewrites its branch (as a rebase would) and tries to push.
+    await git(lane.path, ["commit", "-q", "--amend", "-m", "one, amended"]);
+    const res = await ws.push(lane);
+    assert.equal(res.ok, false);
+    assert.match(res.detail, /stale info|rejected/);
+    assert.equal(await git(fx.remote, ["rev-parse", "agent/10-x"]), theirs);
+  });
+
+  it("rebases onto the fresh base: up-to-date, clean, and a conflict left in place then continued", async () => {
+    await ws.fetchBase("main");
+    const lane = await ws.cutLane(11, "agent/11-x", "main");
+    await commitFiles(lane.path, { "src/a.txt": "mine\n" }, "edit a");
+    assert.equal(await ws.rebaseOnto(lane, "main"), "up-to-date");
+    assert.equal(await ws.commitsAhead(lane, "main"), 1);
+
+    await fx.pushCommit({ "other.txt": "x\n" }, "unrelated change");
+    await ws.fetchBase("main");
+    assert.equal(await ws.rebaseOnto(lane, "main"), "clean");
+    assert.equal(await ws.commitsAhead(lane, "main"), 1);
+    assert.equal(await git(lane.path, ["log", "-1", "--format=%an"]), "Ticket Runner Test");
+
+    await fx.pushCommit({ "src/a.txt": "theirs\n" }, "conflicting change");
+    await ws.fetchBase("main");
+    assert.equal(await ws.rebaseOnto(lane, "main"), "conflict");
+    assert.deepEqual(await ws.conflictedFiles(lane), ["src/a.txt"]);
+    assert.equal(await ws.continueRebase(lane), "conflict", "markers still in the file");
+    await writeFile(join(lane.path, "src/a.txt"), "mine and theirs\n");
+    assert.equal(await ws.continueRebase(lane), "clean");
+    assert.equal(await ws.rebaseInProgress(lane), false);
+    assert.equal(await git(lane.path, ["rev-parse", "--abbrev-ref", "HEAD"]), "agent/11-x");
+    assert.equal(await git(lane.path, ["show", "HEAD:src/a.txt"]), "mine and theirs");
+  });
+
+  it("isClean and resetWorktree: uncommitted work is discarded, commits and ignored files are not", async () => {
+    await ws.fetchBase("main");
+    const lane = await ws.cutLane(12, "agent/12-x", "main");
+    const sha = await commitFiles(lane.path, { ".gitignore": "node_modules/\n" }, "ignore");
+    await mkdir(join(lane.path, "node_modules"));
+    await writeFile(join(lane.path, "node_modules", "kept.js"), "");
+    assert.equal(await ws.isClean(lane), true);
+    await writeFile(join(lane.path, "README.md"), "scribble\n");
+    await writeFile(join(lane.path, "new.txt"), "new\n");
+    assert.equal(await ws.isClean(lane), false);
+    await ws.resetWorktree(lane);
+    assert.equal(await ws.isClean(lane), true);
+    assert.equal(await ws.headSha(lane), sha);
+    assert.equal(await git(lane.path, ["ls-files", "--others", "--ignored", "--exclude-standard"]), "node_modules/kept.js");
+  });
+
+  it("cleans up after a merge: worktree, local branch, remote branch (and copes when the remote's is gone)", async () => {
+    await ws.fetchBase("main");
+    const lane = await ws.cutLane(13, "agent/13-x", "main");
+    const sha = await commitFiles(lane.path, { "m.txt": "m\n" }, "work");
+    await ws.push(lane);
+    // A squash merge on the remote: the branch's commits are not in main, but the merged head is known.
+    await fx.pushCommit({ "m.txt": "m\n" }, "squashed #13");
+    const report = await ws.cleanupLane(lane, { deleteRemote: true, base: "main", mergedSha: sha });
+    assert.deepEqual([report.worktree, report.localBranch, report.remoteBranch], ["removed", "deleted", "deleted"]);
+    assert.equal(await git(fx.remote, ["for-each-ref", "refs/heads/agent/"]), "");
+    assert.equal(await git(ws.root, ["for-each-ref", "refs/heads/agent/"]), "");
+
+    const lane2 = await ws.cutLane(14, "agent/14-x", "main");
+    const sha2 = await commitFiles(lane2.path, { "n.txt": "n\n" }, "work");
+    await ws.push(lane2);
+    await git(fx.remote, ["update-ref", "-d", "refs/heads/agent/14-x"]); // GitHub deleted it on merge
+    const report2 = await ws.cleanupLane(lane2, { deleteRemote: true, base: "main", mergedSha: sha2 });
+    assert.deepEqual([report2.worktree, report2.localBranch, report2.remoteBranch], ["removed", "deleted", "gone"]);
+  });
+
+  it("cleanup keeps a local branch whose commits are nowhere else", async () => {
+    await ws.fetchBase("main");
+    const lane = await ws.cutLane(15, "agent/15-x", "main");
+    const sha = await commitFiles(lane.path, { "u.txt": "unpushed\n" }, "unpushed");
+    const report = await ws.cleanupLane(lane, { deleteRemote: true, base: "main" });
+    assert.equal(report.localBranch, "kept");
+    assert.equal(await git(ws.root, ["rev-parse", "agent/15-x"]), sha);
+  });
+});

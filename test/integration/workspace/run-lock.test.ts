@@ -1,0 +1,197 @@
+import { strict as assert } from "node:assert";
+import type { GitWorkspace } from "../../../src/adapters/git/git-workspace";
+import { NodeHost } from "../../../src/adapters/node-host";
+import { Failure, Refusal } from "../../../src/core/errors";
+import type { Host } from "../../../src/ports/host";
+import type { LockHolder } from "../../../src/ports/workspace";
+import type { RemoteFixture } from "../../support/git-fixtures";
+import { commitFiles, git, makeRemote } from "../../support/git-fixtures";
+import type { WorkspaceChild } from "./support/child-process";
+import { startChild } from "./support/child-process";
+import { otherWorkstation, workspaceOn } from "./support/workspace-fixture";
+
+const BRANCH = "ticket-runner/lock";
+
+async function holderFor(host: Host, runId: string, pid = host.pid()): Promise<LockHolder> {
+  return { host: host.identity(), pid, command: "ticket-runner run", runId, startedAt: new Date().toISOString(), processStartTime: await host.processStartTime(pid) };
+}
+
+/** A person edits the lock branch by hand, as on GitHub's web editor. */
+async function commitByHand(fx: RemoteFixture, name: string, content: string, message: string): Promise<void> {
+  const person = await fx.clone(name, { branch: BRANCH });
+  await commitFiles(person, { "lock.json": content }, message);
+  await git(person, ["push", "-q", "origin", BRANCH]);
+}
+
+describe("workspace: the Run lock", () => {
+  let fx: RemoteFixture;
+  let ws: GitWorkspace;
+  const host = new NodeHost();
+
+  beforeEach(async () => {
+    fx = await makeRemote();
+    ws = workspaceOn(await fx.clone("target"), { host });
+  });
+  afterEach(async () => {
+    await fx.cleanup();
+  });
+
+  it("reads free before anyone ran; a take and a release are commits that say who, in words, with history kept", async () => {
+    assert.deepEqual(await ws.readLock(), { held: false });
+    const me = await holderFor(host, "2026-09-17T09-00-00-000");
+    assert.deepEqual(await ws.acquireLock(me), { ok: true, tookOverFrom: [] });
+    const held = await ws.readLock();
+    assert.ok(held.held);
+    assert.equal(held.runId, me.runId);
+    assert.equal(held.pid, process.pid);
+    assert.equal(held.processStartTime, me.processStartTime);
+    const kind = host.identity().kind === "cloud" ? "cloud host" : "workstation";
+    assert.equal(await git(fx.remote, ["log", "-1", "--format=%s", BRANCH]), `Held by run ${me.runId} on the ${kind} \`${host.identity().name}\`: ticket-runner run`);
+
+    assert.deepEqual(await ws.acquireLock(me), { ok: true, tookOverFrom: [] }, "taking it again is a no-op");
+    assert.deepEqual(await ws.releaseLock(me.runId), { released: true, detail: `Released the lock of run ${me.runId}.` });
+    assert.deepEqual(await ws.readLock(), { held: false });
+    assert.equal(await git(fx.remote, ["log", "-1", "--format=%s", BRANCH]), "Free");
+    assert.equal(await git(fx.remote, ["rev-list", "--count", BRANCH]), "2", "history is kept");
+    assert.equal(await git(fx.remote, ["show", `${BRANCH}:lock.json`]), '{\n  "held": false\n}');
+  });
+
+  it("running: a live Run on this Host is refused, naming it and how to stop it", async () => {
+    const child = await startChild(await fx.clone("child"));
+    try {
+      assert.deepEqual(await child.send({ op: "acquire", runId: "run-child" }), { ok: true, value: { won: true } });
+      const res = await ws.acquireLock(await holderFor(host, "run-me"));
+      assert.equal(res.ok, false);
+      if (res.ok) return;
+      assert.equal(res.standing, "running");
+      assert.equal(res.holder.pid, child.pid);
+      assert.ok(res.refusal instanceof Refusal);
+      assert.equal(res.refusal.reason, "lock-held");
+      assert.match(res.refusal.message, /^Another ticket-runner is running on this Host: run run-child/);
+      assert.equal(res.refusal.details.next, "ticket-runner stop");
+    } finally {
+      await child.close();
+    }
+  });
+
+  it("abandoned: a holder killed with SIGKILL is taken over by the next Run on this Host", async () => {
+    const child = await startChild(await fx.clone("child"));
+    assert.deepEqual(await child.send({ op: "acquire", runId: "run-killed" }), { ok: true, value: { won: true } });
+    child.kill("SIGKILL");
+    assert.equal(await child.exited, "SIGKILL");
+
+    const res = await ws.acquireLock(await holderFor(host, "run-next"));
+    assert.ok(res.ok);
+    assert.deepEqual(res.tookOverFrom?.map((h) => [h.runId, h.pid]), [["run-killed", child.pid]]);
+    assert.match(await git(fx.remote, ["log", "-1", "--format=%B", BRANCH]), /Took over from run run-killed \(pid \d+\), whose process on this Host is gone/);
+  });
+
+  it("abandoned: a pid reused by another program (start time differs) is taken over", async () => {
+    const stale = { ...(await holderFor(host, "run-old")), processStartTime: "another-boot:12345" };
+    assert.ok((await ws.acquireLock(stale)).ok);
+    const res = await ws.acquireLock(await holderFor(host, "run-new"));
+    assert.ok(res.ok);
+    assert.equal(res.tookOverFrom?.[0]?.runId, "run-old");
+  });
+
+  it("elsewhere: a holder on another Host is refused and never presumed dead; the refusal says how a person frees it", async () => {
+    const other = await otherWorkstation(fx.root, "0123456789abcdef0123456789abcdef", "desk");
+    assert.notEqual(other.identity().id, host.identity().id);
+    const elsewhere = workspaceOn(await fx.clone("other-host"), { host: other });
+    // Its pid does not exist here, which must not matter.
+    assert.ok((await elsewhere.acquireLock({ ...(await holderFor(other, "run-desk")), pid: 4_000_000 })).ok);
+
+    const res = await ws.acquireLock(await holderFor(host, "run-me"));
+    assert.equal(res.ok, false);
+    if (res.ok) return;
+    assert.equal(res.standing, "elsewhere");
+    assert.match(res.refusal!.message, /held by run run-desk on the workstation `desk`/);
+    assert.match(res.refusal!.message, /never presumed dead/);
+    assert.match(res.refusal!.message, /commit a lock\.json that reads \{"held": false\} to the ticket-runner\/lock branch/);
+    assert.match(res.refusal!.message, /ticket-runner unlock/);
+    assert.equal((await ws.readLock()).held, true, "left exactly as it was");
+  });
+
+  it("a free commit written by a person is honoured, and the old holder's late release leaves the new holder alone", async () => {
+    const other = await otherWorkstation(fx.root, "fedcba9876543210fedcba9876543210", "vm");
+    const elsewhere = workspaceOn(await fx.clone("other-host"), { host: other });
+    assert.ok((await elsewhere.acquireLock(await holderFor(other, "run-vm"))).ok);
+    assert.equal((await ws.acquireLock(await holderFor(host, "run-me"))).ok, false);
+
+    await commitByHand(fx, "person", '{ "held": false }\n', "Free the lock: the VM was reclaimed");
+    const res = await ws.acquireLock(await holderFor(host, "run-me"));
+    assert.ok(res.ok);
+    assert.deepEqual(await elsewhere.releaseLock("run-vm"), { released: false, detail: "The lock now names run run-me, not run-vm; left as it is." });
+    const now = await ws.readLock();
+    assert.ok(now.held && now.runId === "run-me");
+  });
+
+  it("a corrupt lock.json is reported with its path and content, and left in place; unlock frees it", async () => {
+    await ws.acquireLock(await holderFor(host, "run-1"));
+    await ws.releaseLock("run-1");
+    await commitByHand(fx, "person", "{ held: maybe }\n", "oops");
+    const tip = await git(fx.remote, ["rev-parse", BRANCH]);
+
+    await assert.rejects(ws.readLock(), (e: unknown) => e instanceof Failure && e.reason === "invalid-record" && /lock\.json on ticket-runner\/lock cannot be read/.test(e.message));
+    const err = await ws.acquireLock(await holderFor(host, "run-2")).then(() => null, (e: unknown) => e);
+    assert.ok(err instanceof Refusal);
+    assert.equal(err.reason, "bad-input");
+    assert.equal(err.details.path, "ticket-runner/lock:lock.json");
+    assert.match(err.message, /not JSON .*"\{ held: maybe \}"/);
+    assert.equal(await git(fx.remote, ["rev-parse", BRANCH]), tip, "left in place");
+
+    assert.match((await ws.unlock("by the test")).previous, /^unreadable/);
+    assert.ok((await ws.acquireLock(await holderFor(host, "run-2"))).ok);
+  });
+
+  it('lockScope "host": one Run per Host, several Hosts at once; a Target-wide lock still keeps them out', async () => {
+    const desk = await otherWorkstation(fx.root, "11111111111111111111111111111111", "desk");
+    const vm = await otherWorkstation(fx.root, "22222222222222222222222222222222", "vm");
+    const onDesk = workspaceOn(await fx.clone("desk"), { host: desk, lockScope: "host" });
+    const onVm = workspaceOn(await fx.clone("vm"), { host: vm, lockScope: "host" });
+
+    assert.ok((await onDesk.acquireLock(await holderFor(desk, "run-desk"))).ok);
+    assert.ok((await onVm.acquireLock(await holderFor(vm, "run-vm"))).ok, "another Host runs at the same time");
+    const files = (await git(fx.remote, ["ls-tree", "--name-only", BRANCH])).split("\n");
+    assert.deepEqual(files, [`lock-${desk.identity().id}.json`, `lock-${vm.identity().id}.json`]);
+    const vmLock = await onVm.readLock();
+    assert.ok(vmLock.held && vmLock.runId === "run-vm");
+
+    // A target-scope Run honours every per-host lock.
+    const target = await ws.acquireLock(await holderFor(host, "run-target"));
+    assert.equal(target.ok, false);
+    assert.equal(!target.ok && target.standing, "elsewhere");
+
+    // And a held lock.json keeps host-scope Runs out.
+    await onDesk.releaseLock("run-desk");
+    await onVm.releaseLock("run-vm");
+    assert.ok((await ws.acquireLock(await holderFor(host, "run-target"))).ok);
+    const refused = await onDesk.acquireLock(await holderFor(desk, "run-desk-2"));
+    assert.equal(!refused.ok && refused.standing, "elsewhere");
+  });
+
+  it("two processes race for it 50 times, and exactly one wins each time", async function () {
+    this.timeout(110_000);
+    const children: WorkspaceChild[] = [await startChild(await fx.clone("racer-a")), await startChild(await fx.clone("racer-b"))];
+    try {
+      for (let round = 0; round < 50; round++) {
+        const replies = await Promise.all(children.map((c, i) => c.send({ op: "acquire", runId: `race-${round}-${i}` })));
+        const values = replies.map((r) => {
+          assert.ok(r.ok, JSON.stringify(r));
+          return r.value as { won: boolean; standing?: string; holder?: string };
+        });
+        const winners = values.flatMap((v, i) => (v.won ? [i] : []));
+        assert.equal(winners.length, 1, `round ${round}: ${JSON.stringify(values)}`);
+        const winner = winners[0]!;
+        const loser = values[1 - winner]!;
+        assert.equal(loser.standing, "running");
+        assert.equal(loser.holder, `race-${round}-${winner}`);
+        const released = await children[winner]!.send({ op: "release", runId: `race-${round}-${winner}` });
+        assert.ok(released.ok && (released.value as { released: boolean }).released);
+      }
+      assert.equal(await git(fx.remote, ["rev-list", "--count", BRANCH]), "100", "50 takes and 50 releases, all in the history");
+    } finally {
+      await Promise.all(children.map((c) => c.close()));
+    }
+  });
+});

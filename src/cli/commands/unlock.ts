@@ -1,0 +1,68 @@
+/**
+ * `ticket-runner unlock`: a person frees the Run lock a vanished Host left behind (seed 002: a lock
+ * from another Host is never presumed dead, so freeing it is a person's call, made here with --yes).
+ */
+import { GitWorkspace } from "../../adapters/git/git-workspace";
+import { NodeHost } from "../../adapters/node-host";
+import { Failure } from "../../core/errors";
+import type { CliCommand } from "../command";
+
+const USAGE = `ticket-runner unlock [--yes] [--scope target|host] [--note <text>]
+
+Frees the Run lock (lock.json on the ticket-runner/lock branch of the Target's remote), run from a
+clone of the Target. A lock held by a Run on another Host is freed only with --yes: do it only when
+no Run is running there. A Run still alive on this Host is never unlocked: use \`ticket-runner stop\`.`;
+
+function option(argv: string[], name: string): string | undefined {
+  const i = argv.indexOf(name);
+  return i >= 0 ? argv[i + 1] : undefined;
+}
+
+export const unlockCommand: CliCommand = {
+  name: "unlock",
+  summary: "free a Run lock a vanished Host left behind",
+  usage: USAGE,
+  async run(argv, io) {
+    const scope = option(argv, "--scope") ?? "target";
+    if (scope !== "target" && scope !== "host") {
+      io.err(`--scope must be "target" or "host", not "${scope}".`);
+      return 2;
+    }
+    const yes = argv.includes("--yes");
+    const host = new NodeHost({ env: io.env });
+    const me = host.identity();
+    const ws = new GitWorkspace({ root: io.cwd, host, lockScope: scope, token: io.env.TICKET_RUNNER_TOKEN || undefined, env: io.env });
+    const note = option(argv, "--note") ?? `ticket-runner unlock on ${me.kind === "cloud" ? "the cloud host" : "the workstation"} \`${me.name}\``;
+
+    let described = "unreadable";
+    try {
+      const lock = await ws.readLock();
+      if (!lock.held) {
+        io.out("The Run lock is already free.");
+        return 0;
+      }
+      described = `run ${lock.runId} on \`${lock.host.name}\` (host id ${lock.host.id}, pid ${lock.pid}, since ${lock.startedAt}): \`${lock.command}\``;
+      if (lock.host.id === me.id) {
+        const started = await host.processStartTime(lock.pid);
+        const alive = started !== null && (lock.processStartTime === null || started === lock.processStartTime);
+        if (alive) {
+          io.err(`The Run lock is held by ${described}, which is still running on this Host. Stop it with \`ticket-runner stop\` instead.`);
+          return 2;
+        }
+      } else if (!yes) {
+        io.err(`The Run lock is held by ${described}, on another Host. Nothing here can tell whether that Run is still going.`);
+        io.err("If no Run is running there, free it with: ticket-runner unlock --yes");
+        return 2;
+      }
+    } catch (e) {
+      if (!(e instanceof Failure && e.reason === "invalid-record")) throw e;
+      if (!yes) {
+        io.err(`${e.message} Replace it with {"held": false}: ticket-runner unlock --yes`);
+        return 2;
+      }
+    }
+    const { previous } = await ws.unlock(note);
+    io.out(`Freed the Run lock (it was ${previous === "free" ? "free" : described === "unreadable" ? previous : `held by ${described}`}).`);
+    return 0;
+  },
+};

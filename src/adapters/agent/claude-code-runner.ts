@@ -15,6 +15,7 @@ import type { SplitLine } from "./line-splitter";
 import { decideOutcome } from "./outcome";
 import type { SessionFacts } from "./outcome";
 import { reapGroup, spawnGroup } from "./process-group";
+import { SlicedQueue } from "./sliced-queue";
 import { StageLogs } from "./stage-logs";
 import { parseStreamLine } from "./stream-events";
 import type { ResultEvent } from "./stream-events";
@@ -169,7 +170,12 @@ export class ClaudeCodeRunner implements AgentRunner {
       if (parsed.kind === "rate-limit" && parsed.event.rate_limit_info.status === "rejected") facts.sawRejectedRateLimit = true;
       for (const e of toAgentEvents(parsed, roots)) emit(e);
     };
-    const stdoutSplitter = new LineSplitter(onStdoutLine, this.opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
+    // Lines are handled in time slices so a flood of events never blocks the host's event loop;
+    // above the high-water mark the pipe is paused and the agent waits on its own writes.
+    let pauseStdout = (): void => undefined;
+    let resumeStdout = (): void => undefined;
+    const stdoutQueue = new SlicedQueue<SplitLine>(onStdoutLine, { onHigh: () => pauseStdout(), onLow: () => resumeStdout() });
+    const stdoutSplitter = new LineSplitter((line) => stdoutQueue.push(line), this.opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
     const stderrSplitter = new LineSplitter((line) => {
       const text = line.kind === "line" ? line.text : line.kind === "invalid-utf8" ? line.lossy : `[ticket-runner: stderr line of ${line.bytes} bytes dropped]`;
       logs.stderrLine(text);
@@ -179,6 +185,8 @@ export class ClaudeCodeRunner implements AgentRunner {
     const grace = this.opts.killGraceMs ?? 5000;
     const group = spawnGroup(executable, args, { cwd: request.cwd, env, stdinText: viaStdin ? request.prompt : null });
     group.child.stdout?.on("data", (chunk: Buffer) => stdoutSplitter.push(chunk));
+    pauseStdout = () => group.child.stdout?.pause();
+    resumeStdout = () => group.child.stdout?.resume();
     group.child.stderr?.on("data", (chunk: Buffer) => stderrSplitter.push(chunk));
 
     const timer = setTimeout(() => {
@@ -211,6 +219,7 @@ export class ClaudeCodeRunner implements AgentRunner {
     request.signal?.removeEventListener("abort", onAbort);
     stdoutSplitter.end();
     stderrSplitter.end();
+    await stdoutQueue.idle();
     facts.result = lastResult;
 
     const decision = decideOutcome(facts);

@@ -84,8 +84,11 @@ describe("the demo agent (real process, real git)", function () {
       jsonSchema: name === "verify" ? VERIFY_SCHEMA : CODE_SCHEMA,
       timeoutMs: 60_000,
       maxTurns: 30,
-      onEvent: (e) => events.push(e),
       ...opts.request,
+      onEvent: (e) => {
+        events.push(e);
+        opts.request?.onEvent?.(e);
+      },
     });
     return { result, events };
   }
@@ -222,8 +225,14 @@ describe("the demo agent (real process, real git)", function () {
 
     const wt2 = await lane(12);
     const burst = { title: "Burst", body: "```ticket-runner-demo\n" + JSON.stringify({ files: { "b.txt": "b" }, behaviours: ["burst:5000"] }) + "\n```" };
-    const b = await stage(wt2, "implement", 12, burst);
+    // The host's event loop keeps turning while the burst is read: timers fire between events.
+    let eventsSeen = 0;
+    const ticksAt: number[] = [];
+    const timer = setInterval(() => ticksAt.push(eventsSeen), 1);
+    const b = await stage(wt2, "implement", 12, burst, { request: { onEvent: () => (eventsSeen += 1) } });
+    clearInterval(timer);
     assert.equal(b.result.outcome, "success");
+    assert.ok(ticksAt.some((n) => n > 100 && n < 4900), `timers ran mid-burst (event counts at ticks: ${ticksAt.slice(0, 20).join(",")}…)`);
     const burstEvents = b.events.filter((e) => (e.kind === "tool" && e.summary.startsWith("burst/")) || (e.kind === "tool-result" && e.summary.startsWith("line ")));
     assert.equal(burstEvents.length, 5000);
   });

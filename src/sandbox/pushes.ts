@@ -1,21 +1,47 @@
-/** What a push changes besides refs: open pull request heads, and CI for them. */
+/**
+ * What a ref change does besides moving the ref, as on GitHub:
+ * - an open pull request whose head branch moved gets the new head (and a CI run);
+ * - an open pull request whose head branch was deleted is closed;
+ * - commits landing on the default branch close the issues their messages name with closing keywords.
+ */
 import type { App, RefUpdate } from "./app";
+import { git } from "./git";
+import { addEvent, setState } from "./issue-ops";
 import { isoNow } from "./model";
 import type { RepoRec } from "./model";
+import { closingReferences } from "./pull-ops";
 
-export async function onPushed(app: App, repo: RepoRec, updates: RefUpdate[], _pusher: string): Promise<void> {
+export async function onPushed(app: App, repo: RepoRec, updates: RefUpdate[], pusher: string): Promise<void> {
   const now = isoNow();
   repo.pushedAt = now;
   for (const u of updates) {
-    if (!u.ref.startsWith("refs/heads/") || !u.after) continue;
+    if (!u.ref.startsWith("refs/heads/")) continue;
     const branch = u.ref.slice("refs/heads/".length);
+    if (branch === repo.defaultBranch && u.after) await closeFromCommits(app, repo, u, pusher);
     for (const issue of repo.issues) {
       const pr = issue.pr;
       if (!pr || issue.state !== "open" || pr.head !== branch) continue;
-      pr.headSha = u.after;
       issue.updatedAt = now;
-      app.onHeadChanged(repo, u.after, branch);
+      if (u.after) {
+        pr.headSha = u.after;
+        app.onHeadChanged(repo, u.after, branch);
+      } else {
+        addEvent(app, issue, pusher, "head_ref_deleted");
+        setState(app, issue, "closed", pusher);
+      }
     }
   }
   await app.store.changed();
+}
+
+async function closeFromCommits(app: App, repo: RepoRec, u: RefUpdate, pusher: string): Promise<void> {
+  const range = u.before ? `${u.before}..${u.after}` : (u.after ?? "");
+  const r = await git(["log", "--format=%H%n%B", "-n", "200", range], { gitDir: app.gitDir(repo) });
+  if (r.code !== 0) return;
+  for (const n of closingReferences(r.stdout)) {
+    const target = repo.issues[n - 1];
+    if (!target || target.pr || target.state !== "open") continue;
+    addEvent(app, target, pusher, "referenced", { commitId: u.after ?? undefined });
+    setState(app, target, "closed", pusher, "completed");
+  }
 }

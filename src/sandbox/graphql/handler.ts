@@ -17,7 +17,7 @@ const requestSchema = z
   .strict();
 
 const root = rootValue();
-const httpTypes: Record<number, string> = { 403: "FORBIDDEN", 404: "NOT_FOUND", 422: "UNPROCESSABLE", 409: "CONFLICT" };
+const httpTypes: Record<number, string> = { 403: "FORBIDDEN", 404: "NOT_FOUND", 422: "UNPROCESSABLE", 409: "UNPROCESSABLE", 405: "UNPROCESSABLE" };
 
 function shape(errors: readonly GraphQLError[]): Record<string, unknown>[] {
   return errors.map((e) => {

@@ -3,35 +3,16 @@
  * operations as REST, so both record identical events. graphql-js runs the mutation fields of
  * one document one after another, in order, as GitHub does.
  */
-import { hasRole, canRead } from "../auth";
+import { canRead } from "../auth";
 import { cursorFor, parseNodeId } from "../ids";
-import type { NodeKind } from "../ids";
 import { addAssignees, addEvent, addLabels, checkCanEditComment, createComment, removeAssignees, setState, updateComment } from "../issue-ops";
-import type { IssueRec, RepoRec } from "../model";
-import { findIssueById } from "../serialize";
+import type { RepoRec } from "../model";
 import { commentNode, findRepoForGql, gqlError, issueNode, labelNode, repoNode, userNode } from "./models";
 import type { GqlCtx } from "./models";
 import { pullMutations } from "./pull-mutations";
+import { issueByNodeId, notFoundNode, requireWrite } from "./lookup";
 
 type Input<T> = { input: T & { clientMutationId?: string | null } };
-
-function notFoundNode(id: string): Error {
-  return gqlError("NOT_FOUND", `Could not resolve to a node with the global id of '${id}'`);
-}
-
-export function issueByNodeId(ctx: GqlCtx, id: string, kinds: NodeKind[] = ["I", "PR"]): { repo: RepoRec; issue: IssueRec } {
-  const parsed = parseNodeId(id);
-  if (!parsed || !kinds.includes(parsed.kind)) throw notFoundNode(id);
-  const found = findIssueById(ctx.state, parsed.dbId);
-  if (!found || !canRead(found.repo, ctx.viewer.login)) throw notFoundNode(id);
-  return found;
-}
-
-export function requireWrite(ctx: GqlCtx, repo: RepoRec, mutation: string): void {
-  if (!hasRole(repo, ctx.viewer.login, "write")) {
-    throw gqlError("FORBIDDEN", `${ctx.viewer.login} does not have the correct permissions to execute \`${mutation}\``);
-  }
-}
 
 function labelNames(ctx: GqlCtx, repo: RepoRec, ids: string[]): string[] {
   return ids.map((id) => {

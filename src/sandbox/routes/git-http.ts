@@ -50,14 +50,22 @@ export async function handleGitHttp(app: App, req: IncomingMessage, res: ServerR
   }
   const before = service === "git-receive-pack" && rest !== "/info/refs" ? await listRefs(app.gitDir(repo)) : null;
   const status = await runBackend(app, req, res, repo, rest, query, login ?? "anonymous");
-  if (before) {
-    const after = await listRefs(app.gitDir(repo));
-    const updates: RefUpdate[] = [];
-    for (const [ref, sha] of after) if (before.get(ref) !== sha) updates.push({ ref, before: before.get(ref) ?? null, after: sha });
-    for (const [ref, sha] of before) if (!after.has(ref)) updates.push({ ref, before: sha, after: null });
-    if (updates.length) await onPushed(app, repo, updates, login ?? "anonymous");
+  // The response stays open until the push's effects (PR heads, CI, closed issues) are recorded,
+  // so a client that reads the API right after `git push` returns sees them.
+  try {
+    if (before) await afterPush(app, repo, before, login ?? "anonymous");
+  } finally {
+    res.end();
   }
   return status;
+}
+
+async function afterPush(app: App, repo: RepoRec, before: Map<string, string>, login: string): Promise<void> {
+  const after = await listRefs(app.gitDir(repo));
+  const updates: RefUpdate[] = [];
+  for (const [ref, sha] of after) if (before.get(ref) !== sha) updates.push({ ref, before: before.get(ref) ?? null, after: sha });
+  for (const [ref, sha] of before) if (!after.has(ref)) updates.push({ ref, before: sha, after: null });
+  if (updates.length) await onPushed(app, repo, updates, login);
 }
 
 function runBackend(app: App, req: IncomingMessage, res: ServerResponse, repo: RepoRec, rest: string, query: string, remoteUser: string): Promise<number> {
@@ -122,7 +130,6 @@ function runBackend(app: App, req: IncomingMessage, res: ServerResponse, repo: R
         resolve(500);
         return;
       }
-      res.end();
       resolve(status);
     });
   });

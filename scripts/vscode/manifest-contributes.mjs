@@ -45,15 +45,18 @@ const menus = {
     { command: "ticketRunner.signIn", when: "view == ticketRunner.board && !ticketRunner.signedIn", group: "9_account@1" },
   ],
   "view/item/context": [
-    { command: "ticketRunner.startOnTicket", when: ticket("free"), group: "inline@1" },
-    { command: "ticketRunner.startOnTicket", when: ticket("free"), group: "1_run@1" },
+    { command: "ticketRunner.startOnTicket", when: ticket("(free|stranded)"), group: "inline@1" },
+    { command: "ticketRunner.startOnTicket", when: ticket("(free|stranded)"), group: "1_run@1" },
     { command: "ticketRunner.claim", when: ticket("free"), group: "1_run@2" },
-    { command: "ticketRunner.takeOver", when: ticket("claimed"), group: "1_run@3" },
+    // Not a claim this Host holds: there is nothing here to take over from.
+    { command: "ticketRunner.takeOver", when: "view == ticketRunner.board && viewItem =~ /^ticketRunner:ticket\\b(?!.*\\+here\\b).*\\+claimed\\b/", group: "1_run@3" },
     { command: "ticketRunner.release", when: ticket("mine"), group: "2_claim@1" },
     { command: "ticketRunner.handBack", when: ticket("mine"), group: "2_claim@2" },
     { command: "ticketRunner.showTranscript", when: ticket("transcript"), group: "3_open@1" },
     { command: "ticketRunner.openWorktree", when: ticket("worktree"), group: "3_open@2" },
     { command: "ticketRunner.openIssue", when: "view == ticketRunner.board && viewItem =~ /^ticketRunner:ticket\\b/", group: "3_open@3" },
+    // The board's error row: Retry.
+    { command: "ticketRunner.refresh", when: "view == ticketRunner.board && viewItem == ticketRunner:error", group: "inline" },
   ],
 };
 

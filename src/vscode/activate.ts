@@ -7,7 +7,7 @@ import { Notifier } from "./notifier";
 import { ContextKeys } from "./context-keys";
 import { Connection } from "./connection";
 import { StatusBarItemView } from "./status-bar-item";
-import { registerBoard } from "./board-placeholder";
+import { registerBoard } from "./board/register";
 import { registerCommands } from "./run-command";
 import { commandTable } from "./command-table";
 import { FILTER_STATE_KEY } from "./commands/board";

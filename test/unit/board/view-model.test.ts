@@ -1,0 +1,109 @@
+import { strict as assert } from "node:assert";
+import { buildBoard } from "../../../src/core/board/build";
+import type { BoardModel } from "../../../src/core/board/types";
+import { escapeMarkdown, mdLink } from "../../../src/vscode/board/markdown";
+import { repoFromRemote } from "../../../src/vscode/board/target";
+import { childNodes, nodeVm, rootNodes, type BoardNode, type BoardSnapshot, type NodeVm } from "../../../src/vscode/board/view-model";
+import { input, issue, oneOfEach } from "./board-fixtures";
+
+function snap(model: BoardModel | null, over: Partial<BoardSnapshot> = {}): BoardSnapshot {
+  return { phase: "ready", model, error: null, fetchedAt: new Date(), filter: "all", repo: "acme/shop", ...over };
+}
+
+function tickets(s: BoardSnapshot): NodeVm[] {
+  return rootNodes(s).flatMap((n: BoardNode) => childNodes(n)).map(nodeVm);
+}
+
+describe("board tree view-models", () => {
+  it("shows six sections with counts, then ticket rows labelled `#n title` with the Run column", () => {
+    const s = snap(buildBoard(oneOfEach()));
+    const roots = rootNodes(s).map(nodeVm);
+    assert.deepEqual(roots.map((r) => [r.label, r.description, r.collapsible]), [
+      ["Running here", "1", "expanded"],
+      ["Claimed elsewhere", "2", "expanded"],
+      ["Stale", "1", "expanded"],
+      ["Frontier (ready)", "1", "expanded"],
+      ["Needs a person", "1", "expanded"],
+      ["Stranded", "1", "expanded"],
+    ]);
+    const rows = tickets(s);
+    assert.equal(rows[0]?.label, "#1 Ticket 1");
+    assert.equal(rows[0]?.description, "● desk · implement · 12m");
+    assert.deepEqual(rows[0]?.icon, { id: "sync~spin", color: "charts.green" });
+    assert.deepEqual(rows.map((r) => r.id), ["ticketRunner:ticket:acme/shop#1", "ticketRunner:ticket:acme/shop#2", "ticketRunner:ticket:acme/shop#7", "ticketRunner:ticket:acme/shop#3", "ticketRunner:ticket:acme/shop#4", "ticketRunner:ticket:acme/shop#5", "ticketRunner:ticket:acme/shop#6"]);
+  });
+
+  it("gives each marker its codicon and theme colour", () => {
+    const icons = tickets(snap(buildBoard(oneOfEach()))).map((r) => `${r.icon?.id}/${r.icon?.color ?? "-"}`);
+    assert.deepEqual(icons, [
+      "sync~spin/charts.green",
+      "circle-outline/charts.blue",
+      "account/charts.purple",
+      "warning/list.warningForeground",
+      "circle-large-outline/-",
+      "report/charts.red",
+      "debug-pause/charts.orange",
+    ]);
+  });
+
+  it("opens the lease comment for a claim and the issue for a free ticket", () => {
+    const rows = tickets(snap(buildBoard(oneOfEach())));
+    const claimed = rows.find((r) => r.label.startsWith("#2 "));
+    const free = rows.find((r) => r.label.startsWith("#4 "));
+    assert.deepEqual(claimed?.command, { id: "ticketRunner.board.open", title: "Open the lease comment", args: ["https://github.com/acme/shop/issues/2#issuecomment-1002"] });
+    assert.deepEqual(free?.command, { id: "ticketRunner.board.open", title: "Open the issue", args: ["https://github.com/acme/shop/issues/4"] });
+  });
+
+  it("escapes a hostile title in the tooltip and keeps the label one line", () => {
+    const model = buildBoard(input([issue(9, { title: "[click](command:workbench.action.terminal.new)\n<img src=x onerror=alert(1)> **bold**" })]));
+    const [row] = tickets(snap(model));
+    assert.equal(row?.label, "#9 [click](command:workbench.action.terminal.new) <img src=x onerror=alert(1)> **bold**");
+    assert.ok(!/(^|[^\\])\]\(command:/.test(row?.tooltip?.markdown ?? ""), "no live command link");
+    assert.ok(!/(^|[^\\])<img/.test(row?.tooltip?.markdown ?? ""), "no raw HTML");
+    assert.deepEqual(row?.tooltip?.trustedCommands, []);
+  });
+
+  it("puts the error row first and keeps the board when a refresh fails", () => {
+    const error = { reason: "server" as const, message: "GitHub answered 502", at: new Date(), retryAt: null };
+    const roots = rootNodes(snap(buildBoard(oneOfEach()), { error })).map(nodeVm);
+    assert.equal(roots.length, 7);
+    assert.equal(roots[0]?.label, "Couldn't refresh the board, click to retry");
+    assert.equal(roots[0]?.description, "GitHub answered 502");
+    assert.equal(roots[0]?.command?.id, "ticketRunner.refresh");
+    assert.deepEqual(roots[0]?.tooltip?.trustedCommands, ["ticketRunner.refresh"]);
+    const first = rootNodes(snap(null, { error, phase: "idle" })).map(nodeVm);
+    assert.deepEqual(first.map((r) => r.label), ["Couldn't load the board, click to retry"]);
+  });
+
+  it("is empty for the welcome views, shows loading, and offers Show all under an empty mine filter", () => {
+    assert.deepEqual(rootNodes(snap(null, { phase: "idle" })), []);
+    assert.deepEqual(rootNodes(snap(buildBoard(input([])))), []);
+    assert.match(nodeVm(rootNodes(snap(null, { phase: "loading" }))[0]!).label, /^Loading the tickets of acme\/shop/);
+    const mine = rootNodes(snap(buildBoard(input([issue(1)]), "mine"), { filter: "mine" })).map(nodeVm);
+    assert.equal(mine[0]?.command?.id, "ticketRunner.filterAll");
+  });
+
+  it("handles thousands of tickets", () => {
+    const model = buildBoard(input(Array.from({ length: 5000 }, (_, i) => issue(i + 1))));
+    const rows = tickets(snap(model));
+    assert.equal(rows.length, 5000);
+    assert.equal(new Set(rows.map((r) => r.id)).size, 5000);
+  });
+});
+
+describe("board tree helpers", () => {
+  it("escapes Markdown and builds only http(s) links", () => {
+    assert.equal(escapeMarkdown("a*b_[c](d)<e>"), "a\\*b\\_\\[c\\]\\(d\\)\\<e\\>");
+    assert.equal(mdLink("x", "javascript:alert(1)"), null);
+    assert.equal(mdLink("x", "command:foo"), null);
+    assert.equal(mdLink("x", "https://h/a(b)"), "[x](https://h/a%28b%29)");
+  });
+
+  it("reads owner/repo from every remote form", () => {
+    assert.deepEqual(repoFromRemote("git@github.com:acme/shop.git"), { owner: "acme", repo: "shop" });
+    assert.deepEqual(repoFromRemote("https://github.com/acme/shop"), { owner: "acme", repo: "shop" });
+    assert.deepEqual(repoFromRemote("ssh://git@ghe.example.com:2222/acme/shop.git"), { owner: "acme", repo: "shop" });
+    assert.deepEqual(repoFromRemote("http://127.0.0.1:4000/acme/shop.git"), { owner: "acme", repo: "shop" });
+    assert.equal(repoFromRemote("/srv/git/shop.git"), null);
+  });
+});

@@ -1,0 +1,79 @@
+// Persistence with a data folder: bare repositories plus state written atomically; a restart
+// finds everything. Also the built-in `demo` seed.
+import { strict as assert } from "node:assert";
+import { promises as fsp } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { startSandbox } from "../../../src/sandbox/start";
+import { commitFile, gitOk, octokitFor } from "./support";
+
+describe("sandbox persistence and seeds", function () {
+  let tmp: string;
+  beforeEach(async () => {
+    tmp = await fsp.mkdtemp(path.join(os.tmpdir(), "sbx-persist-"));
+  });
+  afterEach(async () => fsp.rm(tmp, { recursive: true, force: true }));
+
+  it("a restart with the same --data folder finds repos, users, tokens, issues, comments, PRs and git history", async () => {
+    const data = path.join(tmp, "data");
+    const first = await startSandbox({ dataDir: data, quiet: true });
+    await first.admin.createRepo({ owner: "acme", name: "kept", files: { "a.txt": "a\n" } });
+    const { token } = await first.admin.addUser({ login: "bob", repos: { "acme/kept": "write" } });
+    const ok1 = octokitFor(first.apiUrl, token);
+    const issue = (await ok1.issues.create({ owner: "acme", repo: "kept", title: "survive", labels: ["bug"] })).data;
+    const comment = (await ok1.issues.createComment({ owner: "acme", repo: "kept", issue_number: issue.number, body: "still here" })).data;
+    const url = new URL(first.gitUrl("acme", "kept"));
+    url.username = "x-access-token";
+    url.password = token;
+    const dir = path.join(tmp, "clone");
+    await gitOk(["clone", "--quiet", url.toString(), dir], tmp);
+    await gitOk(["checkout", "--quiet", "-b", "topic"], dir);
+    const sha = await commitFile(dir, "b.txt", "b\n", "b");
+    await gitOk(["push", "--quiet", "origin", "topic"], dir);
+    const pr = (await ok1.pulls.create({ owner: "acme", repo: "kept", head: "topic", base: "main", title: "topic" })).data;
+    const adminToken = first.adminToken;
+    await first.stop();
+    const leftovers = (await fsp.readdir(data)).filter((f) => f.endsWith(".tmp"));
+    assert.deepEqual(leftovers, [], "no temp files are left behind");
+
+    const second = await startSandbox({ dataDir: data, quiet: true });
+    try {
+      assert.equal(second.adminToken, adminToken);
+      const ok2 = octokitFor(second.apiUrl, token);
+      assert.equal((await ok2.users.getAuthenticated()).data.login, "bob");
+      const got = (await ok2.issues.get({ owner: "acme", repo: "kept", issue_number: issue.number })).data;
+      assert.equal(got.title, "survive");
+      assert.deepEqual(got.labels.map((l) => (typeof l === "string" ? l : l.name)), ["bug"]);
+      assert.equal((await ok2.issues.getComment({ owner: "acme", repo: "kept", comment_id: comment.id })).data.body, "still here");
+      assert.equal((await ok2.pulls.get({ owner: "acme", repo: "kept", pull_number: pr.number })).data.head.sha, sha);
+      const next = (await ok2.issues.create({ owner: "acme", repo: "kept", title: "after restart" })).data;
+      assert.ok(next.id > comment.id, "ids keep increasing after a restart");
+      const ref = (await ok2.git.getRef({ owner: "acme", repo: "kept", ref: "heads/topic" })).data;
+      assert.equal(ref.object.sha, sha);
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it("a state file that is not a sandbox state is refused with a message naming it", async () => {
+    const data = path.join(tmp, "bad");
+    await fsp.mkdir(data, { recursive: true });
+    await fsp.writeFile(path.join(data, "state.json"), JSON.stringify({ hello: "world" }));
+    await assert.rejects(startSandbox({ dataDir: data, quiet: true }), /state\.json is not a sandbox state/);
+  });
+
+  it("the demo seed creates demo/shop with the workflow labels, once", async () => {
+    const data = path.join(tmp, "demo");
+    const sb = await startSandbox({ dataDir: data, seed: "demo", quiet: true });
+    const labels = (await octokitFor(sb.apiUrl, sb.adminToken).issues.listLabelsForRepo({ owner: "demo", repo: "shop", per_page: 100 })).data.map((l) => l.name);
+    for (const name of ["ready-for-agent", "in-progress", "ready-for-human"]) assert.ok(labels.includes(name), name);
+    const count = (await octokitFor(sb.apiUrl, sb.adminToken).issues.listForRepo({ owner: "demo", repo: "shop", state: "all" })).data.length;
+    await sb.stop();
+    const again = await startSandbox({ dataDir: data, seed: "demo", quiet: true });
+    try {
+      assert.equal((await octokitFor(again.apiUrl, again.adminToken).issues.listForRepo({ owner: "demo", repo: "shop", state: "all" })).data.length, count);
+    } finally {
+      await again.stop();
+    }
+  });
+});

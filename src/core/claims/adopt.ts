@@ -26,11 +26,24 @@ export async function adoptClaim(ctx: ClaimContext, ticket: number, opts: { runD
   if (rival?.lease && (!rec?.lease || compareClaims(rival.lease, rec.lease) < 0)) throw claimedElsewhere(ctx.repoName, ticket, rival, now);
   if (!rec?.lease) {
     const heldOnBoard = issue.labels.includes(ctx.o.labels.inProgress) && issue.assignees.some((a) => sameUser(a, viewer));
-    if (!heldOnBoard) {
+    const local = await ctx.o.runRoot.read(dir);
+    // A run started --offline holds only the local claim: going online writes its lease now.
+    const offlineHere = local.kind === "ok" && local.run.issue === ticket && local.run.commentId === null && local.run.host.id === ctx.o.host.id;
+    if (!heldOnBoard && !offlineHere) {
       throw new Refusal("not-ready", `${ctx.repoName}#${ticket} holds no claim of yours from this Host. Start it instead: ticket-runner start ${ticket}`, { next: `ticket-runner start ${ticket}` });
     }
-    // A board claim without a lease (labels set by hand): a full claim, minus the ready check.
-    return takeClaim(ctx, ticket, { runDir: opts.runDir, adopting: true });
+    if (offlineHere && local.kind === "ok") {
+      const alive = ctx.o.isAlive ? await ctx.o.isAlive(local.run) : true;
+      if (alive && local.run.session !== ctx.session) throw claimedLocally(ctx.repoName, ticket, dir, local, !!opts.runDir);
+      await ctx.o.runRoot.moveAside(dir, { reason: "going online", at: now.toISOString(), by: ctx.session });
+    }
+    // A claim without a lease (board labels set by hand, or an offline start): a full claim, minus the ready check.
+    const won = await takeClaim(ctx, ticket, { runDir: opts.runDir, adopting: true });
+    if (offlineHere && local.kind === "ok") {
+      const fresh = await ctx.o.runRoot.read(dir);
+      if (fresh.kind === "ok") await ctx.o.runRoot.update(dir, { ...fresh.run, worktree: local.run.worktree, branch: local.run.branch });
+    }
+    return won;
   }
 
   const existing = await ctx.o.runRoot.read(dir);

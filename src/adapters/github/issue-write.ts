@@ -1,0 +1,151 @@
+/**
+ * The claim write: ONE GraphQL document carrying every mutation (assign, labels on, labels off, the
+ * lease comment, superseded edits, unassign last). GitHub runs a document's mutations in order.
+ * It is a POST that creates a comment, so it is never retried blindly (src/adapters/github/client.ts):
+ * when its response is lost, the protocol's read-back finds out whether it landed.
+ * Node ids come from the cache a thread read filled; anything missing costs one lookup first, and a
+ * label the repository lacks is created (REST, once).
+ */
+import { GraphqlResponseError } from "@octokit/graphql";
+import { Failure } from "../../core/errors";
+import type { IssueWrite, RepoRef, TrackerComment } from "../../ports/tracker";
+import type { GitHubClient } from "./client";
+import type { NodeIds } from "./issue-thread";
+import { toComment } from "./issue-thread";
+import { check, gqlComment, gqlIssueId, gqlLabelIds, gqlUserId, restComment, restLabel } from "./schemas";
+
+const COMMENT = "id databaseId url body createdAt updatedAt author { login }";
+
+async function issueId(octokit: GitHubClient, repo: RepoRef, ids: NodeIds, number: number): Promise<string> {
+  const known = ids.issues.get(number);
+  if (known) return known;
+  const q = `query($owner: String!, $name: String!, $number: Int!) { repository(owner: $owner, name: $name) { issue(number: $number) { id } } }`;
+  const data = check(gqlIssueId, await octokit.graphql(q, { owner: repo.owner, name: repo.repo, number }), `the id of issue #${number}`);
+  const id = data.repository?.issue?.id;
+  if (!id) throw new Failure("github", `Issue #${number} was not found on ${repo.owner}/${repo.repo}.`);
+  ids.issues.set(number, id);
+  return id;
+}
+
+/** Label ids by name; creates labels that do not exist yet when `create` is set. */
+async function labelIds(octokit: GitHubClient, repo: RepoRef, ids: NodeIds, names: string[], create: boolean): Promise<string[]> {
+  const missing = names.filter((n) => !ids.label(n));
+  if (missing.length && !ids.labelsComplete) {
+    const fields = missing.map((n, i) => `l${i}: label(name: ${JSON.stringify(n)}) { id name }`).join(" ");
+    const q = `query($owner: String!, $name: String!) { repository(owner: $owner, name: $name) { ${fields} } }`;
+    const data = check(gqlLabelIds, await octokit.graphql(q, { owner: repo.owner, name: repo.repo }), "label ids");
+    for (const v of Object.values(data.repository ?? {})) if (v) ids.setLabel(v.name, v.id);
+  }
+  const out: string[] = [];
+  for (const name of names) {
+    let id = ids.label(name);
+    if (!id && create) {
+      try {
+        const res = await octokit.request("POST /repos/{owner}/{repo}/labels", { owner: repo.owner, repo: repo.repo, name, color: name.startsWith("claim:") ? "c5def5" : "fbca04" });
+        id = check(restLabel, res.data, `label ${name}`).node_id;
+      } catch (error) {
+        // 422 already_exists: someone created it in the meantime.
+        if ((error as { status?: number }).status !== 422) throw error;
+        const res = await octokit.request("GET /repos/{owner}/{repo}/labels/{name}", { owner: repo.owner, repo: repo.repo, name });
+        id = check(restLabel, res.data, `label ${name}`).node_id;
+      }
+      if (id) ids.setLabel(name, id);
+    }
+    if (id) out.push(id);
+  }
+  return out;
+}
+
+async function userIds(octokit: GitHubClient, ids: NodeIds, logins: string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const login of logins) {
+    let id = ids.users.get(login.toLowerCase());
+    if (!id) {
+      const data = check(gqlUserId, await octokit.graphql(`query($login: String!) { user(login: $login) { id login } }`, { login }), `user ${login}`);
+      id = data.user?.id;
+      if (!id) throw new Failure("github", `GitHub user ${login} was not found.`);
+      ids.users.set(login.toLowerCase(), id);
+    }
+    out.push(id);
+  }
+  return out;
+}
+
+async function commentNodeId(octokit: GitHubClient, repo: RepoRef, ids: NodeIds, commentId: number): Promise<string> {
+  const known = ids.comments.get(commentId);
+  if (known) return known;
+  const res = await octokit.request("GET /repos/{owner}/{repo}/issues/comments/{comment_id}", { owner: repo.owner, repo: repo.repo, comment_id: commentId });
+  const c = check(restComment, res.data, `comment ${commentId}`);
+  if (!c.node_id) throw new Failure("github", `Comment ${commentId} came back without a node id.`);
+  ids.comments.set(commentId, c.node_id);
+  return c.node_id;
+}
+
+export async function writeIssue(octokit: GitHubClient, repo: RepoRef, ids: NodeIds, number: number, write: IssueWrite): Promise<TrackerComment | null> {
+  const subject = await issueId(octokit, repo, ids, number);
+  const [add, remove, assign, unassign] = await Promise.all([
+    labelIds(octokit, repo, ids, write.addLabels ?? [], true),
+    labelIds(octokit, repo, ids, write.removeLabels ?? [], false),
+    userIds(octokit, ids, write.addAssignees ?? []),
+    userIds(octokit, ids, write.removeAssignees ?? []),
+  ]);
+  const edits = await Promise.all((write.editComments ?? []).map(async (e) => ({ id: await commentNodeId(octokit, repo, ids, e.id), body: e.body })));
+  const rewriteId = write.comment?.id !== undefined ? await commentNodeId(octokit, repo, ids, write.comment.id) : null;
+
+  const vars: Record<string, unknown> = { subject };
+  const decl: string[] = ["$subject: ID!"];
+  const ops: string[] = [];
+  const use = (name: string, type: string, value: unknown) => {
+    vars[name] = value;
+    decl.push(`$${name}: ${type}`);
+  };
+  if (assign.length) {
+    use("assign", "[ID!]!", assign);
+    ops.push(`assign: addAssigneesToAssignable(input: { assignableId: $subject, assigneeIds: $assign }) { clientMutationId }`);
+  }
+  if (add.length) {
+    use("add", "[ID!]!", add);
+    ops.push(`labelsOn: addLabelsToLabelable(input: { labelableId: $subject, labelIds: $add }) { clientMutationId }`);
+  }
+  if (remove.length) {
+    use("remove", "[ID!]!", remove);
+    ops.push(`labelsOff: removeLabelsFromLabelable(input: { labelableId: $subject, labelIds: $remove }) { clientMutationId }`);
+  }
+  if (write.comment) {
+    use("body", "String!", write.comment.body);
+    if (rewriteId) {
+      use("commentId", "ID!", rewriteId);
+      ops.push(`comment: updateIssueComment(input: { id: $commentId, body: $body }) { issueComment { ${COMMENT} } }`);
+    } else {
+      ops.push(`comment: addComment(input: { subjectId: $subject, body: $body }) { commentEdge { node { ${COMMENT} } } }`);
+    }
+  }
+  edits.forEach((e, i) => {
+    use(`edit${i}Id`, "ID!", e.id);
+    use(`edit${i}Body`, "String!", e.body);
+    ops.push(`edit${i}: updateIssueComment(input: { id: $edit${i}Id, body: $edit${i}Body }) { clientMutationId }`);
+  });
+  if (unassign.length) {
+    use("unassign", "[ID!]!", unassign);
+    ops.push(`unassign: removeAssigneesFromAssignable(input: { assignableId: $subject, assigneeIds: $unassign }) { clientMutationId }`);
+  }
+  if (ops.length === 0) return null;
+  const doc = `mutation ClaimWrite(${decl.join(", ")}) {\n  ${ops.join("\n  ")}\n}`;
+
+  let data: unknown;
+  try {
+    data = await octokit.graphql(doc, vars);
+  } catch (error) {
+    if (error instanceof GraphqlResponseError) {
+      const messages = (error.errors ?? []).map((e) => e.message).join("; ");
+      throw new Failure("github", `GitHub refused part of the write on #${number}: ${messages}`, { cause: error });
+    }
+    throw error;
+  }
+  if (!write.comment) return null;
+  const root = (data ?? {}) as { comment?: { issueComment?: unknown; commentEdge?: { node?: unknown } } };
+  const node = rewriteId ? root.comment?.issueComment : root.comment?.commentEdge?.node;
+  const c = check(gqlComment, node, `the lease comment written on #${number}`);
+  ids.comments.set(c.databaseId, c.id);
+  return toComment(c);
+}

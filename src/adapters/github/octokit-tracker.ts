@@ -1,0 +1,178 @@
+/**
+ * The Tracker port over GitHub's REST and GraphQL APIs (or the sandbox, which speaks both).
+ * Construct with `new OctokitTracker(createOctokit({...}), { owner, repo })`.
+ * Every response is checked with zod (./schemas.ts) before it reaches the core.
+ */
+import type { CiReport, IssueThread, IssueWrite, Permission, PullRequestInfo, RepoRef, Tracker, TrackerComment, TrackerIssue } from "../../ports/tracker";
+import type { GitHubClient } from "./client";
+import { NodeIds, readIssueThread } from "./issue-thread";
+import { writeIssue } from "./issue-write";
+import { Pulls } from "./pulls";
+import { check, gqlBlockers, restComment, restEvent, restIssue, restPermission, restRepo, restUser } from "./schemas";
+
+function status(error: unknown): number | undefined {
+  return (error as { status?: number }).status;
+}
+
+function toIssue(raw: unknown): TrackerIssue | null {
+  const i = check(restIssue, raw, "an issue");
+  if (i.pull_request !== undefined) return null;
+  return {
+    number: i.number,
+    title: i.title,
+    body: i.body ?? "",
+    state: i.state,
+    labels: i.labels.map((l) => (typeof l === "string" ? l : l.name)),
+    assignees: (i.assignees ?? []).map((a) => a.login),
+    url: i.html_url,
+  };
+}
+
+export function toRestComment(raw: unknown): TrackerComment {
+  const c = check(restComment, raw, "a comment");
+  return { id: c.id, body: c.body ?? "", author: c.user?.login ?? "ghost", url: c.html_url, createdAt: c.created_at, updatedAt: c.updated_at };
+}
+
+export class OctokitTracker implements Tracker {
+  private readonly ids = new NodeIds();
+  private readonly pulls: Pulls;
+  private viewerLogin: string | null = null;
+
+  constructor(
+    readonly octokit: GitHubClient,
+    readonly repo: RepoRef,
+  ) {
+    this.pulls = new Pulls(octokit, repo);
+  }
+
+  private get base() {
+    return { owner: this.repo.owner, repo: this.repo.repo };
+  }
+
+  async viewer(): Promise<string> {
+    if (this.viewerLogin) return this.viewerLogin;
+    const res = await this.octokit.request("GET /user");
+    this.viewerLogin = check(restUser, res.data, "the current user").login;
+    return this.viewerLogin;
+  }
+
+  async defaultBranch(): Promise<string> {
+    const res = await this.octokit.request("GET /repos/{owner}/{repo}", this.base);
+    return check(restRepo, res.data, `repository ${this.repo.owner}/${this.repo.repo}`).default_branch;
+  }
+
+  async permissionOf(user: string): Promise<Permission> {
+    try {
+      const res = await this.octokit.request("GET /repos/{owner}/{repo}/collaborators/{username}/permission", { ...this.base, username: user });
+      const p = check(restPermission, res.data, `the permission of ${user}`);
+      // role_name carries maintain/triage, which `permission` folds into write/read.
+      const role = p.role_name;
+      if (role === "maintain" || role === "triage" || role === "admin" || role === "write" || role === "read") return role;
+      return p.permission;
+    } catch (error) {
+      // Not a collaborator (or no such user): no access.
+      if (status(error) === 404) return "none";
+      throw error;
+    }
+  }
+
+  async getIssue(number: number): Promise<TrackerIssue | null> {
+    try {
+      return toIssue((await this.octokit.request("GET /repos/{owner}/{repo}/issues/{issue_number}", { ...this.base, issue_number: number })).data);
+    } catch (error) {
+      if (status(error) === 404 || status(error) === 410) return null;
+      throw error;
+    }
+  }
+
+  async listOpenIssues(labels?: string[]): Promise<TrackerIssue[]> {
+    // GitHub's `labels` filter means "all of these"; the port means "any of these": one listing per label.
+    const queries = labels && labels.length ? labels.map((l) => ({ labels: l })) : [{}];
+    const seen = new Map<number, TrackerIssue>();
+    for (const q of queries) {
+      const rows = await this.octokit.paginate("GET /repos/{owner}/{repo}/issues", { ...this.base, state: "open", per_page: 100, ...q });
+      for (const raw of rows) {
+        const issue = toIssue(raw);
+        if (issue) seen.set(issue.number, issue);
+      }
+    }
+    return [...seen.values()].sort((a, b) => a.number - b.number);
+  }
+
+  async listComments(number: number): Promise<TrackerComment[]> {
+    const rows = await this.octokit.paginate("GET /repos/{owner}/{repo}/issues/{issue_number}/comments", { ...this.base, issue_number: number, per_page: 100 });
+    return rows.map(toRestComment);
+  }
+
+  readIssueThread(number: number): Promise<IssueThread | null> {
+    return readIssueThread(this.octokit, this.repo, this.ids, number);
+  }
+
+  async labelActors(number: number, label: string): Promise<string[]> {
+    const rows = await this.octokit.paginate("GET /repos/{owner}/{repo}/issues/{issue_number}/events", { ...this.base, issue_number: number, per_page: 100 });
+    return rows
+      .map((r) => check(restEvent, r, `events of #${number}`))
+      .filter((e) => e.event === "labeled" && e.label?.name === label && e.actor)
+      .map((e) => e.actor!.login);
+  }
+
+  async openBlockers(number: number): Promise<number[]> {
+    const q = `query($owner: String!, $name: String!, $number: Int!) { repository(owner: $owner, name: $name) { issue(number: $number) { blockedBy(first: 50) { nodes { number state } } } } }`;
+    const data = check(gqlBlockers, await this.octokit.graphql(q, { owner: this.repo.owner, name: this.repo.repo, number }), `blockers of #${number}`);
+    return (data.repository?.issue?.blockedBy.nodes ?? []).flatMap((n) => (n && n.state === "OPEN" ? [n.number] : []));
+  }
+
+  writeIssue(number: number, write: IssueWrite): Promise<TrackerComment | null> {
+    return writeIssue(this.octokit, this.repo, this.ids, number, write);
+  }
+
+  async createComment(number: number, body: string): Promise<TrackerComment> {
+    const res = await this.octokit.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", { ...this.base, issue_number: number, body });
+    return toRestComment(res.data);
+  }
+
+  async updateComment(commentId: number, body: string): Promise<TrackerComment> {
+    const res = await this.octokit.request("PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", { ...this.base, comment_id: commentId, body });
+    return toRestComment(res.data);
+  }
+
+  async ensureLabel(name: string, color: string, description: string): Promise<"created" | "exists"> {
+    try {
+      await this.octokit.request("POST /repos/{owner}/{repo}/labels", { ...this.base, name, color: color.replace(/^#/, ""), description });
+      return "created";
+    } catch (error) {
+      if (status(error) === 422) return "exists";
+      throw error;
+    }
+  }
+
+  async closeIssue(number: number): Promise<void> {
+    await this.octokit.request("PATCH /repos/{owner}/{repo}/issues/{issue_number}", { ...this.base, issue_number: number, state: "closed" });
+  }
+
+  async setIssueBody(number: number, body: string): Promise<void> {
+    await this.octokit.request("PATCH /repos/{owner}/{repo}/issues/{issue_number}", { ...this.base, issue_number: number, body });
+  }
+
+  findPullRequest(head: string): Promise<PullRequestInfo | null> {
+    return this.pulls.find(head);
+  }
+  getPullRequest(number: number): Promise<PullRequestInfo | null> {
+    return this.pulls.get(number);
+  }
+  createPullRequest(input: { head: string; base: string; title: string; body: string; draft: boolean }): Promise<PullRequestInfo> {
+    return this.pulls.create(input);
+  }
+  updatePullRequest(number: number, input: { title?: string; body?: string }): Promise<PullRequestInfo> {
+    return this.pulls.update(number, input);
+  }
+  setDraft(number: number, draft: boolean): Promise<void> {
+    return this.pulls.setDraft(number, draft);
+  }
+  ciReport(ref: string): Promise<CiReport> {
+    return this.pulls.ci(ref);
+  }
+  mergePullRequest(number: number, input: { sha: string; method: "merge" | "squash" | "rebase"; title?: string }): Promise<{ merged: boolean; sha: string | null; reason?: string }> {
+    return this.pulls.merge(number, input);
+  }
+}

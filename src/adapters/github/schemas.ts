@@ -1,0 +1,138 @@
+/**
+ * zod schemas for every GitHub response the Tracker adapter reads. Only the fields we use are
+ * declared (extra fields pass through untouched); a response that lacks one is an error naming the
+ * request, never a silent guess.
+ */
+import { z } from "zod";
+import { Failure } from "../../core/errors";
+
+const iso = z.string().datetime({ offset: true });
+const login = z.object({ login: z.string().min(1) });
+
+// ---- REST ----
+
+export const restUser = z.object({ login: z.string().min(1), node_id: z.string().optional() });
+export const restRepo = z.object({ default_branch: z.string().min(1) });
+export const restPermission = z.object({
+  permission: z.enum(["admin", "write", "read", "none", "maintain", "triage"]),
+  role_name: z.string().optional(),
+});
+
+export const restIssue = z.object({
+  number: z.number().int().positive(),
+  title: z.string(),
+  body: z.string().nullable().optional(),
+  state: z.enum(["open", "closed"]),
+  html_url: z.string(),
+  node_id: z.string().optional(),
+  labels: z.array(z.union([z.string(), z.object({ name: z.string() })])),
+  assignees: z.array(login).nullable().optional(),
+  pull_request: z.unknown().optional(),
+});
+
+export const restComment = z.object({
+  id: z.number().int().positive(),
+  node_id: z.string().optional(),
+  body: z.string().nullable().optional(),
+  html_url: z.string(),
+  user: login.nullable(),
+  created_at: iso,
+  updated_at: iso,
+});
+
+export const restLabel = z.object({ name: z.string(), node_id: z.string().optional() });
+
+export const restEvent = z.object({
+  event: z.string(),
+  actor: login.nullable().optional(),
+  label: z.object({ name: z.string() }).nullable().optional(),
+});
+
+export const restPull = z.object({
+  number: z.number().int().positive(),
+  html_url: z.string(),
+  node_id: z.string().optional(),
+  state: z.enum(["open", "closed"]),
+  merged: z.boolean().optional(),
+  merged_at: z.string().nullable().optional(),
+  draft: z.boolean().optional(),
+  head: z.object({ ref: z.string(), sha: z.string() }),
+  base: z.object({ ref: z.string() }),
+  title: z.string(),
+  body: z.string().nullable().optional(),
+  mergeable: z.boolean().nullable().optional(),
+});
+
+export const restMerge = z.object({ merged: z.boolean(), sha: z.string().nullable().optional(), message: z.string().optional() });
+
+export const restCheckRuns = z.object({
+  total_count: z.number().int().min(0),
+  check_runs: z.array(z.object({ name: z.string(), status: z.string(), conclusion: z.string().nullable().optional() })),
+});
+
+export const restCombinedStatus = z.object({
+  state: z.string(),
+  total_count: z.number().int().min(0),
+  statuses: z.array(z.object({ context: z.string(), state: z.string() })),
+});
+
+// ---- GraphQL ----
+
+export const gqlComment = z.object({
+  id: z.string().min(1),
+  databaseId: z.number().int().positive(),
+  url: z.string().min(1),
+  body: z.string(),
+  createdAt: iso,
+  updatedAt: iso,
+  author: login.nullable(),
+});
+export type GqlComment = z.infer<typeof gqlComment>;
+
+const pageInfo = z.object({ hasNextPage: z.boolean(), endCursor: z.string().nullable() });
+const idName = z.object({ id: z.string().min(1), name: z.string() });
+
+export const gqlThread = z.object({
+  viewer: z.object({ login: z.string().min(1), id: z.string().min(1) }),
+  repository: z
+    .object({
+      viewerPermission: z.enum(["ADMIN", "MAINTAIN", "WRITE", "TRIAGE", "READ"]).nullable().optional(),
+      labels: z.object({ nodes: z.array(idName.nullable()) }).nullable().optional(),
+      issue: z
+        .object({
+          id: z.string().min(1),
+          number: z.number().int().positive(),
+          title: z.string(),
+          body: z.string(),
+          state: z.enum(["OPEN", "CLOSED"]),
+          url: z.string().min(1),
+          labels: z.object({ nodes: z.array(idName.nullable()) }).nullable(),
+          assignees: z.object({ nodes: z.array(z.object({ id: z.string(), login: z.string() }).nullable()) }),
+          comments: z.object({ pageInfo, nodes: z.array(gqlComment.nullable()) }),
+          timelineItems: z
+            .object({ nodes: z.array(z.object({ actor: login.nullable().optional(), label: z.object({ name: z.string() }).optional() }).nullable()) })
+            .optional(),
+        })
+        .nullable(),
+    })
+    .nullable(),
+});
+
+export const gqlCommentsPage = z.object({
+  repository: z.object({ issue: z.object({ comments: z.object({ pageInfo, nodes: z.array(gqlComment.nullable()) }) }).nullable() }).nullable(),
+});
+
+export const gqlIssueId = z.object({ repository: z.object({ issue: z.object({ id: z.string().min(1) }).nullable() }).nullable() });
+export const gqlLabelIds = z.object({ repository: z.record(z.string(), idName.nullable()).nullable() });
+export const gqlUserId = z.object({ user: z.object({ id: z.string().min(1), login: z.string() }).nullable() });
+export const gqlBlockers = z.object({
+  repository: z.object({ issue: z.object({ blockedBy: z.object({ nodes: z.array(z.object({ number: z.number().int(), state: z.string() }).nullable()) }) }).nullable() }).nullable(),
+});
+
+/** Parses `value` with `schema`, or fails naming what was being read. */
+export function check<T>(schema: z.ZodType<T, z.ZodTypeDef, unknown>, value: unknown, what: string): T {
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0];
+  throw new Failure("github", `Unexpected response from GitHub for ${what}: ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid"}`);
+}

@@ -1,0 +1,76 @@
+/**
+ * Builds the claim protocol for a CLI command: the Octokit client, the Tracker, this Host's run
+ * root and identity. Only called on the online path: an --offline command never reaches here, so
+ * it cannot make a network call by accident.
+ */
+import { randomUUID } from "node:crypto";
+import { FsRunRoot } from "../adapters/fs-run-root";
+import { createOctokit, type GitHubClient } from "../adapters/github/client";
+import { OctokitTracker } from "../adapters/github/octokit-tracker";
+import { NodeHost } from "../adapters/node-host";
+import { createClaimGate, type ClaimProtocol } from "../core/claims/claim-protocol";
+import { redactSecrets } from "../core/redact";
+import type { Clock } from "../ports/clock";
+import type { Log, LogFields } from "../ports/log";
+import type { CliIo } from "./command";
+import { requireToken, type Target } from "./target-options";
+
+export const systemClock: Clock = {
+  now: () => new Date(),
+  sleep: (ms, signal) =>
+    new Promise<void>((resolve) => {
+      if (signal?.aborted) return resolve();
+      const t = setTimeout(resolve, ms);
+      signal?.addEventListener("abort", () => (clearTimeout(t), resolve()), { once: true });
+    }),
+};
+
+/** Warnings and errors go to stderr (an ignored lease says why); info and debug only with TICKET_RUNNER_LOG. */
+export function cliLog(io: CliIo): Log {
+  const level = io.env.TICKET_RUNNER_LOG ?? "warn";
+  const show = (l: string) => (l === "debug" ? level === "debug" : l === "info" ? level === "debug" || level === "info" : true);
+  const write = (l: string, message: string, fields?: LogFields) => {
+    if (!show(l)) return;
+    const extra = fields && Object.keys(fields).length ? ` ${JSON.stringify(fields)}` : "";
+    io.err(redactSecrets(`${l}: ${message}${extra}`, io.env));
+  };
+  return {
+    debug: (m, f) => write("debug", m, f),
+    info: (m, f) => write("info", m, f),
+    warn: (m, f) => write("warn", m, f),
+    error: (m, f) => write("error", m, f),
+  };
+}
+
+export interface ClaimWiring {
+  gate: ClaimProtocol;
+  tracker: OctokitTracker;
+  octokit: GitHubClient;
+  host: NodeHost;
+  runRoot: FsRunRoot;
+  log: Log;
+  token: string;
+}
+
+export function wireClaims(target: Target, io: CliIo, holder: "person" | "machine"): ClaimWiring {
+  const token = requireToken(target);
+  const log = cliLog(io);
+  const octokit = createOctokit({ apiUrl: target.apiUrl, token, log });
+  const tracker = new OctokitTracker(octokit, target.repo);
+  const host = new NodeHost({ env: io.env });
+  const runRoot = new FsRunRoot(target.runRoot);
+  const gate = createClaimGate({
+    tracker,
+    runRoot,
+    host: host.identity(),
+    clock: systemClock,
+    log,
+    labels: target.config.labels,
+    lease: target.config.lease,
+    holder,
+    runId: `cli-${randomUUID()}`,
+    pid: process.pid,
+    isAlive: async (run) => run.host.id === host.identity().id && (await host.processStartTime(run.pid)) !== null,
+  });
+  return { gate, tracker, octokit, host, runRoot, log, token };
+}

@@ -1,0 +1,159 @@
+/**
+ * The options every GitHub-facing command shares: which Target (`--repo owner/name`, else the
+ * origin remote of the current checkout), which API (`--api-url`, else inferred from the remote:
+ * api.github.com, a GitHub Enterprise /api/v3, or a loopback sandbox), and the token (environment
+ * only, never argv: TICKET_RUNNER_TOKEN, then GH_TOKEN, then GITHUB_TOKEN). Also the Target's
+ * config file (`ticket-runner.json` at the checkout's top level) and this Host's run root.
+ */
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { defaultRunRoot } from "../core/claims/run-root-path";
+import { Refusal } from "../core/errors";
+import { configSchema, type Config } from "../core/schemas/config";
+import type { RepoRef } from "../ports/tracker";
+import type { CliIo } from "./command";
+
+export interface ParsedArgs {
+  positionals: string[];
+  flags: Set<string>;
+  values: Map<string, string>;
+}
+
+export const TARGET_VALUES = ["--repo", "--api-url"];
+
+/** Strict: an unknown option is refused (a typo must not silently change what runs). */
+export function parseArgs(argv: string[], known: { flags?: string[]; values?: string[] }): ParsedArgs {
+  const flags = new Set<string>();
+  const values = new Map<string, string>();
+  const positionals: string[] = [];
+  const valueNames = new Set([...(known.values ?? []), ...TARGET_VALUES]);
+  const flagNames = new Set(known.flags ?? []);
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === "--") {
+      positionals.push(...argv.slice(i + 1));
+      break;
+    }
+    if (!arg.startsWith("--")) {
+      positionals.push(arg);
+      continue;
+    }
+    const eq = arg.indexOf("=");
+    const name = eq > 0 ? arg.slice(0, eq) : arg;
+    if (flagNames.has(name) && eq < 0) {
+      flags.add(name);
+      continue;
+    }
+    if (!valueNames.has(name)) throw new Refusal("bad-input", `Unknown option ${name}. Run with --help to see the options.`);
+    const value = eq > 0 ? arg.slice(eq + 1) : argv[++i];
+    if (value === undefined || value === "") throw new Refusal("bad-input", `${name} needs a value.`);
+    values.set(name, value);
+  }
+  return { positionals, flags, values };
+}
+
+export interface Target {
+  repo: RepoRef;
+  apiUrl: string;
+  /** null when no token variable is set (offline commands do not need one). */
+  token: string | null;
+  /** The checkout's top level, or null when the command does not run inside one. */
+  checkout: string | null;
+  config: Config;
+  runRoot: string;
+}
+
+const REPO_RE = /^([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+)$/;
+
+export function parseRepo(text: string): RepoRef | null {
+  const m = REPO_RE.exec(text.trim());
+  return m ? { owner: m[1]!, repo: m[2]!.replace(/\.git$/, "") } : null;
+}
+
+/** owner/name and API URL from a remote URL (https, ssh, scp-like, or a loopback sandbox). */
+export function fromRemoteUrl(url: string): { repo: RepoRef; apiUrl: string } | null {
+  const scp = /^(?:[^@/]+@)?([^:/]+):([^/]+)\/([^/]+?)(?:\.git)?\/?$/.exec(url);
+  if (scp && !url.includes("://")) {
+    const host = scp[1]!;
+    return { repo: { owner: scp[2]!, repo: scp[3]! }, apiUrl: host === "github.com" ? "https://api.github.com" : `https://${host}/api/v3` };
+  }
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return null;
+  }
+  const parts = u.pathname.replace(/^\/+|\/+$/g, "").split("/");
+  if (parts.length < 2) return null;
+  const owner = parts[parts.length - 2]!;
+  const repo = parts[parts.length - 1]!.replace(/\.git$/, "");
+  const host = u.hostname;
+  let apiUrl: string;
+  if (host === "github.com" || host === "www.github.com") apiUrl = "https://api.github.com";
+  else if (host === "localhost" || host === "127.0.0.1" || host === "[::1]") apiUrl = `${u.protocol}//${u.host}${parts.length > 2 ? `/${parts.slice(0, -2).join("/")}` : ""}`;
+  else apiUrl = `${u.protocol === "http:" ? "http:" : "https:"}//${u.host}/api/v3`;
+  return { repo: { owner, repo }, apiUrl };
+}
+
+function git(cwd: string, args: string[]): string | null {
+  try {
+    return execFileSync("git", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], env: { ...process.env, LC_ALL: "C" } }).trim();
+  } catch {
+    return null;
+  }
+}
+
+export function tokenFrom(env: Record<string, string | undefined>): string | null {
+  for (const name of ["TICKET_RUNNER_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"]) {
+    const v = env[name]?.trim();
+    if (v) return v;
+  }
+  return null;
+}
+
+export function readConfig(checkout: string | null): Config {
+  if (!checkout) return configSchema.parse({});
+  let text: string;
+  try {
+    text = readFileSync(join(checkout, "ticket-runner.json"), "utf8");
+  } catch {
+    return configSchema.parse({});
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new Refusal("bad-config", `${join(checkout, "ticket-runner.json")} is not valid JSON (${(error as Error).message}). Fix the file and run again.`);
+  }
+  const parsed = configSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Refusal("bad-config", `${join(checkout, "ticket-runner.json")}: ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid"}. Fix the file and run again.`);
+  }
+  return parsed.data;
+}
+
+export function resolveTarget(args: ParsedArgs, io: CliIo): Target {
+  const checkout = git(io.cwd, ["rev-parse", "--show-toplevel"]);
+  const origin = checkout ? git(checkout, ["remote", "get-url", "origin"]) : null;
+  const inferred = origin ? fromRemoteUrl(origin) : null;
+  const repoText = args.values.get("--repo");
+  const repo = repoText ? parseRepo(repoText) : (inferred?.repo ?? null);
+  if (repoText && !repo) throw new Refusal("bad-input", `--repo must look like owner/name, not "${repoText}".`);
+  if (!repo) {
+    throw new Refusal("not-a-target", `No Target: pass --repo owner/name, or run inside a clone whose origin remote is the GitHub repository.`, { next: "ticket-runner board --repo owner/name" });
+  }
+  const apiUrl = (args.values.get("--api-url") ?? io.env.TICKET_RUNNER_API_URL ?? (inferred && (!repoText || sameRepo(inferred.repo, repo)) ? inferred.apiUrl : "https://api.github.com")).replace(/\/+$/, "");
+  return { repo, apiUrl, token: tokenFrom(io.env), checkout, config: readConfig(checkout), runRoot: defaultRunRoot(io.env, homedir()) };
+}
+
+function sameRepo(a: RepoRef, b: RepoRef): boolean {
+  return a.owner.toLowerCase() === b.owner.toLowerCase() && a.repo.toLowerCase() === b.repo.toLowerCase();
+}
+
+export function requireToken(target: Target): string {
+  if (target.token) return target.token;
+  throw new Refusal("bad-config", "No GitHub token: set TICKET_RUNNER_TOKEN, GH_TOKEN or GITHUB_TOKEN (a token of a user with write access to the Target), or pass --offline where the command allows it.");
+}

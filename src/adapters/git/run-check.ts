@@ -52,6 +52,28 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
+/**
+ * Check groups still running. A check runs in its own process group (so its timeout can kill the
+ * whole tree), which also means a terminal's Ctrl+C does not reach it; when this process exits
+ * normally or through process.exit, the groups go with it. (A SIGKILL of the Run leaves a check to
+ * finish alone; see docs/adr/0035-checks-in-their-own-process-group.md.)
+ */
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+
+/** For a front door's SIGINT handler (Ctrl+C stays a kill): every running Check goes too. */
+export function killAllCheckGroups(): void {
+  for (const group of liveGroups) killGroup(group, "SIGKILL");
+  liveGroups.clear();
+}
+
+function trackGroup(pid: number): void {
+  liveGroups.add(pid);
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once("exit", killAllCheckGroups);
+}
+
 export interface RunCheckOptions {
   env?: Record<string, string | undefined>;
   signal?: AbortSignal;
@@ -84,6 +106,7 @@ export function runCheck(lane: Lane, argv: string[], timeoutMs: number, opts: Ru
       killGroup(child.pid, "SIGTERM");
       setTimeout(() => killGroup(child.pid!, "SIGKILL"), KILL_GRACE_MS).unref();
     };
+    if (child.pid !== undefined) trackGroup(child.pid);
     const timer = setTimeout(() => stop("timeout"), timeoutMs);
     const onAbort = (): void => stop("abort");
     opts.signal?.addEventListener("abort", onAbort, { once: true });
@@ -104,7 +127,10 @@ export function runCheck(lane: Lane, argv: string[], timeoutMs: number, opts: Ru
       exitCode = code ?? (signal ? 128 + (constants.signals[signal] ?? 0) : null);
       if (timedOut) exitCode = null;
       // Anything the check left running in its group would hold the pipes open forever.
-      if (child.pid !== undefined) killGroup(child.pid, "SIGKILL");
+      if (child.pid !== undefined) {
+        killGroup(child.pid, "SIGKILL");
+        liveGroups.delete(child.pid);
+      }
     });
     child.on("close", finish);
   });

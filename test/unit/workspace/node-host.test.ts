@@ -1,10 +1,8 @@
 import { strict as assert } from "node:assert";
-import { spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { hashHostId, NodeHost, parseProcStat, resolveHostIdentity } from "../../../src/adapters/node-host";
-import { waitFor } from "../../support/wait-for";
+import { hashHostId, parseProcStat, resolveHostIdentity } from "../../../src/adapters/node-host";
 
 describe("workspace: the Node Host", () => {
   let dir: string;
@@ -46,19 +44,5 @@ describe("workspace: the Node Host", () => {
     const b = resolveHostIdentity({ env: { TICKET_RUNNER_HOST_KIND: "cloud" } });
     assert.equal(a.kind, "cloud");
     assert.notEqual(a.id, b.id);
-  });
-
-  it("a process's start time is stable while it lives and null once it is gone (zombies included)", async () => {
-    const host = new NodeHost();
-    const mine = await host.processStartTime(process.pid);
-    assert.ok(mine);
-    assert.equal(await host.processStartTime(process.pid), mine);
-    const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
-    const started = await waitFor(() => host.processStartTime(child.pid!), { what: "child's start time" });
-    assert.notEqual(started, mine);
-    assert.equal(host.signal(child.pid!, "SIGKILL"), true);
-    await waitFor(async () => (await host.processStartTime(child.pid!)) === null, { what: "the killed child to read as gone" });
-    assert.equal(await host.processStartTime(4_000_000), null);
-    assert.equal(host.signal(4_000_000, "SIGTERM"), false);
   });
 });

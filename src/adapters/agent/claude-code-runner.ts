@@ -73,7 +73,8 @@ export class ClaudeCodeRunner implements AgentRunner {
 
   /** The argv after the executable, and where the prompt sits in it (-1: over stdin). */
   buildArgs(request: StageRequest): { args: string[]; promptIndex: number; viaStdin: boolean } {
-    const viaStdin = Buffer.byteLength(request.prompt) > (this.opts.promptArgMaxBytes ?? 100_000);
+    // argv cannot carry a NUL byte (spawn throws), and an issue body may hold one: stdin can.
+    const viaStdin = request.prompt.includes("\u0000") || Buffer.byteLength(request.prompt) > (this.opts.promptArgMaxBytes ?? 100_000);
     const args = [...this.command.slice(1), "-p"];
     const promptIndex = viaStdin ? -1 : args.length;
     if (!viaStdin) args.push(request.prompt);

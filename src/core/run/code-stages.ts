@@ -18,9 +18,10 @@ async function commitsAhead(env: RunEnv, ctx: TicketCtx): Promise<number> {
 
 /** implement: must leave commits on the branch; the State becomes `implemented`. */
 export async function implement(env: RunEnv, ctx: TicketCtx): Promise<Step> {
+  const before = await safeHead(env, ctx);
   const run = await runAgentStage(env, ctx, "implement", implementPrompt(ctx.issue, ctx.branch), codeAnswerSchema);
   if (ctx.silenced) return yielded("implement");
-  const pushed = await pushWork(env, ctx, "implement");
+  const pushed = await pushWork(env, ctx, "implement", before);
   if (!pushed.ok) return pushed;
   const ahead = run.result.outcome === "success" ? await commitsAhead(env, ctx) : 0;
   const outcome = run.result.outcome === "success" && ahead === 0 ? "❌ no commits" : outcomeText(run.result.outcome);
@@ -83,7 +84,7 @@ export async function fix(env: RunEnv, ctx: TicketCtx, failure: StepFailure): Pr
   const before = await safeHead(env, ctx);
   const run = await runAgentStage(env, ctx, "fix", fixPrompt(ctx.issue, failure, ctx.branch), codeAnswerSchema);
   if (ctx.silenced) return yielded("fix");
-  const pushed = await pushWork(env, ctx, "fix");
+  const pushed = await pushWork(env, ctx, "fix", before);
   if (!pushed.ok) return pushed;
   const after = await safeHead(env, ctx);
   const added = after !== null && after !== before;

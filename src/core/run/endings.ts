@@ -38,9 +38,13 @@ export async function handOff(env: RunEnv, ctx: TicketCtx, input: HandoffInput):
 
   // 1. A pull request: the open one back to draft, or a new draft when this Run may push.
   // Where no Stage of this Run worked on the branch, any pull request on it may be a person's: leave it be.
+  let closedByPerson = false;
   let pr: PullRequestInfo | null = input.state === "remove" ? null : await step(env, ctx, "finding the pull request", async () => {
     const known = ctx.pullRequest ? await tracker.getPullRequest(ctx.pullRequest) : null;
-    return known && known.state === "open" ? known : await tracker.findPullRequest(ctx.branch);
+    if (known && known.state === "open") return known;
+    // A pull request a person closed said the work should not go on: no new draft over it.
+    closedByPerson = Boolean(known && known.state === "closed" && !known.merged);
+    return await tracker.findPullRequest(ctx.branch);
   });
   if (pr && pr.state === "open") {
     if (!pr.draft) {
@@ -50,7 +54,7 @@ export async function handOff(env: RunEnv, ctx: TicketCtx, input: HandoffInput):
       });
       if (toDraft) pr = { ...pr, draft: true };
     }
-  } else if (input.state === "keep" && ctx.lane && ctx.mayPush) {
+  } else if (input.state === "keep" && ctx.lane && ctx.mayPush && !closedByPerson) {
     pr = null;
     const ahead = await step(env, ctx, "counting commits", () => workspace.commitsAhead(ctx.lane!, env.base));
     if (ahead && ahead > 0) {

@@ -130,6 +130,9 @@ export class Run {
     };
     const lock = await workspace.acquireLock(holder);
     if (!lock.ok) throw lock.refusal ?? lockRefusal(lock.standing, lock.holder);
+    for (const gone of lock.tookOverFrom ?? []) {
+      log.info(`took the Run lock over from run ${gone.runId} (pid ${gone.pid}), whose process on this Host is gone`);
+    }
 
     this.events.emit({ kind: "run-started", runId: this.runId, lanes: this.laneCount, narrowedTo: this.narrowed, at: clock.now().toISOString() });
     try {

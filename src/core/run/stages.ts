@@ -100,8 +100,10 @@ export async function runAgentStage<T>(env: RunEnv, ctx: TicketCtx, stage: Stage
  * may already have committed. Before the first push the claim is checked once more (BRIEF §3.2):
  * an earlier claim found late makes this Run yield. A failed push is logged and nothing more.
  */
-export async function pushWork(env: RunEnv, ctx: TicketCtx, stage: string): Promise<Step> {
+export async function pushWork(env: RunEnv, ctx: TicketCtx, stage: string, headBefore?: string | null): Promise<Step> {
   if (!ctx.lane || !ctx.mayPush || ctx.silenced) return ctx.silenced ? yielded(stage) : OK;
+  // A code Stage that committed nothing has nothing to push.
+  if (headBefore !== undefined && (await safeHead(env, ctx)) === headBefore) return OK;
   const { workspace, gate, log } = env.deps;
   if (!ctx.pushedOnce) {
     try {

@@ -29,7 +29,7 @@ export async function sweep(env: RunEnv, only: ReadonlySet<number> | null): Prom
     return [];
   }
   for (const bad of read.unreadable) {
-    const n = ticketOfPath(bad.path);
+    const n = bad.ticket ?? ticketOfPath(bad.path);
     if (only && (n === null || !only.has(n))) continue;
     log.warn(`#${n ?? "?"} has a State file this Version cannot use, written by ${bad.writtenBy ?? "an unknown version"}; leaving it and its Claim alone (${bad.reason})`);
   }

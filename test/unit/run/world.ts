@@ -124,3 +124,22 @@ export class World {
     return this.remote.states.get(n) ?? null;
   }
 }
+
+/** Records calls of the named methods on `target` into `journal`, in order, as `<label>.<method>`. */
+export function spy<T extends object>(target: T, label: string, methods: (keyof T & string)[], journal: string[]): T {
+  for (const m of methods) {
+    const original = target[m] as unknown as (...args: unknown[]) => unknown;
+    (target as Record<string, unknown>)[m] = (...args: unknown[]) => {
+      journal.push(`${label}.${m}`);
+      return original.apply(target, args);
+    };
+  }
+  return target;
+}
+
+/** A promise a test resolves by hand, to hold an agent Stage mid-flight. */
+export function deferred<T = void>(): { promise: Promise<T>; resolve: (v: T) => void } {
+  let resolve!: (v: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}

@@ -27,12 +27,19 @@ export function sandboxOctokit(apiUrl: string, token: string): Octokit {
   return new Octokit({ baseUrl: apiUrl, auth: token, log: quiet });
 }
 
+export interface SeedOptions {
+  runRoot?: string;
+  /** Also seed the markers the state table does not need: claimed here (no Stage yet), released, yielded. */
+  everyMarker?: boolean;
+}
+
 export interface SeededBoard {
   repo: { owner: string; repo: string };
   tokens: Record<"ana" | "bob" | "cy" | "mallory", string>;
   runRoot: string;
   /** Ticket number by state. */
-  tickets: Record<"runningHere" | "claimedElsewhere" | "stale" | "frontier" | "needsPerson" | "stranded" | "person" | "untrusted" | "finished", number>;
+  tickets: Record<"runningHere" | "claimedElsewhere" | "stale" | "frontier" | "needsPerson" | "stranded" | "person" | "untrusted" | "finished", number> &
+    Partial<Record<"claimedHere" | "released" | "yielded", number>>;
   /** Lease comment URLs by ticket number. */
   leaseUrls: Record<number, string>;
 }
@@ -63,7 +70,7 @@ function lease(issue: number, host: HostIdentity, over: Partial<Lease>): Lease {
  * `here` is the board's Host identity: leases naming it are this Host's. The viewer is "ana".
  * Times carry half a minute of slack so the Run column reads the same a few seconds later.
  */
-export async function seedBoard(sandbox: SandboxHandle, here: HostIdentity, opts: { runRoot?: string } = {}): Promise<SeededBoard> {
+export async function seedBoard(sandbox: SandboxHandle, here: HostIdentity, opts: SeedOptions = {}): Promise<SeededBoard> {
   const full = `${BOARD_OWNER}/${BOARD_REPO}`;
   await sandbox.admin.createRepo({
     owner: BOARD_OWNER,
@@ -106,6 +113,16 @@ export async function seedBoard(sandbox: SandboxHandle, here: HostIdentity, opts
   const finished = await open("Cache the category tree", ["ready-for-agent"]);
   await post("ana", lease(finished, LAPTOP, { state: "finished" }));
 
+  const extra: Partial<Record<"claimedHere" | "released" | "yielded", number>> = {};
+  if (opts.everyMarker) {
+    extra.claimedHere = await open("Speed up the product search", ["in-progress"], ["ana"]);
+    await post("ana", lease(extra.claimedHere, here, { claimedAt: minutesFromNow(-2.5) }));
+    extra.released = await open("Add dark mode to the admin pages", ["ready-for-agent"]);
+    await post("ana", lease(extra.released, LAPTOP, { state: "released" }));
+    extra.yielded = await open("Email a receipt after checkout", ["ready-for-agent"]);
+    await post("bob", lease(extra.yielded, LAPTOP, { user: "bob", state: "race-yielded" }));
+  }
+
   const runRoot = opts.runRoot ?? mkdtempSync(join(tmpdir(), "board-runroot-"));
   const fs = new FsRunRoot(runRoot);
   const run = (issue: number, pid: number): RunJson => ({
@@ -125,12 +142,13 @@ export async function seedBoard(sandbox: SandboxHandle, here: HostIdentity, opts
   });
   await fs.create(fs.dirFor({ owner: BOARD_OWNER, repo: BOARD_REPO }, runningHere), run(runningHere, process.pid));
   await fs.create(fs.dirFor({ owner: BOARD_OWNER, repo: BOARD_REPO }, stranded), run(stranded, DEAD_PID));
+  if (extra.claimedHere) await fs.create(fs.dirFor({ owner: BOARD_OWNER, repo: BOARD_REPO }, extra.claimedHere), run(extra.claimedHere, process.pid));
 
   return {
     repo: { owner: BOARD_OWNER, repo: BOARD_REPO },
     tokens,
     runRoot,
-    tickets: { runningHere, claimedElsewhere, stale, frontier, needsPerson, stranded, person, untrusted, finished },
+    tickets: { runningHere, claimedElsewhere, stale, frontier, needsPerson, stranded, person, untrusted, finished, ...extra },
     leaseUrls,
   };
 }

@@ -54,6 +54,6 @@ export function toBoardError(e: unknown, what: string, now: Date = new Date()): 
   if (status === 401) return new BoardSourceError("unauthorized", `${what}: the token was refused (401). Sign in again or set a valid token.`, { status, cause: e });
   if (status === 403) return new BoardSourceError("forbidden", `${what}: this account may not read the repository (403).`, { status, cause: e });
   if (status === 404) return new BoardSourceError("not-found", `${what}: the repository was not found, or this token cannot see it (404).`, { status, cause: e });
-  if (status >= 500) return new BoardSourceError("server", `${what}: GitHub answered ${status} (${text}).`, { status, cause: e });
+  if (status >= 500) return new BoardSourceError("server", `${what}: GitHub answered ${status}; this usually passes, retry in a moment.`, { status, cause: e });
   return new BoardSourceError("invalid-response", `${what}: unexpected answer ${status} (${text}).`, { status, cause: e });
 }

@@ -61,7 +61,7 @@ function fromLive(claim: ShownClaim, local: LocalClaim | undefined, ctx: Classif
         runColumn: `● ${holder.hostName} · ${stage ?? "claimed"} · ${shortDuration(started)}`,
       };
     }
-    return { ...base, section: "stranded", marker: "stranded", runColumn: `⏸ stranded · ${holder.hostName}${stage ? ` · ${stage}` : ""}` };
+    return { ...base, section: "stranded", marker: "stranded", runColumn: `stranded · ${holder.hostName}${stage ? ` · ${stage}` : ""}` };
   }
   const notes: string[] = [];
   if (local?.alive) notes.push(`A run on this Host still has ${local.runDir}; it yields at its next heartbeat.`);
@@ -111,7 +111,7 @@ function fromLabels(issue: BoardIssue, local: LocalClaim | undefined, ctx: Class
     const mineHere = issue.assignees.includes(ctx.viewer) && local !== undefined;
     if (mineHere) {
       const holder: Holder = { kind: local.run.holder, user: ctx.viewer, hostId: ctx.host.id, hostName: sanitizeName(ctx.host.name) };
-      return { section: "stranded", marker: "stranded", runColumn: `⏸ stranded · ${holder.hostName} · no lease`, holder, lease: null, leaseUrl: null, notes: unread };
+      return { section: "stranded", marker: "stranded", runColumn: `stranded · ${holder.hostName} · no lease`, holder, lease: null, leaseUrl: null, notes: unread };
     }
     const note = issue.leaseUnread ? unread : [`${ctx.labels.inProgress} without a lease comment: claimed by hand or by another tool.`];
     if (assignees.length === 0) {

@@ -29,7 +29,7 @@ export const SECTION_ICONS: Record<SectionId, IconSpec> = {
   stale: { id: "watch", color: "list.warningForeground" },
   frontier: { id: "inbox" },
   "needs-person": { id: "account" },
-  stranded: { id: "debug-disconnect", color: "charts.orange" },
+  stranded: { id: "debug-pause", color: "charts.orange" },
 };
 
 export const ERROR_ICON: IconSpec = { id: "error", color: "errorForeground" };

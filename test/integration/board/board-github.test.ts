@@ -71,7 +71,7 @@ describe("board over the sandbox", function () {
     assert.equal(row(model, t.claimedElsewhere).runColumn, "◌ laptop-2 · expires in 31m");
     assert.equal(row(model, t.stale).runColumn, "⚠ stale 2h · laptop-2");
     assert.equal(row(model, t.person).runColumn, "person · cy");
-    assert.equal(row(model, t.stranded).runColumn, "⏸ stranded · desk · verify");
+    assert.equal(row(model, t.stranded).runColumn, "stranded · desk · verify");
     assert.match(row(model, t.finished).runColumn, /^finished <1m ago · laptop-2$/);
     assert.match(row(model, t.needsPerson).runColumn, /^handed off <1m ago · desk$/);
     assert.equal(row(model, t.claimedElsewhere).leaseUrl, seeded.leaseUrls[t.claimedElsewhere]);

@@ -33,7 +33,7 @@ describe("board model: sections and counts", () => {
     assert.equal(row(model, 3).runColumn, "⚠ stale 2h · laptop-2");
     assert.equal(row(model, 4).runColumn, "free");
     assert.equal(row(model, 5).runColumn, "waiting for a person");
-    assert.equal(row(model, 6).runColumn, "⏸ stranded · desk · verify");
+    assert.equal(row(model, 6).runColumn, "stranded · desk · verify");
     assert.equal(row(model, 7).runColumn, "person · cy");
   });
 

@@ -87,7 +87,7 @@ if (raw) {
         [t.stale, "⚠ stale 2h · laptop-2", "warning", "list.warningForeground"],
         [t.frontier, "free", "circle-large-outline", undefined],
         [t.needsPerson, /^handed off \S+ ago · desk$/, "report", "charts.red"],
-        [t.stranded, "⏸ stranded · desk · verify", "debug-pause", "charts.orange"],
+        [t.stranded, "stranded · desk · verify", "debug-pause", "charts.orange"],
         [t.person, "person · cy", "account", "charts.purple"],
         [t.finished, /^finished \S+ ago · laptop-2$/, "pass", "testing.iconPassed"],
       ];

@@ -20,12 +20,12 @@ export interface BoardSeedInfo {
   leaseUrls: SeededBoard["leaseUrls"];
 }
 
-export async function setup(): Promise<{ env: Record<string, string>; workspace: string; teardown: () => Promise<void> }> {
+export async function setup(opts: { everyMarker?: boolean } = {}): Promise<{ env: Record<string, string>; workspace: string; teardown: () => Promise<void> }> {
   const scratch = mkdtempSync(join(tmpdir(), "tr-board-host-"));
   const env = { TICKET_RUNNER_HOST_NAME: "desk" };
   const sandbox = await startSandbox({ quiet: true });
   try {
-    const seeded = await seedBoard(sandbox, resolveHostIdentity({ env: { ...process.env, ...env } }), { runRoot: join(scratch, "runs") });
+    const seeded = await seedBoard(sandbox, resolveHostIdentity({ env: { ...process.env, ...env } }), { runRoot: join(scratch, "runs"), everyMarker: opts.everyMarker });
     const workspace = join(scratch, "shop");
     const git = (args: string[]): void => {
       const r = spawnSync("git", args, { cwd: scratch, env: { ...process.env, LC_ALL: "C" }, encoding: "utf8" });

@@ -45,7 +45,7 @@ describe("Run: bad input and surprises", () => {
       throw new Error("spawn claude ENOENT");
     });
     const summary = await w.run().start();
-    assert.deepEqual(summary.rows.map((r) => r.ending), ["handed-off", "merged"]);
+    assert.deepEqual(summary.rows.map((r) => [r.ticket, r.ending]), [[a, "handed-off"], [b, "merged"]]);
     assert.match(summary.rows[0]!.line, /spawn claude ENOENT/);
   });
 

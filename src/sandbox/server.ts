@@ -19,9 +19,9 @@ import { parseJson, readBody } from "./body";
 
 const WRITE_METHODS = new Set(["POST", "PATCH", "PUT", "DELETE"]);
 
-function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string>): void {
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string>, serialized?: string): void {
   if (res.headersSent || res.destroyed) return;
-  const text = body === undefined || status === 204 || status === 304 ? "" : JSON.stringify(body);
+  const text = body === undefined || status === 204 || status === 304 ? "" : (serialized ?? JSON.stringify(body));
   res.writeHead(status, {
     "x-github-request-id": randomUUID(),
     "x-github-media-type": "github.v3; format=json",
@@ -90,7 +90,8 @@ async function handle(app: App, router: Router, req: IncomingMessage, res: Serve
     const ctx: Ctx = { app, req, method, path, query: url.searchParams, params: match.params, body, user: who };
     const reply: Reply = await match.handler(ctx);
     if (method === "GET" && reply.status === 200) {
-      const etag = `W/"${createHash("sha1").update(user ?? "").update(JSON.stringify(reply.body ?? null)).digest("hex")}"`;
+      const text = JSON.stringify(reply.body ?? null);
+      const etag = `W/"${createHash("sha1").update(user ?? "").update(text).digest("hex")}"`;
       const headers = { ...rateHeaders, ...reply.headers, etag };
       if (req.headers["if-none-match"] === etag) {
         // Conditional requests that come back 304 do not count against the rate limit.
@@ -100,7 +101,7 @@ async function handle(app: App, router: Router, req: IncomingMessage, res: Serve
         return;
       }
       if (counted) app.rates.spend(rateKey, resource);
-      send(res, 200, reply.body, headers);
+      send(res, 200, reply.body, headers, text);
       log(200);
       return;
     }

@@ -17,6 +17,7 @@ export interface GqlCtx {
   app: App;
   state: SandboxState;
   viewer: UserRec;
+  users?: Map<string, Record<string, unknown>>;
 }
 
 export function gqlError(type: string, message: string): GraphQLError {
@@ -24,8 +25,12 @@ export function gqlError(type: string, message: string): GraphQLError {
 }
 
 export function userNode(ctx: GqlCtx, login: string): Record<string, unknown> {
+  // One object per login per request: a board query names the same few authors thousands of times.
+  const cache = (ctx.users ??= new Map());
+  const hit = cache.get(login);
+  if (hit) return hit;
   const id = userId(ctx.state, login);
-  return {
+  const node = {
     __typename: login.endsWith("[bot]") ? "Bot" : "User",
     id: nodeId("U", id),
     databaseId: id,
@@ -34,27 +39,63 @@ export function userNode(ctx: GqlCtx, login: string): Record<string, unknown> {
     avatarUrl: `${ctx.app.urls.api}/_sandbox/avatars/${encodeURIComponent(login)}`,
     url: `${ctx.app.urls.api}/${login}`,
   };
+  cache.set(login, node);
+  return node;
 }
 
 export function labelNode(ctx: GqlCtx, repo: RepoRec, l: LabelRec): Record<string, unknown> {
   return { __typename: "Label", id: nodeId("LA", l.id), name: l.name, color: l.color, description: l.description, isDefault: l.default, url: `${repoHtml(ctx.app.urls, repo)}/labels/${encodeURIComponent(l.name)}` };
 }
 
-export function commentNode(ctx: GqlCtx, repo: RepoRec, issue: IssueRec, c: CommentRec): Record<string, unknown> {
-  return {
-    __typename: "IssueComment",
-    id: nodeId("IC", c.id),
-    databaseId: c.id,
-    body: c.body,
-    author: () => userNode(ctx, c.user),
-    authorAssociation: association(repo, c.user),
-    url: `${issueHtml(ctx.app.urls, repo, issue)}#issuecomment-${c.id}`,
-    createdAt: c.createdAt,
-    updatedAt: c.updatedAt,
-    lastEditedAt: c.updatedAt === c.createdAt ? null : c.updatedAt,
-    issue: () => issueNode(ctx, repo, issue),
-    viewerCanUpdate: c.user === ctx.viewer.login || hasRole(repo, ctx.viewer.login, "write"),
-  };
+/**
+ * A comment as a class, not an object of closures: a board query makes thousands of these, and
+ * prototype getters cost nothing until a query asks for the field.
+ */
+class CommentNode {
+  readonly __typename = "IssueComment";
+  constructor(
+    private readonly ctx: GqlCtx,
+    private readonly repo: RepoRec,
+    private readonly parent: IssueRec,
+    private readonly c: CommentRec,
+  ) {}
+  get id(): string {
+    return nodeId("IC", this.c.id);
+  }
+  get databaseId(): number {
+    return this.c.id;
+  }
+  get body(): string {
+    return this.c.body;
+  }
+  get createdAt(): string {
+    return this.c.createdAt;
+  }
+  get updatedAt(): string {
+    return this.c.updatedAt;
+  }
+  get lastEditedAt(): string | null {
+    return this.c.updatedAt === this.c.createdAt ? null : this.c.updatedAt;
+  }
+  get author(): Record<string, unknown> {
+    return userNode(this.ctx, this.c.user);
+  }
+  get authorAssociation(): string {
+    return association(this.repo, this.c.user);
+  }
+  get url(): string {
+    return `${issueHtml(this.ctx.app.urls, this.repo, this.parent)}#issuecomment-${this.c.id}`;
+  }
+  get issue(): Record<string, unknown> {
+    return issueNode(this.ctx, this.repo, this.parent);
+  }
+  get viewerCanUpdate(): boolean {
+    return this.c.user === this.ctx.viewer.login || hasRole(this.repo, this.ctx.viewer.login, "write");
+  }
+}
+
+export function commentNode(ctx: GqlCtx, repo: RepoRec, issue: IssueRec, c: CommentRec): object {
+  return new CommentNode(ctx, repo, issue, c);
 }
 
 const timelineType: Record<string, string> = {
@@ -119,7 +160,7 @@ export function issueNode(ctx: GqlCtx, repo: RepoRec, issue: IssueRec): Record<s
     timelineItems: (args: ConnectionArgs & { itemTypes?: string[] | null; since?: string | null }) => {
       const wanted = args.itemTypes?.length ? new Set(args.itemTypes.map((t) => itemTypeName[t])) : null;
       const since = args.since ? Date.parse(args.since) : null;
-      const items: { id: number; at: string; make: () => Record<string, unknown> }[] = [
+      const items: { id: number; at: string; make: () => object }[] = [
         ...issue.events.filter((e) => timelineType[e.event]).map((e) => ({ id: e.id, at: e.createdAt, type: timelineType[e.event], make: () => eventNode(ctx, repo, e) })),
         ...issue.comments.map((c) => ({ id: c.id, at: c.createdAt, type: "IssueComment", make: () => commentNode(ctx, repo, issue, c) })),
       ].filter((i) => (!wanted || wanted.has(i.type)) && (since === null || Date.parse(i.at) >= since));

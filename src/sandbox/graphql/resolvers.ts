@@ -32,7 +32,7 @@ function userLogins(ctx: GqlCtx, ids: string[]): string[] {
   });
 }
 
-function nodeById(ctx: GqlCtx, id: string): Record<string, unknown> | null {
+function nodeById(ctx: GqlCtx, id: string): object | null {
   const parsed = parseNodeId(id);
   if (!parsed) return null;
   const { kind, dbId } = parsed;

@@ -162,3 +162,13 @@ const REASON_TEXT: Record<BoardError["reason"], string> = {
   server: "GitHub had an error",
   internal: "Something went wrong in Ticket Runner",
 };
+
+/**
+ * The ticket a context-menu command was run on: VS Code passes the tree element as the first
+ * argument. Null for anything else (a section, the error row, a call from the Command Palette).
+ */
+export function ticketOfNode(arg: unknown): BoardRow | null {
+  if (typeof arg !== "object" || arg === null) return null;
+  const node = arg as Partial<Extract<BoardNode, { kind: "ticket" }>>;
+  return node.kind === "ticket" && node.row && typeof node.row.number === "number" ? node.row : null;
+}

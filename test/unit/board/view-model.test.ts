@@ -3,7 +3,7 @@ import { buildBoard } from "../../../src/core/board/build";
 import type { BoardModel } from "../../../src/core/board/types";
 import { escapeMarkdown, mdLink } from "../../../src/vscode/board/markdown";
 import { repoFromRemote } from "../../../src/vscode/board/target";
-import { childNodes, nodeVm, rootNodes, type BoardNode, type BoardSnapshot, type NodeVm } from "../../../src/vscode/board/view-model";
+import { childNodes, nodeVm, rootNodes, ticketOfNode, type BoardNode, type BoardSnapshot, type NodeVm } from "../../../src/vscode/board/view-model";
 import { input, issue, oneOfEach } from "./board-fixtures";
 
 function snap(model: BoardModel | null, over: Partial<BoardSnapshot> = {}): BoardSnapshot {
@@ -81,6 +81,16 @@ describe("board tree view-models", () => {
     assert.match(nodeVm(rootNodes(snap(null, { phase: "loading" }))[0]!).label, /^Loading the tickets of acme\/shop/);
     const mine = rootNodes(snap(buildBoard(input([issue(1)]), "mine"), { filter: "mine" })).map(nodeVm);
     assert.equal(mine[0]?.command?.id, "ticketRunner.filterAll");
+  });
+
+  it("gives context-menu commands the ticket they ran on, and nothing for other nodes", () => {
+    const s = snap(buildBoard(oneOfEach()));
+    const [section] = rootNodes(s);
+    const [ticket] = childNodes(section!);
+    assert.equal(ticketOfNode(ticket)?.number, 1);
+    assert.equal(ticketOfNode(section), null);
+    assert.equal(ticketOfNode(undefined), null);
+    assert.equal(ticketOfNode({ kind: "ticket" }), null);
   });
 
   it("handles thousands of tickets", () => {

@@ -145,6 +145,21 @@ export class FakeGitHub {
     this.failures.push({ method, error });
   }
 
+  /** The next `method` call is carried out, but its caller gets an error (a response lost on the way back). */
+  loseResponseNext(method: string, error: Error = new Error(`fake ${method}: connection reset`)): void {
+    this.lostResponses.push({ method, error });
+  }
+
+  /** @internal throws when the response of a call that already happened is to be lost. */
+  leave(method: string): void {
+    const i = this.lostResponses.findIndex((f) => f.method === method);
+    if (i < 0) return;
+    const [f] = this.lostResponses.splice(i, 1);
+    throw f!.error;
+  }
+
+  private readonly lostResponses: { method: string; error: Error }[] = [];
+
   client(user: string): FakeTracker {
     return new FakeTracker(this, user);
   }
@@ -316,6 +331,7 @@ export class FakeTracker implements Tracker {
     }
     for (const e of write.editComments ?? []) this.rewrite(e.id, e.body);
     for (const a of write.removeAssignees ?? []) i.assignees = i.assignees.filter((x) => x !== a);
+    this.gh.leave("writeIssue");
     return written;
   }
 

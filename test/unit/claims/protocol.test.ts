@@ -246,6 +246,26 @@ describe("claims: protocol (fake GitHub, real run roots)", () => {
     assert.equal(readdirSync(join(first.claim.runDir, "superseded")).length, 1, "the dead run's run.json was moved aside");
   });
 
+  it("a claim write whose response is lost: the read-back finds the lease and the claim stands (never written twice)", async () => {
+    const n = w.gh.addIssue({ title: "t", labels: ["ready-for-agent"], by: "alice" });
+    w.gh.loseResponseNext("writeIssue");
+    const won = await w.claimer({ user: "alice", host: "m1" }).gate.take(n);
+    assert.equal(leasesOn(w, n).length, 1);
+    assert.equal(won.claim.commentId, w.gh.commentsOn(n)[0]!.id);
+  });
+
+  it("a claim write that failed outright: nothing started, the local claim moved aside, a Failure (not a refusal)", async () => {
+    const n = w.gh.addIssue({ title: "t", labels: ["ready-for-agent"], by: "alice" });
+    w.gh.failNext("writeIssue");
+    const c = w.claimer({ user: "alice", host: "m1" });
+    await assert.rejects(c.gate.take(n), (e: Error) => e.name === "Failure");
+    const dir = c.root.dirFor(w.gh.repo, n);
+    assert.equal(existsSync(join(dir, "run.json")), false);
+    assert.equal(readdirSync(join(dir, "superseded")).length, 1);
+    // And the next attempt goes through.
+    assert.equal((await c.gate.take(n)).claim.ticket, n);
+  });
+
   it("claim() reports a refusal as lost (the Run's view), with the link", async () => {
     const n = w.gh.addIssue({ title: "t", labels: ["ready-for-agent"], by: "alice" });
     const a = await w.claimer({ user: "alice", host: "m1" }).gate.claim(n);

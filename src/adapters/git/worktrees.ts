@@ -151,7 +151,8 @@ export async function addWorktreeFor(ctx: RepoContext, ticket: number, branch: s
 
 export async function assertBranchName(ctx: RepoContext, branch: string): Promise<void> {
   const ok = await ctx.git.raw(["check-ref-format", "--branch", branch], { cwd: ctx.root });
-  if (ok.code !== 0 || branch.startsWith("-")) {
+  // --branch expands `@{-1}` to the branch checked out before: only a name that is itself counts.
+  if (ok.code !== 0 || branch.startsWith("-") || ok.stdout.toString("utf8").trim() !== branch) {
     throw new Refusal("bad-input", `\`${branch}\` is not a branch name git accepts.`, { next: "Use Workspace.branchFor(ticket, title) to make one." });
   }
 }

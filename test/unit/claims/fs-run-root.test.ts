@@ -1,0 +1,77 @@
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { FsRunRoot } from "../../../src/adapters/fs-run-root";
+import { defaultRunRoot, runDirFor } from "../../../src/core/claims/run-root-path";
+import type { RunJson } from "../../../src/core/schemas/run-json";
+
+const REPO = { owner: "acme", repo: "widgets" };
+
+function run(session: string, issue = 7): RunJson {
+  return {
+    version: 1,
+    repo: "acme/widgets",
+    issue,
+    host: { id: "h", name: "h", kind: "workstation" },
+    session,
+    run: "r",
+    pid: 4242,
+    startedAt: "2026-11-30T00:00:00.000Z",
+    holder: "person",
+    commentId: null,
+    worktree: null,
+    branch: null,
+    offline: false,
+  };
+}
+
+describe("claims: the fs run root", () => {
+  let dir: string;
+  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), "tr-runroot-"))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("puts run directories under <root>/<owner>__<repo>/issue-<n>, root from TICKET_RUNNER_RUN_ROOT or ~/.ticket-runner/runs", () => {
+    assert.equal(runDirFor("/r", REPO, 12), "/r/acme__widgets/issue-12");
+    assert.equal(defaultRunRoot({}, "/home/u"), "/home/u/.ticket-runner/runs");
+    assert.equal(defaultRunRoot({ TICKET_RUNNER_RUN_ROOT: "/tmp/x" }, "/home/u"), "/tmp/x");
+  });
+
+  it("of 40 simultaneous exclusive creates exactly one wins; the others see the winner's run.json", async () => {
+    const root = new FsRunRoot(dir);
+    const d = root.dirFor(REPO, 7);
+    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => root.create(d, run(`s${i}`))));
+    assert.equal(results.filter((r) => r.kind === "created").length, 1);
+    const winner = JSON.parse(readFileSync(join(d, "run.json"), "utf8")).session;
+    for (const r of results) if (r.kind === "exists" && r.current.kind === "ok") assert.equal(r.current.run.session, winner);
+  });
+
+  it("moves a run aside into superseded/<timestamp>/ (never deletes), and only its own with ifSession", async () => {
+    const root = new FsRunRoot(dir);
+    const d = root.dirFor(REPO, 7);
+    await root.create(d, run("mine"));
+    writeFileSync(join(d, "notes.txt"), "hours of work");
+    assert.equal(await root.moveAside(d, { reason: "test", at: "2026-11-30T01:02:03.456Z" }, { ifSession: "someone-else" }), null);
+    const archived = await root.moveAside(d, { reason: "test", at: "2026-11-30T01:02:03.456Z" }, { ifSession: "mine" });
+    assert.equal(archived, join(d, "superseded", "2026-11-30T01-02-03-456Z"));
+    assert.deepEqual(readdirSync(archived!).sort(), ["moved-aside.json", "notes.txt", "run.json"]);
+    assert.deepEqual(readdirSync(d), ["superseded"]);
+    // A second move in the same millisecond gets its own folder.
+    await root.create(d, run("next"));
+    const again = await root.moveAside(d, { reason: "test", at: "2026-11-30T01:02:03.456Z" });
+    assert.notEqual(again, archived);
+    assert.ok(existsSync(join(again!, "run.json")));
+  });
+
+  it("reads a broken run.json as invalid (never overwritten) and lists run directories", async () => {
+    const root = new FsRunRoot(dir);
+    const d = root.dirFor(REPO, 9);
+    await root.create(root.dirFor(REPO, 7), run("a"));
+    await root.create(d, run("b", 9));
+    writeFileSync(join(d, "run.json"), "{ half");
+    assert.equal((await root.read(d)).kind, "invalid");
+    assert.equal((await root.create(d, run("c", 9))).kind, "exists");
+    const listed = await root.list(REPO);
+    assert.deepEqual(listed.map((l) => [l.ticket, l.read.kind]), [[7, "ok"], [9, "invalid"]]);
+  });
+});

@@ -7,6 +7,9 @@ import { resumeCommand } from "./commands/resume";
 import { releaseCommand } from "./commands/release";
 import { boardCommand } from "./commands/board";
 import { sandboxCommand } from "./commands/sandbox";
+import { runCommand } from "./commands/run";
+import { stopCommand } from "./commands/stop";
+import { initCommand } from "./commands/init";
 
 /** Every CLI command, in the order `ticket-runner help` lists them. Add one line per command. */
 export const commandTable: CliCommand[] = [
@@ -18,4 +21,7 @@ export const commandTable: CliCommand[] = [
   releaseCommand,
   boardCommand,
   sandboxCommand,
+  runCommand,
+  stopCommand,
+  initCommand,
 ];

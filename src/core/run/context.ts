@@ -30,6 +30,8 @@ export interface RunDeps {
   log: Log;
   /** Optional: the claims code's trust rule. Without it the Run asks labelActors + permissionOf itself. */
   trust?: TrustCheck;
+  /** Optional: a read-only re-check of the claim before the first push. Without it the heartbeat serves. */
+  recheck?: (claim: HeldClaim) => Promise<"held" | "yield">;
 }
 
 export interface RunFlags {

@@ -77,7 +77,8 @@ export async function runAgentStage<T>(env: RunEnv, ctx: TicketCtx, stage: Stage
       jsonSchema: jsonSchemaFor(stage),
       timeoutMs: env.config.agent.stageTimeoutMinutes * 60_000,
       maxTurns: env.config.agent.maxTurns,
-      env: { TICKET_RUNNER_STAGE: stage },
+      // The demo agent reads the base from here when it is not the remote's HEAD.
+      env: { TICKET_RUNNER_STAGE: stage, TICKET_RUNNER_TICKET: String(ctx.ticket), TICKET_RUNNER_BASE: env.base },
       onEvent: (event) => env.events.emit({ kind: "transcript", lane: ctx.laneIndex, ticket: ctx.ticket, stage, event }),
       signal: ctx.abort.signal,
     });
@@ -107,7 +108,8 @@ export async function pushWork(env: RunEnv, ctx: TicketCtx, stage: string, headB
   const { workspace, gate, log } = env.deps;
   if (!ctx.pushedOnce) {
     try {
-      if ((await gate.heartbeat(ctx.claim)) === "yield") {
+      const check = env.deps.recheck ?? ((claim) => gate.heartbeat(claim));
+      if ((await check(ctx.claim)) === "yield") {
         silence(env, ctx, "an earlier claim was found before the first push");
         return yielded(stage);
       }

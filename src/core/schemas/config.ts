@@ -55,7 +55,16 @@ export const configSchema = z
       .strict()
       .default({}),
   })
-  .strict();
+  .strict()
+  // A heartbeat slower than the lease's lifetime would let a live claim look stale to other Hosts.
+  .refine((c) => c.lease.heartbeatMinutes < c.lease.ttlMinutes, {
+    path: ["lease", "heartbeatMinutes"],
+    message: "must be shorter than lease.ttlMinutes, or a live claim expires between two heartbeats",
+  })
+  .refine((c) => c.agent.kind !== "command" || c.agent.command !== undefined, {
+    path: ["agent", "command"],
+    message: 'is required when agent.kind is "command" (the argv of a claude-compatible executable)',
+  });
 
 export type Config = z.infer<typeof configSchema>;
 export type ConfigInput = z.input<typeof configSchema>;

@@ -1,0 +1,31 @@
+/** `ticket-runner init`: sets a Target up for Ticket Runner (labels, ticket-runner.json, .gitignore). */
+import { createOctokit } from "../../adapters/github/client";
+import { OctokitTracker } from "../../adapters/github/octokit-tracker";
+import { Refusal } from "../../core/errors";
+import type { CliCommand } from "../command";
+import { cliLog } from "../claim-wiring";
+import { initTarget } from "../init-target";
+import { parseArgs, requireToken, resolveTarget } from "../target-options";
+
+const USAGE = `ticket-runner init [--repo owner/name] [--api-url <url>]
+
+Run in a clone of the Target. Creates the labels (ready-for-agent, in-progress, ready-for-human),
+ticket-runner.json (its Checks guessed from package.json) and the .gitignore lines for
+.worktrees/ and .ticket-runner/. Reports what it did; run again, it does nothing.`;
+
+export const initCommand: CliCommand = {
+  name: "init",
+  summary: "set a Target up: labels, ticket-runner.json, .gitignore",
+  usage: USAGE,
+  async run(argv, io) {
+    const args = parseArgs(argv, {});
+    if (args.positionals.length) throw new Refusal("bad-input", `ticket-runner init takes no arguments (got ${args.positionals.join(" ")}).`);
+    const target = resolveTarget(args, io);
+    if (!target.checkout) throw new Refusal("not-a-target", "Run `ticket-runner init` inside a clone of the Target.", { next: "git clone <the repository's URL> && cd <clone> && ticket-runner init" });
+    const token = requireToken(target);
+    const tracker = new OctokitTracker(createOctokit({ apiUrl: target.apiUrl, token, log: cliLog(io) }), target.repo);
+    const report = await initTarget(target.checkout, tracker);
+    for (const line of report.lines) io.out(line);
+    return 0;
+  },
+};

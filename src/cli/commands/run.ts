@@ -1,0 +1,73 @@
+/**
+ * `ticket-runner run [n...] [--lanes N]`: the Run, headless. Stranded tickets first, then the
+ * Frontier (or only the tickets named), through the Stages to a merge or another ending. SIGTERM
+ * (`ticket-runner stop`) is a Stop: busy Lanes finish, nothing new is taken, a second one is
+ * ignored. Ctrl+C stays a kill on purpose (docs/endings.md).
+ */
+import { composeRun } from "../../adapters/compose-run";
+import { parseTicketNumber } from "../../core/claims/marker";
+import { loadConfig } from "../../core/config-load";
+import { Refusal } from "../../core/errors";
+import type { CliCommand } from "../command";
+import { cliLog } from "../claim-wiring";
+import { RunDisplay } from "../run-display";
+import { parseArgs, requireToken, resolveTarget } from "../target-options";
+
+const USAGE = `ticket-runner run [<n>...] [--lanes <N>] [--repo owner/name] [--api-url <url>]
+
+Drains the Target's ready-for-agent tickets: its own Stranded tickets first, then the Frontier,
+each through implement, the Checks, verify, at most one fix, rebase, pull request, CI and merge.
+With ticket numbers, only those tickets (and only their State files are swept).
+
+  --lanes <N>   how many tickets at once (default: "lanes" in ticket-runner.json)
+
+Stop it with \`ticket-runner stop\` (SIGTERM): busy Lanes finish, nothing new is taken.
+Ctrl+C kills it: claims stay, and the next Run resumes them.
+Exit codes: 0 nothing handed off, 1 something handed off (or the Run failed), 2 refused.`;
+
+function lanesArg(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1 || n > 16) throw new Refusal("bad-input", `--lanes must be a whole number from 1 to 16, not "${text}".`);
+  return n;
+}
+
+export const runCommand: CliCommand = {
+  name: "run",
+  summary: "take tickets through the Stages to a merge, headless",
+  usage: USAGE,
+  async run(argv, io) {
+    const args = parseArgs(argv, { values: ["--lanes"] });
+    const tickets = args.positionals.map((p) => {
+      const n = parseTicketNumber(p);
+      if (n === null) throw new Refusal("bad-input", `"${p}" is not a ticket number.`, { next: "ticket-runner run 4 9" });
+      return n;
+    });
+    const lanes = lanesArg(args.values.get("--lanes"));
+    const target = resolveTarget(args, io);
+    if (!target.checkout) throw new Refusal("not-a-target", "`ticket-runner run` works in a clone of the Target: its worktrees, State and lock live there.", { next: "git clone <the repository's URL> && cd <clone> && ticket-runner run" });
+    const config = loadConfig(target.checkout);
+    const token = requireToken(target);
+    const log = cliLog(io);
+    const { run } = composeRun(
+      { config, apiUrl: target.apiUrl, token, repo: target.repo, cwd: target.checkout, runRoot: target.runRoot, log, env: io.env },
+      { tickets, lanes, command: ["ticket-runner", "run", ...argv].join(" ") },
+    );
+    const tty = io.env.TICKET_RUNNER_TTY ? io.env.TICKET_RUNNER_TTY === "1" : Boolean(process.stdout.isTTY);
+    const display = new RunDisplay({ line: io.out, raw: (text) => process.stdout.write(text) }, tty, process.stdout.columns || 100);
+    const unsubscribe = run.events.subscribe(display.onEvent);
+    // SIGTERM is a Stop; a second one is ignored rather than turned into a kill.
+    const onTerm = () => {
+      if (run.stop() === "already-stopping") log.warn("already stopping; the busy Lanes finish first (Ctrl+C kills)");
+    };
+    process.on("SIGTERM", onTerm);
+    try {
+      const summary = await run.start();
+      for (const line of summary.lines) io.out(line);
+      return summary.exitCode;
+    } finally {
+      process.off("SIGTERM", onTerm);
+      unsubscribe();
+    }
+  },
+};

@@ -1,0 +1,89 @@
+/**
+ * Reads and validates `ticket-runner.json`, the Target's config. Every error names the file, the
+ * key and the fix; an unknown key (a typo) is an error rather than a silent default. A Target
+ * without the file has not been set up: `ticket-runner init` makes it.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import type { ZodIssue } from "zod";
+import { Refusal } from "./errors";
+import { configSchema } from "./schemas/config";
+import type { Config } from "./schemas/config";
+
+export const CONFIG_FILE = "ticket-runner.json";
+
+const KNOWN_KEYS: Record<string, string[]> = {
+  "": ["$schema", "labels", "base", "lanes", "lockScope", "checks", "checkTimeoutMinutes", "agent", "lease", "ci", "merge"],
+  labels: ["ready", "inProgress", "human", "hostLabels"],
+  agent: ["kind", "command", "model", "permissionMode", "maxTurns", "stageTimeoutMinutes", "passGitHubToken"],
+  lease: ["ttlMinutes", "heartbeatMinutes", "settleMs"],
+  ci: ["required", "graceMinutes", "timeoutMinutes", "pollSeconds"],
+  merge: ["method"],
+};
+
+/** The closest known key by edit distance, when it is close enough to be a typo. */
+function suggest(key: string, known: string[]): string | null {
+  const distance = (a: string, b: string): number => {
+    const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+    for (let j = 1; j <= b.length; j++) d[0]![j] = j;
+    for (let i = 1; i <= a.length; i++) {
+      for (let j = 1; j <= b.length; j++) {
+        d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (a[i - 1]!.toLowerCase() === b[j - 1]!.toLowerCase() ? 0 : 1));
+      }
+    }
+    return d[a.length]![b.length]!;
+  };
+  let best: { key: string; d: number } | null = null;
+  for (const k of known) {
+    const d = distance(key, k);
+    if (!best || d < best.d) best = { key: k, d };
+  }
+  return best && best.d <= Math.max(2, Math.floor(key.length / 3)) ? best.key : null;
+}
+
+export function describeIssue(issue: ZodIssue): string {
+  const where = issue.path.length ? issue.path.join(".") : "the top level";
+  if (issue.code === "unrecognized_keys") {
+    const parent = issue.path.join(".");
+    const known = KNOWN_KEYS[parent] ?? [];
+    return issue.keys
+      .map((k) => {
+        const near = suggest(k, known);
+        const full = parent ? `${parent}.${k}` : k;
+        return `unknown key "${full}"${near ? ` (did you mean "${parent ? `${parent}.` : ""}${near}"?)` : ""}; the keys allowed ${parent ? `in "${parent}"` : "at the top level"} are ${known.join(", ")}`;
+      })
+      .join("; ");
+  }
+  return `"${where}": ${issue.message}`;
+}
+
+/** Validates a parsed value; `source` names where it came from in the error. */
+export function parseConfig(raw: unknown, source: string): Config {
+  const parsed = configSchema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map(describeIssue);
+  throw new Refusal("bad-config", `${source} is not a valid Ticket Runner config: ${problems.join("; ")}.`, {
+    path: source,
+    next: `fix ${path.basename(source)} (docs/configuration.md lists every key), then run the command again`,
+  });
+}
+
+export function loadConfig(root: string): Config {
+  const file = path.join(root, CONFIG_FILE);
+  let text: string;
+  try {
+    text = fs.readFileSync(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") {
+      throw new Refusal("not-a-target", `${root} has no ${CONFIG_FILE}, so Ticket Runner has not been set up for this Target.`, { path: file, next: "ticket-runner init" });
+    }
+    throw new Refusal("bad-config", `Could not read ${file}: ${(error as Error).message}.`, { path: file });
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new Refusal("bad-config", `${file} is not valid JSON: ${(error as Error).message}.`, { path: file, next: `fix the JSON in ${file}, then run the command again` });
+  }
+  return parseConfig(raw, file);
+}

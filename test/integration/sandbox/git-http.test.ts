@@ -91,4 +91,18 @@ describe("sandbox git over smart HTTP", function () {
     await gitOk(["fetch", "--quiet", "origin", "negotiate"], carol);
     assert.equal(await gitOk(["rev-parse", "FETCH_HEAD"], carol), sha);
   });
+
+  it("createRepo fromDir commits a folder's files (respecting .gitignore) as the first commit", async () => {
+    const src = path.join(w.tmp, "seed-src");
+    await fsp.mkdir(path.join(src, "lib"), { recursive: true });
+    await fsp.writeFile(path.join(src, "lib", "x.js"), "module.exports = 1;\n");
+    await fsp.writeFile(path.join(src, ".gitignore"), "secret.txt\n");
+    await fsp.writeFile(path.join(src, "secret.txt"), "no\n");
+    await w.sb.admin.createRepo({ owner: OWNER, name: "seeded", fromDir: src, defaultBranch: "trunk" });
+    await w.sb.admin.setRole("bob", `${OWNER}/seeded`, "read");
+    const dir = await cloneAs(w, "bob", OWNER, "seeded");
+    assert.equal(await gitOk(["rev-parse", "--abbrev-ref", "HEAD"], dir), "trunk");
+    assert.equal(await fsp.readFile(path.join(dir, "lib", "x.js"), "utf8"), "module.exports = 1;\n");
+    await assert.rejects(fsp.access(path.join(dir, "secret.txt")));
+  });
 });

@@ -31,7 +31,20 @@ export const sandboxCommand: CliCommand = {
     if (seed !== "demo" && seed !== "none") throw new Refusal("bad-input", `--seed must be "demo" or "none", not "${seed}". Try: ticket-runner sandbox --seed demo`);
     const dataDir = args.values.get("--data");
 
-    const sb = await startSandbox({ port, seed, quiet: true, ...(dataDir ? { dataDir } : {}) });
+    // Listen for the stop signal before starting, so a SIGTERM during start-up still stops cleanly.
+    let signalled: () => void = () => undefined;
+    const stopRequested = new Promise<void>((resolve) => (signalled = resolve));
+    const onSignal = (): void => signalled();
+    process.on("SIGTERM", onSignal);
+    process.on("SIGINT", onSignal);
+    let sb;
+    try {
+      sb = await startSandbox({ port, seed, quiet: true, ...(dataDir ? { dataDir } : {}) });
+    } catch (error) {
+      process.off("SIGTERM", onSignal);
+      process.off("SIGINT", onSignal);
+      throw error;
+    }
     const gitUrl = seed === "demo" ? sb.gitUrl("demo", "shop") : sb.gitUrl("<owner>", "<repo>");
     if (args.flags.has("--json")) {
       io.out(JSON.stringify({ apiUrl: sb.apiUrl, gitUrl, token: sb.adminToken }));
@@ -43,15 +56,9 @@ export const sandboxCommand: CliCommand = {
       io.out(dataDir ? `  data:  ${dataDir}` : `  data:  temporary (use --data <dir> to keep it)`);
       io.out(`Stop with Ctrl-C or SIGTERM.`);
     }
-    await new Promise<void>((resolve) => {
-      const done = (): void => {
-        process.off("SIGTERM", done);
-        process.off("SIGINT", done);
-        resolve();
-      };
-      process.on("SIGTERM", done);
-      process.on("SIGINT", done);
-    });
+    await stopRequested;
+    process.off("SIGTERM", onSignal);
+    process.off("SIGINT", onSignal);
     await sb.stop();
     if (!args.flags.has("--json")) io.out("Sandbox stopped.");
     return 0;

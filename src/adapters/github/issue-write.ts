@@ -130,6 +130,12 @@ export async function writeIssue(octokit: GitHubClient, repo: RepoRef, ids: Node
     ops.push(`unassign: removeAssigneesFromAssignable(input: { assignableId: $subject, assigneeIds: $unassign }) { clientMutationId }`);
   }
   if (ops.length === 0) return null;
+  // GraphQL refuses a declared variable no operation uses: an adopt that only rewrites the lease
+  // comment (labels and assignee already in place) never names the issue.
+  if (!ops.some((op) => op.includes("$subject"))) {
+    decl.shift();
+    delete vars.subject;
+  }
   const doc = `mutation ClaimWrite(${decl.join(", ")}) {\n  ${ops.join("\n  ")}\n}`;
 
   let data: unknown;

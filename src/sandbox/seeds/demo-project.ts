@@ -199,7 +199,11 @@ export const DEMO_ISSUES: DemoIssue[] = [
       "",
       "- [ ] the README names the currency as `Currency: euro (EUR)`",
       "",
+      // The title (commit message) must not start with "#": `git rebase --continue` runs the
+      // editor with cleanup=strip, which reads a "#4 ..." message as a comment and empties it, and
+      // the conflict Stage would then skip the ticket's commit (docs/demo.md, "Known issues").
       demoBlock({
+        title: "docs: name the currency in the README",
         files: { "README.md": "# shop\n\nA tiny shopping cart used by the Ticket Runner demo.\n\nCurrency: euro (EUR)\n" },
         criteria: [{ file: "README.md", contains: "Currency: euro (EUR)" }],
         behaviours: ["conflict"],

@@ -1,23 +1,20 @@
 /**
- * The built-in `demo` seed: one small repository with the three workflow labels. The demo agent
- * owner may replace the files and add issues here; keep all seed data in this one file.
+ * The built-in `demo` seed: the demo Target (demo/shop) with the project and six tickets from
+ * demo-project.ts, one per ending, and the three workflow labels. The sandbox opens the issues as
+ * its admin, so their `ready-for-agent` label comes from a trusted writer.
  */
 import type { CreateRepoSpec } from "../repos-admin";
+import { DEMO_CI_COMMAND, DEMO_FILES, DEMO_ISSUES, DEMO_OWNER, DEMO_REPO } from "./demo-project";
+import type { DemoIssue } from "./demo-project";
 
-export const DEMO_OWNER = "demo";
-export const DEMO_REPO = "shop";
+export { DEMO_OWNER, DEMO_REPO };
 
 export const demoRepo: CreateRepoSpec = {
   owner: DEMO_OWNER,
   name: DEMO_REPO,
   defaultBranch: "main",
-  files: {
-    "README.md": "# shop\n\nA tiny demo project for Ticket Runner.\n",
-    "package.json": JSON.stringify({ name: "shop", version: "1.0.0", private: true, scripts: { test: "node test.js" } }, null, 2) + "\n",
-    "src/cart.js": "function total(items) {\n  return items.reduce((sum, item) => sum + item.price * item.qty, 0);\n}\nmodule.exports = { total };\n",
-    "test.js": "const assert = require('node:assert');\nconst { total } = require('./src/cart');\nassert.strictEqual(total([{ price: 2, qty: 3 }]), 6);\nconsole.log('ok');\n",
-  },
-  ciCommand: ["node", "test.js"],
+  files: DEMO_FILES,
+  ciCommand: DEMO_CI_COMMAND,
   labels: [
     { name: "ready-for-agent", color: "0e8a16", description: "An agent may pick this up" },
     { name: "in-progress", color: "fbca04", description: "Claimed by a Run" },
@@ -25,11 +22,5 @@ export const demoRepo: CreateRepoSpec = {
   ],
 };
 
-/** Issues the demo seed opens, oldest first. */
-export const demoIssues: { title: string; body: string; labels: string[] }[] = [
-  {
-    title: "Add a discount to the cart total",
-    body: "Apply a percentage discount to `total`.\n\n- [ ] `total(items, 10)` takes 10% off\n",
-    labels: ["ready-for-agent"],
-  },
-];
+/** Issues the demo seed opens, oldest first: #1 to #6. */
+export const demoIssues: readonly DemoIssue[] = DEMO_ISSUES;

@@ -4,6 +4,7 @@
  * (`ticket-runner stop`) is a Stop: busy Lanes finish, nothing new is taken, a second one is
  * ignored. Ctrl+C stays a kill on purpose (docs/endings.md).
  */
+import { killAllStageGroups } from "../../adapters/agent/process-group";
 import { composeRun } from "../../adapters/compose-run";
 import { parseTicketNumber } from "../../core/claims/marker";
 import { loadConfig } from "../../core/config-load";
@@ -60,13 +61,21 @@ export const runCommand: CliCommand = {
     const onTerm = () => {
       if (run.stop() === "already-stopping") log.warn("already stopping; the busy Lanes finish first (Ctrl+C kills)");
     };
+    // Ctrl+C stays a kill (seed 002): the Stages' own process groups go down with the Run, and
+    // nothing is written to the board; the claims stay for the next Run's sweep.
+    const onInt = () => {
+      killAllStageGroups();
+      process.exit(130);
+    };
     process.on("SIGTERM", onTerm);
+    process.on("SIGINT", onInt);
     try {
       const summary = await run.start();
       for (const line of summary.lines) io.out(line);
       return summary.exitCode;
     } finally {
       process.off("SIGTERM", onTerm);
+      process.off("SIGINT", onInt);
       unsubscribe();
     }
   },

@@ -100,6 +100,8 @@ export function composeRun(input: ComposeRunInput, options: RunOptions = {}): Co
     holder: "machine",
     runId,
     pid: host.pid(),
+    // Holding the Target's lock proves a Run on another Host that left a Stranded ticket is gone.
+    adoptAcrossHosts: input.config.lockScope === "target",
     // A run.json left by a killed Run on this Host is not a live claim: its process is gone.
     isAlive: async (run) => run.host.id === host.identity().id && (await host.processStartTime(run.pid)) !== null,
   });

@@ -20,9 +20,11 @@ export async function adoptClaim(ctx: ClaimContext, ticket: number, opts: { runD
   const { viewer, standing, issue } = reading;
   await ctx.requireWriter(viewer);
   const now = ctx.now();
-  const mine = [...standing.live, ...standing.stale].filter((r) => isMine(ctx, r, viewer)).sort((a, b) => compareClaims(a.lease as Lease, b.lease as Lease));
+  const ours = (r: (typeof standing.live)[number]) =>
+    isMine(ctx, r, viewer) || (!!ctx.o.adoptAcrossHosts && ctx.o.holder === "machine" && r.lease?.holder === "machine" && sameUser(r.comment.author, viewer));
+  const mine = [...standing.live, ...standing.stale].filter(ours).sort((a, b) => compareClaims(a.lease as Lease, b.lease as Lease));
   const rec = mine[0];
-  const rival = standing.live.find((r) => !isMine(ctx, r, viewer));
+  const rival = standing.live.find((r) => !ours(r));
   if (rival?.lease && (!rec?.lease || compareClaims(rival.lease, rec.lease) < 0)) throw claimedElsewhere(ctx.repoName, ticket, rival, now);
   if (!rec?.lease) {
     const heldOnBoard = issue.labels.includes(ctx.o.labels.inProgress) && issue.assignees.some((a) => sameUser(a, viewer));

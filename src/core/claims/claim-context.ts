@@ -48,6 +48,12 @@ export interface ClaimProtocolOptions {
   isAlive?: (run: RunJson) => Promise<boolean>;
   /** Nonce source, for tests. */
   nonce?: () => string;
+  /**
+   * A Run holding the Target's Run lock (lockScope "target") may adopt this user's machine lease
+   * written on another Host: holding the lock proves that Host's Run is gone (seed 002, "Stranded
+   * Tickets"). Off by default, and off for lockScope "host", where Runs on other Hosts may be live.
+   */
+  adoptAcrossHosts?: boolean;
 }
 
 export interface TicketReading {

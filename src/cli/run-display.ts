@@ -111,7 +111,8 @@ export class RunDisplay {
     const now = this.now();
     for (const [i, l] of rows) {
       const head = `lane ${i + 1}  #${l.ticket} ${clip(l.title, 30)}  ${l.stage} ${formatDuration(now - l.stageSince)}`;
-      this.sink.raw(`${clip(`${head}${l.last ? `  · ${l.last}` : ""}`, this.width)}\n`);
+      const full = `${head}${l.last ? `  · ${clip(l.last, this.width)}` : ""}`;
+      this.sink.raw(`${full.length <= this.width ? full : `${full.slice(0, this.width - 1)}…`}\n`);
     }
     this.drawn = rows.length;
     this.lastDraw = now;

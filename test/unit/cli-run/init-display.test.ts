@@ -56,7 +56,7 @@ describe("run display", () => {
     d.onEvent({ kind: "lane-started", lane: 0, ticket: 4, title: "Spin", resumed: false, at });
     d.onEvent({ kind: "lane-started", lane: 1, ticket: 9, title: "Stop", resumed: false, at });
     d.onEvent({ kind: "stage-started", lane: 1, ticket: 9, stage: "verify", at });
-    assert.match(screen, /lane 1  #4 Spin  setup 10s\nlane 2  #9 Stop  verify 10s\n$/);
+    assert.match(screen, /lane 1 {2}#4 Spin {2}setup 10s\nlane 2 {2}#9 Stop {2}verify 10s\n$/);
     assert.ok(screen.includes("\x1b[2A\x1b[0J"), "the two Lane lines are erased before the redraw");
   });
 });

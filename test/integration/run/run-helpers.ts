@@ -8,14 +8,14 @@ import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readlinkSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Octokit } from "@octokit/rest";
-import { SandboxAdmin } from "../../../src/sandbox/admin-client";
 import type { SandboxHandle } from "../../../src/sandbox/start";
+import { CLI_BUNDLE, sandboxProcess } from "../../support/sandbox-process";
 import { makeTempDir } from "../../support/git-fixtures";
 import { RUN_USER, openTickets, seedRunTarget, simpleTicket } from "../../support/run-seed";
 import type { DemoTicket, RunTarget } from "../../support/run-seed";
 import { waitFor } from "../../support/wait-for";
 
-export const CLI = resolve(__dirname, "../../../dist/cli.js");
+export const CLI = CLI_BUNDLE;
 
 export interface RunProcess {
   child: ChildProcess;
@@ -38,32 +38,10 @@ export class RunWorld {
   hostA!: HostEnv;
   private readonly children: ChildProcess[] = [];
 
-  /**
-   * The sandbox runs as its own process: the test process blocks on synchronous git calls (the
-   * seed's clone) and must not be the one serving them.
-   */
-  static async sandboxProcess(): Promise<SandboxHandle> {
-    const child = spawn(process.execPath, [CLI, "sandbox", "--port", "0", "--json"], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LC_ALL: "C" } });
-    let text = "";
-    child.stdout!.on("data", (c: Buffer) => (text += c.toString("utf8")));
-    const exited = new Promise<void>((res) => child.on("close", () => res()));
-    const first = await waitFor(() => (text.includes("\n") ? text.split("\n")[0] : null), { timeoutMs: 20_000, what: "the sandbox to print its address" });
-    const { apiUrl, token } = JSON.parse(first) as { apiUrl: string; token: string };
-    return {
-      apiUrl,
-      adminToken: token,
-      gitUrl: (owner, repo) => `${apiUrl}/${owner}/${repo}.git`,
-      admin: new SandboxAdmin(apiUrl, token),
-      stop: async () => {
-        if (child.exitCode === null) child.kill("SIGTERM");
-        await exited;
-      },
-    };
-  }
-
   static async make(config: Record<string, unknown> = {}): Promise<RunWorld> {
     const w = new RunWorld();
-    w.sandbox = await RunWorld.sandboxProcess();
+    // The sandbox runs as its own process: the seed's clone is a synchronous git call.
+    w.sandbox = await sandboxProcess();
     w.scratch = await makeTempDir("tr-run-it-");
     w.target = await seedRunTarget(w.sandbox, w.scratch, { lanes: 1, ...config });
     const quiet = () => undefined;

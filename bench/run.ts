@@ -1,0 +1,94 @@
+/**
+ * npm run bench:run — what the orchestrator itself costs, and what Lanes buy.
+ *
+ * Each Run is the real thing in this process: composeRun() (Octokit Tracker, git Workspace, the
+ * claim protocol, the demo agent as a real child process) against the sandbox in its own process,
+ * with a fresh Target per Run. The demo agent is "instant" (no slow behaviour); CI is scripted to
+ * succeed at once. From the Run's own events:
+ *   agent time   = the sum of the agent Stages' durations (implement, verify, fix, conflict)
+ *   overhead     = (wall - agent time) / tickets: claims, State writes, git, Checks, PR, CI polling, merge
+ *   own overhead = overhead minus the Checks (the project's own commands) and the CI wait
+ * Then 8 tickets on 1 Lane against 4 Lanes (the baseline is the 1-Lane Run of this same process).
+ */
+import { mkdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { composeRun } from "../src/adapters/compose-run";
+import { loadConfig } from "../src/core/config-load";
+import type { Log } from "../src/ports/log";
+import { makeTempDir } from "../test/support/git-fixtures";
+import { openTickets, seedRunTarget, simpleTicket } from "../test/support/run-seed";
+import { sandboxProcess } from "../test/support/sandbox-process";
+
+const AGENT_STAGES = new Set(["implement", "verify", "fix", "conflict"]);
+const quiet: Log = { debug: () => {}, info: () => {}, warn: () => {}, error: (m) => process.stderr.write(`bench: ${m}\n`) };
+
+interface Measured {
+  tickets: number;
+  lanes: number;
+  wallMs: number;
+  agentMs: number;
+  checksMs: number;
+  ciMs: number;
+  merged: number;
+}
+
+async function measure(tickets: number, lanes: number): Promise<Measured> {
+  const sandbox = await sandboxProcess();
+  const scratch = await makeTempDir("tr-bench-run-");
+  try {
+    const target = await seedRunTarget(sandbox, scratch, { lanes, ci: { pollSeconds: 0.2, graceMinutes: 1, timeoutMinutes: 5 }, lease: { settleMs: 200 } });
+    await sandbox.admin.scriptCi(`${target.owner}/${target.repo}`, { conclusion: "success", delayMs: 0 });
+    await openTickets(target, Array.from({ length: tickets }, (_, i) => simpleTicket(`bench${String.fromCharCode(97 + i)}`)));
+    const runRoot = join(scratch, "run-root");
+    mkdirSync(runRoot, { recursive: true });
+    const env = { ...process.env, TICKET_RUNNER_HOST_NAME: "bench", TICKET_RUNNER_TOKEN: target.userToken };
+    const { run } = composeRun({ config: loadConfig(target.clone), apiUrl: target.apiUrl, token: target.userToken, repo: { owner: target.owner, repo: target.repo }, cwd: target.clone, runRoot, log: quiet, env }, { lanes, command: "bench:run" });
+    const m: Measured = { tickets, lanes, wallMs: 0, agentMs: 0, checksMs: 0, ciMs: 0, merged: 0 };
+    run.events.subscribe((e) => {
+      if (e.kind !== "stage-ended") return;
+      if (AGENT_STAGES.has(e.stage)) m.agentMs += e.durationMs;
+      if (e.stage === "checks") m.checksMs += e.durationMs;
+      if (e.stage === "ci") m.ciMs += e.durationMs;
+    });
+    const t0 = performance.now();
+    const summary = await run.start();
+    m.wallMs = performance.now() - t0;
+    m.merged = summary.rows.filter((r) => r.ending === "merged").length;
+    if (m.merged !== tickets) process.stderr.write(`bench: only ${m.merged} of ${tickets} merged:\n${summary.lines.join("\n")}\n`);
+    return m;
+  } finally {
+    await sandbox.stop();
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+
+function report(label: string, m: Measured): void {
+  if (m.lanes > 1) {
+    // Stage times overlap across Lanes, so only the wall time means anything here.
+    console.log(`${label.padEnd(22)} wall ${s(m.wallMs).padStart(8)} · ${m.merged}/${m.tickets} merged · ${s(m.wallMs / m.tickets)} of wall time per ticket`);
+    return;
+  }
+  const overhead = (m.wallMs - m.agentMs) / m.tickets;
+  const own = (m.wallMs - m.agentMs - m.checksMs - m.ciMs) / m.tickets;
+  console.log(
+    `${label.padEnd(22)} wall ${s(m.wallMs).padStart(8)} · ${m.merged}/${m.tickets} merged · per ticket: agent ${s(m.agentMs / m.tickets)}, Checks ${s(m.checksMs / m.tickets)}, CI wait ${s(m.ciMs / m.tickets)}, overhead (wall − agent) ${s(overhead)}, own overhead ${s(own)}`,
+  );
+}
+
+async function main(): Promise<void> {
+  console.log("bench:run — a Run against the sandbox (own process) with the instant demo agent, real git, CI scripted to pass");
+  const single = await measure(1, 1);
+  report("1 ticket, 1 lane", single);
+  const one = await measure(8, 1);
+  report("8 tickets, 1 lane", one);
+  const four = await measure(8, 4);
+  report("8 tickets, 4 lanes", four);
+  console.log(`8 tickets: 1 lane / 4 lanes wall time = ${(one.wallMs / four.wallMs).toFixed(2)}× (Landing is one Lane at a time; this machine has ${(await import("node:os")).cpus().length} cores)`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench:run failed: ${String(error)}\n`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,31 @@
+/**
+ * The sandbox as its own process (`node dist/cli.js sandbox --port 0 --json`), with the same handle
+ * as startSandbox(). Use it when the caller blocks on synchronous git calls against the sandbox
+ * (a clone with spawnSync): an in-process server could not answer them. Needs `npm run build`.
+ */
+import { spawn } from "node:child_process";
+import { resolve } from "node:path";
+import { SandboxAdmin } from "../../src/sandbox/admin-client";
+import type { SandboxHandle } from "../../src/sandbox/start";
+import { waitFor } from "./wait-for";
+
+export const CLI_BUNDLE = resolve(__dirname, "../../dist/cli.js");
+
+export async function sandboxProcess(): Promise<SandboxHandle> {
+  const child = spawn(process.execPath, [CLI_BUNDLE, "sandbox", "--port", "0", "--json"], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LC_ALL: "C" } });
+  let text = "";
+  child.stdout!.on("data", (c: Buffer) => (text += c.toString("utf8")));
+  const exited = new Promise<void>((res) => child.on("close", () => res()));
+  const first = await waitFor(() => (text.includes("\n") ? text.split("\n")[0] : null), { timeoutMs: 20_000, what: "the sandbox to print its address" });
+  const { apiUrl, token } = JSON.parse(first) as { apiUrl: string; token: string };
+  return {
+    apiUrl,
+    adminToken: token,
+    gitUrl: (owner, repo) => `${apiUrl}/${owner}/${repo}.git`,
+    admin: new SandboxAdmin(apiUrl, token),
+    stop: async () => {
+      if (child.exitCode === null) child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}

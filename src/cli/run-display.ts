@@ -85,7 +85,7 @@ export class RunDisplay {
         this.print(`[${clock(e.at)}] #${e.ticket} ${e.ending}: ${clip(e.line, 200)}`);
         break;
       case "run-stopping":
-        this.print(`[${clock(e.at)}] stopping: ${e.holding.length ? `${e.holding.map((n) => `#${n}`).join(" ")} left to finish` : "nothing left to finish"}; nothing new is taken`);
+        this.print(`[${clock(e.at)}] ${e.holding.length ? `${e.holding.map((n) => `#${n}`).join(" ")} left to finish` : "nothing left to finish"} · stopped`);
         break;
       case "run-ended":
         this.lanes.clear();

@@ -5,6 +5,7 @@
  */
 import type { RunEnv, Step, TicketCtx } from "./context";
 import { OK, elapsed, endStage, errorText, fail, startStage } from "./context";
+import { formatMinutes } from "./naming";
 
 const EVIDENCE_TAIL = 6_000;
 
@@ -39,7 +40,7 @@ export async function runChecks(env: RunEnv, ctx: TicketCtx, label = "checks"): 
       return finish(`❌ \`${shown}\` could not run`, fail("fixable", label, `\`${shown}\` could not run: ${errorText(error)}`));
     }
     if (result.timedOut) {
-      return finish(`⌛ \`${shown}\` timed out`, fail("fixable", label, `\`${shown}\` did not finish within ${env.config.checkTimeoutMinutes} min and was stopped`, tail(result.output)));
+      return finish(`⌛ \`${shown}\` timed out`, fail("fixable", label, `\`${shown}\` did not finish within ${formatMinutes(env.config.checkTimeoutMinutes)} and was stopped`, tail(result.output)));
     }
     if (result.exitCode !== 0) {
       return finish(`❌ \`${shown}\` exited ${result.exitCode ?? "by a signal"}`, fail("fixable", label, `\`${shown}\` exited ${result.exitCode ?? "by a signal"}`, tail(result.output)));

@@ -7,6 +7,7 @@ import type { PullRequestInfo } from "../../ports/tracker";
 import { runChecks } from "./checks";
 import type { RunEnv, Step, TicketCtx } from "./context";
 import { OK, elapsed, endStage, errorText, fail, recordState, startStage, yielded } from "./context";
+import { formatMinutes } from "./naming";
 import { prBody } from "./pr-body";
 import { conflictPrompt } from "./prompts";
 import { codeAnswerSchema } from "./stage-answers";
@@ -132,14 +133,14 @@ async function awaitCi(env: RunEnv, ctx: TicketCtx, pr: PullRequestInfo): Promis
       if (report.state === "none" && !ci.required) return done("– no checks (CI gate off)", OK);
       const waited = elapsed(env, started);
       if (report.state === "none" && waited >= ci.graceMinutes * 60_000) {
-        return done("❌ no checks", fail("final", "ci", `no CI checks reported within ${ci.graceMinutes} min of the pull request; if this repository has no CI, set "ci": { "required": false } in ticket-runner.json`));
+        return done("❌ no checks", fail("final", "ci", `no CI checks reported within ${formatMinutes(ci.graceMinutes)} of the pull request; if this repository has no CI, set "ci": { "required": false } in ticket-runner.json`));
       }
       if (waited >= ci.timeoutMinutes * 60_000) {
-        return done("⌛ timed out", fail("final", "ci", `CI did not finish within ${ci.timeoutMinutes} min`, report.details.join("\n")));
+        return done("⌛ timed out", fail("final", "ci", `CI did not finish within ${formatMinutes(ci.timeoutMinutes)}`, report.details.join("\n")));
       }
     } catch (error) {
       env.deps.log.warn(`#${ctx.ticket}: could not read CI for #${pr.number}; trying again`, { error: errorText(error) });
-      if (elapsed(env, started) >= ci.timeoutMinutes * 60_000) return done("⌛ timed out", fail("final", "ci", `CI could not be read within ${ci.timeoutMinutes} min: ${errorText(error)}`));
+      if (elapsed(env, started) >= ci.timeoutMinutes * 60_000) return done("⌛ timed out", fail("final", "ci", `CI could not be read within ${formatMinutes(ci.timeoutMinutes)}: ${errorText(error)}`));
     }
     await clock.sleep(ci.pollSeconds * 1000, ctx.abort.signal);
   }

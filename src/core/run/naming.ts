@@ -20,6 +20,11 @@ export function ticketLogDir(root: string, runId: string, ticket: number): strin
   return path.join(runLogDir(root, runId), String(ticket));
 }
 
+/** A configured limit in minutes, as a person would say it: "20 min", "90 s". */
+export function formatMinutes(minutes: number): string {
+  return minutes >= 1 ? `${Number(minutes.toFixed(2))} min` : `${Number((minutes * 60).toFixed(1))} s`;
+}
+
 export function formatDuration(ms: number): string {
   const s = Math.max(0, Math.round(ms / 1000));
   if (s < 60) return `${s}s`;

@@ -7,7 +7,7 @@ import type { StageName, StageOutcome, StageResult } from "../../ports/agent-run
 import { redactSecrets } from "../redact";
 import type { RunEnv, Step, TicketCtx } from "./context";
 import { OK, errorText, startStage, yielded } from "./context";
-import { ticketLogDir } from "./naming";
+import { formatMinutes, ticketLogDir } from "./naming";
 import { jsonSchemaFor, parseAnswer } from "./stage-answers";
 
 export interface StageRun<T> {
@@ -42,7 +42,7 @@ export function describeProblem(stage: string, result: StageResult, env: RunEnv)
   const detail = result.detail ? `: ${redactSecrets(result.detail, process.env).slice(0, 500)}` : "";
   switch (result.outcome) {
     case "timed-out":
-      return `the ${stage} Stage did not finish within ${env.config.agent.stageTimeoutMinutes} min${detail}`;
+      return `the ${stage} Stage did not finish within ${formatMinutes(env.config.agent.stageTimeoutMinutes)}${detail}`;
     case "turn-capped":
       return `the ${stage} Stage reached its limit of ${env.config.agent.maxTurns} turns${detail}`;
     case "nonzero-exit":

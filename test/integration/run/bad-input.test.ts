@@ -1,0 +1,58 @@
+import { strict as assert } from "node:assert";
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { HANDOFF_MARKER } from "../../../src/core/run/handoff-comment";
+import { RunWorld } from "./run-helpers";
+
+const say = (r: { out: string[]; err: string[] }) => `stdout:\n${r.out.join("\n")}\nstderr:\n${r.err.join("\n")}`;
+
+describe("run (integration): bad input", function () {
+  this.timeout(180_000);
+  let w: RunWorld;
+  afterEach(async () => w?.dispose());
+
+  it("a Check that hangs is killed at its timeout, its partial output kept as the evidence", async () => {
+    w = await RunWorld.make({ checks: [["node", "-e", "console.log('partial output before the hang'); setInterval(() => {}, 1000)"]], checkTimeoutMinutes: 0.02 });
+    const [n] = await w.tickets([w.ticket("stall")]);
+    const r = await w.cliDone(["run"]);
+    assert.equal(r.code, 1, say(r));
+    const handoff = (await w.comments(n!)).find((c) => c.body.startsWith(HANDOFF_MARKER))!;
+    assert.match(handoff.body, /Failed at \*\*checks\*\*, after the fix budget was used/);
+    assert.match(handoff.body, /did not finish within 1\.2 s and was stopped/);
+    assert.match(handoff.body, /partial output before the hang/);
+    await w.noProcessesIn(join(w.target.clone, ".worktrees"));
+  });
+});
+
+describe("init (integration)", function () {
+  this.timeout(120_000);
+  let w: RunWorld;
+  afterEach(async () => w?.dispose());
+
+  it("creates the labels, ticket-runner.json and the .gitignore lines, and does nothing the second time", async () => {
+    w = await RunWorld.make();
+    await w.sandbox.admin.createRepo({ owner: "demo", name: "fresh", files: { "package.json": JSON.stringify({ scripts: { test: "node --test" } }), "README.md": "hi\n" } });
+    const { token } = await w.sandbox.admin.addUser({ login: "olu", repos: { "demo/fresh": "write" } });
+    const clone = join(w.scratch, "fresh");
+    const basic = Buffer.from(`x-access-token:${token}`).toString("base64");
+    const cloned = spawnSync("git", ["-c", `http.extraHeader=Authorization: Basic ${basic}`, "clone", "-q", w.sandbox.gitUrl("demo", "fresh"), clone], { encoding: "utf8" });
+    assert.equal(cloned.status, 0, cloned.stderr);
+    const host = w.hostEnv("init", { TICKET_RUNNER_TOKEN: token });
+
+    const refused = await w.cliDone(["run"], { cwd: clone, host });
+    assert.equal(refused.code, 2);
+    assert.match(refused.err.join("\n"), /has no ticket-runner\.json, so Ticket Runner has not been set up/);
+
+    const first = await w.cliDone(["init"], { cwd: clone, host });
+    assert.equal(first.code, 0, say(first));
+    assert.match(first.out.join("\n"), /ticket-runner\.json: created, with the Checks `npm test`/);
+    assert.match(first.out.join("\n"), /Labels: created ready-for-agent, in-progress, ready-for-human\./);
+    assert.ok(existsSync(join(clone, "ticket-runner.json")));
+    assert.match(readFileSync(join(clone, ".gitignore"), "utf8"), /^\.worktrees\/\n\.ticket-runner\/\n$/);
+
+    const second = await w.cliDone(["init"], { cwd: clone, host });
+    assert.equal(second.code, 0);
+    assert.equal(second.out.at(-1), "Nothing to do: this Target is already set up.");
+  });
+});

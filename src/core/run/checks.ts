@@ -35,7 +35,7 @@ export async function runChecks(env: RunEnv, ctx: TicketCtx, label = "checks"): 
     const shown = command.join(" ");
     let result;
     try {
-      result = await workspace.runCheck(lane, command, timeoutMs);
+      result = await workspace.runCheck(lane, command, timeoutMs, ctx.abort.signal);
     } catch (error) {
       return finish(`❌ \`${shown}\` could not run`, fail("fixable", label, `\`${shown}\` could not run: ${errorText(error)}`));
     }

@@ -59,7 +59,10 @@ async function rebase(env: RunEnv, ctx: TicketCtx): Promise<Step> {
     const why = unfinished ? "the rebase was still stopped after the conflict Stage (aborted back to the branch tip)" : "the conflict Stage left uncommitted changes";
     return fail("final", "conflict", `rebase onto ${env.base} stopped with conflicts and ${why}`, run.problem ?? run.result.text);
   }
-  // The code changed under the Checks' feet: grade it again before it lands.
+  // Every Stage that commits pushes at once (seed 002); then the code changed under the Checks'
+  // feet, so they grade it again before it lands.
+  const pushed = await pushWork(env, ctx, "conflict");
+  if (!pushed.ok) return pushed;
   return runChecks(env, ctx, "checks");
 }
 

@@ -36,6 +36,16 @@ export function attachCi(app: App): void {
     repo.checkRuns.push(run);
     app.track(runCi(app, repo, run));
   };
+  // A sandbox stopped mid-run (--data keeps its state) left those check runs queued or
+  // in_progress; like a CI service after a restart, run them again instead of leaving a Run
+  // waiting for a check that can never finish.
+  for (const repo of Object.values(app.store.state.repos)) {
+    for (const run of repo.checkRuns) {
+      if (run.name !== CI_CHECK_NAME || run.status === "completed") continue;
+      Object.assign(run, { status: "queued", startedAt: null });
+      app.track(runCi(app, repo, run));
+    }
+  }
 }
 
 function sleep(ms: number): Promise<void> {

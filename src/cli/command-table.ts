@@ -10,6 +10,7 @@ import { sandboxCommand } from "./commands/sandbox";
 import { runCommand } from "./commands/run";
 import { stopCommand } from "./commands/stop";
 import { initCommand } from "./commands/init";
+import { demoCommand } from "./commands/demo";
 
 /** Every CLI command, in the order `ticket-runner help` lists them. Add one line per command. */
 export const commandTable: CliCommand[] = [
@@ -24,4 +25,5 @@ export const commandTable: CliCommand[] = [
   runCommand,
   stopCommand,
   initCommand,
+  demoCommand,
 ];

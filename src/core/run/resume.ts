@@ -28,8 +28,10 @@ export async function markHandoffsTaken(env: RunEnv, ticket: number, comments: T
 }
 
 /** A branch in the way may be a person's or another Host's work: the hand-off names it and pushes nothing. */
-function branchInWay(ctx: TicketCtx, refusal: Refusal): HandoffInput {
-  const path = refusal.details.path ?? null;
+function branchInWay(env: RunEnv, ctx: TicketCtx, refusal: Refusal): HandoffInput {
+  // The main checkout is not a worktree to name: only where the branch is checked out apart from it.
+  const named = refusal.details.path ?? null;
+  const path = named && named !== env.deps.workspace.root ? named : null;
   const fallback = `a branch \`${ctx.branch}\` is in the way${path ? ` (checked out in \`${path}\`)` : ""}. Delete it with \`git branch -D ${ctx.branch}\` if the work on it is abandoned, or finish it by hand, then relabel the Ticket ready-for-agent.`;
   return { stage: "setup", state: "remove", worktree: path, line: refusal.message || fallback, evidence: "" };
 }
@@ -54,7 +56,7 @@ async function cutFromTop(env: RunEnv, ctx: TicketCtx): Promise<SetupResult> {
     ctx.mayPush = true;
     return { ok: true };
   } catch (error) {
-    if (isRefusal(error) && error.reason === "branch-in-way") return { ok: false, handoff: branchInWay(ctx, error) };
+    if (isRefusal(error) && error.reason === "branch-in-way") return { ok: false, handoff: branchInWay(env, ctx, error) };
     return { ok: false, handoff: { stage: "setup", state: "remove", line: `could not make a worktree: ${errorText(error)}`, evidence: "" } };
   }
 }
@@ -74,7 +76,7 @@ export async function setUpLane(env: RunEnv, ctx: TicketCtx): Promise<SetupResul
     resumed = await workspace.resumeLane(ctx.ticket, ctx.branch, env.base);
   } catch (error) {
     if (isRefusal(error) && error.reason === "branches-parted") return { ok: false, handoff: parted(ctx, error.message, error.details.path ?? workspace.lanePath(ctx.ticket)) };
-    if (isRefusal(error) && error.reason === "branch-in-way") return { ok: false, handoff: { ...branchInWay(ctx, error), state: "keep" } };
+    if (isRefusal(error) && error.reason === "branch-in-way") return { ok: false, handoff: { ...branchInWay(env, ctx, error), state: "keep" } };
     return { ok: false, handoff: { stage: "setup", state: "keep", line: `could not resume the worktree: ${errorText(error)}`, evidence: "" } };
   }
   if (resumed.outcome === "gone") {

@@ -56,3 +56,30 @@ describe("init (integration)", function () {
     assert.equal(second.out.at(-1), "Nothing to do: this Target is already set up.");
   });
 });
+
+describe("run (integration): an agent whose stream is broken", function () {
+  this.timeout(180_000);
+  let w: RunWorld;
+  afterEach(async () => w?.dispose());
+
+  it("garbage and a line over 10 MB each fail the Stage with a clear kind, and the Run goes on", async () => {
+    const { writeFileSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const script = join(tmpdir(), `tr-broken-agent-${process.pid}.js`);
+    // Ticket 1 prints garbage; ticket 2 prints one line of 11 MB.
+    writeFileSync(script, `const t = process.env.TICKET_RUNNER_TICKET;\nif (t === "1") { process.stdout.write("this is not stream-json\\n{\\"half\\": "); }\nelse { process.stdout.write("x".repeat(11 * 1024 * 1024) + "\\n"); }\n`);
+    try {
+      w = await RunWorld.make({ agent: { kind: "command", command: ["node", script], stageTimeoutMinutes: 2 } });
+      const [a, b] = await w.tickets([w.ticket("garbage"), w.ticket("huge")]);
+      const r = await w.cliDone(["run"]);
+      assert.equal(r.code, 1, say(r));
+      const text = r.out.join("\n");
+      assert.match(text, new RegExp(`#${a} handed-off: at implement: the implement Stage gave an invalid result`));
+      assert.match(text, new RegExp(`#${b} handed-off: at implement: the implement Stage gave an invalid result`));
+      assert.match(text, /Done: 0 merged, 2 handed off\./);
+    } finally {
+      const { rmSync } = await import("node:fs");
+      rmSync(script, { force: true });
+    }
+  });
+});

@@ -23,6 +23,8 @@ const AGENT_STAGES = new Set(["implement", "verify", "fix", "conflict"]);
 const quiet: Log = { debug: () => {}, info: () => {}, warn: () => {}, error: (m) => process.stderr.write(`bench: ${m}\n`) };
 
 interface Measured {
+  /** Where one ticket's wall time went, in order (only meaningful with one ticket). */
+  phases: [string, number][];
   tickets: number;
   lanes: number;
   wallMs: number;
@@ -43,8 +45,20 @@ async function measure(tickets: number, lanes: number): Promise<Measured> {
     mkdirSync(runRoot, { recursive: true });
     const env = { ...process.env, TICKET_RUNNER_HOST_NAME: "bench", TICKET_RUNNER_TOKEN: target.userToken };
     const { run } = composeRun({ config: loadConfig(target.clone), apiUrl: target.apiUrl, token: target.userToken, repo: { owner: target.owner, repo: target.repo }, cwd: target.clone, runRoot, log: quiet, env }, { lanes, command: "bench:run" });
-    const m: Measured = { tickets, lanes, wallMs: 0, agentMs: 0, checksMs: 0, ciMs: 0, merged: 0 };
+    const m: Measured = { phases: [], tickets, lanes, wallMs: 0, agentMs: 0, checksMs: 0, ciMs: 0, merged: 0 };
+    let mark = performance.now();
+    const phase = (name: string) => {
+      const now = performance.now();
+      m.phases.push([name, now - mark]);
+      mark = now;
+    };
     run.events.subscribe((e) => {
+      if (e.kind === "run-started") phase("preflight + lock");
+      if (e.kind === "lane-started") phase("sweep + Frontier + claim");
+      if (e.kind === "stage-started") phase(`before ${e.stage}`);
+      if (e.kind === "stage-ended") phase(e.stage);
+      if (e.kind === "ticket-ended") phase("after the merge (tick, finish, State, clean-up)");
+      if (e.kind === "run-ended") phase("lock release + summary");
       if (e.kind !== "stage-ended") return;
       if (AGENT_STAGES.has(e.stage)) m.agentMs += e.durationMs;
       if (e.stage === "checks") m.checksMs += e.durationMs;
@@ -81,6 +95,9 @@ async function main(): Promise<void> {
   console.log("bench:run — a Run against the sandbox (own process) with the instant demo agent, real git, CI scripted to pass");
   const single = await measure(1, 1);
   report("1 ticket, 1 lane", single);
+  const merged = new Map<string, number>();
+  for (const [name, ms] of single.phases) merged.set(name, (merged.get(name) ?? 0) + ms);
+  console.log(`  where it went: ${[...merged].filter(([, ms]) => ms >= 20).map(([name, ms]) => `${name} ${Math.round(ms)} ms`).join(" · ")}`);
   const one = await measure(8, 1);
   report("8 tickets, 1 lane", one);
   const four = await measure(8, 4);

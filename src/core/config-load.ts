@@ -62,7 +62,7 @@ export function parseConfig(raw: unknown, source: string): Config {
   const parsed = configSchema.safeParse(raw);
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.map(describeIssue);
-  throw new Refusal("bad-config", `${source} is not a valid Ticket Runner config: ${problems.join("; ")}.`, {
+  throw new Refusal("bad-config", `${source} is not a valid Ticket Runner config: ${problems.join("; ")}. Fix the file (docs/configuration.md lists every key) and run the command again.`, {
     path: source,
     next: `fix ${path.basename(source)} (docs/configuration.md lists every key), then run the command again`,
   });
@@ -75,7 +75,7 @@ export function loadConfig(root: string): Config {
     text = fs.readFileSync(file, "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") {
-      throw new Refusal("not-a-target", `${root} has no ${CONFIG_FILE}, so Ticket Runner has not been set up for this Target.`, { path: file, next: "ticket-runner init" });
+      throw new Refusal("not-a-target", `${root} has no ${CONFIG_FILE}, so Ticket Runner has not been set up for this Target. Set it up with \`ticket-runner init\`.`, { path: file, next: "ticket-runner init" });
     }
     throw new Refusal("bad-config", `Could not read ${file}: ${(error as Error).message}.`, { path: file });
   }
@@ -83,7 +83,7 @@ export function loadConfig(root: string): Config {
   try {
     raw = JSON.parse(text);
   } catch (error) {
-    throw new Refusal("bad-config", `${file} is not valid JSON: ${(error as Error).message}.`, { path: file, next: `fix the JSON in ${file}, then run the command again` });
+    throw new Refusal("bad-config", `${file} is not valid JSON: ${(error as Error).message}. Fix the JSON and run the command again.`, { path: file, next: `fix the JSON in ${file}, then run the command again` });
   }
   return parseConfig(raw, file);
 }

@@ -1,7 +1,11 @@
 /** `ticket-runner init`: sets a Target up for Ticket Runner (labels, ticket-runner.json, .gitignore). */
 import { createOctokit } from "../../adapters/github/client";
 import { OctokitTracker } from "../../adapters/github/octokit-tracker";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { CONFIG_FILE, loadConfig } from "../../core/config-load";
 import { Refusal } from "../../core/errors";
+import { checkoutTop } from "../checkout";
 import type { CliCommand } from "../command";
 import { cliLog } from "../claim-wiring";
 import { initTarget } from "../init-target";
@@ -20,6 +24,9 @@ export const initCommand: CliCommand = {
   async run(argv, io) {
     const args = parseArgs(argv, {});
     if (args.positionals.length) throw new Refusal("bad-input", `ticket-runner init takes no arguments (got ${args.positionals.join(" ")}).`);
+    // An existing config with an error is named here with the key and the fix, before anything else.
+    const top = checkoutTop(io.cwd);
+    if (top && existsSync(join(top, CONFIG_FILE))) loadConfig(top);
     const target = resolveTarget(args, io);
     if (!target.checkout) throw new Refusal("not-a-target", "Run `ticket-runner init` inside a clone of the Target.", { next: "git clone <the repository's URL> && cd <clone> && ticket-runner init" });
     const token = requireToken(target);

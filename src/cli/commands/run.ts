@@ -10,6 +10,7 @@ import { parseTicketNumber } from "../../core/claims/marker";
 import { loadConfig } from "../../core/config-load";
 import { Refusal } from "../../core/errors";
 import type { CliCommand } from "../command";
+import { checkoutTop } from "../checkout";
 import { cliLog } from "../claim-wiring";
 import { RunDisplay } from "../run-display";
 import { parseArgs, requireToken, resolveTarget } from "../target-options";
@@ -41,10 +42,13 @@ export const runCommand: CliCommand = {
     const args = parseArgs(argv, { values: ["--lanes"] });
     const tickets = args.positionals.map((p) => {
       const n = parseTicketNumber(p);
-      if (n === null) throw new Refusal("bad-input", `"${p}" is not a ticket number.`, { next: "ticket-runner run 4 9" });
+      if (n === null) throw new Refusal("bad-input", `"${p}" is not a ticket number. Name tickets by number, e.g. \`ticket-runner run 4 9\`.`, { next: "ticket-runner run 4 9" });
       return n;
     });
     const lanes = lanesArg(args.values.get("--lanes"));
+    // The config first: its errors name the key and the fix (and a Target without it was never set up).
+    const top = checkoutTop(io.cwd);
+    if (top) loadConfig(top);
     const target = resolveTarget(args, io);
     if (!target.checkout) throw new Refusal("not-a-target", "`ticket-runner run` works in a clone of the Target: its worktrees, State and lock live there.", { next: "git clone <the repository's URL> && cd <clone> && ticket-runner run" });
     const config = loadConfig(target.checkout);

@@ -3,7 +3,6 @@
  * only. It needs no config, no token and no Target readiness: the Run it stops passed all of
  * those when it started. There is no stop file, so a second stop prints what the first did.
  */
-import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import * as path from "node:path";
 import { GitWorkspace } from "../../adapters/git/git-workspace";
@@ -11,6 +10,7 @@ import { NodeHost } from "../../adapters/node-host";
 import type { LockFile } from "../../core/schemas/lock-file";
 import type { Host } from "../../ports/host";
 import type { CliCommand, CliIo } from "../command";
+import { checkoutTop } from "../checkout";
 import { tokenFrom } from "../target-options";
 
 const USAGE = `ticket-runner stop
@@ -32,7 +32,7 @@ export async function stopRun(deps: StopDeps, io: Pick<CliIo, "out" | "err">): P
   try {
     lock = await deps.readLock();
   } catch (error) {
-    io.err(`No Run to stop: the Run lock could not be read (${(error as Error).message}). A dead lock is left for the next Run to take over.`);
+    io.err(`No Run to stop: the Run lock could not be read (${(error as Error).message.split("\n")[0]}). A dead lock is left for the next Run to take over.`);
     return 2;
   }
   if (!lock.held) {
@@ -74,14 +74,6 @@ function lockScope(root: string): "target" | "host" {
   }
 }
 
-function topLevel(cwd: string): string {
-  try {
-    return execFileSync("git", ["rev-parse", "--show-toplevel"], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], env: { ...process.env, LC_ALL: "C" } }).trim() || cwd;
-  } catch {
-    return cwd;
-  }
-}
-
 export const stopCommand: CliCommand = {
   name: "stop",
   summary: "ask this Host's Run to stop once its busy Lanes finish",
@@ -92,7 +84,7 @@ export const stopCommand: CliCommand = {
       return 2;
     }
     const host = new NodeHost({ env: io.env });
-    const root = topLevel(io.cwd);
+    const root = checkoutTop(io.cwd) ?? io.cwd;
     const ws = new GitWorkspace({ root, host, lockScope: lockScope(root), token: tokenFrom(io.env) ?? undefined, env: io.env });
     return stopRun({ readLock: () => ws.readLock(), host, kill: (pid) => process.kill(pid, "SIGTERM") }, io);
   },

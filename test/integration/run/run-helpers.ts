@@ -3,16 +3,16 @@
  * blocks, and `ticket-runner run` as a real child process (dist/cli.js) in a real clone, with
  * real signals. Nothing here sleeps: every wait polls a condition with a deadline.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readlinkSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { Octokit } from "@octokit/rest";
+import type { Octokit } from "@octokit/rest";
 import type { SandboxHandle } from "../../../src/sandbox/start";
 import { CLI_BUNDLE, sandboxProcess } from "../../support/sandbox-process";
 import { makeTempDir } from "../../support/git-fixtures";
-import { RUN_USER, openTickets, seedRunTarget, simpleTicket } from "../../support/run-seed";
-import type { DemoTicket, RunTarget } from "../../support/run-seed";
+import { USER, cloneWithToken, openTickets, quietOctokit, seedTarget, simpleTicket } from "./run-target";
+import type { DemoTicket, RunTarget } from "./run-target";
 import { waitFor } from "../../support/wait-for";
 
 export const CLI = CLI_BUNDLE;
@@ -43,9 +43,8 @@ export class RunWorld {
     // The sandbox runs as its own process: the seed's clone is a synchronous git call.
     w.sandbox = await sandboxProcess();
     w.scratch = await makeTempDir("tr-run-it-");
-    w.target = await seedRunTarget(w.sandbox, w.scratch, { lanes: 1, ...config });
-    const quiet = () => undefined;
-    w.octokit = new Octokit({ baseUrl: w.sandbox.apiUrl, auth: w.sandbox.adminToken, log: { debug: quiet, info: quiet, warn: quiet, error: quiet } });
+    w.target = await seedTarget(w.sandbox, w.scratch, config);
+    w.octokit = quietOctokit(w.sandbox.apiUrl, w.sandbox.adminToken);
     w.hostA = w.hostEnv("a", {});
     return w;
   }
@@ -208,9 +207,7 @@ export class RunWorld {
   /** A second clone of the Target, playing another Host. */
   cloneAgain(name: string): string {
     const dir = join(this.scratch, name);
-    const basic = Buffer.from(`x-access-token:${this.target.userToken}`).toString("base64");
-    const r = spawnSync("git", ["-c", `http.extraHeader=Authorization: Basic ${basic}`, "clone", "-q", this.sandbox.gitUrl(this.target.owner, this.target.repo), dir], { encoding: "utf8", env: { ...process.env, LC_ALL: "C", GIT_TERMINAL_PROMPT: "0" } });
-    if (r.status !== 0) throw new Error(`clone failed: ${r.stderr}`);
+    cloneWithToken(this.sandbox.gitUrl(this.target.owner, this.target.repo), this.target.userToken, dir);
     return dir;
   }
 
@@ -228,4 +225,4 @@ export class RunWorld {
   }
 }
 
-export { RUN_USER };
+export { USER };

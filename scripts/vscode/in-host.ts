@@ -14,7 +14,7 @@ import type { InHostResults } from "../../test/vscode/support/results";
 export const STRAY_ENV = ["TICKET_RUNNER_TOKEN", "GITHUB_TOKEN", "GH_TOKEN", "TICKET_RUNNER_API_URL", "TICKET_RUNNER_TEST_GREP"];
 
 export interface InHostOptions {
-  /** The folder the workbench opens. Default: a fresh empty temp folder. */
+  /** The folder (or `.code-workspace` file) the workbench opens. Default: a fresh empty temp folder. */
   workspace?: string;
   /** Extra environment for the extension host (e.g. TICKET_RUNNER_API_URL of a sandbox). */
   env?: Record<string, string>;
@@ -31,8 +31,10 @@ export interface InHostRun {
   ok: boolean;
 }
 
+/** A folder opens as `?folder=`; a `.code-workspace` file as `?workspace=` (a multi-root window). */
 export function workbenchUrl(server: CodeServer, folder: string, payload: [string, string][]): string {
-  return `${server.url}/?folder=${encodeURIComponent(folder)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
+  const kind = folder.endsWith(".code-workspace") ? "workspace" : "folder";
+  return `${server.url}/?${kind}=${encodeURIComponent(folder)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
 }
 
 export async function runInHostTests(opts: InHostOptions = {}): Promise<InHostRun> {
@@ -41,7 +43,7 @@ export async function runInHostTests(opts: InHostOptions = {}): Promise<InHostRu
   if (!existsSync(join(REPO_ROOT, "dist", "extension.js"))) throw new Error("dist/extension.js is missing: run `npm run build` first");
   const scratch = mkdtempSync(join(tmpdir(), "tr-in-host-"));
   const workspace = resolve(opts.workspace ?? join(scratch, "workspace"));
-  mkdirSync(workspace, { recursive: true });
+  if (!workspace.endsWith(".code-workspace")) mkdirSync(workspace, { recursive: true });
   const resultsFile = join(scratch, "results.json");
   const artifacts = opts.artifactsDir ?? join(REPO_ROOT, "test-results");
   const timeoutMs = opts.timeoutMs ?? 300_000;

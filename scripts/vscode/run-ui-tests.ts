@@ -3,7 +3,10 @@
 //    --install-extension (the proof that `npm run package` output installs);
 // 2. opens code-server in headless Chromium, clicks the Ticket Runner activity-bar item, runs
 //    "Ticket Runner: Refresh" from the Command Palette (F1) and checks the Board view shows;
-// 3. saves test-results/ui-board-open.png.
+// 3. saves test-results/ui-board-open.png;
+// 4. the Run end to end in the same packaged extension (ui-run-e2e.ts): Start from the palette,
+//    the ticket spinning under Running here, its transcript, Stop from the status bar
+//    (test-results/e2e-*.png).
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,6 +16,7 @@ import { launchChromium } from "./chromium";
 import { REPO_ROOT } from "./build-suite";
 import { STRAY_ENV } from "./in-host";
 import { packVsix } from "./vsix";
+import { runRunE2E } from "./ui-run-e2e";
 
 const EXTENSION_ID = "ticket-runner.ticket-runner";
 const SHOTS = join(REPO_ROOT, "test-results");
@@ -84,6 +88,11 @@ async function main(): Promise<void> {
     });
 
     await step("screenshot test-results/ui-board-open.png", () => p.screenshot({ path: join(SHOTS, "ui-board-open.png") }));
+    await browser.close();
+    browser = undefined;
+    await server.stop();
+    server = undefined;
+    await runRunE2E(extensionsDir);
     console.log(`ui: passed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   } catch (e) {
     await page?.screenshot({ path: join(SHOTS, "ui-failure.png") }).catch(() => undefined);

@@ -18,7 +18,9 @@ export type RefusalReason =
   | "dirty-checkout"
   | "untrusted"
   /** Lost the claim protocol's read-after-write race: another claim was earlier. */
-  | "race-yielded";
+  | "race-yielded"
+  /** A Run is already active in this window (the extension runs one Run per window). */
+  | "run-active";
 
 export class Refusal extends Error {
   override readonly name = "Refusal";

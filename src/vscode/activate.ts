@@ -12,6 +12,8 @@ import { registerCommands } from "./run-command";
 import { commandTable } from "./command-table";
 import { FILTER_STATE_KEY } from "./commands/board";
 import { refreshTargetState } from "./target-state";
+import { Links } from "./links";
+import { registerRuns } from "./run/register-runs";
 
 /**
  * Builds and wires the whole extension, explicitly, once per activation. Every disposable goes
@@ -29,9 +31,12 @@ export function activateExtension(context: vscode.ExtensionContext, startedAt: n
   context.subscriptions.push(connection, statusBar);
   statusBar.show({ kind: "idle" });
 
-  const services: ExtensionServices = { context, log, logChannel, notifier, contextKeys, connection, statusBar };
+  const links = new Links();
+
+  const services: ExtensionServices = { context, log, logChannel, notifier, contextKeys, connection, statusBar, links };
   const board = registerBoard(services);
-  registerCommands({ ...services, board }, commandTable);
+  const runs = registerRuns(services, () => board);
+  registerCommands({ ...services, board, runs }, commandTable);
 
   const filter = context.workspaceState.get<BoardFilter>(FILTER_STATE_KEY) ?? "all";
   void contextKeys.set("ticketRunner.filterMine", filter === "mine");
@@ -55,5 +60,9 @@ export function activateExtension(context: vscode.ExtensionContext, startedAt: n
       return notifier.recent;
     },
     contextKey: (key) => contextKeys.get(key),
+    runs,
+    notifier,
+    links,
+    statusBar: () => statusBar.current,
   };
 }

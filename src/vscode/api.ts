@@ -1,6 +1,9 @@
 import type * as vscode from "vscode";
 import type { BoardHandle } from "./board-seam";
-import type { Notice } from "./notifier";
+import type { Notice, Notifier } from "./notifier";
+import type { Links } from "./links";
+import type { RunServices } from "./run/run-services";
+import type { StatusBarView } from "./status-bar";
 
 /**
  * What `activate()` returns (`vscode.extensions.getExtension(...).exports`). The in-host tests use
@@ -15,4 +18,12 @@ export interface TicketRunnerApi {
   readonly notices: readonly Notice[];
   /** The value of one of our context keys, as last set. */
   contextKey(key: string): unknown;
+  /** The Run side: the window's Run, the transcript channels, the worktree folders. */
+  readonly runs: RunServices;
+  /** Tests replace its message API (setMessageApi) to answer questions and press buttons. */
+  readonly notifier: Notifier;
+  /** Tests replace its opener (setOpener) to capture the URLs a button opens. */
+  readonly links: Links;
+  /** What the status-bar item shows now. */
+  statusBar(): StatusBarView;
 }

@@ -12,7 +12,26 @@ export interface Notice {
   readonly message: string;
   readonly actions: readonly string[];
   readonly at: number;
+  /** A modal question (a confirmation), not a toast. */
+  readonly modal?: boolean;
+  readonly detail?: string;
 }
+
+/**
+ * The one seam to VS Code's message API. Tests replace it (Notifier.setMessageApi) to answer a
+ * question or press a button, instead of patching `vscode.window` globally.
+ */
+export interface MessageApi {
+  show(level: Notice["level"], message: string, options: vscode.MessageOptions, items: readonly string[]): Thenable<string | undefined>;
+}
+
+export const vscodeMessages: MessageApi = {
+  show(level, message, options, items) {
+    if (level === "info") return vscode.window.showInformationMessage(message, options, ...items);
+    if (level === "warning") return vscode.window.showWarningMessage(message, options, ...items);
+    return vscode.window.showErrorMessage(message, options, ...items);
+  },
+};
 
 const KEEP = 50;
 
@@ -23,6 +42,7 @@ const KEEP = 50;
  */
 export class Notifier {
   private readonly recentNotices: Notice[] = [];
+  private messages: MessageApi = vscodeMessages;
 
   constructor(
     private readonly log: Log,
@@ -31,6 +51,15 @@ export class Notifier {
 
   get recent(): readonly Notice[] {
     return this.recentNotices;
+  }
+
+  /** Replaces the message API (tests); returns a function that puts the previous one back. */
+  setMessageApi(api: MessageApi): () => void {
+    const previous = this.messages;
+    this.messages = api;
+    return () => {
+      this.messages = previous;
+    };
   }
 
   info(message: string, actions: readonly NoticeAction[] = []): void {
@@ -45,18 +74,28 @@ export class Notifier {
     this.show("error", message, actions);
   }
 
+  /**
+   * A modal question; resolves with the chosen button's title, undefined when dismissed. Only a
+   * person's own command asks one (Start the first time, Take Over), never a Run in the background.
+   */
+  async confirm(message: string, detail: string, buttons: readonly string[]): Promise<string | undefined> {
+    const clean = redactSecrets(message, this.env);
+    const cleanDetail = redactSecrets(detail, this.env);
+    this.remember({ level: "warning", message: clean, actions: [...buttons], at: Date.now(), modal: true, detail: cleanDetail });
+    const choice = await this.messages.show("warning", clean, { modal: true, detail: cleanDetail }, buttons);
+    return choice !== undefined && buttons.includes(choice) ? choice : undefined;
+  }
+
+  private remember(notice: Notice): void {
+    this.recentNotices.push(notice);
+    if (this.recentNotices.length > KEEP) this.recentNotices.shift();
+  }
+
   private show(level: Notice["level"], rawMessage: string, actions: readonly NoticeAction[]): void {
     const message = redactSecrets(rawMessage, this.env);
     const titles = actions.map((a) => a.title);
-    this.recentNotices.push({ level, message, actions: titles, at: Date.now() });
-    if (this.recentNotices.length > KEEP) this.recentNotices.shift();
-    const shown =
-      level === "info"
-        ? vscode.window.showInformationMessage(message, ...titles)
-        : level === "warning"
-          ? vscode.window.showWarningMessage(message, ...titles)
-          : vscode.window.showErrorMessage(message, ...titles);
-    void Promise.resolve(shown)
+    this.remember({ level, message, actions: titles, at: Date.now() });
+    void Promise.resolve(this.messages.show(level, message, {}, titles))
       .then(async (choice) => {
         const action = actions.find((a) => a.title === choice);
         if (action) await action.run();

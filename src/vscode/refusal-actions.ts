@@ -9,17 +9,25 @@ const OFFERS_TAKE_OVER = new Set(["ticketRunner.claim", "ticketRunner.startOnTic
  * The buttons a refusal's warning carries: its next action first. Branches on `reason` and on the
  * details the refusal carries, never on message text. At most three, as VS Code shows no more.
  */
-export function refusalActions(refusal: Refusal, commandId: string, args: readonly unknown[]): NoticeAction[] {
+export function refusalActions(
+  refusal: Refusal,
+  commandId: string,
+  args: readonly unknown[],
+  open: (url: string) => unknown = (url) => vscode.env.openExternal(vscode.Uri.parse(url, true)),
+): NoticeAction[] {
   const actions: NoticeAction[] = [];
   const { link, next, path } = refusal.details;
   const claimed = refusal.reason === "claimed-elsewhere" || refusal.reason === "claimed-locally";
 
   if (link) {
     const title = claimed ? "Open the Claiming Comment" : refusal.reason === "lock-held" ? "Open the Lock" : "Open Link";
-    actions.push({ title, run: () => vscode.env.openExternal(vscode.Uri.parse(link)) });
+    actions.push({ title, run: () => open(link) });
   }
   if (claimed && OFFERS_TAKE_OVER.has(commandId)) {
     actions.push({ title: "Take Over…", run: () => vscode.commands.executeCommand("ticketRunner.takeOver", ...args) });
+  }
+  if (refusal.reason === "run-active") {
+    actions.push({ title: "Stop the Run", run: () => vscode.commands.executeCommand("ticketRunner.stop") });
   }
   if (refusal.reason === "bad-config") {
     actions.push({ title: "Open Settings", run: () => vscode.commands.executeCommand("workbench.action.openSettings", "ticketRunner") });

@@ -3,10 +3,12 @@ import { isRefusal, Failure } from "../core/errors";
 import type { ExtensionServices } from "./services";
 import type { BoardHandle } from "./board-seam";
 import { refusalActions } from "./refusal-actions";
+import type { RunServices } from "./run/run-services";
 
-/** What a command handler receives: everything activate() built, plus the board. */
+/** What a command handler receives: everything activate() built, plus the board and the Run side. */
 export interface CommandServices extends ExtensionServices {
   readonly board: BoardHandle;
+  readonly runs: RunServices;
 }
 
 export type CommandHandler = (services: CommandServices, ...args: unknown[]) => unknown;
@@ -48,7 +50,7 @@ function report(services: CommandServices, id: string, e: unknown, args: readonl
   }
   if (isRefusal(e)) {
     log.warn(`refused: ${e.message}`, { id, reason: e.reason, link: e.details.link, next: e.details.next });
-    notifier.warn(e.message, refusalActions(e, id, args));
+    notifier.warn(e.message, refusalActions(e, id, args, (url) => services.links.open(url)));
     return;
   }
   const showLog = { title: "Show Log", run: () => logChannel.show(true) };

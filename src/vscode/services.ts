@@ -4,6 +4,7 @@ import type { Connection } from "./connection";
 import type { ContextKeys } from "./context-keys";
 import type { Notifier } from "./notifier";
 import type { StatusBarItemView } from "./status-bar-item";
+import type { Links } from "./links";
 
 /**
  * Everything activate() builds, handed explicitly to the board and the command handlers.
@@ -17,4 +18,5 @@ export interface ExtensionServices {
   readonly contextKeys: ContextKeys;
   readonly connection: Connection;
   readonly statusBar: StatusBarItemView;
+  readonly links: Links;
 }

@@ -41,7 +41,7 @@ describe("package.json contributes", () => {
 
   it("gates row actions on the composable ticket contextValue", () => {
     const when = (id: string) => c.menus["view/item/context"]!.filter((m) => m.command === `ticketRunner.${id}`).map((m) => m.when ?? "");
-    const flags: Record<string, string> = { claim: "free", startOnTicket: "free", takeOver: "claimed", release: "mine", handBack: "mine", openWorktree: "worktree", showTranscript: "transcript" };
+    const flags: Record<string, string> = { claim: "free", startOnTicket: "(free|stranded)", takeOver: "claimed", release: "mine", handBack: "mine", openWorktree: "worktree", showTranscript: "transcript" };
     for (const [id, flag] of Object.entries(flags)) {
       const clauses = when(id);
       assert.ok(clauses.length > 0, `${id} has no context-menu entry`);

@@ -30,13 +30,21 @@ describe("commands", () => {
     }
   });
 
-  it("says honestly that a capability is not built yet, and changes nothing", async () => {
+  it("refuses a row action that names no ticket, saying where to use it, and changes nothing", async () => {
     const api = await activeApi();
     const before = api.notices.length;
     const result = await vscode.commands.executeCommand("ticketRunner.handBack");
     assert.equal(result, undefined);
     const notice = await waitFor(() => api.notices.slice(before).find((n) => n.message.includes("Hand Back")), { what: "a Hand Back notice" });
+    assert.equal(notice.level, "warning");
+    assert.match(notice.message, /Hand Back acts on a ticket: use it from a ticket's context menu on the Board\./);
+  });
+
+  it("says so when Stop finds no Run in this window", async () => {
+    const api = await activeApi();
+    const before = api.notices.length;
+    await vscode.commands.executeCommand("ticketRunner.stop");
+    const notice = await waitFor(() => api.notices.slice(before).find((n) => n.message.includes("no Run is active")), { what: "a Stop notice" });
     assert.equal(notice.level, "info");
-    assert.match(notice.message, /not available in this version yet\. Nothing was changed\./);
   });
 });

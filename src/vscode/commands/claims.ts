@@ -1,0 +1,117 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import * as vscode from "vscode";
+import { holderText } from "../../core/claims/refusals";
+import { sameUser } from "../../core/claims/give-back";
+import type { HeldClaim } from "../../core/claim-gate";
+import { Refusal } from "../../core/errors";
+import type { Config } from "../../core/schemas/config";
+import type { CommandServices } from "../run-command";
+import { personClaims, type PersonClaims } from "../run/claims-wiring";
+import { loadTargetConfig } from "../run/target-config";
+import { ticketFromArgs } from "../run/ticket-args";
+import { pickFrontierTicket } from "../run/ticket-picker";
+import { resolveWindowTarget, type WindowTarget } from "../run/window-target";
+
+interface Wired extends PersonClaims {
+  readonly target: WindowTarget;
+  readonly config: Config;
+  readonly name: (n: number) => string;
+}
+
+async function wire(services: CommandServices): Promise<Wired> {
+  const target = await resolveWindowTarget(services);
+  const config = loadTargetConfig(target.folder);
+  return { ...personClaims(target, config, services.log), target, config, name: (n) => `${target.name}#${n}` };
+}
+
+function progress<T>(title: string, work: () => Promise<T>): Thenable<T> {
+  return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title }, work);
+}
+
+function requireTicket(args: readonly unknown[], what: string): number {
+  const n = ticketFromArgs(args);
+  if (n === undefined) throw new Refusal("bad-input", `${what} acts on a ticket: use it from a ticket's context menu on the Board.`);
+  return n;
+}
+
+/** A ticket the Run in this window holds cannot be changed underneath it. */
+function refuseIfRunHolds(services: CommandServices, ticket: number, what: string): void {
+  const view = services.runs.windowRun.view();
+  if (!services.runs.windowRun.isActive() || !view?.busy.some((l) => l.ticket === ticket)) return;
+  throw new Refusal("run-active", `#${ticket} is being worked on by the Run in this window. ${what} would pull it from under a running Stage: Stop the Run first (the lane finishes), then try again.`);
+}
+
+function refreshBoard(services: CommandServices): void {
+  void services.board.refresh().catch((e: unknown) => services.log.warn(`board refresh failed: ${String(e)}`));
+}
+
+/** Claim: a person's claim (in-progress, assigned, a lease that never goes stale). No worktree is cut. */
+export async function claim(services: CommandServices, ...args: unknown[]): Promise<void> {
+  const n = ticketFromArgs(args) ?? (await pickFrontierTicket(services));
+  if (n === undefined) throw new vscode.CancellationError();
+  const w = await wire(services);
+  const won = await progress(`Ticket Runner: claiming ${w.name(n)}…`, () => w.gate.take(n));
+  refreshBoard(services);
+  services.notifier.info(`Ticket Runner: claimed ${w.name(n)} for ${won.viewer}. A person's claim does not expire; Start on Ticket works on it, Release puts it back.`, [
+    { title: "Open the Lease", run: () => services.links.open(won.claim.commentUrl) },
+  ]);
+}
+
+/** Take Over…: displaces a live claim, after a confirmation naming what is displaced and where it goes. */
+export async function takeOver(services: CommandServices, ...args: unknown[]): Promise<void> {
+  const n = requireTicket(args, "Take Over");
+  refuseIfRunHolds(services, n, "Taking it over");
+  const w = await wire(services);
+  const reading = await progress(`Ticket Runner: reading the claims on ${w.name(n)}…`, () => w.gate.read(n));
+  const now = new Date();
+  const others = [...reading.standing.live, ...reading.standing.stale];
+  const dir = w.runRoot.dirFor(w.target.repo, n);
+  const local = existsSync(join(dir, "run.json"));
+  const held = others.length ? others.map((r) => `• ${holderText(r, now)}\n  Lease: ${r.comment.url}`).join("\n") : "• Nobody holds a live lease on it now (the take-over still checks again).";
+  const detail = [
+    `Displaced:\n${held}`,
+    `Each displaced lease is marked superseded on the issue (its text kept below the marker).${local ? ` This Host's run directory ${dir} moves to ${join(dir, "superseded", "<timestamp>")}/.` : " This Host has no run directory for it, so nothing moves here."}`,
+    "Nothing is deleted: branches, pushed commits and transcripts stay. The ticket becomes your claim, held by a person (it never goes stale).",
+  ].join("\n\n");
+  const answer = await services.notifier.confirm(`Take over ${w.name(n)}?`, detail, ["Take Over"]);
+  if (answer !== "Take Over") throw new vscode.CancellationError();
+  const won = await progress(`Ticket Runner: taking over ${w.name(n)}…`, () => w.gate.take(n, { takeOver: true }));
+  refreshBoard(services);
+  const moved = won.archived ? ` The displaced local run is in ${won.archived}.` : "";
+  services.notifier.info(`Ticket Runner: took over ${w.name(n)} (${won.displaced.length} lease${won.displaced.length === 1 ? "" : "s"} superseded).${moved}`, [
+    { title: "Open the Lease", run: () => services.links.open(won.claim.commentUrl) },
+  ]);
+}
+
+/** Release: back on the Frontier (ready-for-agent on, in-progress off, unassigned last); the local run moved aside. */
+export async function release(services: CommandServices, ...args: unknown[]): Promise<void> {
+  const n = requireTicket(args, "Release");
+  refuseIfRunHolds(services, n, "Releasing it");
+  const w = await wire(services);
+  const report = await progress(`Ticket Runner: releasing ${w.name(n)}…`, () => w.gate.releaseByHand(n));
+  refreshBoard(services);
+  services.notifier.info(`Ticket Runner: ${report.summary.replace(/\n/g, " ")}`);
+}
+
+/**
+ * Hand Back: gives a ticket you hold to a person, the way a Run's Hand-off does: lease marked
+ * handed-off, ready-for-human on, in-progress off, you unassigned. Branch, State file and local
+ * run are kept; moving the label back to ready-for-agent lets the next Run resume it.
+ */
+export async function handBack(services: CommandServices, ...args: unknown[]): Promise<void> {
+  const n = requireTicket(args, "Hand Back");
+  refuseIfRunHolds(services, n, "Handing it back");
+  const w = await wire(services);
+  await progress(`Ticket Runner: handing ${w.name(n)} back to a person…`, async () => {
+    const reading = await w.gate.read(n);
+    const mine = reading.standing.live.find((r) => sameUser(r.comment.author, reading.viewer));
+    if (!mine?.lease) {
+      throw new Refusal("not-ready", `${w.name(n)} holds no live claim of yours, so there is nothing to hand back. Nothing was changed.`, { link: reading.issue.url });
+    }
+    const held: HeldClaim = { ticket: n, commentId: mine.comment.id, commentUrl: mine.comment.url, lease: mine.lease, runDir: w.runRoot.dirFor(w.target.repo, n) };
+    await w.gate.handOff(held);
+  });
+  refreshBoard(services);
+  services.notifier.info(`Ticket Runner: handed ${w.name(n)} back to a person: labelled ${w.config.labels.human}, you are unassigned. Its branch and State stay; relabel it ${w.config.labels.ready} for the next Run to resume it.`);
+}

@@ -1,0 +1,42 @@
+import { randomUUID } from "node:crypto";
+import { FsRunRoot } from "../../adapters/fs-run-root";
+import { createOctokit } from "../../adapters/github/client";
+import { OctokitTracker } from "../../adapters/github/octokit-tracker";
+import { NodeClock } from "../../adapters/node-clock";
+import { NodeHost } from "../../adapters/node-host";
+import { createClaimGate, type ClaimProtocol } from "../../core/claims/claim-protocol";
+import type { Config } from "../../core/schemas/config";
+import type { Log } from "../../ports/log";
+import type { WindowTarget } from "./window-target";
+
+export interface PersonClaims {
+  readonly gate: ClaimProtocol;
+  readonly tracker: OctokitTracker;
+  readonly runRoot: FsRunRoot;
+}
+
+/**
+ * The claim protocol for a person's action from the board (Claim, Take Over, Release, Hand Back):
+ * the same code and the same wiring as `ticket-runner claim/release` (src/cli/claim-wiring.ts),
+ * with the lease held by a person, so no machine ever treats it as stale.
+ */
+export function personClaims(target: WindowTarget, config: Config, log: Log): PersonClaims {
+  const octokit = createOctokit({ apiUrl: target.apiUrl, token: target.token, log });
+  const tracker = new OctokitTracker(octokit, target.repo);
+  const host = new NodeHost({ env: process.env });
+  const runRoot = new FsRunRoot(target.runRoot);
+  const gate = createClaimGate({
+    tracker,
+    runRoot,
+    host: host.identity(),
+    clock: new NodeClock(),
+    log,
+    labels: config.labels,
+    lease: config.lease,
+    holder: "person",
+    runId: `vscode-${randomUUID()}`,
+    pid: process.pid,
+    isAlive: async (run) => run.host.id === host.identity().id && (await host.processStartTime(run.pid)) !== null,
+  });
+  return { gate, tracker, runRoot };
+}

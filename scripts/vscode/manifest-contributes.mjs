@@ -18,6 +18,7 @@ const commands = [
   command("refresh", "Refresh", "refresh"),
   command("showTranscript", "Show Transcript", "output"),
   command("signIn", "Sign In", "sign-in"),
+  command("init", "Prepare Repository (init)", "tools"),
   command("openIssue", "Open Issue", "issues"),
   command("openWorktree", "Open Worktree", "folder-opened"),
   command("filterMine", "Show Only My Tickets", "filter"),
@@ -126,8 +127,8 @@ const walkthroughs = [{
   steps: [
     { id: "signIn", title: "Sign in to GitHub", description: "Ticket Runner claims tickets as you.\n[Sign In](command:ticketRunner.signIn)",
       media: { markdown: "media/walkthrough/sign-in.md" }, completionEvents: ["onCommand:ticketRunner.signIn"] },
-    { id: "init", title: "Prepare the repository", description: "Create the labels and `ticket-runner.json` once per repository.\n[Open a Terminal](command:workbench.action.terminal.new)",
-      media: { markdown: "media/walkthrough/init.md" }, completionEvents: ["onCommand:workbench.action.terminal.new"] },
+    { id: "init", title: "Prepare the repository", description: "Create the labels and `ticket-runner.json` once per repository, then commit the file.\n[Prepare Repository](command:ticketRunner.init)",
+      media: { markdown: "media/walkthrough/init.md" }, completionEvents: ["onCommand:ticketRunner.init"] },
     { id: "label", title: "Label a ticket", description: "Add the `ready-for-agent` label to an issue with acceptance criteria.\n[Show the Board](command:ticketRunner.board.focus)",
       media: { markdown: "media/walkthrough/label.md" }, completionEvents: ["onView:ticketRunner.board"] },
     { id: "start", title: "Start a Run", description: "Agents claim tickets, open pull requests and merge them.\n[Start](command:ticketRunner.start)",

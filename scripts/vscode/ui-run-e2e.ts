@@ -57,7 +57,7 @@ export async function runRunE2E(extensionsDir: string): Promise<void> {
   try {
     sandbox = await startSandbox({ quiet: true });
     const target = await seedRunTarget(sandbox, scratch, { lanes: 1 });
-    const [busy, waiting] = await openTickets(target, [simpleTicket("alpha", ["slow:8000"]), simpleTicket("beta")]);
+    const [busy, waiting] = await openTickets(target, [simpleTicket("alpha", ["slow:15000"]), simpleTicket("beta")]);
     server = await step("code-server starts with the packaged extension, the sandbox's URL and a token", () =>
       startCodeServer({
         extensionsDir,
@@ -106,10 +106,19 @@ export async function runRunE2E(extensionsDir: string): Promise<void> {
       await shot(p, "e2e-3-running-here.png");
     });
     await step(`4. Show Transcript from #${busy}'s context menu opens "Ticket Runner #${busy}", streaming`, async () => {
-      await ticketRow(busy).click({ button: "right" });
-      const item = p.locator(".context-view .monaco-menu .action-label", { hasText: "Show Transcript" }).first();
-      await item.waitFor({ timeout: TIMEOUT });
-      await item.click();
+      const menu = p.locator(".context-view .monaco-menu");
+      const item = menu.locator(".action-label", { hasText: "Show Transcript" }).first();
+      // A board refresh can redraw the row under an open menu and swallow the click: try again, like a person would.
+      for (let attempt = 1; ; attempt++) {
+        await ticketRow(busy).click({ button: "right" });
+        await item.waitFor({ timeout: TIMEOUT });
+        await item.hover();
+        await item.click();
+        const closed = await menu.waitFor({ state: "hidden", timeout: 5_000 }).then(() => true, () => false);
+        if (closed) break;
+        if (attempt === 3) throw new Error("the context menu did not take the click on Show Transcript");
+        await p.keyboard.press("Escape");
+      }
       const output = p.locator(".part.panel .view-lines");
       await output.filter({ hasText: `#${busy} implement` }).waitFor({ timeout: TIMEOUT });
       await output.filter({ hasText: "Still working on the implement Stage" }).waitFor({ timeout: TIMEOUT });

@@ -3,6 +3,7 @@ import { start, startOnTicket, stop } from "./commands/run";
 import { claim, handBack, release, takeOver } from "./commands/claims";
 import { openIssue, openWorktree, showTranscript } from "./commands/open";
 import { signIn } from "./commands/sign-in";
+import { init } from "./commands/init";
 import { refreshBoard, setBoardFilter } from "./commands/board";
 
 /**
@@ -21,6 +22,7 @@ export const commandTable: readonly CommandEntry[] = [
   { id: "ticketRunner.refresh", handler: refreshBoard },
   { id: "ticketRunner.showTranscript", handler: showTranscript },
   { id: "ticketRunner.signIn", handler: signIn },
+  { id: "ticketRunner.init", handler: init },
   { id: "ticketRunner.openIssue", handler: openIssue },
   { id: "ticketRunner.openWorktree", handler: openWorktree },
   { id: "ticketRunner.filterMine", handler: setBoardFilter("mine") },

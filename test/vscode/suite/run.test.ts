@@ -254,6 +254,14 @@ if (raw) {
       assert.equal((await issue(burst)).state, "closed");
     });
 
+    it("Prepare Repository (the walkthrough's init step) on a prepared Target says so and changes nothing", async () => {
+      const before = api.notices.length;
+      await vscode.commands.executeCommand("ticketRunner.init");
+      const notice = await waitFor(() => api.notices.slice(before).find((n) => n.message.includes("prepared")), { what: "the init report", timeoutMs: 30_000 });
+      assert.equal(notice.message, `Ticket Runner: ${seed.owner}/${seed.repo} is already prepared. Nothing was changed.`);
+      assert.deepEqual(notice.actions, ["Open ticket-runner.json", "Show Log"]);
+    });
+
     it("a kill (window reload or close) writes nothing to the board: the claim stays for the next Run", async () => {
       const [victim] = await openTickets(seed, [simpleTicket("eta", ["slow:20000"])]);
       assert.ok(victim);

@@ -6,7 +6,7 @@ import type { TrackerComment } from "../../ports/tracker";
 import { isRefusal } from "../errors";
 import type { Refusal } from "../errors";
 import type { RunEnv, TicketCtx } from "./context";
-import { errorText, recordState, removeState } from "./context";
+import { errorText, recordState } from "./context";
 import type { HandoffInput } from "./endings";
 import { isCurrentHandoff, markedAsHistory } from "./handoff-comment";
 
@@ -81,14 +81,14 @@ export async function setUpLane(env: RunEnv, ctx: TicketCtx): Promise<SetupResul
   }
   if (resumed.outcome === "gone") {
     // The branch is in neither the worktree here nor on the remote: there is nothing to resume.
+    // The State is overwritten with a fresh one before the cut, never removed first: a Run killed
+    // between a removal and a new write would leave a claimed ticket that no sweep finds again.
     log.info(`#${ctx.ticket}: branch ${ctx.branch} is gone (${resumed.detail}); starting it over`);
-    await removeState(env, ctx.ticket, "branch gone");
     ctx.resumedFrom = null;
     ctx.implemented = false;
     ctx.pullRequest = null;
-    const cut = await cutFromTop(env, ctx);
-    if (cut.ok) await recordState(env, ctx, "started over");
-    return cut;
+    await recordState(env, ctx, "started over");
+    return cutFromTop(env, ctx);
   }
   if (resumed.outcome === "parted") return { ok: false, handoff: parted(ctx, resumed.detail, resumed.lane?.path ?? workspace.lanePath(ctx.ticket)) };
   ctx.lane = resumed.lane;

@@ -44,7 +44,8 @@ interface Active {
   readonly prepared: PreparedRun;
   readonly settings: RunSettings;
   view: RunView;
-  readonly done: Promise<RunSummary | null>;
+  /** Settles when the Run has ended: its summary, or null when it threw (refused, or killed). */
+  done: Promise<RunSummary | null>;
 }
 
 /**
@@ -56,6 +57,7 @@ interface Active {
 export class WindowRun implements vscode.Disposable {
   private active: Active | null = null;
   private last: RunView | null = null;
+  private lastPrepared: PreparedRun | null = null;
   private readonly changed = new vscode.EventEmitter<RunView | null>();
   /** Fires whenever the Run's picture changes (not for transcript lines). */
   readonly onDidChange = this.changed.event;
@@ -77,14 +79,12 @@ export class WindowRun implements vscode.Disposable {
     return p?.lanePath(ticket);
   }
 
-  private lastPrepared: PreparedRun | null = null;
-
   /** The Target's clone of the active (or last) Run. */
   root(): string | undefined {
     return (this.active?.prepared ?? this.lastPrepared)?.root;
   }
 
-  /** Resolves when the Run has ended (at once when none is active). For tests and the Stop command. */
+  /** Resolves when the Run has ended (at once when none is active). */
   async whenEnded(): Promise<RunSummary | null> {
     return this.active ? this.active.done : null;
   }
@@ -104,6 +104,11 @@ export class WindowRun implements vscode.Disposable {
     });
     transcripts.redactWith(prepared.redactEnv);
     folders.begin(settings.worktreeFolders, (n) => prepared.lanePath(n));
+    // Active before the Run starts, so not one of its events is missed.
+    const active: Active = { prepared, settings, view: startingView(prepared.repo, prepared.lanes, prepared.narrowedTo), done: Promise.resolve(null) };
+    this.active = active;
+    this.lastPrepared = prepared;
+    this.publish();
     let failedEarly: unknown = null;
     const done = prepared.run.start().then(
       (summary) => summary,
@@ -113,10 +118,7 @@ export class WindowRun implements vscode.Disposable {
         return null;
       },
     );
-    const active: Active = { prepared, settings, view: startingView(prepared.repo, prepared.lanes, prepared.narrowedTo), done };
-    this.active = active;
-    this.lastPrepared = prepared;
-    this.publish();
+    active.done = done;
     void done.finally(() => {
       unsubscribe();
       transcripts.flushAll();

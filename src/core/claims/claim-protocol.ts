@@ -81,29 +81,51 @@ export class ClaimProtocol implements ClaimGate {
     }
   }
 
+  /**
+   * One held claim's calls take turns, and once an ending has begun nothing renews or re-judges it.
+   * The Run's heartbeat is a timer beside the pipeline: a heartbeat overlapping an ending would
+   * otherwise rewrite the ended lease as live again (blocking the next Run until it expires), or read
+   * our own ending as a rival's and mark the lease superseded.
+   */
+  private readonly turns = new WeakMap<HeldClaim, Promise<unknown>>();
+  private readonly ended = new WeakSet<HeldClaim>();
+
+  private inTurn<T>(claim: HeldClaim, step: () => Promise<T>): Promise<T> {
+    const mine = (this.turns.get(claim) ?? Promise.resolve()).then(step, step);
+    this.turns.set(claim, mine.catch(() => undefined));
+    return mine;
+  }
+
   heartbeat(claim: HeldClaim): Promise<"held" | "yield"> {
-    return heartbeat(this.ctx, claim);
+    return this.inTurn(claim, async () => (this.ended.has(claim) ? "held" : heartbeat(this.ctx, claim)));
   }
 
   /** Read-only re-check, before the first push: "yield" means stop the ticket now. */
   recheck(claim: HeldClaim): Promise<"held" | "yield"> {
-    return recheck(this.ctx, claim);
+    return this.inTurn(claim, async () => (this.ended.has(claim) ? "held" : recheck(this.ctx, claim)));
   }
 
   markStage(claim: HeldClaim, stage: string): Promise<void> {
-    return markStage(this.ctx, claim, stage);
+    return this.inTurn(claim, async () => (this.ended.has(claim) ? undefined : markStage(this.ctx, claim, stage)));
   }
 
-  async finish(claim: HeldClaim): Promise<void> {
-    await end(this.ctx, claim, "finished");
+  private ending(claim: HeldClaim, ending: "finished" | "released" | "handed-off"): Promise<void> {
+    return this.inTurn(claim, async () => {
+      this.ended.add(claim);
+      await end(this.ctx, claim, ending);
+    });
   }
 
-  async release(claim: HeldClaim): Promise<void> {
-    await end(this.ctx, claim, "released");
+  finish(claim: HeldClaim): Promise<void> {
+    return this.ending(claim, "finished");
   }
 
-  async handOff(claim: HeldClaim): Promise<void> {
-    await end(this.ctx, claim, "handed-off");
+  release(claim: HeldClaim): Promise<void> {
+    return this.ending(claim, "released");
+  }
+
+  handOff(claim: HeldClaim): Promise<void> {
+    return this.ending(claim, "handed-off");
   }
 
   /**

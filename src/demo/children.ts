@@ -114,10 +114,13 @@ export class DemoChildren {
 /** Stops what a previous demo started and left behind (it was SIGKILLed), verified by start time. */
 export async function stopLeftovers(records: readonly ChildRecord[], times: StartTimes): Promise<string[]> {
   const stopped: string[] = [];
-  for (const r of records) {
+  // Last started first: the Run before the sandbox it talks to.
+  for (const r of [...records].reverse()) {
     const now = await times.processStartTime(r.pid);
     if (now === null || r.startTime === null || now !== r.startTime) continue;
-    signal(r.pid, r.group, "SIGTERM");
+    // An orphaned Run is killed like Ctrl+C kills it (its Stages go too, its claims stay for the
+    // resume); a SIGTERM would make it finish its busy Lanes first, with nobody watching.
+    signal(r.pid, r.group, r.what === "Run" ? "SIGINT" : "SIGTERM");
     for (let i = 0; i < 50 && (await times.processStartTime(r.pid)) === now; i++) await new Promise((res) => setTimeout(res, 100));
     if ((await times.processStartTime(r.pid)) === now) signal(r.pid, r.group, "SIGKILL");
     stopped.push(`${r.what} (pid ${r.pid})`);

@@ -18,7 +18,10 @@ interface Demo {
   pid: number;
   out: string[];
   err: string[];
+  /** The demo and everything holding its output have ended. */
   exited: Promise<number | null>;
+  /** The demo process itself has ended (its orphans may still write to its output). */
+  gone: Promise<void>;
 }
 
 function cleanEnv(scratch: string): NodeJS.ProcessEnv {
@@ -48,7 +51,8 @@ function startDemo(args: string[], env: NodeJS.ProcessEnv): Demo {
   child.stdout.on("data", collect(out));
   child.stderr.on("data", collect(err));
   const exited = new Promise<number | null>((res) => child.on("close", (code) => res(code)));
-  return { pid: child.pid!, out, err, exited };
+  const gone = new Promise<void>((res) => child.on("exit", () => res()));
+  return { pid: child.pid!, out, err, exited, gone };
 }
 
 async function finished(demo: Demo, timeoutMs = 150_000): Promise<number | null> {
@@ -169,6 +173,34 @@ describe("demo --headless (integration)", function () {
     assert.ok(!summaryRows(second.out).has(1), "#1 merged in the first Run is not taken again");
     assert.deepEqual(processesIn(data), []);
 
+    const final = await issues(data);
+    for (const n of [1, 2, 4, 5]) assert.equal(final.get(n)?.state, "closed", `#${n}: ${text}`);
+    assert.deepEqual(final.get(3)?.labels, ["ready-for-human"]);
+    assert.deepEqual(final.get(6)?.labels, ["ready-for-agent"]);
+  });
+
+  it("one demo per folder; a SIGKILLed demo's leftovers (sandbox, Run) are stopped by the next start, which resumes", async () => {
+    const data = join(scratch, "killed");
+    const env = cleanEnv(scratch);
+    const first = startDemo(["--headless", "--data", data], env);
+    await waitFor(() => first.out.some((l) => /#1 merged: PR #\d+/.test(l)), { timeoutMs: 120_000, intervalMs: 50, what: `#1 merged\n${first.out.join("\n")}\n${first.err.join("\n")}` });
+    const rival = startDemo(["--headless", "--data", data], env);
+    assert.equal(await finished(rival, 30_000), 2);
+    assert.match(rival.err.join("\n"), new RegExp(`Another demo is running from ${data} \\(pid ${first.pid}\\)`));
+
+    // SIGKILL to the demo alone: it cannot stop anything; its sandbox and Run live on.
+    const record = JSON.parse(readFileSync(join(data, "demo.json"), "utf8")) as { children: { what: string; pid: number }[] };
+    const left = record.children.map((c) => c.what).sort();
+    assert.deepEqual(left, ["Run", "sandbox"]);
+    process.kill(first.pid, "SIGKILL");
+    await first.gone;
+
+    const next = startDemo(["--headless", "--data", data], env);
+    const code = await finished(next);
+    const text = `first:\n${first.out.join("\n")}\n${first.err.join("\n")}\nnext:\n${next.out.join("\n")}\n${next.err.join("\n")}`;
+    assert.equal(code, 1, text);
+    assert.ok(next.out.some((l) => /^Stopped what an earlier demo left running: Run \(pid \d+\), sandbox \(pid \d+\)\.$/.test(l)), text);
+    await waitFor(() => processesIn(data).length === 0, { timeoutMs: 30_000, what: `no process left in ${data}: ${processesIn(data).join("; ")}` });
     const final = await issues(data);
     for (const n of [1, 2, 4, 5]) assert.equal(final.get(n)?.state, "closed", `#${n}: ${text}`);
     assert.deepEqual(final.get(3)?.labels, ["ready-for-human"]);

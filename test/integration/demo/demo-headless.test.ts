@@ -8,6 +8,7 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Octokit } from "@octokit/rest";
+import { NodeHost } from "../../../src/adapters/node-host";
 import { startSandbox } from "../../../src/sandbox/start";
 import { makeTempDir } from "../../support/git-fixtures";
 import { waitFor } from "../../support/wait-for";
@@ -66,11 +67,54 @@ async function finished(demo: Demo, timeoutMs = 150_000): Promise<number | null>
     ]);
   } finally {
     clearTimeout(timer);
+    await endGroup(demo);
+  }
+}
+
+/** A demo still running (a failed test) gets Ctrl+C, so it stops its sandbox, and then SIGKILL. */
+async function endGroup(demo: Demo): Promise<void> {
+  const signal = (sig: NodeJS.Signals): boolean => {
     try {
-      process.kill(-demo.pid, "SIGKILL");
+      process.kill(-demo.pid, sig);
+      return true;
     } catch {
-      // already gone, as it should be
+      return false; // already gone, as it should be
     }
+  };
+  if (!signal("SIGINT")) return;
+  await Promise.race([demo.gone, new Promise((r) => setTimeout(r, 20_000).unref())]);
+  signal("SIGKILL");
+}
+
+/** The safety net after a failure: whatever a demo.json under `root` still lists (same start time) is killed. */
+async function killRecorded(root: string): Promise<void> {
+  const host = new NodeHost({ env: {} });
+  const stack = [root];
+  while (stack.length) {
+    const dir = stack.pop()!;
+    let entries: string[] = [];
+    try {
+      entries = readdirSync(dir);
+    } catch {
+      continue;
+    }
+    if (entries.includes("demo.json")) {
+      try {
+        const record = JSON.parse(readFileSync(join(dir, "demo.json"), "utf8")) as { children?: { pid: number; group: boolean; startTime: string | null }[] };
+        for (const c of record.children ?? []) {
+          if (c.startTime === null || (await host.processStartTime(c.pid)) !== c.startTime) continue;
+          try {
+            process.kill(c.group ? -c.pid : c.pid, "SIGKILL");
+          } catch {
+            // gone
+          }
+        }
+      } catch {
+        // not readable: nothing recorded
+      }
+      continue;
+    }
+    for (const e of entries) if (!e.startsWith(".")) stack.push(join(dir, e));
   }
 }
 
@@ -122,7 +166,10 @@ describe("demo --headless (integration)", function () {
   before(async () => {
     scratch = await makeTempDir("tr-demo-it-");
   });
-  after(() => rmSync(scratch, { recursive: true, force: true }));
+  after(async () => {
+    await killRecorded(scratch);
+    rmSync(scratch, { recursive: true, force: true });
+  });
 
   it("from an empty folder: board, the Run, board; 4 merged, 1 handed off, 1 released; exit 1; nothing left running", async () => {
     const data = join(scratch, "once");

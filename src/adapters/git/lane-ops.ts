@@ -74,6 +74,7 @@ export async function conflictedFiles(ctx: RepoContext, lane: Lane): Promise<str
 }
 
 const MARKER = /^(<{7}|>{7})( |$)/m;
+const CONTINUE = ["-c", "core.commentChar=auto", "rebase", "--continue"];
 
 /**
  * After a conflict Stage: stages the resolution and continues the rebase. A file that still holds
@@ -88,11 +89,17 @@ export async function continueRebase(ctx: RepoContext, lane: Lane): Promise<"cle
       if (MARKER.test(text)) return "conflict";
     }
     await ctx.git.text(["add", "-A"], { cwd: lane.path });
-    const res = await ctx.git.raw(["rebase", "--continue"], { cwd: lane.path, env: { GIT_EDITOR: "true" } });
+    // commentChar=auto: with the default `#`, a message such as "#4 Fix..." would be stripped as a
+    // comment, the commit would look empty, and the ticket's work would be dropped.
+    const res = await ctx.git.raw(CONTINUE, { cwd: lane.path, env: { GIT_EDITOR: "true" } });
     if (res.code !== 0 && (await conflictedFiles(ctx, lane)).length > 0) return "conflict";
-    if (res.code !== 0 && !(await rebaseInProgress(ctx, lane.path))) throw ctx.git.failure(["rebase", "--continue"], res);
-    // An empty commit after resolution stops the rebase without conflicts: skip it and go on.
-    if (res.code !== 0) await ctx.git.raw(["rebase", "--skip"], { cwd: lane.path, env: { GIT_EDITOR: "true" } });
+    if (res.code !== 0 && !(await rebaseInProgress(ctx, lane.path))) throw ctx.git.failure(CONTINUE, res);
+    if (res.code === 0) continue;
+    // Skipping is safe only when the resolution staged nothing: the commit's content is already in
+    // the new base. Anything else stops here rather than lose a commit.
+    const staged = await ctx.git.raw(["diff", "--cached", "--quiet"], { cwd: lane.path });
+    if (staged.code !== 0) throw ctx.git.failure(CONTINUE, res);
+    await ctx.git.raw(["rebase", "--skip"], { cwd: lane.path, env: { GIT_EDITOR: "true" } });
   }
   return "conflict";
 }

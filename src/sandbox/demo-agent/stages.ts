@@ -146,8 +146,10 @@ export async function conflictStage(ctx: StageContext): Promise<CodeAnswer> {
         return took.code === 0 ? `took the ticket's ${path}` : `removed ${path}, as the ticket did`;
       });
     }
-    const cont = await gitIn(ctx.cwd, ["rebase", "--continue"], { allowFail: true });
-    if (cont.code !== 0 && /nothing to commit|no changes|empty|skip this/i.test(cont.stdout + cont.stderr)) {
+    // commentChar=auto keeps a message such as "#4 ..." from being stripped as a comment.
+    const cont = await gitIn(ctx.cwd, ["-c", "core.commentChar=auto", "rebase", "--continue"], { allowFail: true });
+    const nothingStaged = (await gitIn(ctx.cwd, ["diff", "--cached", "--quiet"], { allowFail: true })).code === 0;
+    if (cont.code !== 0 && nothingStaged && /nothing to commit|no changes|empty|skip this/i.test(cont.stdout + cont.stderr)) {
       await gitIn(ctx.cwd, ["rebase", "--skip"], { allowFail: true });
     }
   }

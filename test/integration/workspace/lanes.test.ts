@@ -135,6 +135,20 @@ describe("workspace: lanes", () => {
     assert.equal(await git(lane.path, ["show", "HEAD:src/a.txt"]), "mine and theirs");
   });
 
+  it("continuing a rebase keeps a commit whose message starts with '#' (never skipped as empty)", async () => {
+    await ws.fetchBase("main");
+    const lane = await ws.cutLane(14, "agent/14-x", "main");
+    await commitFiles(lane.path, { "src/c.txt": "mine\n" }, "#14 Name the currency");
+    await fx.pushCommit({ "src/c.txt": "theirs\n" }, "conflicting change");
+    await ws.fetchBase("main");
+    assert.equal(await ws.rebaseOnto(lane, "main"), "conflict");
+    await writeFile(join(lane.path, "src/c.txt"), "mine, after theirs\n");
+    assert.equal(await ws.continueRebase(lane), "clean");
+    assert.equal(await ws.commitsAhead(lane, "main"), 1, "the ticket's commit survived the rebase");
+    assert.equal(await git(lane.path, ["log", "-1", "--format=%s"]), "#14 Name the currency");
+    assert.equal(await git(lane.path, ["show", "HEAD:src/c.txt"]), "mine, after theirs");
+  });
+
   it("isClean and resetWorktree: uncommitted work is discarded, commits and ignored files are not", async () => {
     await ws.fetchBase("main");
     const lane = await ws.cutLane(12, "agent/12-x", "main");

@@ -1,4 +1,3 @@
-import { Octokit } from "@octokit/rest";
 import { homedir } from "node:os";
 import * as vscode from "vscode";
 import { FsRunRoot } from "../../adapters/fs-run-root";
@@ -7,8 +6,8 @@ import { NodeClock } from "../../adapters/node-clock";
 import { NodeHost } from "../../adapters/node-host";
 import { defaultRunRoot } from "../../core/claims/run-root-path";
 import type { BoardFilter } from "../../core/board/types";
-import { PRODUCT_VERSION } from "../../core/version";
 import type { BoardHandle } from "../board-seam";
+import { windowOctokit } from "../github-client";
 import type { ExtensionServices } from "../services";
 import { findTarget, readLabels } from "./target";
 import type { BoardTreeProvider } from "./tree-provider";
@@ -105,7 +104,8 @@ export class BoardController implements BoardHandle {
     const key = JSON.stringify([settings.apiUrl, session.token, repo, runRoot, labels]);
     if (this.connected?.key === key) return this.connected;
     this.disconnect();
-    const octokit = new Octokit({ baseUrl: settings.apiUrl, auth: session.token, userAgent: `ticket-runner/${PRODUCT_VERSION}`, log: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined } });
+    // The window's one client (createOctokit, as the CLI): bounded retries, then the error row.
+    const octokit = windowOctokit(settings.apiUrl, session.token, log);
     const board = createGitHubBoard({ octokit, repo: target.repo, host: this.host, runRoot: new FsRunRoot(runRoot), labels, clock: this.clock, log });
     this.connected = { key, repo, board, fresh: true };
     this.unsubscribe = board.refresher.onDidChange(() => this.publish());

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import * as vscode from "vscode";
-import { createOctokit } from "../../adapters/github/client";
+import { windowOctokit } from "../github-client";
 import { OctokitTracker } from "../../adapters/github/octokit-tracker";
 import { CONFIG_FILE } from "../../core/config-load";
 import { initTarget } from "../../cli/init-target";
@@ -14,7 +14,7 @@ import { resolveWindowTarget } from "../run/window-target";
  */
 export async function init(services: CommandServices): Promise<void> {
   const target = await resolveWindowTarget(services);
-  const tracker = new OctokitTracker(createOctokit({ apiUrl: target.apiUrl, token: target.token, log: services.log }), target.repo);
+  const tracker = new OctokitTracker(windowOctokit(target.apiUrl, target.token, services.log), target.repo);
   const report = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Ticket Runner: preparing ${target.name}…` }, () => initTarget(target.folder, tracker));
   for (const line of report.lines) services.log.info(`init ${target.name}: ${line}`);
   const config = vscode.Uri.file(join(target.folder, CONFIG_FILE));

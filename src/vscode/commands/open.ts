@@ -8,7 +8,7 @@ import { rowFromArgs, ticketFromArgs } from "../run/ticket-args";
 import { replayTranscript } from "../run/transcript-replay";
 import { worktreeFolderName } from "../run/worktree-policy";
 import { resolveWindowTarget } from "../run/window-target";
-import { createOctokit } from "../../adapters/github/client";
+import { windowOctokit } from "../github-client";
 import { OctokitTracker } from "../../adapters/github/octokit-tracker";
 
 function requireTicket(args: readonly unknown[], what: string): number {
@@ -76,7 +76,7 @@ export async function openIssue(services: CommandServices, ...args: unknown[]): 
     await services.links.open(`${webUrlFor(target.apiUrl, target.repo.owner, target.repo.repo)}/issues`);
     return;
   }
-  const tracker = new OctokitTracker(createOctokit({ apiUrl: target.apiUrl, token: target.token, log: services.log }), target.repo);
+  const tracker = new OctokitTracker(windowOctokit(target.apiUrl, target.token, services.log), target.repo);
   const issue = await tracker.getIssue(n);
   if (!issue) throw new Refusal("not-open", `${target.name}#${n} does not exist, or you cannot see it.`);
   await services.links.open(issue.url);

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { FsRunRoot } from "../../adapters/fs-run-root";
-import { createOctokit } from "../../adapters/github/client";
+import { windowOctokit } from "../github-client";
 import { OctokitTracker } from "../../adapters/github/octokit-tracker";
 import { NodeClock } from "../../adapters/node-clock";
 import { NodeHost } from "../../adapters/node-host";
@@ -21,7 +21,7 @@ export interface PersonClaims {
  * with the lease held by a person, so no machine ever treats it as stale.
  */
 export function personClaims(target: WindowTarget, config: Config, log: Log): PersonClaims {
-  const octokit = createOctokit({ apiUrl: target.apiUrl, token: target.token, log });
+  const octokit = windowOctokit(target.apiUrl, target.token, log);
   const tracker = new OctokitTracker(octokit, target.repo);
   const host = new NodeHost({ env: process.env });
   const runRoot = new FsRunRoot(target.runRoot);

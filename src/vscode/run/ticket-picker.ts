@@ -1,5 +1,5 @@
 import * as vscode from "vscode";
-import { createOctokit } from "../../adapters/github/client";
+import { windowOctokit } from "../github-client";
 import { OctokitTracker } from "../../adapters/github/octokit-tracker";
 import type { ExtensionServices } from "../services";
 import { loadTargetConfig } from "./target-config";
@@ -9,7 +9,7 @@ import { resolveWindowTarget } from "./window-target";
 export async function pickFrontierTicket(services: ExtensionServices): Promise<number | undefined> {
   const target = await resolveWindowTarget(services);
   const config = loadTargetConfig(target.folder);
-  const tracker = new OctokitTracker(createOctokit({ apiUrl: target.apiUrl, token: target.token, log: services.log }), target.repo);
+  const tracker = new OctokitTracker(windowOctokit(target.apiUrl, target.token, services.log), target.repo);
   const issues = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: "Ticket Runner: reading the ready tickets" }, () =>
     tracker.listOpenIssues([config.labels.ready]),
   );

@@ -135,8 +135,12 @@ if (raw) {
     it("shows an error row with a Retry action when a fetch fails, and keeps the board", async () => {
       const admin = new SandboxAdmin(seed.apiUrl, seed.adminToken);
       await admin.setFaults({ errorRate: 1, errorRoutes: "^POST /graphql", errorStatus: 502 });
+      await admin.clearRequestLog();
       try {
         await board.refresh();
+        // The window's client is the CLI's (createOctokit): a 5xx on a query is retried, a bounded number of times.
+        const failed = (await admin.requestLog()).filter((r) => r.path === "/graphql" && r.status === 502);
+        assert.ok(failed.length > 1 && failed.length <= 4, `the board query was sent ${failed.length} time(s); a retrying client sends it 2-4 times`);
         const [first, ...rest] = roots().map((n) => board.tree.getTreeItem(n));
         assert.match(String(first?.label), /Couldn't refresh the board/);
         assert.match(String(first?.description), /502/);

@@ -52,7 +52,7 @@ async function main(): Promise<void> {
       await item.click();
     });
     await step("the board loads every section", async () => {
-      for (const title of ["Running here", "Claimed elsewhere", "Stale", "Frontier (ready)", "Needs a person", "Stranded"]) await row(p, title).waitFor({ timeout: TIMEOUT });
+      for (const title of ["Running here", "Claimed elsewhere", "Stale", "Frontier (ready)", "Blocked", "Needs a person", "Stranded"]) await row(p, title).waitFor({ timeout: TIMEOUT });
       await row(p, "● desk · implement").waitFor({ timeout: TIMEOUT });
     });
     await step("the sidebar is widened so the Run column shows in full", async () => {

@@ -17,6 +17,11 @@ export interface BoardSourceIssue {
   comments: TrackerComment[];
   /** How many comments the issue has in all; more than `comments.length` means some were not fetched. */
   commentCount: number;
+  /**
+   * Open issues that block this one (GitHub issue dependencies), as `#n` in this repository or
+   * `owner/name#n` in another. Fetched in the same page query, so it costs no extra request.
+   */
+  openBlockers: string[];
 }
 
 /** What one refresh or poll cost: requests sent, and rate-limit points when the server said. */

@@ -8,6 +8,8 @@ export interface FakeIssue {
   labels?: string[];
   assignees?: string[];
   comments?: TrackerComment[];
+  /** Open blockers, as the adapter reports them (`#n`). */
+  openBlockers?: string[];
 }
 
 export class FakeBoardSource implements BoardSource {
@@ -41,6 +43,7 @@ export class FakeBoardSource implements BoardSource {
         assignees: i.assignees ?? [],
         comments: all.slice(-opts.lastComments),
         commentCount: all.length,
+        openBlockers: i.openBlockers ?? [],
       };
     });
     return { viewer: this.viewer, issues, cost: { requests: Math.max(1, Math.ceil(wanted.length / 100)), points: Math.max(1, Math.ceil(wanted.length / 100)) } };

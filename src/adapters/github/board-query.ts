@@ -16,6 +16,8 @@ import { toBoardError } from "./board-errors";
 export type BoardOctokit = Pick<Octokit, "graphql" | "request">;
 
 const COMMENT_FIELDS = "databaseId url body createdAt updatedAt author { login }";
+/** Blockers fetched per issue. One open blocker is enough to keep an issue off the Frontier. */
+const BLOCKERS = 20;
 
 export const BOARD_PAGE_QUERY = /* GraphQL */ `
   query BoardPage($owner: String!, $name: String!, $labels: [String!], $after: String, $comments: Int!) {
@@ -30,6 +32,7 @@ export const BOARD_PAGE_QUERY = /* GraphQL */ `
           labels(first: 50) { nodes { name } }
           assignees(first: 20) { nodes { login } }
           comments(last: $comments) { totalCount nodes { ${COMMENT_FIELDS} } }
+          blockedBy(first: ${BLOCKERS}) { totalCount nodes { number state repository { nameWithOwner } } }
         }
       }
     }
@@ -64,6 +67,14 @@ const issueNode = z.object({
   labels: z.object({ nodes: z.array(z.object({ name: z.string() }).nullable()) }).nullable(),
   assignees: z.object({ nodes: z.array(z.object({ login: z.string() }).nullable()) }),
   comments: z.object({ totalCount: z.number().int().min(0), nodes: z.array(z.unknown()) }),
+  // Optional: a server without issue dependencies leaves it out; nothing is then blocked.
+  blockedBy: z
+    .object({
+      totalCount: z.number().int().min(0),
+      nodes: z.array(z.object({ number: z.number().int().positive(), state: z.string(), repository: z.object({ nameWithOwner: z.string().min(1) }).nullable().optional() }).nullable()),
+    })
+    .nullable()
+    .optional(),
 });
 
 const pageInfo = z.object({ hasNextPage: z.boolean(), endCursor: z.string().nullable() });
@@ -193,7 +204,19 @@ export class GitHubBoardSource implements BoardSource {
       assignees: n.assignees.nodes.flatMap((a) => (a ? [a.login] : [])),
       comments: this.commentsFrom(n.comments.nodes, n.number),
       commentCount: n.comments.totalCount,
+      openBlockers: this.openBlockers(n.blockedBy),
     };
+  }
+
+  private openBlockers(blockedBy: z.infer<typeof issueNode>["blockedBy"]): string[] {
+    if (!blockedBy) return [];
+    // Only open blockers count: closing a blocker frees the issue. Beyond the first BLOCKERS, an
+    // issue with that many blockers is left to its first ones (one open one is enough to block).
+    return blockedBy.nodes.flatMap((b) => {
+      if (!b || b.state !== "OPEN") return [];
+      const where = b.repository?.nameWithOwner;
+      return [where && where.toLowerCase() !== this.where.toLowerCase() ? `${where}#${b.number}` : `#${b.number}`];
+    });
   }
 
   private commentsFrom(nodes: unknown[], issue: number): TrackerComment[] {

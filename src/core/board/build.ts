@@ -5,13 +5,14 @@
 import { classifyIssue, type ClassifyContext } from "./classify";
 import type { BoardFilter, BoardInput, BoardModel, BoardRow, BoardSection, LocalClaim, SectionId } from "./types";
 
-export const SECTION_ORDER: readonly SectionId[] = ["running-here", "claimed-elsewhere", "stale", "frontier", "needs-person", "stranded"];
+export const SECTION_ORDER: readonly SectionId[] = ["running-here", "claimed-elsewhere", "stale", "frontier", "blocked", "needs-person", "stranded"];
 
 export const SECTION_TITLES: Record<SectionId, string> = {
   "running-here": "Running here",
   "claimed-elsewhere": "Claimed elsewhere",
   stale: "Stale",
   frontier: "Frontier (ready)",
+  blocked: "Blocked",
   "needs-person": "Needs a person",
   stranded: "Stranded",
 };

@@ -124,6 +124,11 @@ function fromLabels(issue: BoardIssue, local: LocalClaim | undefined, ctx: Class
     const text = assignees.length > 0 ? `person · ${assignees.join(", ")}` : record && record.lease?.state === "handed-off" ? record.text : "waiting for a person";
     return { section: "needs-person", marker: "needs-person", runColumn: text, holder: null, lease: record?.lease ?? null, leaseUrl: record?.url ?? null, notes: unread };
   }
+  if (issue.labels.includes(ctx.labels.ready) && issue.openBlockers?.length) {
+    // GitHub issue dependencies: an open blocker keeps it off the Frontier until it is closed.
+    const by = issue.openBlockers.map(sanitizeName);
+    return { section: "blocked", marker: "blocked", runColumn: `blocked by ${by.join(", ")}`, holder: null, lease: record?.lease ?? null, leaseUrl: record?.url ?? null, notes: unread };
+  }
   if (issue.labels.includes(ctx.labels.ready)) {
     return { section: "frontier", marker: record?.marker ?? "free", runColumn: record?.text ?? "free", holder: null, lease: record?.lease ?? null, leaseUrl: record?.url ?? null, notes: unread };
   }
@@ -151,7 +156,7 @@ export function classifyIssue(issue: BoardIssue, local: LocalClaim | undefined, 
   const live = currentClaim(issue.readings, ctx.now);
   const verdict = live ? fromLive(live, local, ctx) : fromLabels(issue, local, ctx);
   if (!verdict) return null;
-  const claimed = verdict.section !== "frontier" && verdict.section !== "needs-person";
+  const claimed = verdict.section !== "frontier" && verdict.section !== "blocked" && verdict.section !== "needs-person";
   const here = claimed && (verdict.holder?.hostId === ctx.host.id || (local?.alive ?? false));
   const mine = claimed && (here || verdict.holder?.user === ctx.viewer);
   const parts = contextParts(verdict, local, mine, here);

@@ -94,6 +94,7 @@ export class BoardLoader {
       readings: records,
       ignored: ignored.map((g) => ({ url: g.url, reason: g.reason })),
       ...(leaseUnread ? { leaseUnread } : {}),
+      ...(issue.openBlockers.length ? { openBlockers: issue.openBlockers } : {}),
     };
   }
 

@@ -22,6 +22,8 @@ export interface BoardIssue {
   ignored: { url: string; reason: string }[];
   /** Why the lease could not be read this time (e.g. the extra comments request failed), if so. */
   leaseUnread?: string;
+  /** Open issues blocking this one (`#n`, or `owner/name#n` elsewhere): it is not on the Frontier. */
+  openBlockers?: string[];
 }
 
 /** A run directory on this Host (`<run root>/<owner>__<repo>/issue-<n>/run.json`). */
@@ -55,7 +57,7 @@ export interface BoardInput {
   now: Date;
 }
 
-export type SectionId = "running-here" | "claimed-elsewhere" | "stale" | "frontier" | "needs-person" | "stranded";
+export type SectionId = "running-here" | "claimed-elsewhere" | "stale" | "frontier" | "blocked" | "needs-person" | "stranded";
 
 /** The claim state a row's marker shows; the tree view maps each to a codicon and a colour. */
 export type MarkerKind =
@@ -69,6 +71,7 @@ export type MarkerKind =
   | "finished" // on the Frontier again after a finished record (reopened)
   | "released" // on the Frontier again after a Release
   | "yielded" // on the Frontier after a lost race
+  | "blocked" // ready, but an open issue blocks it
   | "needs-person"; // ready-for-human
 
 /** The parts of a row's contextValue, in the order they are written. */
@@ -139,7 +142,7 @@ export interface BoardModel {
   viewer: string;
   hostName: string;
   builtAt: string;
-  /** In display order: Running here, Claimed elsewhere, Stale, Frontier (ready), Needs a person, Stranded. */
+  /** In display order: Running here, Claimed elsewhere, Stale, Frontier (ready), Blocked, Needs a person, Stranded. */
   sections: BoardSection[];
   /** What runs on this Host: the badge. */
   runningHere: number;

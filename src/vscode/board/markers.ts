@@ -21,6 +21,7 @@ export const MARKER_ICONS: Record<MarkerKind, IconSpec> = {
   released: { id: "history", color: "descriptionForeground" },
   yielded: { id: "debug-disconnect", color: "descriptionForeground" },
   "needs-person": { id: "report", color: "charts.red" },
+  blocked: { id: "lock", color: "descriptionForeground" },
 };
 
 export const SECTION_ICONS: Record<SectionId, IconSpec> = {
@@ -28,6 +29,7 @@ export const SECTION_ICONS: Record<SectionId, IconSpec> = {
   "claimed-elsewhere": { id: "remote-explorer" },
   stale: { id: "watch", color: "list.warningForeground" },
   frontier: { id: "inbox" },
+  blocked: { id: "lock" },
   "needs-person": { id: "account" },
   stranded: { id: "debug-pause", color: "charts.orange" },
 };

@@ -50,7 +50,7 @@ describe("ticket-runner board (CLI)", function () {
     const r = await cli(["board", "--json", "--repo", "acme/shop", "--api-url", sandbox.apiUrl], env);
     assert.equal(r.code, 0, r.err);
     const model = JSON.parse(r.out) as { sections: { id: string; count: number; rows: { number: number; runColumn: string }[] }[]; runningHere: number };
-    assert.deepEqual(model.sections.map((s) => [s.id, s.count]), [["running-here", 1], ["claimed-elsewhere", 2], ["stale", 1], ["frontier", 3], ["needs-person", 1], ["stranded", 1]]);
+    assert.deepEqual(model.sections.map((s) => [s.id, s.count]), [["running-here", 1], ["claimed-elsewhere", 2], ["stale", 1], ["frontier", 3], ["blocked", 0], ["needs-person", 1], ["stranded", 1]]);
     const mine = JSON.parse((await cli(["board", "--json", "--mine", "--repo", "acme/shop", "--api-url", sandbox.apiUrl], env)).out) as typeof model;
     assert.deepEqual(mine.sections.flatMap((s) => s.rows.map((x) => x.number)), [seeded.tickets.runningHere, seeded.tickets.stranded]);
   });

@@ -61,6 +61,7 @@ describe("board over the sandbox", function () {
         ["Claimed elsewhere", 2],
         ["Stale", 1],
         ["Frontier (ready)", 3],
+        ["Blocked", 0],
         ["Needs a person", 1],
         ["Stranded", 1],
       ],
@@ -167,6 +168,30 @@ describe("board over the sandbox", function () {
     }
     assert.equal(await b.refresher.refresh(), "refetched");
     assert.equal(b.refresher.view().error, null);
+  });
+
+  it("keeps an issue blocked by an open issue off the Frontier, in the same one query, until the blocker closes", async () => {
+    const ana = sandboxOctokit(sandbox.apiUrl, seeded.tokens.ana);
+    const where = { owner: "acme", repo: "shop" };
+    const blocker = (await ana.rest.issues.create({ ...where, title: "Migrate the schema first" })).data;
+    const blocked = (await ana.rest.issues.create({ ...where, title: "Use the new schema", labels: ["ready-for-agent"] })).data;
+    await ana.request("POST /repos/{owner}/{repo}/issues/{issue_number}/dependencies/blocked_by", { ...where, issue_number: blocked.number, issue_id: blocker.id });
+    try {
+      const b = board();
+      await b.refresher.tick();
+      await sandbox.admin.clearRequestLog();
+      assert.equal(await b.refresher.refresh(), "refetched");
+      const r = row(b.refresher.view().model, blocked.number);
+      assert.deepEqual([r.section, r.runColumn, r.contextValue], ["blocked", `blocked by #${blocker.number}`, "ticketRunner:ticket"]);
+      const requests = (await sandbox.admin.requestLog()).filter((x) => x.user === "ana");
+      assert.deepEqual(requests.map((x) => `${x.method} ${x.path}`), ["POST /graphql"], "no request per issue for its blockers");
+      await ana.rest.issues.update({ ...where, issue_number: blocker.number, state: "closed" });
+      assert.equal(await b.refresher.refresh(), "refetched");
+      assert.equal(row(b.refresher.view().model, blocked.number).section, "frontier", "a closed blocker frees it");
+    } finally {
+      await ana.rest.issues.update({ ...where, issue_number: blocked.number, state: "closed" });
+      await ana.rest.issues.update({ ...where, issue_number: blocker.number, state: "closed" });
+    }
   });
 
   it("names a bad token and a missing repository", async () => {

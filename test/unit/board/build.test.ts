@@ -18,12 +18,23 @@ describe("board model: sections and counts", () => {
         ["Claimed elsewhere", 2, [2, 7]],
         ["Stale", 1, [3]],
         ["Frontier (ready)", 1, [4]],
+        ["Blocked", 0, []],
         ["Needs a person", 1, [5]],
         ["Stranded", 1, [6]],
       ],
     );
     assert.equal(model.runningHere, 1);
     assert.equal(model.total, 7);
+  });
+
+  it("keeps a ready ticket blocked by an open issue off the Frontier: Blocked, 'blocked by #n', nothing to Start or Claim", () => {
+    const model = buildBoard(input([issue(8, { labels: ["ready-for-agent"], openBlockers: ["#3", "acme/api#12"] }), issue(9, { labels: ["ready-for-agent"] })]));
+    const blocked = row(model, 8);
+    assert.equal(blocked.section, "blocked");
+    assert.equal(blocked.marker, "blocked");
+    assert.equal(blocked.runColumn, "blocked by #3, acme/api#12");
+    assert.equal(blocked.contextValue, "ticketRunner:ticket", "neither +free (Start, Claim) nor +claimed");
+    assert.deepEqual(model.sections.find((s) => s.id === "frontier")?.rows.map((r) => r.number), [9]);
   });
 
   it("writes the Run column as the spec shows it", () => {

@@ -15,7 +15,7 @@ function tickets(s: BoardSnapshot): NodeVm[] {
 }
 
 describe("board tree view-models", () => {
-  it("shows six sections with counts, then ticket rows labelled `#n title` with the Run column", () => {
+  it("shows seven sections with counts, then ticket rows labelled `#n title` with the Run column", () => {
     const s = snap(buildBoard(oneOfEach()));
     const roots = rootNodes(s).map(nodeVm);
     assert.deepEqual(roots.map((r) => [r.label, r.description, r.collapsible]), [
@@ -23,6 +23,7 @@ describe("board tree view-models", () => {
       ["Claimed elsewhere", "2", "expanded"],
       ["Stale", "1", "expanded"],
       ["Frontier (ready)", "1", "expanded"],
+      ["Blocked", "0", "none"],
       ["Needs a person", "1", "expanded"],
       ["Stranded", "1", "expanded"],
     ]);
@@ -66,7 +67,7 @@ describe("board tree view-models", () => {
   it("puts the error row first and keeps the board when a refresh fails", () => {
     const error = { reason: "server" as const, message: "GitHub answered 502", at: new Date(), retryAt: null };
     const roots = rootNodes(snap(buildBoard(oneOfEach()), { error })).map(nodeVm);
-    assert.equal(roots.length, 7);
+    assert.equal(roots.length, 8);
     assert.equal(roots[0]?.label, "Couldn't refresh the board, click to retry");
     assert.equal(roots[0]?.description, "GitHub answered 502");
     assert.equal(roots[0]?.command?.id, "ticketRunner.refresh");

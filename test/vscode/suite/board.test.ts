@@ -75,6 +75,7 @@ if (raw) {
         ["Claimed elsewhere", "2"],
         ["Stale", "1"],
         ["Frontier (ready)", "3"],
+        ["Blocked", "0"],
         ["Needs a person", "1"],
         ["Stranded", "1"],
       ]);
@@ -145,13 +146,13 @@ if (raw) {
         assert.match(String(first?.label), /Couldn't refresh the board/);
         assert.match(String(first?.description), /502/);
         assert.equal(first?.command?.command, "ticketRunner.refresh");
-        assert.equal(rest.length, 6, "the sections stay");
+        assert.equal(rest.length, 7, "the sections stay");
       } finally {
         await admin.setFaults({});
       }
       await vscode.commands.executeCommand("ticketRunner.refresh");
       await waitFor(() => board.snapshot().error === null, { what: "Retry to clear the error" });
-      assert.equal(roots().length, 6);
+      assert.equal(roots().length, 7);
     });
 
     it("filters to mine", async () => {

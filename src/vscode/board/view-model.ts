@@ -55,8 +55,18 @@ export function rootNodes(s: BoardSnapshot): BoardNode[] {
     if (s.filter === "mine") nodes.push({ kind: "status", id: "ticketRunner:none-mine", text: "Nothing on the board is yours. Show all tickets", icon: { id: "filter" }, command: SHOW_ALL_COMMAND });
     return nodes; // with "all", the "no ready tickets" welcome view shows
   }
-  for (const section of s.model.sections) nodes.push({ kind: "section", id: `ticketRunner:section:${section.id}`, section });
+  for (const section of s.model.sections) nodes.push({ kind: "section", id: sectionNodeId(section), section });
   return nodes;
+}
+
+/**
+ * VS Code remembers a tree item's collapsed state by its id, and an item drawn with nothing to
+ * expand is remembered as collapsed: "Running here 0" that later gains a row would stay shut. An
+ * empty section therefore has its own id, so a section that gains rows is a new item and opens
+ * (expanded). A section a person collapsed while it had rows keeps that choice.
+ */
+export function sectionNodeId(section: BoardSection): string {
+  return section.count === 0 ? `ticketRunner:section:${section.id}:empty` : `ticketRunner:section:${section.id}`;
 }
 
 export function childNodes(node: BoardNode): BoardNode[] {

@@ -34,6 +34,17 @@ describe("board tree view-models", () => {
     assert.deepEqual(rows.map((r) => r.id), ["ticketRunner:ticket:acme/shop#1", "ticketRunner:ticket:acme/shop#2", "ticketRunner:ticket:acme/shop#7", "ticketRunner:ticket:acme/shop#3", "ticketRunner:ticket:acme/shop#4", "ticketRunner:ticket:acme/shop#5", "ticketRunner:ticket:acme/shop#6"]);
   });
 
+  it("opens a section that gains rows: an empty section has its own id, so VS Code's remembered state does not stick", () => {
+    const empty = snap(buildBoard(input([issue(4, { labels: ["ready-for-agent"] })])));
+    const busy = snap(buildBoard(oneOfEach()));
+    const running = (s: BoardSnapshot) => rootNodes(s).map(nodeVm).find((r) => r.label === "Running here");
+    assert.deepEqual([running(empty)?.id, running(empty)?.collapsible], ["ticketRunner:section:running-here:empty", "none"]);
+    assert.deepEqual([running(busy)?.id, running(busy)?.collapsible], ["ticketRunner:section:running-here", "expanded"]);
+    const blocked = snap(buildBoard(input([issue(8, { labels: ["ready-for-agent"], openBlockers: ["#3"] })])));
+    const row = tickets(blocked).find((r) => r.label.startsWith("#8 "));
+    assert.deepEqual([row?.description, row?.icon?.id, row?.contextValue], ["blocked by #3", "lock", "ticketRunner:ticket"]);
+  });
+
   it("gives each marker its codicon and theme colour", () => {
     const icons = tickets(snap(buildBoard(oneOfEach()))).map((r) => `${r.icon?.id}/${r.icon?.color ?? "-"}`);
     assert.deepEqual(icons, [

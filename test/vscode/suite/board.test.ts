@@ -79,6 +79,11 @@ if (raw) {
         ["Needs a person", "1"],
         ["Stranded", "1"],
       ]);
+      // An empty section has its own id, so it opens (expanded) when it gains rows (VS Code remembers state by id).
+      const items = roots().map((n) => board.tree.getTreeItem(n));
+      const blocked = items.find((i) => i.label === "Blocked");
+      assert.deepEqual([blocked?.id, blocked?.collapsibleState], ["ticketRunner:section:blocked:empty", vscode.TreeItemCollapsibleState.None]);
+      assert.deepEqual([items[0]?.id, items[0]?.collapsibleState], ["ticketRunner:section:running-here", vscode.TreeItemCollapsibleState.Expanded]);
     });
 
     it("writes the Run column as each row's description, with a coloured codicon per claim state", () => {

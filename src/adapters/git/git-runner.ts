@@ -125,10 +125,25 @@ export class GitRunner {
     throw this.failure(args, res);
   }
 
-  failure(args: string[], res: GitOutput): Failure {
-    const said = (res.stderr.trim() || res.stdout.toString("utf8").trim()).slice(0, 4000);
-    return new Failure("git", this.redact(`git ${args.slice(0, 3).join(" ")} failed (exit ${res.code ?? "signal"}): ${said}`));
+  failure(args: string[], res: GitOutput): GitFailure {
+    const said = this.redact((res.stderr.trim() || res.stdout.toString("utf8").trim()).slice(0, 4000));
+    return new GitFailure(`git ${args.slice(0, 3).join(" ")} failed (exit ${res.code ?? "signal"}): ${said}`, said);
   }
+}
+
+/** A failed git command. `gitSaid` is git's own output (LC_ALL=C, redacted), for classifiers below. */
+export class GitFailure extends Failure {
+  constructor(
+    message: string,
+    readonly gitSaid: string,
+  ) {
+    super("git", message);
+  }
+}
+
+/** Two processes of one Host updating the same ref at once. */
+export function isRefLockContention(stderr: string): boolean {
+  return /cannot lock ref|unable to update local ref|\.lock/i.test(stderr);
 }
 
 /** Messages that mean "the remote has no such ref", read with LC_ALL=C. */

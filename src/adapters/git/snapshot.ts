@@ -8,7 +8,7 @@ import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Failure } from "../../core/errors";
-import { isLostRace } from "./git-runner";
+import { GitFailure, isLostRace, isRefLockContention } from "./git-runner";
 import type { RepoContext } from "./repo";
 import { fetchRef, resolveRef } from "./repo";
 
@@ -29,7 +29,7 @@ export async function readTip(ctx: RepoContext, branch: string): Promise<string 
       return resolveRef(ctx, ref);
     } catch (e) {
       // Two processes of one Host fetching into the same ref at once: one waits its turn.
-      if (attempt < 4 && e instanceof Failure && /cannot lock ref|unable to update local ref|\.lock/i.test(e.message)) {
+      if (attempt < 4 && e instanceof GitFailure && isRefLockContention(e.gitSaid)) {
         await new Promise((r) => setTimeout(r, 20 + Math.random() * 80));
         continue;
       }

@@ -107,18 +107,19 @@ export async function runRunE2E(extensionsDir: string): Promise<void> {
     await step(`4. Show Transcript from #${busy}'s context menu opens "Ticket Runner #${busy}", streaming`, async () => {
       const menu = p.locator(".context-view .monaco-menu");
       const item = menu.locator(".action-label", { hasText: "Show Transcript" }).first();
-      // A board refresh can redraw the row under an open menu and swallow the click: try again, like a person would.
+      const output = p.locator(".part.panel .view-lines");
+      // The board redraws only on a visible change, but a Stage change is one: if the menu closed
+      // without running the command, try again, like a person would. Success is the transcript showing.
       for (let attempt = 1; ; attempt++) {
         await ticketRow(busy).click({ button: "right" });
         await item.waitFor({ timeout: TIMEOUT });
         await item.hover();
         await item.click();
-        const closed = await menu.waitFor({ state: "hidden", timeout: 5_000 }).then(() => true, () => false);
-        if (closed) break;
-        if (attempt === 3) throw new Error("the context menu did not take the click on Show Transcript");
+        const shown = await output.filter({ hasText: `#${busy} ` }).first().waitFor({ timeout: 10_000 }).then(() => true, () => false);
+        if (shown) break;
+        if (attempt === 3) throw new Error("Show Transcript from the context menu did not open the transcript");
         await p.keyboard.press("Escape");
       }
-      const output = p.locator(".part.panel .view-lines");
       await output.filter({ hasText: `#${busy} implement` }).waitFor({ timeout: TIMEOUT });
       await output.filter({ hasText: "Still working on the implement Stage" }).waitFor({ timeout: TIMEOUT });
       await shot(p, "e2e-4-transcript.png");

@@ -11,7 +11,7 @@ import { windowOctokit } from "../github-client";
 import type { ExtensionServices } from "../services";
 import { findTarget, readLabels } from "./target";
 import type { BoardTreeProvider } from "./tree-provider";
-import type { BoardSnapshot } from "./view-model";
+import { nextSnapshot, noReadyTickets, type BoardSnapshot } from "./view-model";
 
 /** How a click opens a URL. Tests replace it (setOpener) instead of patching `vscode.env`. */
 export type Opener = (uri: vscode.Uri) => Thenable<boolean>;
@@ -103,7 +103,8 @@ export class BoardController implements BoardHandle {
     const labels = await readLabels(target.folder, (why) => log.warn(`board: ${why}`));
     const key = JSON.stringify([settings.apiUrl, session.token, repo, runRoot, labels]);
     if (this.connected?.key === key) return this.connected;
-    this.disconnect();
+    // Same window, new settings or token: swap the stack without drawing an empty board between.
+    this.teardown();
     // The window's one client (createOctokit, as the CLI): bounded retries, then the error row.
     const octokit = windowOctokit(settings.apiUrl, session.token, log);
     const board = createGitHubBoard({ octokit, repo: target.repo, host: this.host, runRoot: new FsRunRoot(runRoot), labels, clock: this.clock, log });
@@ -114,13 +115,18 @@ export class BoardController implements BoardHandle {
     return this.connected;
   }
 
+  /** Signed out, or no Target: the board empties so the matching welcome view shows. */
   private disconnect(): void {
+    this.teardown();
+    this.publish();
+  }
+
+  private teardown(): void {
     this.unsubscribe?.();
     this.unsubscribe = null;
     this.connected = null;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    this.publish();
   }
 
   /** The next idle tick: the setting, stretched by X-Poll-Interval, back-off or a rate-limit reset. */
@@ -142,14 +148,15 @@ export class BoardController implements BoardHandle {
   private publish(): void {
     const c = this.connected;
     const view = c?.board.refresher.view(this.filter);
-    const snapshot: BoardSnapshot = view
+    const latest: BoardSnapshot = view
       ? { phase: view.loading ? "loading" : view.model ? "ready" : "idle", model: view.model, error: view.error, fetchedAt: view.fetchedAt, filter: this.filter, repo: c?.repo ?? null }
       : { phase: "idle", model: null, error: null, fetchedAt: null, filter: this.filter, repo: null };
+    const snapshot = nextSnapshot(this.tree.current(), latest);
     this.tree.show(snapshot);
     const running = snapshot.model?.runningHere ?? 0;
     this.view.badge = running > 0 ? { value: running, tooltip: `${running} ticket${running === 1 ? "" : "s"} running on this Host` } : undefined;
     this.view.description = snapshot.repo ?? undefined;
-    const noTickets = snapshot.model !== null && snapshot.model.total === 0 && snapshot.filter === "all" && !snapshot.error;
-    void this.services.contextKeys.set("ticketRunner.noReadyTickets", noTickets);
+    const noTickets = noReadyTickets(snapshot);
+    if (noTickets !== null) void this.services.contextKeys.set("ticketRunner.noReadyTickets", noTickets);
   }
 }

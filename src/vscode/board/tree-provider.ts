@@ -1,7 +1,7 @@
 import * as vscode from "vscode";
 import type { Log } from "../../ports/log";
 import { toTreeItem } from "./tree-item";
-import { childNodes, ERROR_NODE_ID, nodeVm, rootNodes, type BoardNode, type BoardSnapshot } from "./view-model";
+import { childNodes, ERROR_NODE_ID, nodeVm, renderKey, rootNodes, type BoardNode, type BoardSnapshot } from "./view-model";
 
 /**
  * The board's TreeDataProvider. It only reads the snapshot the controller hands it: getChildren
@@ -11,12 +11,22 @@ export class BoardTreeProvider implements vscode.TreeDataProvider<BoardNode> {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChangeTreeData = this.changed.event;
   private snapshot: BoardSnapshot = { phase: "idle", model: null, error: null, fetchedAt: null, filter: "all", repo: null };
+  private drawn = "";
 
   constructor(private readonly log: Log) {}
 
   /** Called by the controller after every change; the only way the tree's content changes. */
   show(snapshot: BoardSnapshot): void {
     this.snapshot = snapshot;
+    let key: string | null = null;
+    try {
+      key = renderKey(snapshot);
+    } catch {
+      // Drawing will report the bug as a row: redraw.
+    }
+    // Redraw only what a person would see change (see renderKey): an open context menu survives.
+    if (key !== null && key === this.drawn) return;
+    this.drawn = key ?? "";
     this.changed.fire();
   }
 

@@ -41,6 +41,26 @@ export interface BoardSnapshot {
 export const ERROR_NODE_ID = "ticketRunner:error";
 
 /**
+ * What the tree shows next. A snapshot without a board for the same repository and filter (a
+ * reconnect, a fetch still in flight, a failed fetch) keeps the last good board: an empty tree
+ * would let a welcome view flash while tickets exist. Only leaving the repository (signed out,
+ * no Target) or a successful fetch replaces it.
+ */
+export function nextSnapshot(prev: BoardSnapshot, next: BoardSnapshot): BoardSnapshot {
+  if (next.model || !prev.model || next.repo === null || next.repo !== prev.repo || next.filter !== prev.filter) return next;
+  return { ...next, model: prev.model, fetchedAt: prev.fetchedAt, phase: next.phase === "idle" ? "ready" : next.phase };
+}
+
+/**
+ * The `ticketRunner.noReadyTickets` context key: true only for a finished fetch that found no
+ * ticket at all; null while a fetch is in flight (leave the key as it is, so nothing flashes).
+ */
+export function noReadyTickets(s: BoardSnapshot): boolean | null {
+  if (s.phase === "loading") return null;
+  return s.model !== null && s.model.total === 0 && s.filter === "all" && !s.error;
+}
+
+/**
  * The root's children. An empty list lets a welcome view show (signed out, no remote, no tickets);
  * a failed fetch always shows its row, and never empties what was already on the board.
  */
@@ -67,6 +87,20 @@ export function rootNodes(s: BoardSnapshot): BoardNode[] {
  */
 export function sectionNodeId(section: BoardSection): string {
   return section.count === 0 ? `ticketRunner:section:${section.id}:empty` : `ticketRunner:section:${section.id}`;
+}
+
+/**
+ * Everything the tree draws for a snapshot, as one string. The tree redraws only when it changes:
+ * a redraw replaces the rows under an open context menu and swallows the click (a Run refreshes
+ * the board on every Stage event, and most refreshes change nothing a person can see).
+ */
+export function renderKey(s: BoardSnapshot): string {
+  const parts: string[] = [];
+  for (const node of rootNodes(s)) {
+    parts.push(JSON.stringify(nodeVm(node)));
+    for (const child of childNodes(node)) parts.push(JSON.stringify(nodeVm(child)));
+  }
+  return parts.join("\n");
 }
 
 export function childNodes(node: BoardNode): BoardNode[] {

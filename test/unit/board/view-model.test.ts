@@ -3,7 +3,7 @@ import { buildBoard } from "../../../src/core/board/build";
 import type { BoardModel } from "../../../src/core/board/types";
 import { escapeMarkdown, mdLink } from "../../../src/vscode/board/markdown";
 import { repoFromRemote } from "../../../src/vscode/board/target";
-import { childNodes, nodeVm, rootNodes, ticketOfNode, type BoardNode, type BoardSnapshot, type NodeVm } from "../../../src/vscode/board/view-model";
+import { childNodes, nextSnapshot, nodeVm, noReadyTickets, renderKey, rootNodes, ticketOfNode, type BoardNode, type BoardSnapshot, type NodeVm } from "../../../src/vscode/board/view-model";
 import { input, issue, oneOfEach } from "./board-fixtures";
 
 function snap(model: BoardModel | null, over: Partial<BoardSnapshot> = {}): BoardSnapshot {
@@ -93,6 +93,44 @@ describe("board tree view-models", () => {
     assert.match(nodeVm(rootNodes(snap(null, { phase: "loading" }))[0]!).label, /^Loading the tickets of acme\/shop/);
     const mine = rootNodes(snap(buildBoard(input([issue(1)]), "mine"), { filter: "mine" })).map(nodeVm);
     assert.equal(mine[0]?.command?.id, "ticketRunner.filterAll");
+  });
+
+  it("never empties a board with tickets for a reconnect, a fetch in flight or a failed fetch (no welcome flash)", () => {
+    const good = snap(buildBoard(oneOfEach()));
+    const error = { reason: "server" as const, message: "GitHub answered 502", at: new Date(), retryAt: null };
+    for (const next of [snap(null, { phase: "idle" }), snap(null, { phase: "loading" }), snap(null, { phase: "idle", error })]) {
+      const shown = nextSnapshot(good, next);
+      assert.equal(shown.model, good.model, `kept for ${next.phase}${next.error ? " + error" : ""}`);
+      assert.equal(rootNodes(shown).filter((n) => n.kind === "section").length, 7);
+      assert.notEqual(noReadyTickets(shown), true);
+    }
+    // Leaving the repository (signed out, no Target) empties it, so the right welcome view shows.
+    assert.equal(nextSnapshot(good, snap(null, { phase: "idle", repo: null })).model, null);
+    assert.equal(nextSnapshot(good, snap(null, { phase: "idle", repo: "acme/other" })).model, null);
+    // A new board replaces the old one.
+    const fresh = snap(buildBoard(input([issue(4, { labels: ["ready-for-agent"] })])));
+    assert.equal(nextSnapshot(good, fresh).model, fresh.model);
+  });
+
+  it("says there are no ready tickets only after a finished fetch found none, and leaves the key alone while loading", () => {
+    const none = buildBoard(input([]));
+    assert.equal(noReadyTickets(snap(none)), true);
+    assert.equal(noReadyTickets(snap(none, { phase: "loading" })), null);
+    assert.equal(noReadyTickets(snap(buildBoard(oneOfEach()))), false);
+    assert.equal(noReadyTickets(snap(none, { filter: "mine" })), false);
+    assert.equal(noReadyTickets(snap(null, { phase: "idle" })), false);
+  });
+
+  it("redraws only what a person can see change: a refresh that changes nothing keeps the rows (and an open context menu)", () => {
+    const model = buildBoard(oneOfEach());
+    const shown = snap(model);
+    assert.equal(renderKey(snap(model, { phase: "loading" })), renderKey(shown), "a fetch in flight draws the same board");
+    assert.equal(renderKey(snap(buildBoard(oneOfEach()), { fetchedAt: new Date(0) })), renderKey(shown), "a refetch with the same content");
+    const later = oneOfEach();
+    const moved = buildBoard({ ...later, now: new Date(later.now.getTime() + 60_000) });
+    assert.notEqual(renderKey(snap(moved)), renderKey(shown), "the Run column moved on a minute");
+    const error = { reason: "server" as const, message: "GitHub answered 502", at: new Date(), retryAt: null };
+    assert.notEqual(renderKey(snap(model, { error })), renderKey(shown), "the error row appears");
   });
 
   it("gives context-menu commands the ticket they ran on, and nothing for other nodes", () => {

@@ -3,7 +3,7 @@
 // Stopped by the process group id it started, never by name.
 import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, openSync, closeSync, readFileSync, writeFileSync, existsSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
+import { freePort } from "../../src/demo/code-server";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -85,17 +85,7 @@ function track(pid: number): void {
   }
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 export async function startCodeServer(opts: StartCodeServerOptions = {}): Promise<CodeServer> {
   const bin = requireCodeServer();

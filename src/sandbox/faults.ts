@@ -13,7 +13,13 @@ export const faultsSchema = z
     errorRoutes: z.string().max(1000).optional(),
     errorStatus: z.union([z.literal(500), z.literal(502), z.literal(503), z.literal(504)]).optional(),
     secondaryRateLimit: z
-      .object({ writesPerMinute: z.number().int().min(0), status: z.union([z.literal(403), z.literal(429)]), retryAfterSeconds: z.number().int().min(0) })
+      .object({
+        writesPerMinute: z.number().int().min(0),
+        status: z.union([z.literal(403), z.literal(429)]),
+        retryAfterSeconds: z.number().int().min(0),
+        /** Also refuse any one write with this probability (an injected limit that clears by retry-after). */
+        rate: z.number().min(0).max(1).optional(),
+      })
       .nullable()
       .optional(),
     readLagMs: z.number().int().min(0).max(600_000).optional(),
@@ -65,7 +71,8 @@ export class FaultInjector {
     if (!limit) return;
     const now = Date.now();
     const recent = (this.writes.get(who) ?? []).filter((t) => now - t < 60_000);
-    if (recent.length >= limit.writesPerMinute) {
+    const injected = limit.rate !== undefined && Math.random() < limit.rate;
+    if (injected || recent.length >= limit.writesPerMinute) {
       this.writes.set(who, recent);
       throw new HttpError(
         limit.status,

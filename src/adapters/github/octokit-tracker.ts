@@ -8,6 +8,7 @@ import type { GitHubClient } from "./client";
 import { NodeIds, readIssueThread } from "./issue-thread";
 import { writeIssue } from "./issue-write";
 import { Pulls } from "./pulls";
+import { withSafeRetry } from "./safe-writes";
 import { check, gqlBlockers, restComment, restEvent, restIssue, restPermission, restRepo, restUser } from "./schemas";
 
 function status(error: unknown): number | undefined {
@@ -122,13 +123,33 @@ export class OctokitTracker implements Tracker {
     return (data.repository?.issue?.blockedBy.nodes ?? []).flatMap((n) => (n && n.state === "OPEN" ? [n.number] : []));
   }
 
+  /** One GraphQL document (a POST): sent again after a 5xx, safely (./safe-writes.ts). */
   writeIssue(number: number, write: IssueWrite): Promise<TrackerComment | null> {
-    return writeIssue(this.octokit, this.repo, this.ids, number, write);
+    const created = write.comment && write.comment.id === undefined ? write.comment.body : null;
+    return withSafeRetry(() => writeIssue(this.octokit, this.repo, this.ids, number, write), {
+      what: `the write on #${number}`,
+      // A new comment that landed is not posted twice: the rest of the document is applied again
+      // as an edit of it, which is idempotent.
+      landed:
+        created === null
+          ? undefined
+          : async () => {
+              const mine = await this.ownComment(number, created);
+              return mine ? writeIssue(this.octokit, this.repo, this.ids, number, { ...write, comment: { id: mine.id, body: created } }) : null;
+            },
+    });
   }
 
   async createComment(number: number, body: string): Promise<TrackerComment> {
-    const res = await this.octokit.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", { ...this.base, issue_number: number, body });
-    return toRestComment(res.data);
+    const post = async () => toRestComment((await this.octokit.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", { ...this.base, issue_number: number, body })).data);
+    return withSafeRetry(post, { what: `a comment on #${number}`, landed: () => this.ownComment(number, body) });
+  }
+
+  /** The latest comment on the issue by the current user with exactly this body. */
+  private async ownComment(number: number, body: string): Promise<TrackerComment | null> {
+    const viewer = await this.viewer();
+    const all = await this.listComments(number);
+    return [...all].reverse().find((c) => c.author.toLowerCase() === viewer.toLowerCase() && c.body === body) ?? null;
   }
 
   async updateComment(commentId: number, body: string): Promise<TrackerComment> {
@@ -161,13 +182,14 @@ export class OctokitTracker implements Tracker {
     return this.pulls.get(number);
   }
   createPullRequest(input: { head: string; base: string; title: string; body: string; draft: boolean }): Promise<PullRequestInfo> {
-    return this.pulls.create(input);
+    // A pull request that landed is the open one of this head: found, never opened twice.
+    return withSafeRetry(() => this.pulls.create(input), { what: `the pull request for ${input.head}`, landed: () => this.pulls.find(input.head) });
   }
   updatePullRequest(number: number, input: { title?: string; body?: string }): Promise<PullRequestInfo> {
     return this.pulls.update(number, input);
   }
   setDraft(number: number, draft: boolean): Promise<void> {
-    return this.pulls.setDraft(number, draft);
+    return withSafeRetry(() => this.pulls.setDraft(number, draft), { what: `pull request #${number}'s draft state` });
   }
   ciReport(ref: string): Promise<CiReport> {
     return this.pulls.ci(ref);

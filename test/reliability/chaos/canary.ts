@@ -1,0 +1,127 @@
+/**
+ * Secrets canary: the Target's bot user gets a token no redaction pattern knows (plain hex, no
+ * ghp_/trsb_ prefix), so only the product's handling of the token itself can keep it out. Whole
+ * Runs use it: one is killed inside a Stage, the next resumes, a third finishes the released ticket.
+ * Then EVERYTHING they wrote is searched for it, in every form a leak could take (the token, its
+ * base64, the base64 of the git Basic credential, URL-encoded):
+ *   - every file under each clone (working tree, .git text files, .worktrees, .ticket-runner/runs
+ *     with every log, .command file and transcript) and under the run root and the demo agent's memory
+ *   - every git object in the clone and in the remote's bare repository (commits, State branch,
+ *     kept transcripts), decompressed
+ *   - every issue title/body, comment and pull request title/body on the sandbox
+ *   - the CLI's stdout and stderr
+ * Expected: zero occurrences.
+ */
+import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { promisify } from "node:util";
+import { parseComments } from "../../../src/core/claims/claim-view";
+import { waitFor } from "../../support/wait-for";
+import { endingOf, viewTickets } from "./observe";
+import { killTree, startRun } from "./run-process";
+import type { Scenario } from "./scenarios";
+
+const exec = promisify(execFile);
+
+function forms(token: string): string[] {
+  return [token, Buffer.from(token).toString("base64"), Buffer.from(`x-access-token:${token}`).toString("base64"), encodeURIComponent(token), token.slice(0, 24)];
+}
+
+function* files(dir: string): Generator<string> {
+  let entries: string[];
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of entries) {
+    const p = join(dir, name);
+    let st;
+    try {
+      st = statSync(p, { throwIfNoEntry: false });
+    } catch {
+      continue;
+    }
+    if (!st) continue;
+    if (st.isDirectory()) yield* files(p);
+    else if (st.isFile()) yield p;
+  }
+}
+
+/** Every object of a repository, decompressed, as one buffer. */
+async function allObjects(gitDir: string): Promise<Buffer> {
+  const { stdout } = await exec("git", ["--git-dir", gitDir, "cat-file", "--batch-all-objects", "--batch", "--unordered"], { encoding: "buffer", maxBuffer: 512 * 1024 * 1024, env: { ...process.env, LC_ALL: "C" } });
+  return stdout as unknown as Buffer;
+}
+
+export const canaryScenario: Scenario = async (world, o) => {
+  const say = o.log ?? (() => undefined);
+  const target = await world.target({ name: "canary" });
+  const teammateToken = await world.user("teammate-canary", target.full);
+  const canary = `cnry${randomBytes(20).toString("hex")}`;
+  await world.restartWithTokens({ [target.login]: canary });
+  target.token = canary;
+  const host = await world.host(target, "host-a", { TICKET_RUNNER_DEMO_TEAMMATE_TOKEN: teammateToken });
+  const args = ["--repo", target.full, "--api-url", world.sandbox.apiUrl];
+  const outputs: string[] = [];
+  const violations: string[] = [];
+
+  // Run 1 is killed inside a Stage; run 2 resumes and ends (a hand-off and a release); run 3 finishes the release.
+  const first = startRun(host.clone, host.env, args);
+  await waitFor(async () => (await viewTickets(world, target)).some((v) => parseComments(v.comments, target.full, v.number).candidates.some((r) => r.lease?.state === "running")), { timeoutMs: 120_000, intervalMs: 200, what: "a Stage to run" });
+  await killTree(first);
+  outputs.push(first.stdout(), first.stderr());
+  for (let i = 0; i < 3; i++) {
+    const run = startRun(host.clone, host.env, args);
+    const { code } = await run.exited;
+    outputs.push(run.stdout(), run.stderr());
+    say(`canary: run ${i + 2} exited ${code}`);
+    const views = await viewTickets(world, target);
+    if (views.every((v) => endingOf(v) === "merged" || endingOf(v) === "handed-off")) break;
+  }
+  const views = await viewTickets(world, target);
+  const used = (await world.sandbox.admin.requestLog()).filter((r) => r.user === target.login).length;
+  if (used === 0) violations.push("the canary token was never used: nothing was proven");
+
+  const needles = forms(canary).map((f) => Buffer.from(f));
+  // The search itself must be able to fail: a header leaked the way git would print it is found.
+  const plantedDir = join(world.dir, "planted");
+  mkdirSync(plantedDir, { recursive: true });
+  writeFileSync(join(plantedDir, "trace.txt"), `> Authorization: Basic ${Buffer.from(`x-access-token:${canary}`).toString("base64")}\n`);
+  const planted = [...files(plantedDir)].some((f) => needles.some((n) => readFileSync(f).includes(n)));
+  if (!planted) violations.push("the search did not find a planted leak: it proves nothing");
+  let searched = 0;
+  let bytes = 0;
+  const look = (where: string, data: Buffer | string): void => {
+    const buf = typeof data === "string" ? Buffer.from(data) : data;
+    searched += 1;
+    bytes += buf.length;
+    for (const n of needles) if (buf.includes(n)) violations.push(`the canary token (as ${JSON.stringify(n.toString().slice(0, 12))}…) is in ${where}`);
+  };
+
+  for (const root of [host.clone, host.runRoot, host.env.TICKET_RUNNER_DEMO_STATE!]) {
+    for (const f of files(root)) look(relative(world.dir, f), readFileSync(f));
+  }
+  look(`every git object of the clone`, await allObjects(join(host.clone, ".git")));
+  look(`every git object of the remote (commits, State branch, kept transcripts)`, await allObjects(target.gitDir));
+  const gh = world.adminOctokit;
+  const base = { owner: target.owner, repo: target.name };
+  for (const v of views) {
+    look(`#${v.number}'s title`, v.title);
+    for (const c of v.comments) look(`comment ${c.url}`, c.body);
+  }
+  for (const p of await gh.paginate(gh.rest.pulls.list, { ...base, state: "all", per_page: 100 })) look(`PR #${p.number}`, `${p.title}\n${p.body ?? ""}`);
+  for (const i of await gh.paginate(gh.rest.issues.listForRepo, { ...base, state: "all", per_page: 100 })) look(`issue #${i.number}`, `${i.title}\n${i.body ?? ""}`);
+  outputs.forEach((text, i) => look(`CLI ${i % 2 === 0 ? "stdout" : "stderr"} of run ${Math.floor(i / 2) + 1}`, text));
+
+  const endings = views.map(endingOf);
+  const summary = `${searched} files/objects/bodies searched (${Math.round(bytes / 1024)} KiB) for ${needles.length} forms of a token used in ${used} requests over ${outputs.length / 2} Runs (one killed); endings ${endings.join(" ")}; ${violations.length} occurrences`;
+  return {
+    summary,
+    violations,
+    figureId: "secrets.canary",
+    figure: { what: "a canary token used for whole Runs appears nowhere the Runs wrote", test: "test/reliability/chaos/canary.ts", trials: 1, kills: 1, inputs: searched, losses: violations.length, notes: `${Math.round(bytes / 1024)} KiB searched, ${used} requests made with the canary` },
+  };
+};

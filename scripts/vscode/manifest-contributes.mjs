@@ -14,7 +14,8 @@ const commands = [
   command("startOnTicket", "Start on Ticket", "run"),
   command("takeOver", "Take Over…", "arrow-swap"),
   command("release", "Release", "unlock"),
-  command("handBack", "Hand Back", "person"),
+  command("handOff", "Hand Off to a Person", "person"),
+  command("handBack", "Hand Back", "reply"),
   command("refresh", "Refresh", "refresh"),
   command("showTranscript", "Show Transcript", "output"),
   command("signIn", "Sign In", "sign-in"),
@@ -26,7 +27,7 @@ const commands = [
 ];
 
 // Row actions need a ticket row; from the palette they would have nothing to act on.
-const needsRow = ["claim", "takeOver", "release", "handBack", "showTranscript", "openIssue", "openWorktree"];
+const needsRow = ["claim", "takeOver", "release", "handOff", "handBack", "showTranscript", "openIssue", "openWorktree"];
 const ticket = (flag) => `view == ticketRunner.board && viewItem =~ /^ticketRunner:ticket\\b.*\\+${flag}\\b/`;
 
 const menus = {
@@ -52,7 +53,9 @@ const menus = {
     // Not a claim this Host holds: there is nothing here to take over from.
     { command: "ticketRunner.takeOver", when: "view == ticketRunner.board && viewItem =~ /^ticketRunner:ticket\\b(?!.*\\+here\\b).*\\+claimed\\b/", group: "1_run@3" },
     { command: "ticketRunner.release", when: ticket("mine"), group: "2_claim@1" },
-    { command: "ticketRunner.handBack", when: ticket("mine"), group: "2_claim@2" },
+    { command: "ticketRunner.handOff", when: ticket("mine"), group: "2_claim@2" },
+    // "Needs a person" rows: back to the Runs (ready-for-human -> ready-for-agent).
+    { command: "ticketRunner.handBack", when: ticket("human"), group: "2_claim@3" },
     { command: "ticketRunner.showTranscript", when: ticket("transcript"), group: "3_open@1" },
     { command: "ticketRunner.openWorktree", when: ticket("worktree"), group: "3_open@2" },
     { command: "ticketRunner.openIssue", when: "view == ticketRunner.board && viewItem =~ /^ticketRunner:ticket\\b/", group: "3_open@3" },

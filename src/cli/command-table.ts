@@ -5,6 +5,7 @@ import { claimCommand } from "./commands/claim";
 import { startCommand } from "./commands/start";
 import { resumeCommand } from "./commands/resume";
 import { releaseCommand } from "./commands/release";
+import { handBackCommand } from "./commands/hand-back";
 import { boardCommand } from "./commands/board";
 import { sandboxCommand } from "./commands/sandbox";
 import { runCommand } from "./commands/run";
@@ -20,6 +21,7 @@ export const commandTable: CliCommand[] = [
   startCommand,
   resumeCommand,
   releaseCommand,
+  handBackCommand,
   boardCommand,
   sandboxCommand,
   runCommand,

@@ -1,6 +1,6 @@
 import type { CommandEntry } from "./run-command";
 import { start, startOnTicket, stop } from "./commands/run";
-import { claim, handBack, release, takeOver } from "./commands/claims";
+import { claim, handBack, handOff, release, takeOver } from "./commands/claims";
 import { openIssue, openWorktree, showTranscript } from "./commands/open";
 import { signIn } from "./commands/sign-in";
 import { init } from "./commands/init";
@@ -18,6 +18,7 @@ export const commandTable: readonly CommandEntry[] = [
   { id: "ticketRunner.startOnTicket", handler: startOnTicket },
   { id: "ticketRunner.takeOver", handler: takeOver },
   { id: "ticketRunner.release", handler: release },
+  { id: "ticketRunner.handOff", handler: handOff },
   { id: "ticketRunner.handBack", handler: handBack },
   { id: "ticketRunner.refresh", handler: refreshBoard },
   { id: "ticketRunner.showTranscript", handler: showTranscript },

@@ -1,8 +1,11 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import * as vscode from "vscode";
+import { GitWorkspace } from "../../adapters/git/git-workspace";
+import { NodeHost } from "../../adapters/node-host";
 import { holderText } from "../../core/claims/refusals";
 import { sameUser } from "../../core/claims/give-back";
+import { handBackTicket } from "../../core/claims/hand-back";
 import type { HeldClaim } from "../../core/claim-gate";
 import { Refusal } from "../../core/errors";
 import type { Config } from "../../core/schemas/config";
@@ -95,23 +98,46 @@ export async function release(services: CommandServices, ...args: unknown[]): Pr
 }
 
 /**
- * Hand Back: gives a ticket you hold to a person, the way a Run's Hand-off does: lease marked
- * handed-off, ready-for-human on, in-progress off, you unassigned. Branch, State file and local
- * run are kept; moving the label back to ready-for-agent lets the next Run resume it.
+ * Hand Off to a Person: gives a ticket you hold to a person, the way a Run's Hand-off does: lease
+ * marked handed-off, ready-for-human on, in-progress off, you unassigned. Branch, State file and
+ * local run are kept; Hand Back (ready-for-agent again) lets the next Run resume it.
  */
-export async function handBack(services: CommandServices, ...args: unknown[]): Promise<void> {
-  const n = requireTicket(args, "Hand Back");
-  refuseIfRunHolds(services, n, "Handing it back");
+export async function handOff(services: CommandServices, ...args: unknown[]): Promise<void> {
+  const n = requireTicket(args, "Hand Off to a Person");
+  refuseIfRunHolds(services, n, "Handing it off");
   const w = await wire(services);
-  await progress(`Ticket Runner: handing ${w.name(n)} back to a person…`, async () => {
+  await progress(`Ticket Runner: handing ${w.name(n)} off to a person…`, async () => {
     const reading = await w.gate.read(n);
     const mine = reading.standing.live.find((r) => sameUser(r.comment.author, reading.viewer));
     if (!mine?.lease) {
-      throw new Refusal("not-ready", `${w.name(n)} holds no live claim of yours, so there is nothing to hand back. Nothing was changed.`, { link: reading.issue.url });
+      throw new Refusal("not-ready", `${w.name(n)} holds no live claim of yours, so there is nothing to hand off. Nothing was changed.`, { link: reading.issue.url });
     }
     const held: HeldClaim = { ticket: n, commentId: mine.comment.id, commentUrl: mine.comment.url, lease: mine.lease, runDir: w.runRoot.dirFor(w.target.repo, n) };
     await w.gate.handOff(held);
   });
   refreshBoard(services);
-  services.notifier.info(`Ticket Runner: handed ${w.name(n)} back to a person: labelled ${w.config.labels.human}, you are unassigned. Its branch and State stay; relabel it ${w.config.labels.ready} for the next Run to resume it.`);
+  services.notifier.info(`Ticket Runner: handed ${w.name(n)} off to a person: labelled ${w.config.labels.human}, you are unassigned. Its branch and State stay; Hand Back (or ticket-runner hand-back ${n}) lets the next Run resume it.`);
+}
+
+/**
+ * Hand Back (seed 002): a "Needs a person" ticket goes back to the Runs: ready-for-human off,
+ * ready-for-agent on, nothing else. The checks and words are core's (the CLI's hand-back uses them).
+ */
+export async function handBack(services: CommandServices, ...args: unknown[]): Promise<void> {
+  const n = requireTicket(args, "Hand Back");
+  const w = await wire(services);
+  // The State file is read only to name where the next Run resumes.
+  const readState = (t: number) => new GitWorkspace({ root: w.target.folder, host: new NodeHost({ env: process.env }), token: w.target.token, env: process.env }).readState(t);
+  const deps = { tracker: w.tracker, labels: w.config.labels, repoName: w.target.name, readState, log: services.log };
+  const result = await handBackTicket(deps, n, {
+    confirm: async (plan) => {
+      const detail = `${w.config.labels.human} comes off and ${w.config.labels.ready} goes on; ${plan.next}. Assignees and the State file stay as they are.`;
+      return (await services.notifier.confirm(`Hand ${w.name(n)} back to the Runs?`, detail, ["Hand Back"])) === "Hand Back";
+    },
+  });
+  if (result.kind === "cancelled") throw new vscode.CancellationError();
+  refreshBoard(services);
+  services.notifier.info(`Ticket Runner: handed ${w.name(n)} back: labelled ${w.config.labels.ready}; ${result.plan.next}.`, [
+    { title: "Open Issue", run: () => services.links.open(result.plan.issueUrl) },
+  ]);
 }

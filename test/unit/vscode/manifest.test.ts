@@ -41,7 +41,7 @@ describe("package.json contributes", () => {
 
   it("gates row actions on the composable ticket contextValue", () => {
     const when = (id: string) => c.menus["view/item/context"]!.filter((m) => m.command === `ticketRunner.${id}`).map((m) => m.when ?? "");
-    const flags: Record<string, string> = { claim: "free", startOnTicket: "(free|stranded)", takeOver: "claimed", release: "mine", handBack: "mine", openWorktree: "worktree", showTranscript: "transcript" };
+    const flags: Record<string, string> = { claim: "free", startOnTicket: "(free|stranded)", takeOver: "claimed", release: "mine", handOff: "mine", handBack: "human", openWorktree: "worktree", showTranscript: "transcript" };
     for (const [id, flag] of Object.entries(flags)) {
       const clauses = when(id);
       assert.ok(clauses.length > 0, `${id} has no context-menu entry`);
@@ -51,7 +51,7 @@ describe("package.json contributes", () => {
 
   it("hides row actions from the Command Palette", () => {
     const hidden = new Set(c.menus["commandPalette"]!.filter((m) => m.when === "false").map((m) => m.command));
-    for (const id of ["claim", "takeOver", "release", "handBack", "showTranscript", "openIssue", "openWorktree"]) {
+    for (const id of ["claim", "takeOver", "release", "handOff", "handBack", "showTranscript", "openIssue", "openWorktree"]) {
       assert.ok(hidden.has(`ticketRunner.${id}`), `${id} shows in the palette`);
     }
     assert.ok(!hidden.has("ticketRunner.refresh"));

@@ -114,10 +114,10 @@ if (raw) {
       assert.deepEqual(actions(t.frontier), ["claim", "openIssue", "startOnTicket"]);
       assert.deepEqual(actions(t.claimedElsewhere), ["openIssue", "takeOver"]);
       assert.deepEqual(actions(t.stale), ["openIssue", "takeOver"]);
-      assert.deepEqual(actions(t.runningHere), ["handBack", "openIssue", "release", "showTranscript"]);
-      assert.deepEqual(actions(t.stranded), ["handBack", "openIssue", "release", "startOnTicket"]);
+      assert.deepEqual(actions(t.runningHere), ["handOff", "openIssue", "release", "showTranscript"]);
+      assert.deepEqual(actions(t.stranded), ["handOff", "openIssue", "release", "startOnTicket"]);
       assert.deepEqual(actions(t.person), ["openIssue", "takeOver"]);
-      assert.deepEqual(actions(t.needsPerson), ["openIssue"]);
+      assert.deepEqual(actions(t.needsPerson), ["handBack", "openIssue"]);
     });
 
     it("opens the lease comment when a claim is clicked, and the issue for a free ticket", async () => {

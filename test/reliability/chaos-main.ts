@@ -1,14 +1,17 @@
 /**
- * `npm run test:chaos -- --trials N [--seed S] [--only kill,faults,dead-host,canary] [--kill-rate R] [--max-kill-ms MS]`
+ * `npm run test:chaos -- --trials N [--seed S] [--only kill,faults,dead-host,canary] [--kill-rate R] [--max-kill-ms MS] [--dist DIR]`
  *
  * The long reliability run: N kill-anywhere trials (seeds S..S+N-1), then the fault run, the dead
  * Host and the secrets canary once each. Prints one line per trial, the totals and the figures
- * table for docs/reliability.md; exits 1 when any invariant was violated. Needs `npm run build`
- * (dist/cli.js is what runs), which the npm script does not do for you if you call tsx directly.
+ * table for docs/reliability.md; exits 1 when any invariant was violated. It builds dist/ first
+ * (or tests --dist DIR, e.g. a build of a clean checkout) and runs a private copy of the bundles.
  */
 import { execFileSync } from "node:child_process";
-import { resolve } from "node:path";
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { killTrial, type KillTrialResult } from "./chaos/kill-trial";
+import { useCli } from "./chaos/run-process";
 import { ChaosWorld } from "./chaos/world";
 import { flushFigures, record } from "./support/figures";
 import { extraScenarios, type ScenarioResult } from "./chaos/scenarios";
@@ -19,11 +22,13 @@ interface Args {
   only: Set<string>;
   killRate: number;
   maxKillMs: number | undefined;
+  /** A dist/ directory to test instead of building this tree's. */
+  dist: string | undefined;
   verbose: boolean;
 }
 
 function parse(argv: string[]): Args {
-  const args: Args = { trials: 10, seed: 1, only: new Set(["kill", "faults", "dead-host", "canary"]), killRate: 0.75, maxKillMs: undefined, verbose: false };
+  const args: Args = { trials: 10, seed: 1, only: new Set(["kill", "faults", "dead-host", "canary"]), killRate: 0.75, maxKillMs: undefined, dist: undefined, verbose: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const value = (): string => {
@@ -36,8 +41,9 @@ function parse(argv: string[]): Args {
     else if (a.startsWith("--only")) args.only = new Set(value().split(","));
     else if (a.startsWith("--kill-rate")) args.killRate = Number(value());
     else if (a.startsWith("--max-kill-ms")) args.maxKillMs = Number(value());
+    else if (a.startsWith("--dist")) args.dist = resolve(value());
     else if (a === "--verbose") args.verbose = true;
-    else throw new Error(`unknown option ${a}; use --trials N [--seed S] [--only kill,faults,dead-host,canary] [--kill-rate R] [--max-kill-ms MS] [--verbose]`);
+    else throw new Error(`unknown option ${a}; use --trials N [--seed S] [--only kill,faults,dead-host,canary] [--kill-rate R] [--max-kill-ms MS] [--dist DIR] [--verbose]`);
   }
   if (!Number.isInteger(args.trials) || args.trials < 0) throw new Error("--trials must be a whole number");
   return args;
@@ -51,7 +57,12 @@ async function main(): Promise<number> {
   const args = parse(process.argv.slice(2));
   const started = Date.now();
   const out = (line: string) => process.stdout.write(`${line}\n`);
-  execFileSync(process.execPath, [resolve(__dirname, "../../esbuild.mjs")], { cwd: resolve(__dirname, "../.."), stdio: "ignore" });
+  if (!args.dist) execFileSync(process.execPath, [resolve(__dirname, "../../esbuild.mjs")], { cwd: resolve(__dirname, "../.."), stdio: "ignore" });
+  const dist = args.dist ?? resolve(__dirname, "../../dist");
+  // Its own copy of the bundles: other work rebuilding dist/ during a long run must not change what runs.
+  const bundles = mkdtempSync(join(tmpdir(), "tr-chaos-dist-"));
+  for (const f of ["cli.js", "demo-agent.js"]) copyFileSync(join(dist, f), join(bundles, f));
+  useCli(join(bundles, "cli.js"));
   let failed = 0;
 
   if (args.only.has("kill") && args.trials > 0) {
@@ -101,6 +112,7 @@ async function main(): Promise<number> {
     record(r.figureId, r.figure);
   }
 
+  rmSync(bundles, { recursive: true, force: true });
   out(`chaos: wall time ${Math.round((Date.now() - started) / 1000)} s, ${failed} violations`);
   flushFigures(out);
   return failed > 0 ? 1 : 0;

@@ -8,6 +8,12 @@ import { readdirSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 
 export const CLI = resolve(__dirname, "../../../dist/cli.js");
+let cli = CLI;
+
+/** A long run uses its own copy of the bundles, so a rebuild of dist/ meanwhile cannot change what it tests. */
+export function useCli(path: string): void {
+  cli = path;
+}
 
 export interface RunProcess {
   child: ChildProcess;
@@ -20,7 +26,7 @@ export interface RunProcess {
 }
 
 export function startRun(cwd: string, env: Record<string, string>, args: string[] = []): RunProcess {
-  const child = spawn(process.execPath, [CLI, "run", ...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [cli, "run", ...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   let err = "";
   child.stdout?.on("data", (d: Buffer) => (out += d.toString()));

@@ -17,6 +17,7 @@ import { parseStateFile, serializeState } from "../../../src/adapters/git/record
 import { readConfig } from "../../../src/cli/target-options";
 import { parseLeaseComment, renderLeaseComment } from "../../../src/core/claims/lease-comment";
 import { leaseMarker, parseMarkerLine } from "../../../src/core/claims/marker";
+import { loadConfig } from "../../../src/core/config-load";
 import { isRefusal } from "../../../src/core/errors";
 import { configSchema } from "../../../src/core/schemas/config";
 import { leaseSchema, type Lease } from "../../../src/core/schemas/lease";
@@ -140,7 +141,7 @@ describe("reliability: property-based fuzzing of every parser of foreign bytes",
     });
   });
 
-  it("config: any ticket-runner.json file reads as a Config or is refused as bad-config", () => {
+  it("config: any ticket-runner.json file reads as a Config or is refused as bad-config, by both readers", () => {
     const dir = mkdtempSync(join(tmpdir(), "tr-rel-fuzz-config-"));
     try {
       check(
@@ -148,10 +149,12 @@ describe("reliability: property-based fuzzing of every parser of foreign bytes",
         fc.oneof(anyText, fc.json({ maxDepth: 3 })),
         (text) => {
           writeFileSync(join(dir, "ticket-runner.json"), text);
-          try {
-            readConfig(dir);
-          } catch (e) {
-            assert.ok(isRefusal(e) && e.reason === "bad-config", String(e));
+          for (const read of [() => loadConfig(dir), () => readConfig(dir)]) {
+            try {
+              read();
+            } catch (e) {
+              assert.ok(isRefusal(e) && e.reason === "bad-config", String(e));
+            }
           }
         },
         Math.max(50, Math.floor(RUNS / 5)),

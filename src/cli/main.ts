@@ -2,6 +2,7 @@ import type { CliIo } from "./command";
 import { commandTable } from "./command-table";
 import { isRefusal } from "../core/errors";
 import { redactSecrets } from "../core/redact";
+import { refusalText } from "./refusal-text";
 
 function helpText(): string {
   const rows = commandTable.map((c) => `  ${c.name.padEnd(10)} ${c.summary}`);
@@ -11,7 +12,7 @@ function helpText(): string {
 export async function main(argv: string[], io: CliIo): Promise<number> {
   // An agent Stage must never drive the orchestrator that runs it.
   if (io.env.TICKET_RUNNER_STAGE) {
-    io.err(`ticket-runner refuses to run inside an agent Stage (TICKET_RUNNER_STAGE=${io.env.TICKET_RUNNER_STAGE}). Run it from your own terminal instead.`);
+    io.err(redactSecrets(`ticket-runner refuses to run inside an agent Stage (TICKET_RUNNER_STAGE=${io.env.TICKET_RUNNER_STAGE}). Run \`ticket-runner ${argv[0] ?? "help"}\` from your own terminal instead.`, io.env));
     return 2;
   }
   const [name, ...rest] = argv;
@@ -21,7 +22,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   }
   const command = commandTable.find((c) => c.name === name);
   if (!command) {
-    io.err(`Unknown command "${name}". Run \`ticket-runner help\` for the list.`);
+    io.err(redactSecrets(`Unknown command "${name}". Run \`ticket-runner help\` for the list.`, io.env));
     return 2;
   }
   if (rest.includes("--help") || rest.includes("-h")) {
@@ -32,7 +33,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     return await command.run(rest, io);
   } catch (error) {
     if (isRefusal(error)) {
-      io.err(redactSecrets(error.message, io.env));
+      io.err(redactSecrets(refusalText(error), io.env));
       return 2;
     }
     const message = error instanceof Error ? error.message : String(error);

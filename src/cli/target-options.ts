@@ -46,9 +46,9 @@ export function parseArgs(argv: string[], known: { flags?: string[]; values?: st
       flags.add(name);
       continue;
     }
-    if (!valueNames.has(name)) throw new Refusal("bad-input", `Unknown option ${name}. Run with --help to see the options.`);
+    if (!valueNames.has(name)) throw new Refusal("bad-input", `Unknown option ${name}. \`ticket-runner <command> --help\` lists the options.`);
     const value = eq > 0 ? arg.slice(eq + 1) : argv[++i];
-    if (value === undefined || value === "") throw new Refusal("bad-input", `${name} needs a value.`);
+    if (value === undefined || value === "") throw new Refusal("bad-input", `${name} needs a value, e.g. \`${name}=<value>\`; \`ticket-runner <command> --help\` lists the options.`);
     values.set(name, value);
   }
   return { positionals, flags, values };
@@ -141,9 +141,9 @@ export function resolveTarget(args: ParsedArgs, io: CliIo): Target {
   const inferred = origin ? fromRemoteUrl(origin) : null;
   const repoText = args.values.get("--repo");
   const repo = repoText ? parseRepo(repoText) : (inferred?.repo ?? null);
-  if (repoText && !repo) throw new Refusal("bad-input", `--repo must look like owner/name, not "${repoText}".`);
+  if (repoText && !repo) throw new Refusal("bad-input", `--repo must look like owner/name, not "${repoText}", e.g. \`ticket-runner board --repo octo/shop\`.`, { next: "ticket-runner board --repo owner/name" });
   if (!repo) {
-    throw new Refusal("not-a-target", `No Target: pass --repo owner/name, or run inside a clone whose origin remote is the GitHub repository.`, { next: "ticket-runner board --repo owner/name" });
+    throw new Refusal("not-a-target", `No Target: pass --repo owner/name (\`ticket-runner board --repo owner/name\`), or run inside a clone whose origin remote is the GitHub repository.`, { next: "ticket-runner board --repo owner/name" });
   }
   const apiUrl = (args.values.get("--api-url") ?? io.env.TICKET_RUNNER_API_URL ?? (inferred && (!repoText || sameRepo(inferred.repo, repo)) ? inferred.apiUrl : "https://api.github.com")).replace(/\/+$/, "");
   return { repo, apiUrl, token: tokenFrom(io.env), checkout, config: readConfig(checkout), runRoot: defaultRunRoot(io.env, homedir()) };
@@ -155,5 +155,5 @@ function sameRepo(a: RepoRef, b: RepoRef): boolean {
 
 export function requireToken(target: Target): string {
   if (target.token) return target.token;
-  throw new Refusal("bad-config", "No GitHub token: set TICKET_RUNNER_TOKEN, GH_TOKEN or GITHUB_TOKEN (a token of a user with write access to the Target), or pass --offline where the command allows it.");
+  throw new Refusal("bad-config", "No GitHub token: set TICKET_RUNNER_TOKEN, GH_TOKEN or GITHUB_TOKEN (a token of a user with write access to the Target), or pass --offline where the command allows it. Then run the command again, e.g. `ticket-runner board`.");
 }

@@ -23,7 +23,7 @@ export const initCommand: CliCommand = {
   usage: USAGE,
   async run(argv, io) {
     const args = parseArgs(argv, {});
-    if (args.positionals.length) throw new Refusal("bad-input", `ticket-runner init takes no arguments (got ${args.positionals.join(" ")}).`);
+    if (args.positionals.length) throw new Refusal("bad-input", `ticket-runner init takes no arguments (got ${args.positionals.join(" ")}). Run it in the Target's clone: \`ticket-runner init\`.`, { next: "ticket-runner init" });
     // An existing config with an error is named here with the key and the fix, before anything else.
     const top = checkoutTop(io.cwd);
     if (top && existsSync(join(top, CONFIG_FILE))) loadConfig(top);

@@ -30,7 +30,7 @@ Exit codes: 0 nothing handed off, 1 something handed off (or the Run failed), 2 
 function lanesArg(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const n = Number(text);
-  if (!Number.isInteger(n) || n < 1 || n > 16) throw new Refusal("bad-input", `--lanes must be a whole number from 1 to 16, not "${text}".`);
+  if (!Number.isInteger(n) || n < 1 || n > 16) throw new Refusal("bad-input", `--lanes must be a whole number from 1 to 16, not "${text}", e.g. \`ticket-runner run --lanes 2\`.`, { next: "ticket-runner run --lanes 2" });
   return n;
 }
 

@@ -39,20 +39,20 @@ const VALUES = ["--run-dir", "--base"];
 export function ticketArg(args: ParsedArgs, usage: string): number {
   const text = args.positionals[0];
   if (!text) throw new Refusal("bad-input", `Which ticket? ${usage.split("\n")[0]}`);
-  if (args.positionals.length > 1) throw new Refusal("bad-input", `One ticket at a time: got ${args.positionals.join(" ")}.`);
+  if (args.positionals.length > 1) throw new Refusal("bad-input", `One ticket at a time: got ${args.positionals.join(" ")}. Start the first: \`ticket-runner start ${args.positionals[0]}\`.`);
   const n = parseTicketNumber(text);
   if (n === null) throw badTicket(text);
   return n;
 }
 
 function workspace(target: Target, io: CliIo, token: string | null): GitWorkspace {
-  if (!target.checkout) throw new Refusal("not-a-target", "start cuts a worktree, so run it inside a clone of the Target.", { next: "git clone <url> && cd <clone>" });
+  if (!target.checkout) throw new Refusal("not-a-target", "start cuts a worktree, so run it inside a clone of the Target: `git clone <url> && cd <clone>`, then `ticket-runner start <n>` there.", { next: "git clone <url> && cd <clone>" });
   return new GitWorkspace({ root: target.checkout, host: new NodeHost({ env: io.env }), token: token ?? undefined, env: io.env });
 }
 
 /** --offline: the local claim and a worktree from the last fetch. No Tracker is even built. */
 async function startOffline(n: number, args: ParsedArgs, target: Target, io: CliIo): Promise<number> {
-  if (args.flags.has("--take-over")) throw new Refusal("bad-input", "--take-over needs GitHub (the displaced lease is marked there); run it without --offline.");
+  if (args.flags.has("--take-over")) throw new Refusal("bad-input", `--take-over needs GitHub (the displaced lease is marked there); run it without --offline: \`ticket-runner start ${n} --take-over\`.`, { next: `ticket-runner start ${n} --take-over` });
   const root = new FsRunRoot(target.runRoot);
   const dir = args.values.get("--run-dir") ?? root.dirFor(target.repo, n);
   const host = new NodeHost({ env: io.env });

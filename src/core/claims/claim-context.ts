@@ -110,7 +110,7 @@ export class ClaimContext {
   async read(ticket: number): Promise<TicketReading> {
     const thread = await this.o.tracker.readIssueThread(ticket);
     if (!thread) {
-      throw new Refusal("not-open", `${this.repoName}#${ticket} does not exist (or this token cannot see it). Check the number and --repo.`);
+      throw new Refusal("not-open", `${this.repoName}#${ticket} does not exist (or this token cannot see it). Check the number and --repo: \`ticket-runner board --repo owner/name\` lists the tickets.`, { next: "ticket-runner board" });
     }
     let viewer: string;
     if (thread.viewer) {
@@ -133,7 +133,7 @@ export class ClaimContext {
     if (this.trust.isWriter(permission)) return;
     throw new Refusal(
       "untrusted",
-      `${viewer} has "${permission}" access to ${this.repoName}; claiming needs write access, because leases from anyone else are ignored. Use a token of a user with write access (GITHUB_TOKEN, GH_TOKEN or TICKET_RUNNER_TOKEN).`,
+      `${viewer} has "${permission}" access to ${this.repoName}; claiming needs write access, because leases from anyone else are ignored. Use a token of a user with write access (GITHUB_TOKEN, GH_TOKEN or TICKET_RUNNER_TOKEN), then run the command again (e.g. \`ticket-runner start <n>\`).`,
     );
   }
 }

@@ -144,13 +144,13 @@ export class ClaimProtocol implements ClaimGate {
     if (other && !mine) {
       throw new Refusal(
         "claimed-elsewhere",
-        `${claimedElsewhere(ctx.repoName, ticket, other, ctx.now()).message.split("\n")[0]}\nOnly its holder releases it. To take it over first: ticket-runner start ${ticket} --take-over`,
+        `${claimedElsewhere(ctx.repoName, ticket, other, ctx.now()).message.split("\n")[0]}\nLease: ${other.comment.url}\nOnly its holder releases it. To take it over first: ticket-runner start ${ticket} --take-over`,
         { link: other.comment.url, next: `ticket-runner start ${ticket} --take-over` },
       );
     }
     const local = await ctx.o.runRoot.read(dir);
     if (local.kind === "ok" && (local.run.issue !== ticket || local.run.repo.toLowerCase() !== ctx.repoName.toLowerCase())) {
-      throw new Refusal("run-dir-mismatch", `${dir}/run.json belongs to ${local.run.repo}#${local.run.issue}, not #${ticket}. Nothing was changed.`, { path: dir });
+      throw new Refusal("run-dir-mismatch", `${dir}/run.json belongs to ${local.run.repo}#${local.run.issue}, not #${ticket}. Nothing was changed. Release the ticket it belongs to (\`ticket-runner release ${local.run.issue}\`), or pass the right --run-dir.`, { path: dir, next: `ticket-runner release ${local.run.issue}` });
     }
     let summary: string;
     if (mine?.lease) {

@@ -67,8 +67,8 @@ export function heldHereWithoutRun(repo: string, ticket: number, rec: LeaseRecor
 export function runDirMismatch(repo: string, ticket: number, dir: string, run: RunJson): Refusal {
   return new Refusal(
     "run-dir-mismatch",
-    `${dir}/run.json belongs to ${run.repo}#${run.issue}, not ${repo}#${ticket}. Nothing was moved. Pick the right --run-dir, or move that directory away yourself.`,
-    { path: dir, next: `ticket-runner resume ${run.issue}` },
+    `${dir}/run.json belongs to ${run.repo}#${run.issue}, not ${repo}#${ticket}. Nothing was moved. Pick the right one (\`ticket-runner start ${ticket} --run-dir <another dir>\`), or move that directory away yourself, or resume what it holds: \`ticket-runner resume ${run.issue} --run-dir ${dir}\`.`,
+    { path: dir, next: `ticket-runner resume ${run.issue} --run-dir ${dir}` },
   );
 }
 
@@ -77,11 +77,11 @@ export function raceLost(repo: string, ticket: number, winner: LeaseRecord | nul
   const moved = archived ? ` Its local claim was moved to ${archived}.` : "";
   return new Refusal(
     "race-yielded",
-    `${repo}#${ticket}: another claim won the race: ${who}\nThis session started nothing; its lease is marked race-yielded.${moved}`,
+    `${repo}#${ticket}: another claim won the race: ${who}\nThis session started nothing; its lease is marked race-yielded.${moved} Pick another ticket: \`ticket-runner board\`.`,
     { link: winner?.comment.url, next: "ticket-runner board", path: archived ?? undefined },
   );
 }
 
 export function badTicket(text: string): Refusal {
-  return new Refusal("bad-input", `"${text.slice(0, 40)}" is not a ticket number: give a positive whole number, e.g. ticket-runner start 12.`);
+  return new Refusal("bad-input", `"${text.slice(0, 40)}" is not a ticket number: give a positive whole number, e.g. \`ticket-runner start 12\`.`);
 }

@@ -75,8 +75,8 @@ async function checkReady(ctx: ClaimContext, reading: TicketReading, ticket: num
   if (!trusted) {
     throw new Refusal(
       "untrusted",
-      `${ctx.repoName}#${ticket} carries ${ready}, but it was applied by ${actor ?? "nobody on record"}, who has no write access: the label is ignored. A writer can re-apply it.`,
-      { link: reading.issue.url },
+      `${ctx.repoName}#${ticket} carries ${ready}, but it was applied by ${actor ?? "nobody on record"}, who has no write access: the label is ignored. A writer can re-apply it (${reading.issue.url}), or a person starts it: \`ticket-runner start ${ticket}\`.`,
+      { link: reading.issue.url, next: `ticket-runner start ${ticket}` },
     );
   }
 }
@@ -87,7 +87,7 @@ async function prepare(ctx: ClaimContext, ticket: number, opts: TakeOptions, dir
   const { viewer, standing } = reading;
   await ctx.requireWriter(viewer);
   if (reading.issue.state !== "open") {
-    throw new Refusal("not-open", `${ctx.repoName}#${ticket} is closed. Reopen it first if there is more to do.`, { link: reading.issue.url });
+    throw new Refusal("not-open", `${ctx.repoName}#${ticket} is closed: ${reading.issue.url}. Reopen it first if there is more to do, then \`ticket-runner start ${ticket}\`.`, { link: reading.issue.url, next: `ticket-runner start ${ticket}` });
   }
   const othersLive = standing.live.filter((r) => !isMine(ctx, r, viewer));
   const mineLive = standing.live.filter((r) => isMine(ctx, r, viewer));
@@ -104,7 +104,7 @@ async function prepare(ctx: ClaimContext, ticket: number, opts: TakeOptions, dir
   let archived: string | null = null;
   if (opts.takeOver && existing.kind !== "none") {
     if (existing.kind === "invalid") {
-      throw new Refusal("run-dir-mismatch", `Cannot take over ${dir}: ${existing.reason}. Nothing was moved; look at it and move it away yourself.`, { path: dir });
+      throw new Refusal("run-dir-mismatch", `Cannot take over ${dir}: ${existing.reason}. Nothing was moved; look at it and move it away yourself (\`mv ${dir} ${dir}.old\`), then \`ticket-runner start ${ticket} --take-over\` again.`, { path: dir, next: `ticket-runner start ${ticket} --take-over` });
     }
     archived = await ctx.o.runRoot.moveAside(dir, { reason: "take-over", at: now.toISOString(), by: ctx.session });
   }
@@ -158,7 +158,7 @@ function claimWrite(ctx: ClaimContext, reading: TicketReading, lease: Lease, dis
 
 export async function takeClaim(ctx: ClaimContext, ticket: number, opts: TakeOptions = {}): Promise<ClaimWon> {
   if (opts.takeOver && ctx.o.holder === "machine") {
-    throw new Refusal("bad-input", "Take-over is a person's decision and never runs unattended: use ticket-runner start <n> --take-over yourself.");
+    throw new Refusal("bad-input", `Take-over is a person's decision and never runs unattended: use \`ticket-runner start ${ticket} --take-over\` yourself.`, { next: `ticket-runner start ${ticket} --take-over` });
   }
   const dir = opts.runDir ?? ctx.o.runRoot.dirFor(ctx.o.tracker.repo, ticket);
   const { reading, displaced, archived, takeOverLive } = await prepare(ctx, ticket, opts, dir);

@@ -11,12 +11,12 @@ export function lockRefusal(standing: LockStanding, holder: LockHolder): Refusal
     return new Refusal(
       "lock-held",
       `A Run on another Host holds this Target: ${describeHolder(holder)}. Nothing on this Host can see that Run, so it is never presumed dead. If that Host is gone and no Run is running, release the lock with \`ticket-runner unlock --yes\` (or commit a lock.json reading {"held": false} to the ticket-runner/lock branch), then run \`ticket-runner run\` again.`,
-      { next: "ask the Operator of that Host, or release the lock by hand as above, then run `ticket-runner run` again" },
+      { next: "ticket-runner unlock --yes" },
     );
   }
   return new Refusal(
     "lock-held",
     `Another ticket-runner is running on this Host: ${describeHolder(holder)}. Wait for it to finish, or stop it with \`ticket-runner stop\`.`,
-    { next: "wait for it to finish, or stop it with `ticket-runner stop`" },
+    { next: "ticket-runner stop" },
   );
 }

@@ -105,7 +105,7 @@ export class Run {
   /** Refusals come before the lock, so none of them leaves a lock behind (seed 002). */
   private async refuseEarly(): Promise<void> {
     if (this.config.checks.length === 0) {
-      throw new Refusal("bad-config", "ticket-runner.json names no Checks, so nothing could grade the agents' work. Add the project's own commands, for example \"checks\": [[\"npm\", \"test\"]].", { next: "edit ticket-runner.json, then run `ticket-runner run` again" });
+      throw new Refusal("bad-config", "ticket-runner.json names no Checks, so nothing could grade the agents' work. Add the project's own commands, for example \"checks\": [[\"npm\", \"test\"]], then run `ticket-runner run` again.", { next: "ticket-runner run" });
     }
     if (!this.env.base) this.env.base = await this.deps.tracker.defaultBranch();
     // Not a repository, no remote, a detached or dirty checkout, State files from an older pipeline.

@@ -157,7 +157,7 @@ export class WindowRun implements vscode.Disposable {
     const holding = active.view.busy.map((l) => `#${l.ticket}`).join(" ");
     return new Refusal(
       "run-active",
-      `A Run on ${active.prepared.repo} is already active in this window${holding ? ` (working on ${holding})` : ""}. One Run per window: Stop it, or wait for it to finish, then start again.`,
+      `A Run on ${active.prepared.repo} is already active in this window${holding ? ` (working on ${holding})` : ""}. One Run per window: Stop it (Ticket Runner: Stop), or wait for it to finish, then start again (Ticket Runner: Start).`,
     );
   }
 

@@ -5,6 +5,7 @@
 import { spawn } from "node:child_process";
 import { constants } from "node:os";
 import type { CheckResult, Lane } from "../../ports/workspace";
+import { GITHUB_TOKEN_VARS } from "../agent/agent-env";
 
 /** Keep at most this much output: the end of a log is where a failure is explained. */
 export const CHECK_OUTPUT_CAP = 1024 * 1024;
@@ -81,6 +82,16 @@ export interface RunCheckOptions {
   redact?: (text: string) => string;
 }
 
+/**
+ * The Checks run the branch's own code, which the agent wrote and an issue author may have steered:
+ * like the agent (ADR-0051), they get none of the Run's GitHub tokens. `checkEnv` may add one on purpose.
+ */
+export function withoutGitHubTokens(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out = { ...env };
+  for (const name of GITHUB_TOKEN_VARS) delete out[name];
+  return out;
+}
+
 export function runCheck(lane: Lane, argv: string[], timeoutMs: number, opts: RunCheckOptions = {}): Promise<CheckResult> {
   const command = formatCommand(argv);
   const started = Date.now();
@@ -94,7 +105,7 @@ export function runCheck(lane: Lane, argv: string[], timeoutMs: number, opts: Ru
     let exitCode: number | null = null;
     const child = spawn(file, args, {
       cwd: lane.path,
-      env: { ...process.env, ...opts.env },
+      env: { ...withoutGitHubTokens(process.env), ...opts.env },
       stdio: ["ignore", "pipe", "pipe"],
       detached: true, // own process group: the timeout can kill the whole tree it starts
       shell: false,

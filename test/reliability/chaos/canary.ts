@@ -2,6 +2,7 @@
  * Secrets canary: the Target's bot user gets a token no redaction pattern knows (plain hex, no
  * ghp_/trsb_ prefix), so only the product's handling of the token itself can keep it out. Whole
  * Runs use it: one is killed inside a Stage, the next resumes, a third finishes the released ticket.
+ * A second Check dumps its environment into the run root (the Checks run code the agent wrote).
  * Then EVERYTHING they wrote is searched for it, in every form a leak could take (the token, its
  * base64, the base64 of the git Basic credential, URL-encoded):
  *   - every file under each clone (working tree, .git text files, .worktrees, .ticket-runner/runs
@@ -58,7 +59,10 @@ async function allObjects(gitDir: string): Promise<Buffer> {
 
 export const canaryScenario: Scenario = async (world, o) => {
   const say = o.log ?? (() => undefined);
-  const target = await world.target({ name: "canary" });
+  // A second Check writes its whole environment where the search below looks: the Checks run code
+  // the agent wrote, so a token there could be sent anywhere.
+  const dumpEnv = 'require("node:fs").writeFileSync(require("node:path").join(process.env.TICKET_RUNNER_RUN_ROOT || ".", "check-env-" + process.pid + ".json"), JSON.stringify(process.env))';
+  const target = await world.target({ name: "canary", config: { checks: [["node", "--test"], ["node", "-e", dumpEnv]] } });
   const teammateToken = await world.user("teammate-canary", target.full);
   const canary = `cnry${randomBytes(20).toString("hex")}`;
   await world.restartWithTokens({ [target.login]: canary });

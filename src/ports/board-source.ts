@@ -35,6 +35,8 @@ export interface BoardFetch {
   viewer: string;
   issues: BoardSourceIssue[];
   cost: SourceCost;
+  /** false: the server has no issue dependencies, so nothing is known to be blocked (no Blocked section). */
+  dependencies?: false;
 }
 
 export interface PollResult {

@@ -24,6 +24,8 @@ export const faultsSchema = z
       .optional(),
     readLagMs: z.number().int().min(0).max(600_000).optional(),
     dropRate: z.number().min(0).max(1).optional(),
+    /** false: act as a GitHub Enterprise Server without issue dependencies (GraphQL rejects `Issue.blockedBy`). */
+    issueDependencies: z.boolean().optional(),
     /** Primary rate limit per user per hour (GitHub: 5000). */
     rateLimit: z.number().int().min(1).optional(),
   })

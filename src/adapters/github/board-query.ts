@@ -19,7 +19,10 @@ const COMMENT_FIELDS = "databaseId url body createdAt updatedAt author { login }
 /** Blockers fetched per issue. One open blocker is enough to keep an issue off the Frontier. */
 const BLOCKERS = 20;
 
-export const BOARD_PAGE_QUERY = /* GraphQL */ `
+const BLOCKED_BY_FIELD = `blockedBy(first: ${BLOCKERS}) { totalCount nodes { number state repository { nameWithOwner } } }`;
+
+function boardPageQuery(withDependencies: boolean): string {
+  return /* GraphQL */ `
   query BoardPage($owner: String!, $name: String!, $labels: [String!], $after: String, $comments: Int!) {
     viewer { login }
     rateLimit { cost remaining resetAt }
@@ -32,12 +35,24 @@ export const BOARD_PAGE_QUERY = /* GraphQL */ `
           labels(first: 50) { nodes { name } }
           assignees(first: 20) { nodes { login } }
           comments(last: $comments) { totalCount nodes { ${COMMENT_FIELDS} } }
-          blockedBy(first: ${BLOCKERS}) { totalCount nodes { number state repository { nameWithOwner } } }
+          ${withDependencies ? BLOCKED_BY_FIELD : ""}
         }
       }
     }
   }
 `;
+}
+
+export const BOARD_PAGE_QUERY = boardPageQuery(true);
+/** For a server without issue dependencies (some GitHub Enterprise Server versions). */
+export const BOARD_PAGE_QUERY_NO_DEPENDENCIES = boardPageQuery(false);
+
+/**
+ * Clients whose server rejected `Issue.blockedBy`. Kept per client (not per board) so a new board
+ * on the same connection does not pay the failed query again; a new client (new token or API URL)
+ * asks once more.
+ */
+const withoutDependencies = new WeakSet<BoardOctokit>();
 
 export const ISSUE_COMMENTS_QUERY = /* GraphQL */ `
   query BoardIssueComments($owner: String!, $name: String!, $number: Int!, $after: String) {
@@ -124,8 +139,7 @@ export class GitHubBoardSource implements BoardSource {
     let after: string | null = null;
     const seenCursors = new Set<string>();
     for (let page = 0; page < MAX_PAGES; page++) {
-      const raw = await this.graphql(BOARD_PAGE_QUERY, { owner: this.repo.owner, name: this.repo.repo, labels: opts.labels, after, comments: opts.lastComments }, `reading the open tickets of ${this.where}`);
-      cost.requests += 1;
+      const raw = await this.page({ owner: this.repo.owner, name: this.repo.repo, labels: opts.labels, after, comments: opts.lastComments }, cost);
       const data = parseOrThrow(pageSchema, raw, `the board query for ${this.where}`);
       cost.points = addPoints(cost.points, data.rateLimit?.cost);
       if (!data.repository) throw new BoardSourceError("not-found", `${this.where} was not found, or this token cannot see it.`);
@@ -135,13 +149,13 @@ export class GitHubBoardSource implements BoardSource {
         if (issue) issues.push(issue);
       }
       const { hasNextPage, endCursor } = data.repository.issues.pageInfo;
-      if (!hasNextPage || !endCursor) return { viewer, issues, cost };
+      if (!hasNextPage || !endCursor) return { viewer, issues, cost, ...this.dependenciesFlag() };
       if (seenCursors.has(endCursor)) throw new BoardSourceError("invalid-response", `The board query for ${this.where} returned the same page twice; stopping.`);
       seenCursors.add(endCursor);
       after = endCursor;
     }
     this.opts.log.warn(`board: stopped after ${MAX_PAGES} pages of open tickets`, { repo: this.where });
-    return { viewer, issues, cost };
+    return { viewer, issues, cost, ...this.dependenciesFlag() };
   }
 
   async fetchAllComments(issue: number): Promise<{ comments: TrackerComment[]; cost: SourceCost }> {
@@ -177,6 +191,30 @@ export class GitHubBoardSource implements BoardSource {
 
   poll(): Promise<PollResult> {
     return this.opts.poller.poll();
+  }
+
+  private dependenciesFlag(): { dependencies?: false } {
+    return withoutDependencies.has(this.opts.octokit) ? { dependencies: false } : {};
+  }
+
+  /** One page; on a server without issue dependencies, the same page again without `blockedBy`. */
+  private async page(variables: Record<string, unknown>, cost: SourceCost): Promise<unknown> {
+    const what = `reading the open tickets of ${this.where}`;
+    const { octokit } = this.opts;
+    if (withoutDependencies.has(octokit)) {
+      cost.requests += 1;
+      return this.graphql(BOARD_PAGE_QUERY_NO_DEPENDENCIES, variables, what);
+    }
+    try {
+      cost.requests += 1;
+      return await octokit.graphql<unknown>(BOARD_PAGE_QUERY, variables);
+    } catch (e) {
+      if (!rejectsBlockedBy(e)) throw toBoardError(e, what);
+    }
+    withoutDependencies.add(octokit);
+    this.opts.log.warn(`board: the GitHub server at ${serverOf(octokit)} has no issue dependencies (Issue.blockedBy); blocked issues are not shown`, { repo: this.where });
+    cost.requests += 1;
+    return this.graphql(BOARD_PAGE_QUERY_NO_DEPENDENCIES, variables, what);
   }
 
   private async graphql(query: string, variables: Record<string, unknown>, what: string): Promise<unknown> {
@@ -233,6 +271,43 @@ export class GitHubBoardSource implements BoardSource {
     }
     return out;
   }
+}
+
+interface GraphqlErrorLike {
+  type?: unknown;
+  message?: unknown;
+  path?: unknown;
+  extensions?: { code?: unknown; fieldName?: unknown; typeName?: unknown };
+}
+
+/**
+ * True when GitHub refused the query because `Issue.blockedBy` is not in its schema. GitHub says
+ * so with `extensions.code: "undefinedField"` and `fieldName`; an older answer may carry only a
+ * `type` and the field's path. Any other error is a real failure.
+ */
+export function rejectsBlockedBy(e: unknown): boolean {
+  const errors = typeof e === "object" && e !== null ? (e as { errors?: unknown }).errors : undefined;
+  if (!Array.isArray(errors) || errors.length === 0) return false;
+  return (errors as GraphqlErrorLike[]).every((x) => {
+    const code = x.extensions?.code ?? x.type;
+    const field = x.extensions?.fieldName ?? (Array.isArray(x.path) ? x.path[x.path.length - 1] : undefined);
+    if (code === "undefinedField") return field === "blockedBy" && (x.extensions?.typeName ?? "Issue") === "Issue";
+    return typeof x.message === "string" && saysBlockedByIsUnknown(x.message);
+  });
+}
+
+/**
+ * The last resort, for a server that names the problem only in words (no code, no path): the
+ * message GitHub and graphql-js give for a field missing from the schema. Text only here.
+ */
+function saysBlockedByIsUnknown(message: string): boolean {
+  return /^Field 'blockedBy' doesn't exist on type 'Issue'/.test(message) || /^Cannot query field "blockedBy" on type "Issue"/.test(message);
+}
+
+/** The API host for the warning (no path, no token). */
+function serverOf(octokit: BoardOctokit): string {
+  const url = (octokit.request as { endpoint?: { DEFAULTS?: { baseUrl?: unknown } } }).endpoint?.DEFAULTS?.baseUrl;
+  return typeof url === "string" ? url : "this API URL";
 }
 
 function addPoints(total: number | null, cost: number | undefined): number | null {

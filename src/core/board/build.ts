@@ -35,7 +35,9 @@ export function buildBoard(input: BoardInput, filter: BoardFilter = "all"): Boar
     if (filter === "mine" && !row.mine) continue;
     bySection.get(row.section)?.push(row);
   }
-  const sections: BoardSection[] = SECTION_ORDER.map((id) => {
+  // Without issue dependencies nothing can be known to be blocked; an always-empty section would lie.
+  const order = input.noDependencies ? SECTION_ORDER.filter((id) => id !== "blocked") : SECTION_ORDER;
+  const sections: BoardSection[] = order.map((id) => {
     const rows = (bySection.get(id) ?? []).sort((a, b) => a.number - b.number);
     return { id, title: SECTION_TITLES[id], rows, count: rows.length };
   });

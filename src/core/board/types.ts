@@ -55,6 +55,8 @@ export interface BoardInput {
   issues: BoardIssue[];
   local: LocalClaim[];
   now: Date;
+  /** The server has no issue dependencies: the board leaves the Blocked section out. */
+  noDependencies?: true;
 }
 
 export type SectionId = "running-here" | "claimed-elsewhere" | "stale" | "frontier" | "blocked" | "needs-person" | "stranded";

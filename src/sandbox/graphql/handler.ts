@@ -9,6 +9,7 @@ import { z } from "zod";
 import { HttpError, ok, parseBody } from "../http";
 import type { Router } from "../router";
 import { rootValue } from "./resolvers";
+import { noIssueDependenciesRule } from "./no-dependencies";
 import { sandboxSchema } from "./schema";
 import type { GqlCtx } from "./models";
 
@@ -25,6 +26,9 @@ function shape(errors: readonly GraphQLError[]): Record<string, unknown>[] {
     const original = e.originalError;
     const fromHttp = original instanceof HttpError ? (httpTypes[original.status] ?? "UNPROCESSABLE") : undefined;
     const type = typeof e.extensions.type === "string" ? e.extensions.type : fromHttp;
+    // A schema error GitHub-style (see no-dependencies.ts): the path of the field, and a code.
+    const { path, ...extensions } = e.extensions;
+    if (typeof extensions.code === "string") return { path, extensions, locations: e.locations, message: e.message };
     return { ...(type ? { type } : {}), path: e.path, locations: e.locations, message: e.message };
   });
 }
@@ -45,6 +49,10 @@ export function registerGraphql(router: Router): void {
       // Clients send the same few documents over and over; parse and validate each once.
       if (documents.size >= 200) documents.clear();
       documents.set(body.query, document);
+    }
+    if (ctx.app.faults.faults.issueDependencies === false) {
+      const problems = validate(sandboxSchema, document, [noIssueDependenciesRule]);
+      if (problems.length) return ok({ errors: shape(problems) });
     }
     const operation = getOperationAST(document, body.operationName ?? undefined);
     if (!operation) return ok({ errors: [{ message: "No operation given, or the operation name does not match." }] });

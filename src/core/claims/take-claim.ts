@@ -81,6 +81,18 @@ async function checkReady(ctx: ClaimContext, reading: TicketReading, ticket: num
   }
 }
 
+/**
+ * Only a machine's run.json from this Host whose process is gone, with no lease of ours on the
+ * issue. A person's `start` exits once its worktree is cut, so its run.json always outlives its
+ * pid and is never taken this way: `ticket-runner resume` is how a person gets back in.
+ */
+async function leftByDeadRun(ctx: ClaimContext, existing: Awaited<ReturnType<ClaimContext["o"]["runRoot"]["read"]>>, leaseOfMine: boolean): Promise<boolean> {
+  if (leaseOfMine || existing.kind !== "ok" || ctx.o.holder !== "machine") return false;
+  const run = existing.run;
+  if (run.holder !== "machine" || run.host.id !== ctx.o.host.id || run.session === ctx.session || !ctx.o.isAlive) return false;
+  return !(await ctx.o.isAlive(run));
+}
+
 /** Steps 1-3: everything before the first write. Returns the reading and the leases to displace. */
 async function prepare(ctx: ClaimContext, ticket: number, opts: TakeOptions, dir: string) {
   const reading = await ctx.read(ticket);
@@ -107,6 +119,11 @@ async function prepare(ctx: ClaimContext, ticket: number, opts: TakeOptions, dir
       throw new Refusal("run-dir-mismatch", `Cannot take over ${dir}: ${existing.reason}. Nothing was moved; look at it and move it away yourself (\`mv ${dir} ${dir}.old\`), then \`ticket-runner start ${ticket} --take-over\` again.`, { path: dir, next: `ticket-runner start ${ticket} --take-over` });
     }
     archived = await ctx.o.runRoot.moveAside(dir, { reason: "take-over", at: now.toISOString(), by: ctx.session });
+  }
+  if (!opts.takeOver && (await leftByDeadRun(ctx, existing, mineLive.length > 0))) {
+    // A Run killed between its local claim and its lease left run.json and nothing on the board.
+    // This Run holds the Target lock, so that Run is gone: move its files aside, never delete them.
+    archived = await ctx.o.runRoot.moveAside(dir, { reason: "left by a Run on this Host that died before its lease was written", at: now.toISOString(), by: ctx.session });
   }
   const created = await ctx.o.runRoot.create(dir, newRunJson(ctx, ticket));
   if (created.kind === "exists") {

@@ -246,6 +246,29 @@ describe("claims: protocol (fake GitHub, real run roots)", () => {
     assert.equal(readdirSync(join(first.claim.runDir, "superseded")).length, 1, "the dead run's run.json was moved aside");
   });
 
+  for (const holder of ["machine", "person"] as const) {
+    it(`a ${holder}'s run.json left on this Host with no lease (killed before its write): ${holder === "machine" ? "moved aside, the Run claims" : "still refused, resume it"}`, async () => {
+      const n = w.gh.addIssue({ title: "t", labels: ["ready-for-agent"], by: "alice" });
+      const c = w.claimer({ user: "alice", host: "m1" });
+      const dir = c.root.dirFor(w.gh.repo, n);
+      await c.root.create(dir, {
+        version: 1, repo: "acme/widgets", issue: n, host: { id: "host-m1", name: "m1", kind: "cloud" },
+        session: "dead-session", run: "dead-run", pid: 4242, startedAt: new Date(0).toISOString(),
+        holder, commentId: null, worktree: null, branch: null, offline: false,
+      });
+      if (holder === "person") {
+        const refused = await refusal(c.gate.take(n));
+        assert.equal(refused.reason, "claimed-locally");
+        assert.equal(leasesOn(w, n).length, 0);
+        return;
+      }
+      const won = await c.gate.take(n);
+      assert.equal(won.claim.ticket, n);
+      assert.equal(readdirSync(join(dir, "superseded")).length, 1, "the dead Run's files were moved aside, not deleted");
+      assert.equal(leasesOn(w, n).length, 1);
+    });
+  }
+
   it("a claim write whose response is lost: the read-back finds the lease and the claim stands (never written twice)", async () => {
     const n = w.gh.addIssue({ title: "t", labels: ["ready-for-agent"], by: "alice" });
     w.gh.loseResponseNext("writeIssue");

@@ -33,6 +33,12 @@ export interface ClaimGate {
    * type-check; the protocol (src/core/claims/claim-protocol.ts) implements it.
    */
   recheck?(claim: HeldClaim): Promise<"held" | "yield">;
+  /**
+   * A closed issue that still carries this user's claim (a Run killed after its merge landed, before
+   * it finished the claim): every live or stale lease of this user is marked finished and
+   * in-progress comes off, so no lease outlives its Run. Optional only so older fakes still type-check.
+   */
+  closeOut?(ticket: number): Promise<void>;
   /** Checkpoint: the lease records the Stage now running. */
   markStage(claim: HeldClaim, stage: string): Promise<void>;
   /** Merge: lease finished, in-progress off, local claim archived. */

@@ -128,6 +128,22 @@ export class ClaimProtocol implements ClaimGate {
     return this.ending(claim, "handed-off");
   }
 
+  /** See ClaimGate.closeOut: a closed issue's leftover claims of this user become finished records. */
+  async closeOut(ticket: number): Promise<void> {
+    assertTicket(ticket);
+    const ctx = this.ctx;
+    const reading = await ctx.read(ticket);
+    if (reading.issue.state !== "closed") return;
+    const mine = [...reading.standing.live, ...reading.standing.stale].filter((r) => r.lease && sameUser(r.comment.author, reading.viewer));
+    for (const rec of mine) {
+      const claim: HeldClaim = { ticket, commentId: rec.comment.id, commentUrl: rec.comment.url, lease: rec.lease!, runDir: ctx.o.runRoot.dirFor(ctx.o.tracker.repo, ticket) };
+      await endClaim(ctx, claim, "finished", reading);
+    }
+    if (mine.length === 0 && reading.issue.labels.includes(ctx.o.labels.inProgress)) {
+      await ctx.o.tracker.writeIssue(ticket, { removeLabels: [ctx.o.labels.inProgress] });
+    }
+  }
+
   /**
    * `ticket-runner release <n>`: puts back a ticket this user holds (any of their Hosts): lease
    * released, ready-for-agent on, in-progress off, unassigned last; this Host's run moved aside.

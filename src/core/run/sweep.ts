@@ -48,6 +48,16 @@ export async function sweep(env: RunEnv, only: ReadonlySet<number> | null): Prom
       continue;
     }
     if (issue.state === "closed") {
+      // A Run killed after its merge landed left its claim on the closed issue: finish it first,
+      // then drop the State (the other order would lose the only pointer back to it).
+      if (issue.assignees.includes(env.viewer) && issue.labels.includes(env.config.labels.inProgress) && env.deps.gate.closeOut) {
+        try {
+          await env.deps.gate.closeOut(state.ticket);
+        } catch (error) {
+          log.warn(`#${state.ticket}: could not finish the claim a killed Run left on the closed issue; keeping its State file for the next Run`, { error: errorText(error) });
+          continue;
+        }
+      }
       await removeState(env, state.ticket, "the issue has closed");
       continue;
     }

@@ -31,8 +31,9 @@ async function claimWithState(env: RunEnv, issue: TrackerIssue): Promise<{ claim
     const fresh: StateFile = { ticket: issue.number, branch: workspace.branchFor(issue.number, issue.title), state: "claimed", fixUsed: false, pullRequest: null, title: null, runId: env.runId, version: env.version, updatedAt: clock.now().toISOString() };
     try {
       // The first write is part of the Claim: a remote that refuses it ends the ticket with nothing claimed.
-      await workspace.writeState(issue.number, () => fresh);
-      wroteFresh = true;
+      // A Host taking the same ticket at this moment may have written one since we read: keep it.
+      const written = await workspace.writeState(issue.number, (current) => current ?? fresh);
+      wroteFresh = !written || written.runId === env.runId;
     } catch (error) {
       return { reason: `the remote refused its State file, so nothing was claimed: ${errorText(error)}` };
     }
@@ -44,7 +45,10 @@ async function claimWithState(env: RunEnv, issue: TrackerIssue): Promise<{ claim
     attempt = { kind: "lost" as const, reason: `the claim failed: ${errorText(error)}` };
   }
   if (attempt.kind === "lost") {
-    if (wroteFresh) {
+    // A rival that holds the ticket (it won the race, or held it already) works from this same
+    // record: removing it would strand the rival's ticket where no sweep finds it.
+    const rivalHolds = attempt.refusal?.reason === "race-yielded" || attempt.refusal?.reason === "claimed-elsewhere";
+    if (wroteFresh && !rivalHolds) {
       try {
         // Only our own record goes: a rival that won may already have written its own.
         await workspace.writeState(issue.number, (current) => (current?.runId === env.runId ? null : current));

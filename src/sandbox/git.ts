@@ -65,6 +65,8 @@ export async function initBare(gitDir: string, defaultBranch: string): Promise<v
   // Pushing over HTTP is allowed by http-backend when REMOTE_USER is set; say so anyway.
   await gitOk(["config", "http.receivepack", "true"], { gitDir });
   await gitOk(["config", "uploadpack.allowAnySHA1InWant", "true"], { gitDir });
+  // As on GitHub, a push to refs/pull/* is refused ("deny updating a hidden ref").
+  await gitOk(["config", "receive.hideRefs", "refs/pull"], { gitDir });
 }
 
 /** Commits `files` (or the tree of `fromDir`) as the first commit of `branch` in a bare repo. */
@@ -108,6 +110,14 @@ export async function casRef(gitDir: string, ref: string, next: string, expected
   const old = expected === "" ? "0000000000000000000000000000000000000000" : expected;
   const r = await git(["update-ref", ref, next, old], { gitDir });
   return r.code === 0;
+}
+
+/**
+ * GitHub keeps every pull request's head at `refs/pull/N/head`, also after its branch is deleted:
+ * that is what "Restore branch" restores from, so deleting a merged branch loses no commit.
+ */
+export async function keepPullHead(gitDir: string, pull: number, sha: string): Promise<void> {
+  await gitOk(["update-ref", `refs/pull/${pull}/head`, sha], { gitDir });
 }
 
 export async function deleteRef(gitDir: string, ref: string, expected?: string): Promise<boolean> {

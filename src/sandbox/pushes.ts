@@ -1,11 +1,11 @@
 /**
  * What a ref change does besides moving the ref, as on GitHub:
- * - an open pull request whose head branch moved gets the new head (and a CI run);
+ * - an open pull request whose head branch moved gets the new head (and `refs/pull/N/head`, and a CI run);
  * - an open pull request whose head branch was deleted is closed;
  * - commits landing on the default branch close the issues their messages name with closing keywords.
  */
 import type { App, RefUpdate } from "./app";
-import { git } from "./git";
+import { git, keepPullHead } from "./git";
 import { addEvent, setState } from "./issue-ops";
 import { isoNow } from "./model";
 import type { RepoRec } from "./model";
@@ -24,6 +24,7 @@ export async function onPushed(app: App, repo: RepoRec, updates: RefUpdate[], pu
       issue.updatedAt = now;
       if (u.after) {
         pr.headSha = u.after;
+        await keepPullHead(app.gitDir(repo), issue.number, u.after);
         app.onHeadChanged(repo, u.after, branch);
       } else {
         addEvent(app, issue, pusher, "head_ref_deleted");

@@ -5,12 +5,14 @@
  * https://docs.github.com/rest/git/refs#update-a-reference  (force false: fast-forward only, else 422)
  * https://docs.github.com/rest/git/refs#delete-a-reference
  * https://docs.github.com/rest/branches/branches#get-a-branch
+ * https://docs.github.com/rest/branches/branches#list-branches  (paginated, sorted by name)
  */
 import { z } from "zod";
 import type { App } from "../app";
 import { requireRepo, requireUser } from "../auth";
 import { casRef, deleteRef, git, isAncestor, isSafeRefName, listRefs, revParse } from "../git";
 import { HttpError, noContent, notFound, ok, parseBody } from "../http";
+import { paginate } from "../paginate";
 import type { RepoRec } from "../model";
 import { onPushed } from "../pushes";
 import type { Router } from "../router";
@@ -84,6 +86,15 @@ export function registerGitRefRoutes(router: Router): void {
     if (!current || !(await deleteRef(gitDir, ref, current))) throw new HttpError(422, "Reference does not exist");
     await onPushed(ctx.app, repo, [{ ref, before: current, after: null }], requireUser(ctx).login);
     return noContent();
+  });
+
+  router.add("GET", "/repos/:owner/:repo/branches", async (ctx) => {
+    const repo = requireRepo(ctx);
+    const heads = [...(await listRefs(ctx.app.gitDir(repo))).entries()].filter(([ref]) => ref.startsWith("refs/heads/"));
+    const all = heads.map(([ref, sha]) => ({ name: ref.slice("refs/heads/".length), commit: { sha, url: `${repoApi(ctx.app.urls, repo)}/commits/${sha}` }, protected: false }));
+    all.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const { page, headers } = paginate(ctx, all);
+    return ok(page, 200, headers);
   });
 
   router.add("GET", "/repos/:owner/:repo/branches/*branch", async (ctx) => {

@@ -8,7 +8,7 @@
  */
 import { z } from "zod";
 import { hasRole, requireRepo, requireUser } from "../auth";
-import { gitOk, revParse } from "../git";
+import { gitOk, keepPullHead, revParse } from "../git";
 import { checkBodyLength, HttpError, noContent, notFound, ok, parseBody, validationFailed } from "../http";
 import { addEvent, getIssue, openIssue, setState } from "../issue-ops";
 import { isoNow } from "../model";
@@ -104,6 +104,7 @@ export function registerPullRoutes(router: Router): void {
       user: user.login,
       pr: { head, headSha, base: body.base, draft: body.draft ?? false, merged: false, mergedAt: null, mergedBy: null, mergeCommitSha: null },
     });
+    await keepPullHead(gitDir, issue.number, headSha);
     // Opening a PR runs CI on its head, as a `pull_request: opened` workflow would.
     ctx.app.onHeadChanged(repo, headSha, head);
     return ok(pullJson(ctx.app.store.state, ctx.app, repo, issue, baseSha, true), 201, { location: `${ctx.app.urls.api}/repos/${repo.owner}/${repo.name}/pulls/${issue.number}` });

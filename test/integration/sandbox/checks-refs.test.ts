@@ -71,6 +71,19 @@ describe("sandbox checks, statuses, git refs, dependencies", function () {
     assert.equal(await status(w.as("carol").git.createRef({ ...repo, ref: "refs/heads/x", sha: main })), 403);
   });
 
+  it("branches: list, sorted by name, paginated, with each head's sha (https://docs.github.com/rest/branches/branches#list-branches)", async () => {
+    for (const name of ["zeta", "agent/7-x"]) await w.as("bob").git.createRef({ ...repo, ref: `refs/heads/${name}`, sha: main });
+    try {
+      const all = await w.as("carol").paginate(w.as("carol").repos.listBranches, { ...repo, per_page: 1 });
+      assert.deepEqual(all.map((b) => b.name), ["agent/7-x", "main", "zeta"]);
+      assert.ok(all.every((b) => b.commit.sha === main));
+      const first = await w.as("carol").repos.listBranches({ ...repo, per_page: 2 });
+      assert.match(first.headers.link ?? "", /rel="next"/);
+    } finally {
+      for (const name of ["zeta", "agent/7-x"]) await w.as("bob").git.deleteRef({ ...repo, ref: `heads/${name}` });
+    }
+  });
+
   it("git data: blob, tree on a base tree, commit, and contents on a branch (https://docs.github.com/rest/git/trees#create-a-tree)", async () => {
     const blob = await w.as("bob").git.createBlob({ ...repo, content: '{"v":1}\n' });
     const base = (await w.as("bob").git.getCommit({ ...repo, commit_sha: main })).data.tree.sha;

@@ -71,14 +71,19 @@ describe("sandbox pull requests", function () {
     await w.as("bob").graphql(`mutation($id: ID!) { markPullRequestReadyForReview(input: {pullRequestId: $id}) { clientMutationId } }`, { id: pr.node_id });
   });
 
-  it("a push to the head branch updates the PR head; a stale sha guard is 409", async () => {
+  it("a push to the head branch updates the PR head and refs/pull/N/head (read-only to pushes); a stale sha guard is 409", async () => {
     const pr = (await w.as("bob").pulls.list({ ...repo, head: `${OWNER}:feature/a` })).data[0];
     assert.ok(pr);
     const old = pr.head.sha;
+    const pullRef = `refs/pull/${pr.number}/head`;
+    assert.equal((await gitOk(["ls-remote", "origin", pullRef], dir)).split("\t")[0], old);
     await gitOk(["checkout", "--quiet", "feature/a"], dir);
     const sha = await commitFile(dir, "a2.txt", "a2\n", "more a");
     await gitOk(["push", "--quiet", "origin", "feature/a"], dir);
     assert.equal((await w.as("bob").pulls.get({ ...repo, pull_number: pr.number })).data.head.sha, sha);
+    // https://docs.github.com/pull-requests/collaborating-with-pull-requests/reviewing-changes-in-pull-requests/checking-out-pull-requests-locally
+    assert.equal((await gitOk(["ls-remote", "origin", pullRef], dir)).split("\t")[0], sha);
+    await assert.rejects(gitOk(["push", "--quiet", "origin", `${old}:${pullRef}`], dir), /hidden ref/);
     const e = await errorOf(w.as("bob").pulls.merge({ ...repo, pull_number: pr.number, sha: old }));
     assert.equal(e.status, 409);
     assert.match(e.message, /Head branch was modified/);

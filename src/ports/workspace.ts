@@ -96,9 +96,9 @@ export interface Workspace {
   continueRebase(lane: Lane): Promise<"clean" | "conflict">;
   /**
    * After a merge: worktree, local branch (only when its commits are in `base`, on the remote or
-   * equal to `mergedSha`), and the remote branch unless it is gone or moved on.
+   * equal to `mergedHead`), and the remote branch unless it is gone or moved on.
    */
-  cleanupLane(lane: Lane, opts: { deleteRemote: boolean; base?: string; mergedSha?: string }): Promise<LaneCleanup | void>;
+  cleanupLane(lane: Lane, opts: { deleteRemote: boolean; base?: string; mergedHead?: string }): Promise<LaneCleanup | void>;
   /** No shell; own process group, killed at the timeout; output kept (tail, capped). */
   runCheck(lane: Lane, command: string[], timeoutMs: number, signal?: AbortSignal): Promise<CheckResult>;
 

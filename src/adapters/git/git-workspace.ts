@@ -122,7 +122,7 @@ export class GitWorkspace implements Workspace {
     return ops.continueRebase(this.ctx, lane);
   }
 
-  cleanupLane(lane: Lane, opts: { deleteRemote: boolean; base?: string; mergedSha?: string }): Promise<LaneCleanup> {
+  cleanupLane(lane: Lane, opts: { deleteRemote: boolean; base?: string; mergedHead?: string }): Promise<LaneCleanup> {
     return ops.cleanupLane(this.ctx, lane, opts);
   }
 

@@ -115,7 +115,7 @@ export interface CleanupReport {
  * After a merge: the worktree, the local branch (only when its commits are safe: in the base, on
  * the remote, or the merged head), and the remote branch unless it is gone or moved on.
  */
-export async function cleanupLane(ctx: RepoContext, lane: Lane, opts: { deleteRemote: boolean; base?: string; mergedSha?: string }): Promise<CleanupReport> {
+export async function cleanupLane(ctx: RepoContext, lane: Lane, opts: { deleteRemote: boolean; base?: string; mergedHead?: string }): Promise<CleanupReport> {
   const notes: string[] = [];
   const registered = (await listWorktrees(ctx)).some((w) => resolve(w.path) === resolve(lane.path));
   let worktree: CleanupReport["worktree"] = "absent";
@@ -133,7 +133,7 @@ export async function cleanupLane(ctx: RepoContext, lane: Lane, opts: { deleteRe
   let localBranch: CleanupReport["localBranch"] = "absent";
   if (local) {
     const start = opts.base ? await baseStart(ctx, opts.base).catch(() => null) : null;
-    const safe = local === opts.mergedSha || local === tracked || (start !== null && (await isAncestor(ctx, local, start)));
+    const safe = local === opts.mergedHead || local === tracked || (start !== null && (await isAncestor(ctx, local, start)));
     if (safe) {
       await ctx.git.text(["branch", "--quiet", "-D", lane.branch], { cwd: ctx.root });
       localBranch = "deleted";
@@ -146,7 +146,7 @@ export async function cleanupLane(ctx: RepoContext, lane: Lane, opts: { deleteRe
   let remoteBranch: CleanupReport["remoteBranch"] = "skipped";
   if (opts.deleteRemote) {
     const remote = await lsRemoteBranch(ctx, lane.branch);
-    const known = opts.mergedSha ?? local ?? tracked;
+    const known = opts.mergedHead ?? local ?? tracked;
     if (!remote) remoteBranch = "gone";
     else if (remote !== known) {
       remoteBranch = "kept";

@@ -87,8 +87,8 @@ export interface TicketCtx {
   /** Whether the latest push reached the remote. */
   lastPushOk: boolean;
   stageCounts: Map<string, number>;
-  /** The merge commit GitHub made, for the clean-up's safety check. */
-  mergedSha: string | null;
+  /** The head commit GitHub was asked to merge (not the merge commit it made): the clean-up deletes the branch only while it still points there. */
+  mergedHead: string | null;
   graded: GradedCriterion[] | null;
   progress: ProgressComment;
   abort: AbortController;

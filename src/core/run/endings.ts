@@ -150,7 +150,7 @@ export async function afterMerge(env: RunEnv, ctx: TicketCtx): Promise<void> {
   await removeState(env, ctx.ticket, "merged");
   if (ctx.lane) {
     const lane = ctx.lane;
-    const cleaned = await step(env, ctx, "removing the worktree and branch", () => workspace.cleanupLane(lane, { deleteRemote: true, base: env.base, mergedSha: ctx.mergedSha ?? undefined }));
+    const cleaned = await step(env, ctx, "removing the worktree and branch", () => workspace.cleanupLane(lane, { deleteRemote: true, base: env.base, mergedHead: ctx.mergedHead ?? undefined }));
     if (cleaned) log.info(`#${ctx.ticket}: clean-up: ${cleaned.detail}`);
   }
   log.info(`#${ctx.ticket}: merged`);

@@ -154,7 +154,7 @@ async function merge(env: RunEnv, ctx: TicketCtx, pr: PullRequestInfo): Promise<
   try {
     const sha = await env.deps.workspace.headSha(ctx.lane!);
     const result = await env.deps.tracker.mergePullRequest(pr.number, { sha, method: env.config.merge.method, title: `${ctx.title ?? ctx.issue.title} (#${pr.number})` });
-    ctx.mergedSha = result.sha;
+    if (result.merged) ctx.mergedHead = sha;
     if (!result.merged) {
       await endStage(env, ctx, { stage: "merge", outcome: "❌ refused", turns: null, durationMs: elapsed(env, started) });
       return fail("final", "merge", `GitHub did not merge #${pr.number}: ${result.reason ?? "no reason given"}`);

@@ -114,7 +114,7 @@ export async function takeTicket(env: RunEnv, candidate: Candidate, laneIndex: n
     pushedOnce: false,
     lastPushOk: false,
     stageCounts: new Map(),
-    mergedSha: null,
+    mergedHead: null,
     graded: null,
     progress: new ProgressComment(tracker, log, issue.number, env.runId, env.hostName, existing),
     abort: new AbortController(),

@@ -124,6 +124,16 @@ export class RunWorld {
     return data;
   }
 
+  async repoSettings() {
+    return (await this.octokit.rest.repos.get({ owner: this.target.owner, repo: this.target.repo })).data;
+  }
+
+  /** The remote's branch names, over the REST API. */
+  async branches(): Promise<string[]> {
+    const { data } = await this.octokit.rest.repos.listBranches({ owner: this.target.owner, repo: this.target.repo, per_page: 100 });
+    return data.map((b) => b.name).sort();
+  }
+
   /** Names in a directory of a ref, or null when there is none. */
   async listDir(ref: string, path: string): Promise<string[] | null> {
     try {

@@ -172,7 +172,7 @@ describe("workspace: lanes", () => {
     await ws.push(lane);
     // A squash merge on the remote: the branch's commits are not in main, but the merged head is known.
     await fx.pushCommit({ "m.txt": "m\n" }, "squashed #13");
-    const report = await ws.cleanupLane(lane, { deleteRemote: true, base: "main", mergedSha: sha });
+    const report = await ws.cleanupLane(lane, { deleteRemote: true, base: "main", mergedHead: sha });
     assert.deepEqual([report.worktree, report.localBranch, report.remoteBranch], ["removed", "deleted", "deleted"]);
     assert.equal(await git(fx.remote, ["for-each-ref", "refs/heads/agent/"]), "");
     assert.equal(await git(ws.root, ["for-each-ref", "refs/heads/agent/"]), "");
@@ -181,7 +181,7 @@ describe("workspace: lanes", () => {
     const sha2 = await commitFiles(lane2.path, { "n.txt": "n\n" }, "work");
     await ws.push(lane2);
     await git(fx.remote, ["update-ref", "-d", "refs/heads/agent/14-x"]); // GitHub deleted it on merge
-    const report2 = await ws.cleanupLane(lane2, { deleteRemote: true, base: "main", mergedSha: sha2 });
+    const report2 = await ws.cleanupLane(lane2, { deleteRemote: true, base: "main", mergedHead: sha2 });
     assert.deepEqual([report2.worktree, report2.localBranch, report2.remoteBranch], ["removed", "deleted", "gone"]);
   });
 

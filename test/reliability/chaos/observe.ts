@@ -5,7 +5,8 @@
  *   endings      every ticket ended exactly once: merged (closed, one merged PR) or handed off
  *                (ready-for-human, one current hand-off comment with its reason)
  *   two PRs      no ticket ever has two open pull requests (checked after every kill too)
- *   lost pushes  every commit ever pushed to agent/* is reachable from the base or a kept branch,
+ *   lost pushes  every commit ever pushed to agent/* is reachable from the base, a kept branch or a
+ *                pull request's head (refs/pull/N/head, which GitHub keeps after a merge),
  *                as itself or as its rebased form (same author, author date and message)
  *   State        no State file outlives its closed issue
  *   leases       no lease stays live (or stale-but-claiming) once no Run is running
@@ -116,7 +117,9 @@ export interface PushAudit {
 /** Every commit ever pushed to agent/*, against what the remote keeps now. */
 export async function auditPushes(world: ChaosWorld, t: ChaosTarget): Promise<PushAudit> {
   const pushed = new Set(world.refUpdates(t).filter((u) => u.ref.startsWith("refs/heads/agent/") && u.after).map((u) => u.after));
-  const keptRefs = (await gitOut(t.gitDir, ["for-each-ref", "--format=%(refname)", "refs/heads/"])).split("\n").filter((r) => r && !r.startsWith("refs/heads/ticket-runner/"));
+  // A merged pull request's head stays at refs/pull/N/head after its branch is deleted, on GitHub
+  // as in the sandbox: "Restore branch" brings it back, so its commits are kept, not lost.
+  const keptRefs = (await gitOut(t.gitDir, ["for-each-ref", "--format=%(refname)", "refs/heads/", "refs/pull/"])).split("\n").filter((r) => r && !r.startsWith("refs/heads/ticket-runner/"));
   const reachable = new Set((await gitOut(t.gitDir, ["rev-list", ...keptRefs])).split("\n").filter(Boolean));
   const keyOf = "%an%x1f%ae%x1f%ad%x1f%B%x1e";
   const keys = new Set((await gitOut(t.gitDir, ["log", "--date=raw", `--format=${keyOf}`, ...keptRefs])).split("\x1e").map((k) => k.trim()).filter(Boolean));

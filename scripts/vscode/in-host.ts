@@ -2,7 +2,7 @@
 // @vscode/test-electron does with desktop VS Code: headless Chromium opens the workbench with an
 // extensionDevelopmentPath + extensionTestsPath payload; the suite writes its results to a file
 // this waits for. Always stops the browser and code-server it started, by pid.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { startCodeServer, tail, type CodeServer } from "./code-server";
@@ -82,6 +82,7 @@ export async function runInHostTests(opts: InHostOptions = {}): Promise<InHostRu
       await new Promise((r) => setTimeout(r, 250));
     }
     const results = JSON.parse(readFileSync(resultsFile, "utf8")) as InHostResults;
+    if (results.failures.length > 0) keepExtensionLog(server.userDataDir, artifacts);
     return { results, ok: results.failures.length === 0 && results.passes.length > 0 };
   } finally {
     if (consoleLines.length) {
@@ -94,6 +95,22 @@ export async function runInHostTests(opts: InHostOptions = {}): Promise<InHostRu
       rmSync(scratch, { recursive: true, force: true });
       rmSync(suiteOut, { recursive: true, force: true });
     }
+  }
+}
+
+/**
+ * A failed test's why is often only in the extension's own log (a skipped ticket's reason, a
+ * warning): keep it under test-results/ and print its tail, so a CI log alone can explain a failure.
+ */
+function keepExtensionLog(userDataDir: string, artifacts: string): void {
+  const logs = join(userDataDir, "logs");
+  const found = existsSync(logs) ? readdirSync(logs, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(join("ticket-runner.ticket-runner", "Ticket Runner.log"))) : [];
+  for (const [i, rel] of found.entries()) {
+    const file = join(logs, rel);
+    mkdirSync(artifacts, { recursive: true });
+    const kept = join(artifacts, `in-host-extension-${i + 1}.log`);
+    copyFileSync(file, kept);
+    console.log(`--- the extension's log (last 60 lines; all of it in ${kept}) ---\n${tail(file, 60)}\n---`);
   }
 }
 

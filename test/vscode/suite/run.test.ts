@@ -100,7 +100,7 @@ if (raw) {
       assert.equal(question?.message, `Start a Run on ${seed.owner}/${seed.repo} with 2 lanes and the demo agent?`);
       assert.deepEqual(question?.items, ["Start"]);
       const view = api.runs.windowRun.view();
-      assert.deepEqual(view?.ended.map((e) => `#${e.ticket} ${e.ending}`).sort(), [`#${a} merged`, `#${b} merged`]);
+      assert.deepEqual(view?.ended.map((e) => `#${e.ticket} ${e.ending}`).sort(), [`#${a} merged`, `#${b} merged`], view?.ended.map((e) => `#${e.ticket} ${e.ending}: ${e.line}`).join("\n"));
       for (const n of [a, b]) assert.equal((await issue(n)).state, "closed", `#${n} is closed by the merge`);
 
       // The status bar was the stop button while it ran, and went away after.

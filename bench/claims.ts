@@ -28,6 +28,7 @@ import { OctokitTracker } from "../src/adapters/github/octokit-tracker";
 import { createClaimGate } from "../src/core/claims/claim-protocol";
 import type { Clock } from "../src/ports/clock";
 import { startSandbox, type SandboxHandle } from "../src/sandbox/start";
+import { prng } from "../test/support/prng";
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(name);
@@ -46,18 +47,6 @@ const FULL = `${OWNER}/${REPO}`;
 const silent = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 const clock: Clock = { now: () => new Date(), sleep: (ms) => new Promise((r) => setTimeout(r, ms)) };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Seeded so every strategy meets the same windows (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Host {
   user: string;
@@ -148,7 +137,8 @@ interface Result {
 }
 
 async function runStrategy(sandbox: SandboxHandle, s: Strategy, tokens: Record<string, string>, dir: string, admin: GitHubClient): Promise<Result> {
-  const random = rng(0x5eed);
+  // Seeded, so every strategy meets the same double-read windows.
+  const random = prng(0x5eed);
   const hosts = ["machine-1", "machine-3"].map((host, i) => {
     const user = `${s.key}-m${i === 0 ? 1 : 3}`.toLowerCase();
     const gh = createOctokit({ apiUrl: sandbox.apiUrl, token: tokens[user]!, log: silent, retryBaseMs: 20 });

@@ -8,6 +8,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseComments } from "../../../src/core/claims/claim-view";
 import { standings } from "../../../src/core/claims/lease-standing";
+import { prng } from "../../support/prng";
 import { waitFor } from "../../support/wait-for";
 import { auditPushes, checkEndings, checkLeases, checkLock, checkOpenPrs, checkStateFiles, endingOf, viewTickets, type Ending } from "./observe";
 import { killTree, startRun, type RunProcess } from "./run-process";
@@ -44,18 +45,6 @@ export interface KillTrialResult {
   pushedRebased: number;
   violations: string[];
   wallMs: number;
-}
-
-/** mulberry32: a small seeded PRNG, so a failing trial can be replayed with its seed. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 export const FAILURES_DIR = resolve(__dirname, "../../../test-results/reliability/failures");

@@ -12,6 +12,9 @@ import type { TicketSources } from "./sources";
 import type { SummaryRow } from "./summary";
 import { takeTicket } from "./take";
 
+/** How long a Run waits before a second try at a ticket whose take met a fault. */
+export const RETAKE_PAUSE_MS = 3000;
+
 function rowFor(ticket: number, ending: TicketEnding): SummaryRow {
   return { ticket, ending: ending.kind, line: ending.line };
 }
@@ -19,6 +22,8 @@ function rowFor(ticket: number, ending: TicketEnding): SummaryRow {
 export async function drainLanes(env: RunEnv, laneCount: number, sources: TicketSources, record: (row: SummaryRow, lane: number | null) => void, killed: Promise<void>): Promise<void> {
   const busy = new Map<number, Promise<void>>();
   const seen = new Set<number>();
+  /** Tickets whose take failed on a fault once already in this Run. */
+  const retried = new Set<number>();
   const canTake = () => !env.flags.stopping && !env.flags.rateLimited && !env.flags.killed;
 
   const startLane = (lane: number, ctx: TicketCtx) => {
@@ -46,7 +51,14 @@ export async function drainLanes(env: RunEnv, laneCount: number, sources: Ticket
         idle = false;
         seen.add(candidate.issue.number);
         const taken = await takeTicket(env, candidate, free);
-        if (!taken.taken) record({ ticket: candidate.issue.number, ending: "skipped", line: taken.reason }, null);
+        if (!taken.taken && taken.transient && candidate.kind === "frontier" && !retried.has(candidate.issue.number)) {
+          // A fault, not an answer: one more try in this Run, after a pause, rather than leaving the
+          // ticket to the next Run. Only a Frontier ticket: the source lists it again once unseen.
+          retried.add(candidate.issue.number);
+          seen.delete(candidate.issue.number);
+          env.deps.log.warn(`#${candidate.issue.number}: could not be taken (${taken.reason}); trying once more in ${RETAKE_PAUSE_MS / 1000} s`);
+          await Promise.race([env.deps.clock.sleep(RETAKE_PAUSE_MS), killed]);
+        } else if (!taken.taken) record({ ticket: candidate.issue.number, ending: "skipped", line: taken.reason }, null);
         else if (env.flags.killed) return;
         else startLane(free, taken.ctx);
       }

@@ -15,16 +15,22 @@ export type Candidate =
   | { kind: "stranded"; issue: TrackerIssue; state: StateFile }
   | { kind: "frontier"; issue: TrackerIssue };
 
-export type TakeResult = { taken: true; ctx: TicketCtx } | { taken: false; reason: string };
+/**
+ * `transient`: nothing answered "no" (no Refusal): GitHub or git could not be asked. The same Run
+ * may try that ticket once more; a Refusal is an answer and is never asked again in this Run.
+ */
+export type TakeResult = { taken: true; ctx: TicketCtx } | { taken: false; reason: string; transient: boolean };
 
-async function claimWithState(env: RunEnv, issue: TrackerIssue): Promise<{ claim: HeldClaim; state: StateFile | null } | { reason: string }> {
+type Untaken = { reason: string; transient: boolean };
+
+async function claimWithState(env: RunEnv, issue: TrackerIssue): Promise<{ claim: HeldClaim; state: StateFile | null } | Untaken> {
   const { workspace, gate, log, clock } = env.deps;
   let state: StateFile | null;
   try {
     state = await workspace.readState(issue.number);
   } catch (error) {
     // Never resume, or forget, a Ticket on a guess.
-    return { reason: `its State file could not be read: ${errorText(error)}` };
+    return { reason: `its State file could not be read: ${errorText(error)}`, transient: true };
   }
   let wroteFresh = false;
   if (!state) {
@@ -35,7 +41,7 @@ async function claimWithState(env: RunEnv, issue: TrackerIssue): Promise<{ claim
       const written = await workspace.writeState(issue.number, (current) => current ?? fresh);
       wroteFresh = !written || written.runId === env.runId;
     } catch (error) {
-      return { reason: `the remote refused its State file, so nothing was claimed: ${errorText(error)}` };
+      return { reason: `the remote refused its State file, so nothing was claimed: ${errorText(error)}`, transient: true };
     }
   }
   let attempt;
@@ -56,7 +62,7 @@ async function claimWithState(env: RunEnv, issue: TrackerIssue): Promise<{ claim
         log.warn(`#${issue.number}: could not remove the State file of a lost claim`, { error: errorText(error) });
       }
     }
-    return { reason: attempt.reason };
+    return { reason: attempt.reason, transient: !attempt.refusal };
   }
   return { claim: attempt.claim, state };
 }
@@ -73,12 +79,12 @@ export async function takeTicket(env: RunEnv, candidate: Candidate, laneIndex: n
     } catch (error) {
       attempt = { kind: "lost" as const, reason: `adopting it failed: ${errorText(error)}` };
     }
-    if (attempt.kind === "lost") return { taken: false, reason: attempt.reason };
+    if (attempt.kind === "lost") return { taken: false, reason: attempt.reason, transient: !attempt.refusal };
     claim = attempt.claim;
     state = candidate.state;
   } else {
     const got = await claimWithState(env, issue);
-    if ("reason" in got) return { taken: false, reason: got.reason };
+    if ("reason" in got) return { taken: false, ...got };
     claim = got.claim;
     state = got.state;
   }

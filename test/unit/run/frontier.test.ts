@@ -1,4 +1,5 @@
 import { strict as assert } from "node:assert";
+import { Refusal } from "../../../src/core/errors";
 import { NO_CRITERIA_MARKER } from "../../../src/core/run/guards";
 import { World } from "./world";
 
@@ -66,13 +67,43 @@ describe("Run: the Frontier, guards and narrowing", () => {
     assert.deepEqual(summary.rows.map((r) => r.line), ["not ready: labelled ready-for-human", "no such issue"]);
   });
 
-  it("a lost claim is skipped, its State record removed, and the Lane tries the next ticket", async () => {
+  it("a refused claim is skipped, its own State record removed, and the Lane tries the next ticket", async () => {
     const a = w.ticket("Lost");
     const b = w.ticket("Won");
-    w.gate.claimOverride = (t) => (t === a ? { kind: "lost", reason: "lost the race to host-b" } : null);
+    w.gate.claimOverride = (t) => (t === a ? { kind: "lost", reason: "not labelled ready-for-agent any more", refusal: new Refusal("not-ready", "not labelled ready-for-agent any more") } : null);
     const summary = await w.run().start();
     assert.deepEqual(summary.rows.map((r) => [r.ticket, r.ending]), [[a, "skipped"], [b, "merged"]]);
     assert.equal(w.state(a), null);
+  });
+
+  it("a take that met a fault (not a refusal) is tried once more in the same Run, after a pause", async () => {
+    const n = w.ticket("Flaky claim");
+    let faults = 1;
+    w.gate.claimOverride = () => {
+      if (faults-- > 0) throw new Error("fetch failed");
+      return null;
+    };
+    const summary = await w.run().start();
+    assert.deepEqual(summary.rows.map((r) => [r.ticket, r.ending]), [[n, "merged"]]);
+    assert.deepEqual(w.gate.calls.filter((c) => c.startsWith("claim")), [`claim #${n}`, `claim #${n}`]);
+    assert.ok(w.log.has(`#${n}: could not be taken (the claim failed: fetch failed); trying once more in 3 s`));
+  });
+
+  it("a take that meets a fault twice is skipped with the fault, not tried a third time", async () => {
+    const n = w.ticket("Broken claim");
+    w.gate.claimOverride = () => {
+      throw new Error("fetch failed");
+    };
+    const summary = await w.run().start();
+    assert.deepEqual(summary.rows.map((r) => [r.ticket, r.ending, r.line]), [[n, "skipped", "the claim failed: fetch failed"]]);
+    assert.equal(w.gate.calls.filter((c) => c.startsWith("claim")).length, 2);
+  });
+
+  it("a refused claim is an answer: never tried again in the same Run", async () => {
+    const n = w.ticket("Refused claim");
+    w.gate.claimOverride = () => ({ kind: "lost", reason: "lost the race to host-b", refusal: new Refusal("race-yielded", "lost the race to host-b") });
+    await w.run().start();
+    assert.deepEqual(w.gate.calls.filter((c) => c.startsWith("claim")), [`claim #${n}`]);
   });
 
   it("a lost claim leaves a rival's State record alone", async () => {
@@ -80,7 +111,7 @@ describe("Run: the Frontier, guards and narrowing", () => {
     w.gate.claimOverride = (t) => {
       // The winner on another Host writes its record between our write and our claim's answer.
       w.remote.states.set(t, { ...w.remote.states.get(t)!, runId: "rival-run" });
-      return { kind: "lost", reason: "lost the race" };
+      return { kind: "lost", reason: "lost the race", refusal: new Refusal("race-yielded", "lost the race") };
     };
     await w.run().start();
     assert.equal(w.state(a)!.runId, "rival-run");

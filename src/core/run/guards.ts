@@ -5,7 +5,7 @@
  */
 import type { Tracker, TrackerComment } from "../../ports/tracker";
 import type { Log } from "../../ports/log";
-import { uncheckedCriteria } from "./criteria";
+import { criteriaHold, holdReason } from "./holds";
 
 export const NO_CRITERIA_MARKER = "<!-- ticket-runner:guard no-criteria -->";
 
@@ -35,8 +35,9 @@ export async function guardCriteria(
   readyLabel: string,
   comments?: TrackerComment[],
 ): Promise<GuardVerdict> {
-  if (uncheckedCriteria(issue.body).length > 0) return { pass: true };
-  const reason = "no unticked `- [ ]` acceptance criteria";
+  const hold = criteriaHold(issue);
+  if (!hold) return { pass: true };
+  const reason = holdReason(hold);
   try {
     const existing = comments ?? (await tracker.listComments(issue.number));
     if (existing.some((c) => c.body.startsWith(NO_CRITERIA_MARKER))) return { pass: false, reason, commented: false };

@@ -13,6 +13,7 @@ import { commandTable } from "./command-table";
 import { FILTER_STATE_KEY } from "./commands/board";
 import { refreshTargetState } from "./target-state";
 import { Links } from "./links";
+import { Picker } from "./quick-picks";
 import { registerRuns } from "./run/register-runs";
 
 /**
@@ -32,8 +33,9 @@ export function activateExtension(context: vscode.ExtensionContext, startedAt: n
   statusBar.show({ kind: "idle" });
 
   const links = new Links();
+  const picker = new Picker();
 
-  const services: ExtensionServices = { context, log, logChannel, notifier, contextKeys, connection, statusBar, links };
+  const services: ExtensionServices = { context, log, logChannel, notifier, contextKeys, connection, statusBar, links, picker };
   const board = registerBoard(services);
   const runs = registerRuns(services, () => board);
   registerCommands({ ...services, board, runs }, commandTable);
@@ -63,6 +65,7 @@ export function activateExtension(context: vscode.ExtensionContext, startedAt: n
     runs,
     notifier,
     links,
+    picker,
     statusBar: () => statusBar.current,
   };
 }

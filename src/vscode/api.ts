@@ -2,6 +2,7 @@ import type * as vscode from "vscode";
 import type { BoardHandle } from "./board-seam";
 import type { Notice, Notifier } from "./notifier";
 import type { Links } from "./links";
+import type { Picker } from "./quick-picks";
 import type { RunServices } from "./run/run-services";
 import type { StatusBarView } from "./status-bar";
 
@@ -24,6 +25,8 @@ export interface TicketRunnerApi {
   readonly notifier: Notifier;
   /** Tests replace its opener (setOpener) to capture the URLs a button opens. */
   readonly links: Links;
+  /** Tests replace its pick API (setPickApi) to see a QuickPick's items and choose one. */
+  readonly picker: Picker;
   /** What the status-bar item shows now. */
   statusBar(): StatusBarView;
 }

@@ -5,6 +5,7 @@ import type { ContextKeys } from "./context-keys";
 import type { Notifier } from "./notifier";
 import type { StatusBarItemView } from "./status-bar-item";
 import type { Links } from "./links";
+import type { Picker } from "./quick-picks";
 
 /**
  * Everything activate() builds, handed explicitly to the board and the command handlers.
@@ -19,4 +20,6 @@ export interface ExtensionServices {
   readonly connection: Connection;
   readonly statusBar: StatusBarItemView;
   readonly links: Links;
+  /** QuickPicks go through it, so in-host tests can choose (setPickApi). */
+  readonly picker: Picker;
 }

@@ -4,7 +4,7 @@ import type { CommandServices } from "../run-command";
 import { prepareRun } from "../run/prepare-run";
 import { CONSENT_STATE_KEY, consentCovers, startQuestion } from "../run/start-confirmation";
 import { ticketFromArgs } from "../run/ticket-args";
-import { pickFrontierTicket } from "../run/ticket-picker";
+import { pickStartableTicket } from "../run/start-picker";
 
 /** Ticket Runner: Start — a Run with the configured lanes. */
 export async function start(services: CommandServices): Promise<void> {
@@ -13,7 +13,7 @@ export async function start(services: CommandServices): Promise<void> {
 
 /** Ticket Runner: Start on Ticket — a narrowed Run, on a board row's ticket or one picked. */
 export async function startOnTicket(services: CommandServices, ...args: unknown[]): Promise<void> {
-  const ticket = ticketFromArgs(args) ?? (await pickFrontierTicket(services));
+  const ticket = ticketFromArgs(args) ?? (await pickStartableTicket(services));
   if (ticket === undefined) throw new vscode.CancellationError();
   await startRun(services, [ticket]);
 }

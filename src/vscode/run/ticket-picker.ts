@@ -5,7 +5,7 @@ import type { ExtensionServices } from "../services";
 import { loadTargetConfig } from "./target-config";
 import { resolveWindowTarget } from "./window-target";
 
-/** A QuickPick of the open `ready-for-agent` tickets, lowest number first (one request). */
+/** Claim's QuickPick: the open `ready-for-agent` tickets not in progress, lowest number first (one request). Start on Ticket has its own (start-picker.ts). */
 export async function pickFrontierTicket(services: ExtensionServices): Promise<number | undefined> {
   const target = await resolveWindowTarget(services);
   const config = loadTargetConfig(target.folder);
@@ -21,6 +21,6 @@ export async function pickFrontierTicket(services: ExtensionServices): Promise<n
     services.notifier.info(`Ticket Runner: no open issue of ${target.name} is labelled ${config.labels.ready} and free. Nothing was started.`);
     return undefined;
   }
-  const picked = await vscode.window.showQuickPick(items, { title: `Start on a ticket of ${target.name}`, placeHolder: "A narrowed Run works on this ticket only", matchOnDescription: true });
+  const picked = await services.picker.pick(items, { title: `Claim a ticket of ${target.name}`, placeHolder: "A person's claim: assigned to you, nothing runs", matchOnDescription: true });
   return picked?.ticket;
 }

@@ -16,7 +16,7 @@ import { composeRun } from "../src/adapters/compose-run";
 import { loadConfig } from "../src/core/config-load";
 import type { Log } from "../src/ports/log";
 import { makeTempDir } from "../test/support/git-fixtures";
-import { openTickets, seedTarget, simpleTicket } from "../test/integration/run/run-target";
+import { openTickets, seedRunTarget, simpleTicket } from "../test/support/run-seed";
 import { sandboxProcess } from "../test/support/sandbox-process";
 
 const AGENT_STAGES = new Set(["implement", "verify", "fix", "conflict"]);
@@ -38,7 +38,7 @@ async function measure(tickets: number, lanes: number): Promise<Measured> {
   const sandbox = await sandboxProcess();
   const scratch = await makeTempDir("tr-bench-run-");
   try {
-    const target = await seedTarget(sandbox, scratch, { lanes, ci: { pollSeconds: 0.2, graceMinutes: 1, timeoutMinutes: 5 }, lease: { settleMs: 200 } });
+    const target = await seedRunTarget(sandbox, scratch, { lanes, ci: { pollSeconds: 0.2, graceMinutes: 1, timeoutMinutes: 5 }, lease: { settleMs: 200 } });
     await sandbox.admin.scriptCi(`${target.owner}/${target.repo}`, { conclusion: "success", delayMs: 0 });
     await openTickets(target, Array.from({ length: tickets }, (_, i) => simpleTicket(`bench${String.fromCharCode(97 + i)}`)));
     const runRoot = join(scratch, "run-root");

@@ -2,7 +2,8 @@
  * A Target for a whole Run against the sandbox with the demo agent: the demo project (its own
  * tests are the Checks and the sandbox CI), a user with write access, issues with demo blocks, and
  * a real clone in a workspace folder (plus a `.code-workspace` file naming it, for a multi-root
- * window). Used by the extension's in-host Run tests, the Playwright E2E and the responsiveness bench.
+ * window). Used by the Run's integration tests, the extension's in-host Run tests, the Playwright
+ * E2E and the benchmarks. Bundled into the extension host by esbuild: no mocha globals here.
  */
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
@@ -61,9 +62,19 @@ export function simpleTicket(name: string, behaviours: string[] = []): DemoTicke
 
 const run = promisify(execFile);
 
-/** Asynchronous on purpose: the sandbox serves from this same process, so a blocking git would wait for itself. */
-async function git(cwd: string, args: string[]): Promise<void> {
-  await run("git", args, { cwd, env: { ...process.env, LC_ALL: "C", GIT_TERMINAL_PROMPT: "0" } });
+/**
+ * Clones with the token in a header for this one command, never into the clone's config.
+ * Asynchronous on purpose: when the sandbox serves from this same process, a blocking git would wait for itself.
+ */
+export async function cloneWithToken(url: string, token: string, dir: string): Promise<void> {
+  const basic = Buffer.from(`x-access-token:${token}`).toString("base64");
+  try {
+    await run("git", ["-c", `http.extraHeader=Authorization: Basic ${basic}`, "clone", "-q", url, dir], { env: { ...process.env, LC_ALL: "C", GIT_TERMINAL_PROMPT: "0" } });
+  } catch (e) {
+    // execFile's own message repeats the command line, header and all: say only git's words.
+    const stderr = (e as { stderr?: unknown }).stderr;
+    throw new Error(`git clone ${url} failed: ${typeof stderr === "string" ? stderr : "(no output)"}`);
+  }
 }
 
 /** Creates the repository, the user and the clone. Issues are opened separately (openTickets). */
@@ -85,9 +96,7 @@ export async function seedRunTarget(sandbox: SandboxHandle, scratch: string, con
   });
   const { token } = await sandbox.admin.addUser({ login: RUN_USER, repos: { [`${RUN_OWNER}/${RUN_REPO}`]: "write" } });
   const clone = join(scratch, "shop");
-  const basic = Buffer.from(`x-access-token:${token}`).toString("base64");
-  // The token goes in a header for this one command, never into the clone's config.
-  await git(scratch, ["-c", `http.extraHeader=Authorization: Basic ${basic}`, "clone", "-q", sandbox.gitUrl(RUN_OWNER, RUN_REPO), clone]);
+  await cloneWithToken(sandbox.gitUrl(RUN_OWNER, RUN_REPO), token, clone);
   const workspaceFile = join(scratch, "shop.code-workspace");
   writeFileSync(workspaceFile, JSON.stringify({ folders: [{ path: clone }], settings: {} }, null, 2) + "\n");
   mkdirSync(join(scratch, "runs"), { recursive: true });

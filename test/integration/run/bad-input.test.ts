@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { HANDOFF_MARKER } from "../../../src/core/run/handoff-comment";
 import { RunWorld } from "./run-helpers";
-import { cloneWithToken } from "./run-target";
+import { cloneWithToken } from "../../support/run-seed";
 
 const say = (r: { out: string[]; err: string[] }) => `stdout:\n${r.out.join("\n")}\nstderr:\n${r.err.join("\n")}`;
 
@@ -35,7 +35,7 @@ describe("init (integration)", function () {
     await w.sandbox.admin.createRepo({ owner: "demo", name: "fresh", files: { "package.json": JSON.stringify({ scripts: { test: "node --test" } }), "README.md": "hi\n" } });
     const { token } = await w.sandbox.admin.addUser({ login: "olu", repos: { "demo/fresh": "write" } });
     const clone = join(w.scratch, "fresh");
-    cloneWithToken(w.sandbox.gitUrl("demo", "fresh"), token, clone);
+    await cloneWithToken(w.sandbox.gitUrl("demo", "fresh"), token, clone);
     const host = w.hostEnv("init", { TICKET_RUNNER_TOKEN: token });
 
     const refused = await w.cliDone(["run"], { cwd: clone, host });

@@ -1,7 +1,7 @@
 import { strict as assert } from "node:assert";
 import { HANDOFF_HISTORY, HANDOFF_MARKER } from "../../../src/core/run/handoff-comment";
 import { PROGRESS_MARKER } from "../../../src/core/run/progress-comment";
-import type { DemoTicket } from "./run-target";
+import type { DemoTicket } from "../../support/run-seed";
 import { RunWorld } from "./run-helpers";
 
 const say = (r: { out: string[]; err: string[] }) => `stdout:\n${r.out.join("\n")}\nstderr:\n${r.err.join("\n")}`;

@@ -11,8 +11,9 @@ import type { Octokit } from "@octokit/rest";
 import type { SandboxHandle } from "../../../src/sandbox/start";
 import { CLI_BUNDLE, sandboxProcess } from "../../support/sandbox-process";
 import { makeTempDir } from "../../support/git-fixtures";
-import { USER, cloneWithToken, openTickets, quietOctokit, seedTarget, simpleTicket } from "./run-target";
-import type { DemoTicket, RunTarget } from "./run-target";
+import { sandboxOctokit } from "../../support/board-seed";
+import { cloneWithToken, openTickets, seedRunTarget, simpleTicket } from "../../support/run-seed";
+import type { DemoTicket, RunTarget } from "../../support/run-seed";
 import { waitFor } from "../../support/wait-for";
 
 export const CLI = CLI_BUNDLE;
@@ -40,11 +41,11 @@ export class RunWorld {
 
   static async make(config: Record<string, unknown> = {}): Promise<RunWorld> {
     const w = new RunWorld();
-    // The sandbox runs as its own process: the seed's clone is a synchronous git call.
     w.sandbox = await sandboxProcess();
     w.scratch = await makeTempDir("tr-run-it-");
-    w.target = await seedTarget(w.sandbox, w.scratch, config);
-    w.octokit = quietOctokit(w.sandbox.apiUrl, w.sandbox.adminToken);
+    // One Lane unless a test asks for more: most tests here follow one ticket at a time.
+    w.target = await seedRunTarget(w.sandbox, w.scratch, { lanes: 1, ...config });
+    w.octokit = sandboxOctokit(w.sandbox.apiUrl, w.sandbox.adminToken);
     w.hostA = w.hostEnv("a", {});
     return w;
   }
@@ -215,9 +216,9 @@ export class RunWorld {
   }
 
   /** A second clone of the Target, playing another Host. */
-  cloneAgain(name: string): string {
+  async cloneAgain(name: string): Promise<string> {
     const dir = join(this.scratch, name);
-    cloneWithToken(this.sandbox.gitUrl(this.target.owner, this.target.repo), this.target.userToken, dir);
+    await cloneWithToken(this.sandbox.gitUrl(this.target.owner, this.target.repo), this.target.userToken, dir);
     return dir;
   }
 
@@ -235,4 +236,3 @@ export class RunWorld {
   }
 }
 
-export { USER };

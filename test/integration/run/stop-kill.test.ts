@@ -78,7 +78,7 @@ describe("run (integration): stop and kill", function () {
     await w.noProcessesIn(join(w.target.clone, ".worktrees"));
     assert.equal((await w.stateOf(n!))!.state, "implemented");
 
-    const cloneB = w.cloneAgain("host-b");
+    const cloneB = await w.cloneAgain("host-b");
     const hostB = w.hostEnv("b", { TICKET_RUNNER_HOST_SESSION: "vm-b" });
     const refused = await w.cliDone(["run"], { cwd: cloneB, host: hostB });
     assert.equal(refused.code, 2, say(refused));

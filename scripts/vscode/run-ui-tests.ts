@@ -10,35 +10,12 @@
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Page } from "playwright-core";
-import { installVsix, listExtensions, startCodeServer, tail, type CodeServer } from "./code-server";
-import { launchChromium } from "./chromium";
-import { REPO_ROOT } from "./build-suite";
-import { STRAY_ENV } from "./in-host";
+import { installVsix, listExtensions } from "./code-server";
 import { packVsix } from "./vsix";
 import { runRunE2E } from "./ui-run-e2e";
+import { activityItem, openWorkbench, runFromPalette, shot, step, UI_TIMEOUT_MS, UiSession } from "./ui-session";
 
 const EXTENSION_ID = "ticket-runner.ticket-runner";
-const SHOTS = join(REPO_ROOT, "test-results");
-const STEP_TIMEOUT_MS = 60_000;
-
-async function step<T>(name: string, fn: () => Promise<T>): Promise<T> {
-  const started = Date.now();
-  const value = await fn();
-  console.log(`  ✓ ${name} (${Date.now() - started} ms)`);
-  return value;
-}
-
-async function runCommandFromPalette(page: Page, title: string): Promise<void> {
-  await page.keyboard.press("F1");
-  const input = page.locator(".quick-input-widget input.input");
-  await input.waitFor({ state: "visible", timeout: STEP_TIMEOUT_MS });
-  await input.fill(`>${title}`);
-  // The row must say exactly this command before Enter, or Enter would run whatever is first.
-  await page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first().waitFor({ timeout: STEP_TIMEOUT_MS });
-  await page.keyboard.press("Enter");
-  await page.locator(".quick-input-widget").waitFor({ state: "hidden", timeout: STEP_TIMEOUT_MS });
-}
 
 async function main(): Promise<void> {
   const started = Date.now();
@@ -47,10 +24,7 @@ async function main(): Promise<void> {
   const userDataDir = join(scratch, "user-data");
   const workspace = join(scratch, "workspace");
   mkdirSync(workspace, { recursive: true });
-  mkdirSync(SHOTS, { recursive: true });
-  let server: CodeServer | undefined;
-  let browser: Awaited<ReturnType<typeof launchChromium>> | undefined;
-  let page: Page | undefined;
+  const ui = new UiSession();
   console.log("ui: the packaged extension in code-server, driven by Playwright");
   try {
     const vsix = join(scratch, "ticket-runner.vsix");
@@ -61,47 +35,39 @@ async function main(): Promise<void> {
       if (!listed.some((l) => l.startsWith(`${EXTENSION_ID}@`))) throw new Error(`${EXTENSION_ID} not listed after install: ${listed.join(", ") || "(none)"}`);
     });
 
-    server = await step("code-server starts", () => startCodeServer({ extensionsDir, userDataDir, unsetEnv: STRAY_ENV }));
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    const p = page;
-    await step("the workbench loads", async () => {
-      await p.goto(`${server!.url}/?folder=${encodeURIComponent(workspace)}`);
-      await p.locator(".monaco-workbench").waitFor({ timeout: STEP_TIMEOUT_MS });
-    });
+    const server = await step("code-server starts", () => ui.startServer({ extensionsDir, userDataDir }));
+    const p = await ui.openPage({ width: 1280, height: 800 });
+    await step("the workbench loads", () => openWorkbench(p, `${server.url}/?folder=${encodeURIComponent(workspace)}`));
 
     await step("clicking the Ticket Runner activity-bar item opens the container", async () => {
-      const item = p.locator('.part.activitybar [aria-label="Ticket Runner"]').first();
-      await item.waitFor({ timeout: STEP_TIMEOUT_MS });
+      const item = activityItem(p);
+      await item.waitFor({ timeout: UI_TIMEOUT_MS });
       await item.click();
-      await p.locator(".part.sidebar .composite.title", { hasText: /Ticket Runner/i }).waitFor({ timeout: STEP_TIMEOUT_MS });
+      await p.locator(".part.sidebar .composite.title", { hasText: /Ticket Runner/i }).waitFor({ timeout: UI_TIMEOUT_MS });
     });
 
-    await step('"Ticket Runner: Refresh" runs from the Command Palette', () => runCommandFromPalette(p, "Ticket Runner: Refresh"));
+    await step('"Ticket Runner: Refresh" runs from the Command Palette', async () => {
+      await runFromPalette(p, "Ticket Runner: Refresh");
+      await p.locator(".quick-input-widget").waitFor({ state: "hidden", timeout: UI_TIMEOUT_MS });
+    });
 
     await step("the Board view shows its signed-out welcome with a Sign In button", async () => {
       const sidebar = p.locator(".part.sidebar");
-      await sidebar.locator(".welcome-view-content", { hasText: "Sign in to GitHub" }).waitFor({ timeout: STEP_TIMEOUT_MS });
-      await sidebar.getByRole("button", { name: "Sign In" }).waitFor({ timeout: STEP_TIMEOUT_MS });
+      await sidebar.locator(".welcome-view-content", { hasText: "Sign in to GitHub" }).waitFor({ timeout: UI_TIMEOUT_MS });
+      await sidebar.getByRole("button", { name: "Sign In" }).waitFor({ timeout: UI_TIMEOUT_MS });
       const errors = await p.locator(".notifications-toasts .notification-list-item", { hasText: /failed|error/i }).count();
       if (errors > 0) throw new Error(`an error notification is showing after Refresh`);
     });
 
-    await step("screenshot test-results/ui-board-open.png", () => p.screenshot({ path: join(SHOTS, "ui-board-open.png") }));
-    await browser.close();
-    browser = undefined;
-    await server.stop();
-    server = undefined;
+    await step("screenshot test-results/ui-board-open.png", () => shot(p, "ui-board-open.png"));
+    await ui.close();
     await runRunE2E(extensionsDir);
     console.log(`ui: passed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   } catch (e) {
-    await page?.screenshot({ path: join(SHOTS, "ui-failure.png") }).catch(() => undefined);
-    console.error(`ui: FAILED (screenshot: test-results/ui-failure.png): ${e instanceof Error ? e.message : String(e)}`);
-    if (server) console.error(`--- code-server log ---\n${tail(server.logFile)}`);
+    console.error(await ui.failure("ui", "ui-failure.png", e));
     process.exitCode = 1;
   } finally {
-    await browser?.close().catch(() => undefined);
-    await server?.stop();
+    await ui.close();
     rmSync(scratch, { recursive: true, force: true });
   }
 }

@@ -9,25 +9,16 @@
 //   test-results/demo-board-end.png       the Board after the Run: #3 needs a person, #6 is back
 // Run: npm run build && tsx scripts/vscode/ui-demo.ts      (npm run test:vscode:demo)
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Locator, Page } from "playwright-core";
 import { Octokit } from "@octokit/rest";
 import { startSandbox } from "../../src/sandbox/start";
 import { REPO_ROOT } from "./build-suite";
-import { launchChromium } from "./chromium";
+import { openTicketRunner, openWorkbench, paletteInput, SHOTS, shot, sidebarRows, statusItem, step, UI_TIMEOUT_MS, UiSession, until, widenSidebar } from "./ui-session";
 
-const SHOTS = join(REPO_ROOT, "test-results");
-const TIMEOUT = 60_000;
 const RUN_TIMEOUT = 240_000;
-
-async function step<T>(name: string, fn: () => Promise<T>): Promise<T> {
-  const started = Date.now();
-  const value = await fn();
-  console.log(`  ✓ ${name} (${Date.now() - started} ms)`);
-  return value;
-}
 
 interface DemoProcess {
   pid: number;
@@ -49,16 +40,6 @@ function startDemo(data: string): DemoProcess {
   child.stderr.on("data", (b: Buffer) => err.push(...b.toString("utf8").split("\n")));
   const exited = new Promise<number | null>((res) => child.on("close", (code) => res(code)));
   return { pid: child.pid!, out, err, exited };
-}
-
-async function until<T>(probe: () => T | undefined | Promise<T | undefined>, what: string, timeoutMs = TIMEOUT): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 function processesIn(dir: string): string[] {
@@ -92,7 +73,7 @@ async function expand(section: Locator): Promise<void> {
 async function showTranscript(p: Page): Promise<boolean> {
   try {
     await p.keyboard.press("F1");
-    const input = p.locator(".quick-input-widget input.input");
+    const input = paletteInput(p);
     await input.waitFor({ state: "visible", timeout: 5_000 });
     await input.fill(">Output: Show Output Channels");
     await p.locator(".quick-input-list .monaco-list-row", { hasText: "Show Output Channels" }).first().waitFor({ timeout: 5_000 });
@@ -110,58 +91,44 @@ async function showTranscript(p: Page): Promise<boolean> {
 }
 
 async function main(): Promise<void> {
-  mkdirSync(SHOTS, { recursive: true });
+  const ui = new UiSession();
   const scratch = mkdtempSync(join(tmpdir(), "tr-ui-demo-"));
   const data = join(scratch, "demo");
   let demo: DemoProcess | undefined;
-  let browser: Awaited<ReturnType<typeof launchChromium>> | undefined;
-  let page: Page | undefined;
   console.log("ui-demo: `ticket-runner demo` in VS Code (code-server), Start clicked like a person");
   try {
     const d = startDemo(data);
     demo = d;
     const url = await step("the demo starts the sandbox and code-server and prints the URL", () =>
-      until(() => d.out.map((l) => l.trim()).find((l) => l.startsWith("http://127.0.0.1:") && l.includes("workspace=")), `the URL\n${d.out.join("\n")}\n${d.err.join("\n")}`, 180_000),
+      until(`the URL\n${d.out.join("\n")}\n${d.err.join("\n")}`, () => d.out.map((l) => l.trim()).find((l) => l.startsWith("http://127.0.0.1:") && l.includes("workspace=")), { timeoutMs: 180_000 }),
     );
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-    const p = page;
-    const sidebarRow = (text: string | RegExp) => p.locator(".part.sidebar .monaco-list-row", { hasText: text });
+    const p = await ui.openPage({ width: 1440, height: 900 });
+    const sidebarRow = (text: string | RegExp) => sidebarRows(p, text);
     const ticket = (n: number) => sidebarRow(new RegExp(`^#${n} `)).first();
-    const statusItem = p.locator(".part.statusbar .statusbar-item", { hasText: "Ticket Runner" }).first();
+    const status = statusItem(p);
 
-    await step("the workbench opens the clone's workspace", async () => {
-      await p.goto(url);
-      await p.locator(".monaco-workbench").waitFor({ timeout: TIMEOUT });
-    });
+    await step("the workbench opens the clone's workspace", () => openWorkbench(p, url));
     await step("the Ticket Runner container shows six tickets on the Frontier", async () => {
-      const item = p.locator('.part.activitybar [aria-label^="Ticket Runner"]').first();
-      await item.waitFor({ timeout: TIMEOUT });
-      await item.click();
-      await sidebarRow("Frontier (ready)").first().waitFor({ timeout: TIMEOUT });
-      for (const n of [1, 2, 3, 4, 5, 6]) await ticket(n).waitFor({ timeout: TIMEOUT });
+      await openTicketRunner(p);
+      await sidebarRow("Frontier (ready)").first().waitFor({ timeout: UI_TIMEOUT_MS });
+      for (const n of [1, 2, 3, 4, 5, 6]) await ticket(n).waitFor({ timeout: UI_TIMEOUT_MS });
     });
     await step("the sidebar is widened so the Run column shows", async () => {
-      const box = await p.locator(".part.sidebar").boundingBox();
-      if (!box) throw new Error("no sidebar");
-      await p.mouse.move(box.x + box.width + 1, box.y + box.height / 2);
-      await p.mouse.down();
-      await p.mouse.move(box.x + 720, box.y + box.height / 2, { steps: 10 });
-      await p.mouse.up();
+      await widenSidebar(p, 720);
       await p.mouse.move(1400, 880);
-      await p.screenshot({ path: join(SHOTS, "demo-board-start.png") });
+      await shot(p, "demo-board-start.png");
     });
     const startedAt = await step("Start (▶) on the Board asks once: 2 lanes, the demo agent; Start", async () => {
       const play = p.locator('.part.sidebar .pane-header .action-label[aria-label^="Start"], .part.sidebar .title-actions .action-label[aria-label^="Start"]').first();
       await p.locator(".part.sidebar").hover();
-      await play.waitFor({ timeout: TIMEOUT });
+      await play.waitFor({ timeout: UI_TIMEOUT_MS });
       await play.click();
       const dialog = p.locator(".monaco-dialog-box");
-      await dialog.waitFor({ timeout: TIMEOUT });
+      await dialog.waitFor({ timeout: UI_TIMEOUT_MS });
       const text = await dialog.innerText();
       if (!text.includes("Start a Run on demo/shop with 2 lanes and the demo agent?")) throw new Error(`unexpected question: ${text}`);
       await dialog.getByRole("button", { name: "Start", exact: true }).click();
-      await dialog.waitFor({ state: "hidden", timeout: TIMEOUT });
+      await dialog.waitFor({ state: "hidden", timeout: UI_TIMEOUT_MS });
       return Date.now();
     });
     await step("mid-Run: two Lanes under Running here (test-results/demo-board-mid-run.png)", async () => {
@@ -170,7 +137,7 @@ async function main(): Promise<void> {
       let taken = false;
       let transcriptShown = false;
       let frame = 0;
-      await until(async () => {
+      await until("two busy Lanes", async () => {
         if (process.env["DEMO_UI_DEBUG"]) {
           const rows = await p.locator(".part.sidebar .monaco-list-row").allInnerTexts();
           console.log(`frame ${frame}: ${rows.join(" | ").replace(/\n/g, " ")}`);
@@ -180,34 +147,33 @@ async function main(): Promise<void> {
         await expand(sidebarRow(/^Needs a person\s*[1-9]/));
         const running = await visible(sidebarRow("Running here"));
         const spinning = await p.locator(".part.sidebar .monaco-list-row .codicon-modifier-spin").count();
-        if (!running || spinning < 2) return taken && !(await visible(statusItem)) ? true : undefined;
+        if (!running || spinning < 2) return taken && !(await visible(status)) ? true : undefined;
         if (!transcriptShown) transcriptShown = await showTranscript(p);
         await p.mouse.move(1400, 880);
-        await p.screenshot({ path: join(SHOTS, "demo-board-mid-run.png") });
+        await shot(p, "demo-board-mid-run.png");
         taken = true;
         return (await visible(sidebarRow(/^Needs a person\s*[1-9]/))) ? true : undefined;
-      }, "two busy Lanes", RUN_TIMEOUT);
+      }, { timeoutMs: RUN_TIMEOUT, everyMs: 100 });
       if (!taken) throw new Error("never saw two busy Lanes");
     });
     const wall = await step("the Run ends: the status-bar item goes, the summary says what happened", async () => {
-      await statusItem.waitFor({ state: "hidden", timeout: RUN_TIMEOUT });
+      await status.waitFor({ state: "hidden", timeout: RUN_TIMEOUT });
       const seconds = (Date.now() - startedAt) / 1000;
       await expand(sidebarRow(/^Needs a person\s*[1-9]/));
       await expand(sidebarRow(/^Frontier \(ready\)\s*[1-9]/));
-      await ticket(3).waitFor({ timeout: TIMEOUT });
-      await ticket(6).waitFor({ timeout: TIMEOUT });
-      await until(async () => ((await sidebarRow(/^#[1245] /).count()) === 0 ? true : undefined), "#1 #2 #4 #5 off the board (closed)");
+      await ticket(3).waitFor({ timeout: UI_TIMEOUT_MS });
+      await ticket(6).waitFor({ timeout: UI_TIMEOUT_MS });
+      await until("#1 #2 #4 #5 off the board (closed)", async () => (await sidebarRow(/^#[1245] /).count()) === 0);
       await p.mouse.move(1400, 880);
-      await p.screenshot({ path: join(SHOTS, "demo-board-end.png") });
+      await shot(p, "demo-board-end.png");
       return seconds;
     });
     await step("Ctrl+C stops the demo: code-server and the sandbox, by pid; nothing left running", async () => {
-      await browser?.close();
-      browser = undefined;
+      await ui.closeBrowser();
       process.kill(-d.pid, "SIGINT");
       const code = await Promise.race([d.exited, new Promise<string>((r) => setTimeout(() => r("timeout"), 60_000).unref())]);
       if (code !== 0) throw new Error(`the demo exited with ${code}\n${d.out.join("\n")}\n${d.err.join("\n")}`);
-      await until(() => (processesIn(data).length === 0 ? true : undefined), `no process left in ${data}`, 30_000);
+      await until(`no process left in ${data}`, () => processesIn(data).length === 0, { timeoutMs: 30_000 });
     });
     await step("the outcomes, read from the demo's sandbox data: 4 merged, #3 handed off, #6 released", async () => {
       const sb = await startSandbox({ dataDir: join(data, "sandbox"), quiet: true });
@@ -229,11 +195,11 @@ async function main(): Promise<void> {
     writeFileSync(join(SHOTS, "demo-figures.json"), JSON.stringify({ vscodeRunSeconds: wall }, null, 2) + "\n");
     console.log(`ui-demo: passed; the Run in VS Code took ${wall.toFixed(1)} s from Start to the end`);
   } catch (e) {
-    await page?.screenshot({ path: join(SHOTS, "demo-failure.png") }).catch(() => undefined);
+    const failed = await ui.failure("ui-demo", "demo-failure.png", e);
     if (demo) console.error(`--- demo output ---\n${demo.out.join("\n")}\n${demo.err.join("\n")}`);
-    throw new Error(`ui-demo: FAILED (screenshot: test-results/demo-failure.png): ${e instanceof Error ? e.message : String(e)}`);
+    throw new Error(failed);
   } finally {
-    await browser?.close().catch(() => undefined);
+    await ui.closeBrowser();
     if (demo) {
       try {
         process.kill(-demo.pid, "SIGINT");

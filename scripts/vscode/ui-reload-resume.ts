@@ -10,7 +10,7 @@
 //                                                  test-results/reload-3-merged.png
 // Every demo-agent process of this test (found by the private extensions folder in its command line)
 // is accounted for and, at the end, ended by pid.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
@@ -18,43 +18,18 @@ import { parseLeaseComment } from "../../src/core/claims/lease-comment";
 import { startSandbox, type SandboxHandle } from "../../src/sandbox/start";
 import { sandboxOctokit } from "../../test/support/board-seed";
 import { openTickets, RUN_USER, seedRunTarget, simpleTicket, type RunTarget } from "../../test/support/run-seed";
-import { REPO_ROOT } from "./build-suite";
-import { launchChromium } from "./chromium";
-import { installVsix, startCodeServer, tail, type CodeServer } from "./code-server";
-import { STRAY_ENV } from "./in-host";
+import { installVsix } from "./code-server";
 import { packVsix } from "./vsix";
-
-const SHOTS = join(REPO_ROOT, "test-results");
-const TIMEOUT = 60_000;
-
-async function step<T>(name: string, fn: () => Promise<T>): Promise<T> {
-  const started = Date.now();
-  const value = await fn();
-  console.log(`  ✓ ${name} (${Date.now() - started} ms)`);
-  return value;
-}
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = TIMEOUT): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+import { activityItem, openWorkbench, paletteInput, pickInPalette, shot, sidebarRows, statusItem, step, UI_TIMEOUT_MS, UiSession, until } from "./ui-session";
 
 async function palette(page: Page, title: string): Promise<void> {
-  const input = page.locator(".quick-input-widget input.input");
   // A freshly reloaded page has no focused element, so F1 goes nowhere: focus the editor area first.
-  await waitFor("the Command Palette to open", async () => {
+  await until("the Command Palette to open", async () => {
     await page.locator(".part.editor").click({ position: { x: 20, y: 20 } });
     await page.keyboard.press("F1");
-    return (await input.waitFor({ state: "visible", timeout: 5_000 }).then(() => true, () => false)) ? true : undefined;
+    return paletteInput(page).waitFor({ state: "visible", timeout: 5_000 }).then(() => true, () => false);
   });
-  await input.fill(`>${title}`);
-  await page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first().waitFor({ timeout: TIMEOUT });
-  await page.keyboard.press("Enter");
+  await pickInPalette(page, title);
 }
 
 /** Live demo-agent processes started from this test's own extensions folder: pid -> command line. */
@@ -115,14 +90,11 @@ function leaseStates(target: RunTarget, n: number, view: IssueView): string[] {
 
 async function main(): Promise<void> {
   const started = Date.now();
-  mkdirSync(SHOTS, { recursive: true });
+  const ui = new UiSession();
   const scratch = mkdtempSync(join(tmpdir(), "tr-reload-"));
   const extensionsDir = join(scratch, "extensions");
   const userDataDir = join(scratch, "user-data");
   let sandbox: SandboxHandle | undefined;
-  let server: CodeServer | undefined;
-  let browser: Awaited<ReturnType<typeof launchChromium>> | undefined;
-  let page: Page | undefined;
   const agentsSeen = new Map<number, string>();
   console.log("reload: a window reload kills the Run; the next Start resumes the Stranded ticket");
   try {
@@ -135,31 +107,28 @@ async function main(): Promise<void> {
     const target = await seedRunTarget(sandbox, scratch, { lanes: 1 });
     const [ticket] = await openTickets(target, [simpleTicket("gamma", ["slow:8000"])]);
     if (ticket === undefined) throw new Error("no ticket opened");
-    server = await step("code-server starts with the sandbox's URL and a token", () =>
-      startCodeServer({
+    const server = await step("code-server starts with the sandbox's URL and a token", () =>
+      ui.startServer({
         extensionsDir,
         userDataDir,
-        unsetEnv: STRAY_ENV,
         env: { TICKET_RUNNER_API_URL: target.apiUrl, TICKET_RUNNER_TOKEN: target.userToken, TICKET_RUNNER_RUN_ROOT: join(scratch, "runs"), TICKET_RUNNER_HOST_NAME: "desk" },
       }),
     );
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-    const p = page;
-    const sidebarRow = (text: string | RegExp) => p.locator(".part.sidebar .monaco-list-row", { hasText: text }).first();
+    const p = await ui.openPage({ width: 1440, height: 900 });
+    const sidebarRow = (text: string | RegExp) => sidebarRows(p, text).first();
     const ticketRow = sidebarRow(new RegExp(`^#${ticket} Add the`));
-    const statusItem = p.locator(".part.statusbar .statusbar-item", { hasText: "Ticket Runner" }).first();
+    const status = statusItem(p);
     const openBoard = async (): Promise<void> => {
-      await p.locator(".monaco-workbench").waitFor({ timeout: TIMEOUT });
-      const item = p.locator('.part.activitybar [aria-label^="Ticket Runner"]').first();
-      await item.waitFor({ timeout: TIMEOUT });
+      await p.locator(".monaco-workbench").waitFor({ timeout: UI_TIMEOUT_MS });
+      const item = activityItem(p);
+      await item.waitFor({ timeout: UI_TIMEOUT_MS });
       // After a reload the workbench restores the open container by itself, and a click on an open
       // container closes it: click only while the item is not checked, and see the row come.
-      await waitFor("the board to show the ticket", async () => {
+      await until("the board to show the ticket", async () => {
         if (await ticketRow.isVisible()) return true;
         const open = await p.locator(".part.activitybar .action-item.checked", { has: p.locator('[aria-label^="Ticket Runner"]') }).count();
         if (open === 0) await item.click();
-        return (await ticketRow.waitFor({ timeout: 5_000 }).then(() => true, () => false)) ? true : undefined;
+        return ticketRow.waitFor({ timeout: 5_000 }).then(() => true, () => false);
       });
     };
     const start = async (): Promise<void> => {
@@ -168,26 +137,26 @@ async function main(): Promise<void> {
       const dialog = p.locator(".monaco-dialog-box");
       const asked = await Promise.race([
         dialog.waitFor({ timeout: 15_000 }).then(() => true, () => false),
-        statusItem.filter({ hasText: `#${ticket}` }).waitFor({ timeout: 15_000 }).then(() => false, () => false),
+        status.filter({ hasText: `#${ticket}` }).waitFor({ timeout: 15_000 }).then(() => false, () => false),
       ]);
       if (!asked) return;
       await dialog.getByRole("button", { name: "Start", exact: true }).click();
-      await dialog.waitFor({ state: "hidden", timeout: TIMEOUT });
+      await dialog.waitFor({ state: "hidden", timeout: UI_TIMEOUT_MS });
     };
 
     await step(`1. Start from the Command Palette: #${ticket} is Running here in its implement Stage`, async () => {
-      await p.goto(`${server!.url}/?workspace=${encodeURIComponent(target.workspaceFile)}`);
+      await openWorkbench(p, `${server.url}/?workspace=${encodeURIComponent(target.workspaceFile)}`);
       await openBoard();
       await start();
-      await sidebarRow(/^Running here\s*1/).waitFor({ timeout: TIMEOUT });
-      await ticketRow.locator(".codicon-modifier-spin").waitFor({ timeout: TIMEOUT });
-      await statusItem.filter({ hasText: `#${ticket} implement` }).waitFor({ timeout: TIMEOUT });
-      const agents = await waitFor("the implement Stage's demo agent process", () => {
+      await sidebarRow(/^Running here\s*1/).waitFor({ timeout: UI_TIMEOUT_MS });
+      await ticketRow.locator(".codicon-modifier-spin").waitFor({ timeout: UI_TIMEOUT_MS });
+      await status.filter({ hasText: `#${ticket} implement` }).waitFor({ timeout: UI_TIMEOUT_MS });
+      const agents = await until("the implement Stage's demo agent process", () => {
         const a = demoAgents(extensionsDir);
         return a.size > 0 ? a : undefined;
       });
       for (const [pid, cmd] of agents) agentsSeen.set(pid, cmd);
-      await p.screenshot({ path: join(SHOTS, "reload-1-running.png") });
+      await shot(p, "reload-1-running.png");
     });
 
     const before = await issueView(target, ticket);
@@ -195,10 +164,10 @@ async function main(): Promise<void> {
       // A mark on the old page: gone once the reload has really replaced it, so nothing below reads the old board.
       await p.evaluate(() => Object.assign(globalThis, { trBeforeReload: true }));
       await palette(p, "Developer: Reload Window");
-      await p.waitForFunction(() => !("trBeforeReload" in globalThis), undefined, { timeout: TIMEOUT, polling: 100 });
+      await p.waitForFunction(() => !("trBeforeReload" in globalThis), undefined, { timeout: UI_TIMEOUT_MS, polling: 100 });
       // The reloaded workbench draws the board afresh, with nothing running in this window.
       await openBoard();
-      await sidebarRow(/^Running here\s*1/).waitFor({ state: "hidden", timeout: TIMEOUT });
+      await sidebarRow(/^Running here\s*1/).waitFor({ state: "hidden", timeout: UI_TIMEOUT_MS });
       const after = await issueView(target, ticket);
       const labels = after.labels.slice().sort().join(",");
       if (after.state !== "open" || labels !== "in-progress") throw new Error(`#${ticket} lost its claim: ${after.state} [${labels}]`);
@@ -209,26 +178,26 @@ async function main(): Promise<void> {
       const states = leaseStates(target, ticket, after);
       if (states.length !== 1 || !["claimed", "running"].includes(states[0] ?? "")) throw new Error(`#${ticket}'s lease is not live after the kill: [${states.join()}]`);
       // The killed Stage's agent runs in its own process group; the dying host SIGKILLs the group.
-      const survivors = await waitFor(
+      const survivors = await until(
         "the killed Stage's demo agent to end",
         () => {
           const live = [...agentsSeen.keys()].filter((pid) => demoAgents(extensionsDir).has(pid));
           return live.length === 0 ? [] : undefined;
         },
-        30_000,
+        { timeoutMs: 30_000 },
       ).catch(() => [...agentsSeen.keys()].filter((pid) => demoAgents(extensionsDir).has(pid)));
       if (survivors.length > 0) throw new Error(`the killed Stage's demo agent outlived the extension host: pid ${survivors.join(", ")}`);
       console.log(`    the killed Stage's demo agent (pid ${[...agentsSeen.keys()].join(", ")}) ended with the extension host`);
-      await p.screenshot({ path: join(SHOTS, "reload-2-after-reload.png") });
+      await shot(p, "reload-2-after-reload.png");
     });
 
     await step(`3. Start again: #${ticket} is swept as Stranded, resumed under the taken-over lock, and merged once`, async () => {
       await start();
-      await statusItem.filter({ hasText: `#${ticket}` }).waitFor({ timeout: TIMEOUT });
+      await status.filter({ hasText: `#${ticket}` }).waitFor({ timeout: UI_TIMEOUT_MS });
       const admin = sandboxOctokit(target.apiUrl, target.adminToken);
       // The issue closes, the lease gets its finished record and the label comes off in separate
       // writes: wait for all three, then count.
-      const done = await waitFor(
+      const done = await until(
         `#${ticket} to close with a finished lease and no in-progress label`,
         async () => {
           for (const [pid, cmd] of demoAgents(extensionsDir)) agentsSeen.set(pid, cmd);
@@ -236,7 +205,7 @@ async function main(): Promise<void> {
           const ended = v.state === "closed" && !v.labels.includes("in-progress") && leaseStates(target, ticket, v).includes("finished");
           return ended ? v : undefined;
         },
-        180_000,
+        { timeoutMs: 180_000 },
       );
       const finished = leaseStates(target, ticket, done).filter((s) => s === "finished").length;
       if (finished !== 1) throw new Error(`#${ticket} has ${finished} finished leases, expected exactly one`);
@@ -246,7 +215,7 @@ async function main(): Promise<void> {
       if (!pr.merged) throw new Error(`PR #${pr.number} is ${pr.state}, not merged`);
       // The Run's own account: the new host took the dead host's lock over, adopted the Stranded
       // ticket (its claim, not a new one) and merged it; no host merged it twice.
-      const resumed = await waitFor("the resuming host's log", () => {
+      const resumed = await until("the resuming host's log", () => {
         const all = hostLogs(userDataDir);
         const last = all.find((l) => l.includes("took the Run lock over"));
         return last?.includes(`#${ticket}: merged`) ? { all, last } : undefined;
@@ -256,21 +225,18 @@ async function main(): Promise<void> {
       const claims = resumed.all.join("").split(`claimed ticket=${ticket} `).length - 1;
       const merges = resumed.all.join("").split(`#${ticket}: merged`).length - 1;
       if (claims !== 1 || merges !== 1) throw new Error(`#${ticket} claimed ${claims} time(s) and merged ${merges} time(s) across the hosts, expected once each`);
-      await statusItem.waitFor({ state: "hidden", timeout: TIMEOUT });
+      await status.waitFor({ state: "hidden", timeout: UI_TIMEOUT_MS });
       // The Run's end toast, once it has finished fading in, so the screenshot shows it.
       // (the workbench marks a toast `notification-fade-in-done` when its animation is over).
-      await p.locator(".notifications-toasts .notification-fade-in-done", { hasText: `#${ticket} merged` }).first().waitFor({ timeout: TIMEOUT });
-      await p.screenshot({ path: join(SHOTS, "reload-3-merged.png") });
+      await p.locator(".notifications-toasts .notification-fade-in-done", { hasText: `#${ticket} merged` }).first().waitFor({ timeout: UI_TIMEOUT_MS });
+      await shot(p, "reload-3-merged.png");
     });
     console.log(`reload: passed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   } catch (e) {
-    await page?.screenshot({ path: join(SHOTS, "reload-failure.png") }).catch(() => undefined);
-    console.error(`reload: FAILED (screenshot: test-results/reload-failure.png): ${e instanceof Error ? e.message : String(e)}`);
-    if (server) console.error(`--- code-server log ---\n${tail(server.logFile)}`);
+    console.error(await ui.failure("reload", "reload-failure.png", e));
     process.exitCode = 1;
   } finally {
-    await browser?.close().catch(() => undefined);
-    await server?.stop();
+    await ui.close();
     // Whatever demo agent is left (seen earlier or not), end it by pid: nothing outlives the test.
     for (const pid of new Set([...agentsSeen.keys(), ...demoAgents(extensionsDir).keys()])) {
       try {

@@ -2,15 +2,15 @@ import type * as vscode from "vscode";
 import type { Log, LogFields } from "../ports/log";
 import { redactSecrets } from "../core/redact";
 
-/** Octokit's one line per request ("GET /repos/o/r - 200 with id … in 4ms"): debug, not info, in the channel. */
-const REQUEST_LINE = /^(GET|POST|PUT|PATCH|DELETE|HEAD) \S+ - \d{3} with id /;
-
-/** The Log port over the extension's LogOutputChannel. Redacts every line, whatever the caller passed. */
+/**
+ * The Log port over the extension's LogOutputChannel. Redacts every line, whatever the caller passed.
+ * Octokit's per-request lines arrive here already as debug (createOctokit, the CLI's client too).
+ */
 export function createChannelLog(channel: vscode.LogOutputChannel, env: NodeJS.ProcessEnv = process.env): Log {
   const line = (message: string, fields?: LogFields): string => redactSecrets(message + formatFields(fields), env);
   return {
     debug: (message, fields) => channel.debug(line(message, fields)),
-    info: (message, fields) => (REQUEST_LINE.test(message) ? channel.debug(line(message, fields)) : channel.info(line(message, fields))),
+    info: (message, fields) => channel.info(line(message, fields)),
     warn: (message, fields) => channel.warn(line(message, fields)),
     error: (message, fields) => channel.error(line(message, fields)),
   };

@@ -68,9 +68,19 @@ function unpaced(): NonNullable<ThrottlingOptions["write"]> {
   return { key: () => limiter } as unknown as NonNullable<ThrottlingOptions["write"]>;
 }
 
+/**
+ * Octokit's own line per request: "GET /repos/o/r - 200 with id … in 4ms" on success, the same with
+ * the status (404, 422, or 500 for a dropped connection) on a failure. A failure also comes back to
+ * the caller as an error, which either expects it (a 422 for a label that exists, a 404 for a missing
+ * issue) or turns it into a typed error with a clear message: that message is what a person should
+ * see, so these lines are debug, for every front door alike.
+ */
+export const REQUEST_LINE = /^(GET|POST|PUT|PATCH|DELETE|HEAD) \S+ - \S+ with id /;
+
 export function createOctokit(o: CreateOctokitOptions): GitHubClient {
   const env = process.env;
   const say = (level: keyof Log) => (message: string) => o.log[level](redactSecrets(String(message), { ...env, TICKET_RUNNER_TOKEN: o.token }));
+  const octokitSays = (level: keyof Log) => (message: string) => say(REQUEST_LINE.test(String(message)) ? "debug" : level)(message);
   const maxWait = o.maxRateLimitWaitSeconds ?? 120;
   const pacing = o.writePacingMs ?? (isLoopback(o.apiUrl) ? 0 : 1000);
   const onLimit = (kind: string) => (retryAfter: number, options: { method?: string; url?: string }, _octokit: unknown, retryCount: number) => {
@@ -93,7 +103,7 @@ export function createOctokit(o: CreateOctokitOptions): GitHubClient {
     auth: o.token,
     baseUrl: o.apiUrl.replace(/\/+$/, ""),
     userAgent: o.userAgent ?? `ticket-runner/${PRODUCT_VERSION}`,
-    log: { debug: () => undefined, info: say("info"), warn: say("warn"), error: say("error") },
+    log: { debug: () => undefined, info: octokitSays("info"), warn: say("warn"), error: octokitSays("error") },
     retry: { retries: o.retries ?? 3, retryAfterBaseValue: o.retryBaseMs ?? 1000, doNotRetry: [400, 401, 403, 404, 409, 410, 422, 429, 451] },
     throttle,
   });

@@ -135,15 +135,49 @@ export function readConfig(checkout: string | null): Config {
   return parsed.data;
 }
 
-export function resolveTarget(args: ParsedArgs, io: CliIo): Target {
+/** Which command asks for the Target, so a refusal can give that same command back. */
+export interface TargetUse {
+  /** The command's name, e.g. "start". */
+  command: string;
+  /** The command works in a clone (worktrees, State, lock, files): --repo alone is not enough. */
+  needsClone?: boolean;
+}
+
+function shellWord(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The command line the person typed (ticket-runner <command> <arguments> <options>), plus `extra`; `--repo` only when `keepRepo`. */
+export function sameCommand(use: TargetUse, args: ParsedArgs, extra: string[] = [], keepRepo = false): string {
+  const options = [...args.flags, ...[...args.values].filter(([name]) => keepRepo || name !== "--repo").flatMap(([name, value]) => [name, value])];
+  return ["ticket-runner", use.command, ...args.positionals, ...options, ...extra].map(shellWord).join(" ");
+}
+
+function noClone(use: TargetUse, args: ParsedArgs, cwd: string): Refusal {
+  const again = sameCommand(use, args, [], true);
+  return new Refusal(
+    "not-a-target",
+    `\`ticket-runner ${use.command}\` works in a clone of the Target (its worktrees and files live there), and ${cwd} is not inside one. ` +
+      `Go to your clone and run it there: \`cd <your clone> && ${again}\`; no clone yet: \`git clone <the repository's URL> && cd <clone>\` first.`,
+    { next: `cd <your clone> && ${again}` },
+  );
+}
+
+export function resolveTarget(args: ParsedArgs, io: CliIo, use: TargetUse): Target {
   const checkout = git(io.cwd, ["rev-parse", "--show-toplevel"]);
+  if (use.needsClone && !checkout) throw noClone(use, args, io.cwd);
   const origin = checkout ? git(checkout, ["remote", "get-url", "origin"]) : null;
   const inferred = origin ? fromRemoteUrl(origin) : null;
   const repoText = args.values.get("--repo");
   const repo = repoText ? parseRepo(repoText) : (inferred?.repo ?? null);
-  if (repoText && !repo) throw new Refusal("bad-input", `--repo must look like owner/name, not "${repoText}", e.g. \`ticket-runner board --repo octo/shop\`.`, { next: "ticket-runner board --repo owner/name" });
+  const withRepo = sameCommand(use, args, ["--repo", "owner/name"]);
+  if (repoText && !repo) throw new Refusal("bad-input", `--repo must look like owner/name, not "${repoText}": \`${withRepo}\`.`, { next: withRepo });
   if (!repo) {
-    throw new Refusal("not-a-target", `No Target: pass --repo owner/name (\`ticket-runner board --repo owner/name\`), or run inside a clone whose origin remote is the GitHub repository.`, { next: "ticket-runner board --repo owner/name" });
+    throw new Refusal(
+      "not-a-target",
+      `No Target: ${checkout ? `the clone ${checkout} has no origin remote naming a GitHub repository` : `${io.cwd} is not inside a clone`}. Name the repository: \`${withRepo}\`, or run it inside a clone whose origin remote is the GitHub repository (\`cd <your clone>\`).`,
+      { next: withRepo },
+    );
   }
   const apiUrl = (args.values.get("--api-url") ?? io.env.TICKET_RUNNER_API_URL ?? (inferred && (!repoText || sameRepo(inferred.repo, repo)) ? inferred.apiUrl : "https://api.github.com")).replace(/\/+$/, "");
   return { repo, apiUrl, token: tokenFrom(io.env), checkout, config: readConfig(checkout), runRoot: defaultRunRoot(io.env, homedir()) };

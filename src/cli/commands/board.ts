@@ -21,7 +21,7 @@ export const boardCommand: CliCommand = {
   usage: USAGE,
   async run(argv, io) {
     const args = parseArgs(argv, { flags: ["--json", "--mine"] });
-    const target = resolveTarget(args, io);
+    const target = resolveTarget(args, io, { command: "board" });
     const w = wireClaims(target, io, "person");
     // The shared board model and its fetch (src/core/board/, src/cli/board-render.ts).
     return printBoard(target, w, io, { json: args.flags.has("--json"), filter: args.flags.has("--mine") ? "mine" : "all" });

@@ -21,7 +21,7 @@ export const claimCommand: CliCommand = {
   async run(argv, io) {
     const args = parseArgs(argv, { flags: ["--take-over"], values: ["--run-dir"] });
     const n = ticketArg(args, USAGE);
-    const target = resolveTarget(args, io);
+    const target = resolveTarget(args, io, { command: "claim" });
     const w = wireClaims(target, io, "person");
     const won = await w.gate.take(n, { takeOver: args.flags.has("--take-over"), runDir: args.values.get("--run-dir") });
     io.out(`Claimed ${target.repo.owner}/${target.repo.repo}#${n} for ${won.viewer} (a person's claim: it does not expire).`);

@@ -27,7 +27,7 @@ export const handBackCommand: CliCommand = {
   async run(argv, io) {
     const args = parseArgs(argv, {});
     const n = ticketArg(args, USAGE);
-    const target = resolveTarget(args, io);
+    const target = resolveTarget(args, io, { command: "hand-back" });
     const w = wireClaims(target, io, "person");
     const checkout = target.checkout;
     // Only to name where the Run resumes; without a clone the words say "its State file".

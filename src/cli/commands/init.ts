@@ -27,7 +27,7 @@ export const initCommand: CliCommand = {
     // An existing config with an error is named here with the key and the fix, before anything else.
     const top = checkoutTop(io.cwd);
     if (top && existsSync(join(top, CONFIG_FILE))) loadConfig(top);
-    const target = resolveTarget(args, io);
+    const target = resolveTarget(args, io, { command: "init", needsClone: true });
     if (!target.checkout) throw new Refusal("not-a-target", "Run `ticket-runner init` inside a clone of the Target.", { next: "git clone <the repository's URL> && cd <clone> && ticket-runner init" });
     const token = requireToken(target);
     const tracker = new OctokitTracker(createOctokit({ apiUrl: target.apiUrl, token, log: cliLog(io) }), target.repo);

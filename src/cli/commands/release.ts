@@ -20,7 +20,7 @@ export const releaseCommand: CliCommand = {
   async run(argv, io) {
     const args = parseArgs(argv, { values: ["--run-dir"] });
     const n = ticketArg(args, USAGE);
-    const target = resolveTarget(args, io);
+    const target = resolveTarget(args, io, { command: "release" });
     const w = wireClaims(target, io, "person");
     const report = await w.gate.releaseByHand(n, { runDir: args.values.get("--run-dir") });
     io.out(report.summary);

@@ -89,7 +89,7 @@ export const startCommand: CliCommand = {
   async run(argv, io) {
     const args = parseArgs(argv, { flags: FLAGS, values: VALUES });
     const n = ticketArg(args, USAGE);
-    const target = resolveTarget(args, io);
+    const target = resolveTarget(args, io, { command: "start", needsClone: true });
     // The network promise, kept at the call site: nothing below this line runs for --offline.
     if (args.flags.has("--offline")) return startOffline(n, args, target, io);
 

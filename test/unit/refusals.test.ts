@@ -14,7 +14,7 @@ import { refusalText } from "../../src/cli/refusal-text";
 import { main } from "../../src/cli/main";
 import { parseArgs } from "../../src/cli/target-options";
 import type { CliIo } from "../../src/cli/command";
-import { badTicket, claimedElsewhere, claimedLocally, heldHereWithoutRun, raceLost, runDirMismatch } from "../../src/core/claims/refusals";
+import { badTicket, claimedElsewhere, claimedLocally, heldByExpiredLease, heldHereWithoutRun, raceLost, runDirMismatch } from "../../src/core/claims/refusals";
 import type { LeaseRecord } from "../../src/core/claims/lease-standing";
 import { parseConfig } from "../../src/core/config-load";
 import { Refusal } from "../../src/core/errors";
@@ -71,6 +71,7 @@ interface Row {
 const rows: Row[] = [
   { name: "claimed elsewhere", make: () => claimedElsewhere("acme/widgets", 12, record, NOW), holder: /@bob on host "x"/, link: LEASE_URL },
   { name: "claimed locally", make: () => claimedLocally("acme/widgets", 7, "/runs/issue-7", { kind: "ok", run }, false), holder: /pid 4242/ },
+  { name: "release of someone else's expired lease", make: () => heldByExpiredLease("acme/widgets", 12, record, NOW), holder: /@bob on host "x"/, link: LEASE_URL },
   { name: "held here without a run", make: () => heldHereWithoutRun("acme/widgets", 12, record, NOW), holder: /@bob/, link: LEASE_URL },
   { name: "run dir of another ticket", make: () => runDirMismatch("acme/widgets", 12, "/runs/issue-12", run), holder: /acme\/widgets#7/ },
   { name: "lost the race", make: () => raceLost("acme/widgets", 12, record, "/runs/issue-12/superseded/x", NOW), holder: /@bob/, link: LEASE_URL },

@@ -11,7 +11,9 @@ const USAGE = `ticket-runner release <n> [--run-dir <dir>] [--repo owner/name] [
 
 Puts ticket <n> back: its lease is marked released, ready-for-agent goes on, in-progress off, and
 you are unassigned last. The local run directory moves to superseded/<timestamp>/ (nothing is
-deleted). Only your own claim can be released. Exit codes: 0 done, 2 refused, 1 failed.`;
+deleted). Only your own claim can be released (a live or expired lease of yours, in-progress with
+you assigned and no lease, or an --offline start): a ticket you do not hold is refused, and nothing
+changes. Exit codes: 0 done, 2 refused, 1 failed.`;
 
 export const releaseCommand: CliCommand = {
   name: "release",

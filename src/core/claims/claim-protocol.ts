@@ -6,26 +6,19 @@
  * take / resume / releaseByHand, which throw a Refusal carrying the message, link and next command.
  */
 import type { ClaimAttempt, ClaimGate, HeldClaim } from "../claim-gate";
-import { isRefusal, Refusal } from "../errors";
+import { isRefusal } from "../errors";
 import { adoptClaim } from "./adopt";
 import { ClaimContext, type ClaimProtocolOptions, type TicketReading } from "./claim-context";
 import { endClaim, sameUser } from "./give-back";
 import { end, heartbeat, markStage, recheck } from "./lifecycle";
 import { parseTicketNumber } from "./marker";
-import { badTicket, claimedElsewhere } from "./refusals";
+import { badTicket } from "./refusals";
+import { releaseByHand, type ReleaseReport } from "./release-by-hand";
 import { takeClaim, type ClaimWon, type TakeOptions } from "./take-claim";
 
 export type { ClaimProtocolOptions } from "./claim-context";
 export type { ClaimWon, TakeOptions } from "./take-claim";
-
-export interface ReleaseReport {
-  /** The lease comment marked released, if there was a live one of ours. */
-  leaseUrl: string | null;
-  /** Where the local run went, if there was one. */
-  archived: string | null;
-  /** What was done, in words, for the CLI to print. */
-  summary: string;
-}
+export type { ReleaseReport } from "./release-by-hand";
 
 function assertTicket(ticket: number): void {
   if (!Number.isSafeInteger(ticket) || ticket <= 0 || parseTicketNumber(String(ticket)) === null) throw badTicket(String(ticket));
@@ -147,45 +140,11 @@ export class ClaimProtocol implements ClaimGate {
   /**
    * `ticket-runner release <n>`: puts back a ticket this user holds (any of their Hosts): lease
    * released, ready-for-agent on, in-progress off, unassigned last; this Host's run moved aside.
+   * Refused, with nothing changed, when the ticket is not theirs (release-by-hand.ts, ADR 0120).
    */
   async releaseByHand(ticket: number, opts: { runDir?: string } = {}): Promise<ReleaseReport> {
     assertTicket(ticket);
-    const ctx = this.ctx;
-    const dir = opts.runDir ?? ctx.o.runRoot.dirFor(ctx.o.tracker.repo, ticket);
-    const reading = await ctx.read(ticket);
-    const { viewer, standing, issue } = reading;
-    await ctx.requireWriter(viewer);
-    const mine = standing.live.find((r) => sameUser(r.comment.author, viewer));
-    const other = standing.live.find((r) => !sameUser(r.comment.author, viewer));
-    if (other && !mine) {
-      throw new Refusal(
-        "claimed-elsewhere",
-        `${claimedElsewhere(ctx.repoName, ticket, other, ctx.now()).message.split("\n")[0]}\nLease: ${other.comment.url}\nOnly its holder releases it. To take it over first: ticket-runner start ${ticket} --take-over`,
-        { link: other.comment.url, next: `ticket-runner start ${ticket} --take-over` },
-      );
-    }
-    const local = await ctx.o.runRoot.read(dir);
-    if (local.kind === "ok" && (local.run.issue !== ticket || local.run.repo.toLowerCase() !== ctx.repoName.toLowerCase())) {
-      throw new Refusal("run-dir-mismatch", `${dir}/run.json belongs to ${local.run.repo}#${local.run.issue}, not #${ticket}. Nothing was changed. Release the ticket it belongs to (\`ticket-runner release ${local.run.issue}\`), or pass the right --run-dir.`, { path: dir, next: `ticket-runner release ${local.run.issue}` });
-    }
-    let summary: string;
-    if (mine?.lease) {
-      const claim: HeldClaim = { ticket, commentId: mine.comment.id, commentUrl: mine.comment.url, lease: mine.lease, runDir: dir };
-      await endClaim(ctx, claim, "released", reading);
-      summary = `Released ${ctx.repoName}#${ticket}: lease ${mine.comment.url} marked released, ${ctx.o.labels.ready} on, ${ctx.o.labels.inProgress} off, ${viewer} unassigned.`;
-    } else if (issue.labels.includes(ctx.o.labels.inProgress) || issue.assignees.some((a) => sameUser(a, viewer))) {
-      const hostLabel = ctx.hostLabel();
-      await ctx.o.tracker.writeIssue(ticket, {
-        addLabels: [ctx.o.labels.ready],
-        removeLabels: [ctx.o.labels.inProgress, ...(hostLabel && issue.labels.includes(hostLabel) ? [hostLabel] : [])],
-        removeAssignees: issue.assignees.some((a) => sameUser(a, viewer)) ? [viewer] : [],
-      });
-      summary = `Released ${ctx.repoName}#${ticket} on the board (it had no live lease of yours): ${ctx.o.labels.ready} on, ${ctx.o.labels.inProgress} off.`;
-    } else {
-      summary = `${ctx.repoName}#${ticket} holds no claim of yours on GitHub; nothing changed there.`;
-    }
-    const archived = local.kind === "none" ? null : await ctx.o.runRoot.moveAside(dir, { reason: "released by hand", at: ctx.now().toISOString(), by: ctx.session });
-    return { leaseUrl: mine?.comment.url ?? null, archived, summary: archived ? `${summary}\nLocal run moved to ${archived}` : summary };
+    return releaseByHand(this.ctx, ticket, opts);
   }
 }
 

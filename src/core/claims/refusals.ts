@@ -5,6 +5,7 @@
 import type { RunJsonRead } from "../../ports/run-root";
 import { Refusal } from "../errors";
 import type { RunJson } from "../schemas/run-json";
+import type { TicketReading } from "./claim-context";
 import type { LeaseRecord } from "./lease-standing";
 
 function when(iso: string): string {
@@ -84,4 +85,87 @@ export function raceLost(repo: string, ticket: number, winner: LeaseRecord | nul
 
 export function badTicket(text: string): Refusal {
   return new Refusal("bad-input", `"${text.slice(0, 40)}" is not a ticket number: give a positive whole number, e.g. \`ticket-runner start 12\`.`);
+}
+
+/** `release` of a ticket whose claim is someone else's expired lease: theirs until taken, so refused. */
+export function heldByExpiredLease(repo: string, ticket: number, rec: LeaseRecord, now: Date): Refusal {
+  const next = `ticket-runner claim ${ticket}`;
+  return new Refusal(
+    "claimed-elsewhere",
+    [
+      `${repo}#${ticket} is held by ${holderText(rec, now)}.`,
+      `Lease: ${rec.comment.url}`,
+      `That lease has expired, but the claim is theirs until someone takes it, so only its holder releases it. Nothing was changed.`,
+      `To put the ticket back yourself, take it first (an expired lease needs no --take-over), then release it: \`${next}\`, then \`ticket-runner release ${ticket}\`.`,
+    ].join("\n"),
+    { link: rec.comment.url, next },
+  );
+}
+
+const RECORD_WORDS: Record<string, string> = {
+  released: "released",
+  "handed-off": "handed off to a person",
+  finished: "finished",
+  superseded: "taken over",
+  "race-yielded": "given up after a lost race",
+  claimed: "taken over",
+  running: "taken over",
+};
+
+function who(rec: LeaseRecord): string {
+  return rec.lease ? `@${rec.comment.author} on host "${rec.lease.host.name}" (${rec.lease.holder})` : `@${rec.comment.author}`;
+}
+
+/** The lease that displaced `own` (its take-over names own's nonce, or own names it), if it is on the issue. */
+function displacer(records: LeaseRecord[], own: LeaseRecord): LeaseRecord | null {
+  const nonce = own.lease?.nonce;
+  if (!nonce) return null;
+  return records.find((r) => r.lease && (r.lease.nonce === own.lease?.supersededBy || r.lease.takeover?.from === nonce || r.lease.takeover?.also?.includes(nonce))) ?? null;
+}
+
+export interface NotYoursInput {
+  repo: string;
+  ticket: number;
+  reading: TicketReading;
+  labels: { ready: string; inProgress: string; human: string };
+  /** This user's most recent lease on the issue, if any. */
+  ownLast: LeaseRecord | null;
+  /** This Host's run directory for the ticket, when it has one (left as it is). */
+  localDir: string | null;
+  now: Date;
+}
+
+/**
+ * `release` of a ticket this user does not hold (nobody's live lease, no claim of theirs on the
+ * board): says what happened to their claim, what the ticket is now, and that nothing changed.
+ */
+export function notYoursToRelease(o: NotYoursInput): Refusal {
+  const { reading, labels, ticket } = o;
+  const { issue } = reading;
+  const latest = [...reading.records].filter((r) => r.lease).sort((a, b) => Date.parse(b.lease!.claimedAt) - Date.parse(a.lease!.claimedAt))[0] ?? null;
+  const ownState = o.ownLast?.lease?.state;
+  const taker = o.ownLast && (ownState === "superseded" || reading.standing.displaced.includes(o.ownLast)) ? displacer(reading.records, o.ownLast) : null;
+  const lines = [`${o.repo}#${ticket} holds no claim of yours, so there is nothing for you to release. Nothing was changed.`];
+  if (o.ownLast && taker?.lease) {
+    lines.push(`Your claim (${o.ownLast.comment.url}) was taken over by ${who(taker)} at ${when(taker.lease.claimedAt)}; that claim is now ${RECORD_WORDS[taker.lease.state] ?? taker.lease.state} (${taker.comment.url}).`);
+  } else if (latest?.lease) {
+    lines.push(`The last claim on it: ${who(latest)}, ${RECORD_WORDS[latest.lease.state] ?? latest.lease.state} (${latest.comment.url}).`);
+  } else {
+    lines.push("It has no lease comment.");
+  }
+  const assignees = issue.assignees.map((a) => `@${a}`).join(", ");
+  if (issue.state === "closed") lines.push(`Now it is closed: ${issue.url}`);
+  else if (issue.labels.includes(labels.inProgress)) lines.push(`Now it is labelled ${labels.inProgress} with no live lease, ${assignees ? `assigned to ${assignees}` : "with nobody assigned"}.`);
+  else if (issue.labels.includes(labels.human)) lines.push(`Now it is labelled ${labels.human}: it waits for a person.`);
+  else if (issue.labels.includes(labels.ready)) lines.push(`Now it is labelled ${labels.ready} and nobody holds it: it is back in the queue.`);
+  else lines.push(`Now it carries none of ${labels.ready}, ${labels.inProgress}, ${labels.human}.`);
+  if (issue.assignees.some((a) => a.toLowerCase() === reading.viewer.toLowerCase()) && !issue.labels.includes(labels.inProgress)) {
+    lines.push(`You are still assigned on GitHub from before; that was left as it is (${issue.url}).`);
+  }
+  // A leftover run.json would stop a new start here (the local claim is taken by exclusive create).
+  const setAside = o.localDir ? `mv ${o.localDir} ${o.localDir}.old` : null;
+  if (setAside) lines.push(`This Host still has the run directory ${o.localDir} from an earlier claim; it was left as it is. It would stop a new start here, so set it aside once you no longer need it: \`${setAside}\`.`);
+  if (issue.state === "open" && issue.labels.includes(labels.ready)) lines.push(`To work on it yourself: \`${setAside ? `${setAside} && ` : ""}ticket-runner start ${ticket}\`.`);
+  lines.push("See who holds what: `ticket-runner board`.");
+  return new Refusal("not-ready", lines.join("\n"), { link: taker?.comment.url ?? latest?.comment.url ?? issue.url, next: "ticket-runner board" });
 }

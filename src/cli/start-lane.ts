@@ -101,8 +101,12 @@ export async function prepareLane(r: LaneRequest): Promise<Lane> {
   if (r.offline) return cutOffline(r, branch);
   // The forced refspec `+<base>:refs/remotes/origin/<base>` lives in the adapter's fetchBase.
   await r.ws.fetchBase(r.base);
+  const existed = (await git(r.ws.root, ["rev-parse", "--verify", "--quiet", `refs/heads/${branch}`])).ok;
   try {
-    return await r.ws.cutLane(r.ticket, branch, r.base);
+    const lane = await r.ws.cutLane(r.ticket, branch, r.base);
+    // cutLane starts on an old branch only when it held nothing beyond the base (ADR 0121).
+    if (existed) r.say(`Continuing on the existing branch ${branch} (it held nothing beyond the base; moved up to the fresh base).`);
+    return lane;
   } catch (error) {
     if (!isRefusal(error) || error.reason !== "branch-in-way") throw error;
     // An earlier attempt's branch (here or on the remote): continue on it, never over it.

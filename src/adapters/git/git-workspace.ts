@@ -19,7 +19,7 @@ import { RunLock } from "./run-lock";
 import { branchFor } from "./slug";
 import { StateBranch } from "./state-branch";
 import type { TranscriptFile } from "./transcripts";
-import { cutLane, fetchBase, lanePath } from "./worktrees";
+import { cutLane, fetchBase, lanePath, leftBranchReport, type LeftBranchReport } from "./worktrees";
 
 export interface GitWorkspaceOptions {
   /** The Target's main checkout. */
@@ -72,6 +72,11 @@ export class GitWorkspace implements Workspace {
 
   cutLane(ticket: number, branch: string, base: string): Promise<Lane> {
     return cutLane(this.ctx, ticket, branch, base);
+  }
+
+  /** What an old branch of a ticket holds, and whether a Lane here would start on it (no fetch; `release` says it). */
+  leftBranch(ticket: number, branch: string, base: string): Promise<LeftBranchReport | null> {
+    return leftBranchReport(this.ctx, ticket, branch, base);
   }
 
   resumeLane(ticket: number, branch: string, _base: string): ReturnType<Workspace["resumeLane"]> {

@@ -1,11 +1,13 @@
 /**
  * Lanes: the fresh base, and a worktree per Ticket at `.worktrees/ticket-<n>` on its own branch.
- * A branch that already exists here is never reused or deleted: it may be a person's work.
+ * A branch that already exists here is never deleted, and reused only when reusing it can lose
+ * nothing and adopts nobody's work (left-branch.ts, docs/adr/0121): otherwise it may be a person's.
  */
 import { appendFile, mkdir, readdir, readFile, realpath } from "node:fs/promises";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { Refusal } from "../../core/errors";
 import type { Lane } from "../../ports/workspace";
+import { inspectLeftBranch, whyNotReusable, type LeftBranch, type NotReusable } from "./left-branch";
 import type { RepoContext, WorktreeEntry } from "./repo";
 import { fetchRef, listWorktrees, refExists, resolveRef } from "./repo";
 
@@ -78,13 +80,21 @@ export function worktreeOf(entries: WorktreeEntry[], branch: string): WorktreeEn
   return entries.find((w) => w.branch === branch);
 }
 
-/** The refusal for an existing local branch: how to finish it or remove it. */
-export function branchInWay(ctx: RepoContext, ticket: number, branch: string, checkedOutIn: string | undefined): Refusal {
-  const where = checkedOutIn ? ` It is checked out in the worktree ${checkedOutIn}.` : "";
-  const drop = checkedOutIn && checkedOutIn !== ctx.root ? `git -C ${ctx.root} worktree remove ${checkedOutIn} && git -C ${ctx.root} branch -D ${branch}` : `git -C ${ctx.root} branch -D ${branch}`;
+/** The commands that remove an abandoned branch (and its worktree, forced when it holds uncommitted work). */
+export function dropCommand(ctx: RepoContext, branch: string, worktree: string | null | undefined, dirty = false): string {
+  const branchOnly = `git -C ${ctx.root} branch -D ${branch}`;
+  if (!worktree || worktree === ctx.root) return branchOnly;
+  return `git -C ${ctx.root} worktree remove ${dirty ? "--force " : ""}${worktree} && ${branchOnly}`;
+}
+
+/** The refusal for an existing local branch a Lane may not reuse: why, and how to finish it or remove it. */
+export function branchInWay(ctx: RepoContext, ticket: number, branch: string, checkedOutIn: string | undefined, why?: { text: string; dirty?: boolean }): Refusal {
+  const reason = why?.text ?? (checkedOutIn ? `it is checked out in the worktree ${checkedOutIn}` : "it may be someone's work");
+  const drop = dropCommand(ctx, branch, checkedOutIn, why?.dirty);
   return new Refusal(
     "branch-in-way",
-    `A local branch \`${branch}\` already exists in ${ctx.root}, so Ticket #${ticket} cannot start on it: it may be someone's work, and Ticket Runner never reuses or deletes it.${where} ` +
+    `A local branch \`${branch}\` already exists in ${ctx.root}, and Ticket #${ticket} cannot start on it: ${reason}. ` +
+      `Ticket Runner starts on such a branch only when nothing on it could be lost (no commits beyond the base, no uncommitted changes, no copy on the remote), and never deletes it. ` +
       `If the work on it is abandoned, delete it with \`${drop}\`. Otherwise finish it by hand, then relabel the Ticket ready-for-agent.`,
     { path: checkedOutIn ?? ctx.root, next: drop },
   );
@@ -98,6 +108,32 @@ function remoteBranchInWay(ctx: RepoContext, ticket: number, branch: string, sha
       `If that work is abandoned, delete it with \`${drop}\`; otherwise finish it by hand, then relabel the Ticket ready-for-agent.`,
     { next: drop },
   );
+}
+
+/**
+ * An old local branch for the ticket (say `start`, then `release`, then a Run here): started on,
+ * moved up to the fresh base, when whyNotReusable finds nothing that could be lost; else refused,
+ * saying why. Call after fetchBase.
+ */
+async function reuseLeftBranch(ctx: RepoContext, ticket: number, branch: string, base: string, path: string, entries: WorktreeEntry[]): Promise<Lane> {
+  // A fresh look at the remote's copy first (a stale tracking ref is dropped when the remote has none).
+  await fetchRef(ctx, branch, `refs/remotes/${ctx.remote}/${branch}`);
+  const start = await baseStart(ctx, base);
+  const left = await inspectLeftBranch(ctx, branch, start, entries);
+  const checkedOut = worktreeOf(entries, branch)?.path;
+  if (!left) throw branchInWay(ctx, ticket, branch, checkedOut);
+  const no = whyNotReusable(left, path);
+  if (no?.in === "remote" && left.remoteCopy) throw remoteBranchInWay(ctx, ticket, branch, left.remoteCopy);
+  if (no) throw branchInWay(ctx, ticket, branch, checkedOut, { text: no.why, dirty: left.dirty });
+  const startSha = await resolveRef(ctx, start);
+  if (!startSha) throw branchInWay(ctx, ticket, branch, checkedOut);
+  if (left.worktree) {
+    // Clean, and every commit on it is in the base: moving it up to the base loses nothing.
+    await ctx.git.text(["reset", "--quiet", "--keep", startSha], { cwd: left.worktree });
+    return { ticket, branch, path };
+  }
+  await ctx.git.text(["update-ref", `refs/heads/${branch}`, startSha, left.tip], { cwd: ctx.root });
+  return addWorktreeFor(ctx, ticket, branch);
 }
 
 /** Makes the worktree directory ready: refuses a stale or foreign directory standing where the lane goes. */
@@ -118,6 +154,30 @@ async function clearPath(ctx: RepoContext, ticket: number, path: string, entries
   }
 }
 
+export interface LeftBranchReport {
+  left: LeftBranch;
+  /** null: a Lane here would start on it (moved up to the base). */
+  notReusable: NotReusable | null;
+  /** The commands that delete the local branch and its worktree, for when its work is abandoned. */
+  drop: string;
+  /** The same for the remote's copy, when there is one. */
+  dropRemote: string | null;
+}
+
+/** An old branch of a ticket as this clone sees it now (no fetch): what it holds, and whether a Lane here would reuse it. */
+export async function leftBranchReport(ctx: RepoContext, ticket: number, branch: string, base: string): Promise<LeftBranchReport | null> {
+  const start = await baseStart(ctx, base).catch(() => null);
+  if (!start) return null;
+  const left = await inspectLeftBranch(ctx, branch, start, await listWorktrees(ctx));
+  if (!left) return null;
+  return {
+    left,
+    notReusable: whyNotReusable(left, lanePath(ctx, ticket)),
+    drop: dropCommand(ctx, branch, left.worktree, left.dirty),
+    dropRemote: left.remoteCopy ? `git -C ${ctx.root} push ${ctx.remote} --delete ${branch}` : null,
+  };
+}
+
 /** A fresh Lane from the base. Call fetchBase first. */
 export async function cutLane(ctx: RepoContext, ticket: number, branch: string, base: string): Promise<Lane> {
   await assertBranchName(ctx, branch);
@@ -125,7 +185,7 @@ export async function cutLane(ctx: RepoContext, ticket: number, branch: string, 
   await assertInsideRepo(ctx, path);
   await ctx.git.raw(["worktree", "prune"], { cwd: ctx.root });
   const entries = await listWorktrees(ctx);
-  if (await refExists(ctx, `refs/heads/${branch}`)) throw branchInWay(ctx, ticket, branch, worktreeOf(entries, branch)?.path);
+  if (await refExists(ctx, `refs/heads/${branch}`)) return reuseLeftBranch(ctx, ticket, branch, base, path, entries);
   await clearPath(ctx, ticket, path, entries);
   // A remote copy means an earlier attempt's work exists: a fresh lane could never push over it.
   const track = `refs/remotes/${ctx.remote}/${branch}`;

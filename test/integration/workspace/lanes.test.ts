@@ -60,9 +60,12 @@ describe("workspace: lanes", () => {
     assert.equal(await git(ws.root, ["status", "--porcelain"]), "");
   });
 
-  it("never reuses or deletes an existing local branch; says how to finish or remove it, naming its worktree", async () => {
+  it("never reuses (ADR 0121) or deletes an existing local branch with work on it; says how to finish or remove it, naming its worktree", async () => {
     await ws.fetchBase("main");
-    await git(ws.root, ["branch", "agent/6-x"]);
+    // A commit of its own (not on the base, on no remote): a person's work.
+    await git(ws.root, ["checkout", "-q", "-b", "agent/6-x"]);
+    await commitFiles(ws.root, { "mine.txt": "a person's work\n" }, "work in progress");
+    await git(ws.root, ["checkout", "-q", "main"]);
     const tip = await git(ws.root, ["rev-parse", "agent/6-x"]);
     await assert.rejects(ws.cutLane(6, "agent/6-x", "main"), refusedWith("branch-in-way", /git -C \S+ branch -D agent\/6-x.*relabel the Ticket ready-for-agent/));
 

@@ -15,7 +15,9 @@ import { main } from "../../src/cli/main";
 import { parseArgs } from "../../src/cli/target-options";
 import type { CliIo } from "../../src/cli/command";
 import { badTicket, claimedElsewhere, claimedLocally, heldByExpiredLease, heldHereWithoutRun, raceLost, runDirMismatch } from "../../src/core/claims/refusals";
-import type { LeaseRecord } from "../../src/core/claims/lease-standing";
+import type { TicketReading } from "../../src/core/claims/claim-context";
+import { nothingToResume } from "../../src/core/claims/ended-claim";
+import { standings, type LeaseRecord } from "../../src/core/claims/lease-standing";
 import { parseConfig } from "../../src/core/config-load";
 import { Refusal } from "../../src/core/errors";
 import { lockRefusal } from "../../src/core/run/lock-refusal";
@@ -45,6 +47,21 @@ const run: RunJson = {
   worktree: null,
   branch: null,
   offline: false,
+};
+// bob's lease 901, superseded by boss's take-over (902), which boss then released.
+const ISSUE_URL = "https://github.com/acme/widgets/issues/12";
+const taken: LeaseRecord = { ...record, lease: lease({ state: "superseded", supersededBy: "bbbbbbbbbbbbbbbb" }) };
+const taker: LeaseRecord = {
+  comment: { id: 902, url: `${ISSUE_URL}#issuecomment-902`, author: "boss", createdAt: "2026-09-17T08:05:00Z", updatedAt: "2026-09-17T08:06:00Z" },
+  lease: lease({ user: "boss", host: { id: "host-b", name: "b", kind: "workstation" }, holder: "person", expiresAt: null, nonce: "bbbbbbbbbbbbbbbb", claimedAt: "2026-09-17T08:05:00.000Z", state: "released", takeover: { from: "aaaaaaaaaaaaaaaa", kind: "take-over", at: "2026-09-17T08:05:00.000Z" } }),
+  finished: false,
+};
+const reading: TicketReading = {
+  issue: { number: 12, title: "t", body: "", state: "open", labels: ["ready-for-agent"], assignees: [], url: ISSUE_URL },
+  viewer: "bob",
+  records: [taken, taker],
+  ignored: [],
+  standing: standings([taken, taker], NOW),
 };
 const holder: LockHolder = {
   host: { id: "host-z", name: "build-7", kind: "cloud" },
@@ -77,6 +94,8 @@ const rows: Row[] = [
   { name: "lost the race", make: () => raceLost("acme/widgets", 12, record, "/runs/issue-12/superseded/x", NOW), holder: /@bob/, link: LEASE_URL },
   { name: "lost the race to a withdrawal", make: () => raceLost("acme/widgets", 12, null, null, NOW) },
   { name: "not a ticket number", make: () => badTicket("twelve") },
+  { name: "resume of an ended claim's leftover", make: () => nothingToResume("acme/widgets", 12, "/runs/issue-12", reading, { kind: "ok", run: { ...run, issue: 12, commentId: 901 } }), holder: /taken over by @boss on host "b"/, link: LEASE_URL },
+  { name: "resume with a run dir of no claim", make: () => nothingToResume("acme/widgets", 12, "/runs/issue-12", reading, { kind: "invalid", reason: "not JSON" }), holder: /\/runs\/issue-12/, link: ISSUE_URL },
   { name: "run lock held on this Host", make: () => lockRefusal("running", holder), holder: /run run-z \(pid 5151/ },
   { name: "run lock held elsewhere", make: () => lockRefusal("elsewhere", holder), holder: /`build-7`/ },
   { name: "workspace lock running here", make: () => runningRefusal(holder), holder: /run run-z on the cloud host `build-7`/ },

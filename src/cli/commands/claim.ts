@@ -28,6 +28,7 @@ export const claimCommand: CliCommand = {
     io.out(`Lease: ${won.claim.commentUrl}`);
     io.out(`Run directory: ${won.claim.runDir}`);
     if (won.archived) io.out(`The displaced local run was moved to ${won.archived}`);
+    if (won.setAside) io.out(won.setAside.note);
     io.out(`Start work on it: ticket-runner resume ${n}    Put it back: ticket-runner release ${n}`);
     return 0;
   },

@@ -100,6 +100,7 @@ export const startCommand: CliCommand = {
     io.out(`Lease: ${won.claim.commentUrl}`);
     io.out(`Run directory: ${won.claim.runDir}`);
     if (won.archived) io.out(`The displaced local run was moved to ${won.archived}`);
+    if (won.setAside) io.out(won.setAside.note);
     try {
       const base = args.values.get("--base") ?? target.config.base ?? (await w.tracker.defaultBranch());
       const lane = await prepareLane({

@@ -7,6 +7,7 @@
 import { Refusal } from "../errors";
 import type { Lease } from "../schemas/lease";
 import type { ClaimContext } from "./claim-context";
+import { nothingToResume } from "./ended-claim";
 import { sameUser, standDown } from "./give-back";
 import { archiveTail, renderLeaseComment } from "./lease-comment";
 import { compareClaims } from "./lease-standing";
@@ -32,7 +33,7 @@ export async function adoptClaim(ctx: ClaimContext, ticket: number, opts: { runD
     // A run started --offline holds only the local claim: going online writes its lease now.
     const offlineHere = local.kind === "ok" && local.run.issue === ticket && local.run.commentId === null && local.run.host.id === ctx.o.host.id;
     if (!heldOnBoard && !offlineHere) {
-      throw new Refusal("not-ready", `${ctx.repoName}#${ticket} holds no claim of yours from this Host. Start it instead: ticket-runner start ${ticket}`, { next: `ticket-runner start ${ticket}` });
+      throw nothingToResume(ctx.repoName, ticket, dir, reading, local);
     }
     if (offlineHere && local.kind === "ok") {
       const alive = ctx.o.isAlive ? await ctx.o.isAlive(local.run) : true;
@@ -91,7 +92,7 @@ export async function adoptClaim(ctx: ClaimContext, ticket: number, opts: { runD
       throw raceLost(ctx.repoName, ticket, verdict.winner, moved, ctx.now());
     }
     ctx.o.log.info("adopted", { ticket, lease: rec.comment.url });
-    return { claim, issue: back.issue, displaced: [], archived: null, viewer };
+    return { claim, issue: back.issue, displaced: [], archived: null, setAside: null, viewer };
   } catch (error) {
     if (error instanceof Refusal && error.reason === "race-yielded") throw error;
     await ctx.o.runRoot.moveAside(dir, { reason: `adopt failed: ${String(error).slice(0, 200)}`, at: ctx.now().toISOString(), by: ctx.session }, { ifSession: ctx.session });

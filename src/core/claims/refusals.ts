@@ -112,6 +112,8 @@ const RECORD_WORDS: Record<string, string> = {
   running: "taken over",
 };
 
+const CLAIM_STATES = new Set(["claimed", "running"]);
+
 function who(rec: LeaseRecord): string {
   return rec.lease ? `@${rec.comment.author} on host "${rec.lease.host.name}" (${rec.lease.holder})` : `@${rec.comment.author}`;
 }
@@ -121,6 +123,17 @@ function displacer(records: LeaseRecord[], own: LeaseRecord): LeaseRecord | null
   const nonce = own.lease?.nonce;
   if (!nonce) return null;
   return records.find((r) => r.lease && (r.lease.nonce === own.lease?.supersededBy || r.lease.takeover?.from === nonce || r.lease.takeover?.also?.includes(nonce))) ?? null;
+}
+
+/**
+ * What became of a claim that holds nothing any more, as a clause: "was taken over by @x on host
+ * "h" (person) at <time>; that claim is now released (<url>)", or "was released", and so on.
+ */
+export function claimFate(records: LeaseRecord[], own: LeaseRecord): string {
+  const state = own.lease?.state ?? "finished";
+  const taker = state === "superseded" || (own.lease && CLAIM_STATES.has(state)) ? displacer(records, own) : null;
+  if (taker?.lease) return `was taken over by ${who(taker)} at ${when(taker.lease.claimedAt)}; that claim is now ${RECORD_WORDS[taker.lease.state] ?? taker.lease.state} (${taker.comment.url})`;
+  return `was ${RECORD_WORDS[state] ?? state}`;
 }
 
 export interface NotYoursInput {

@@ -15,6 +15,7 @@ import { Failure, Refusal } from "../errors";
 import { LEASE_VERSION, type Lease } from "../schemas/lease";
 import type { RunJson } from "../schemas/run-json";
 import type { ClaimContext, TicketReading } from "./claim-context";
+import { setAsideEndedRun, type SetAside } from "./ended-claim";
 import { sameUser, standDown } from "./give-back";
 import { archiveTail, renderLeaseComment } from "./lease-comment";
 import { standings, type LeaseRecord } from "./lease-standing";
@@ -36,6 +37,8 @@ export interface ClaimWon {
   displaced: LeaseRecord[];
   /** Where a displaced local run was moved (take-over), if there was one. */
   archived: string | null;
+  /** This Host's leftover run directory of an ended claim, moved aside before claiming (ADR 0125). */
+  setAside: SetAside | null;
   viewer: string;
 }
 
@@ -120,7 +123,9 @@ async function prepare(ctx: ClaimContext, ticket: number, opts: TakeOptions, dir
     }
     archived = await ctx.o.runRoot.moveAside(dir, { reason: "take-over", at: now.toISOString(), by: ctx.session });
   }
-  if (!opts.takeOver && (await leftByDeadRun(ctx, existing, mineLive.length > 0))) {
+  let setAside: SetAside | null = null;
+  if (!opts.takeOver && existing.kind === "ok") setAside = await setAsideEndedRun(ctx, reading, ticket, dir, existing.run);
+  if (!setAside && !opts.takeOver && (await leftByDeadRun(ctx, existing, mineLive.length > 0))) {
     // A Run killed between its local claim and its lease left run.json and nothing on the board.
     // This Run holds the Target lock, so that Run is gone: move its files aside, never delete them.
     archived = await ctx.o.runRoot.moveAside(dir, { reason: "left by a Run on this Host that died before its lease was written", at: now.toISOString(), by: ctx.session });
@@ -131,7 +136,7 @@ async function prepare(ctx: ClaimContext, ticket: number, opts: TakeOptions, dir
     if (cur.kind === "ok" && !namesTicket(ctx, cur.run, ticket)) throw runDirMismatch(ctx.repoName, ticket, dir, cur.run);
     throw claimedLocally(ctx.repoName, ticket, dir, cur, !!opts.runDir);
   }
-  return { reading, displaced, archived, takeOverLive: opts.takeOver === true && othersLive.length + mineLive.length > 0 };
+  return { reading, displaced, archived, setAside, takeOverLive: opts.takeOver === true && othersLive.length + mineLive.length > 0 };
 }
 
 function leaseFor(ctx: ClaimContext, ticket: number, viewer: string, displaced: LeaseRecord[], takeOverLive: boolean): Lease {
@@ -178,7 +183,7 @@ export async function takeClaim(ctx: ClaimContext, ticket: number, opts: TakeOpt
     throw new Refusal("bad-input", `Take-over is a person's decision and never runs unattended: use \`ticket-runner start ${ticket} --take-over\` yourself.`, { next: `ticket-runner start ${ticket} --take-over` });
   }
   const dir = opts.runDir ?? ctx.o.runRoot.dirFor(ctx.o.tracker.repo, ticket);
-  const { reading, displaced, archived, takeOverLive } = await prepare(ctx, ticket, opts, dir);
+  const { reading, displaced, archived, setAside, takeOverLive } = await prepare(ctx, ticket, opts, dir);
   const viewer = reading.viewer;
   let lease: Lease | null = null;
   try {
@@ -218,6 +223,7 @@ export async function takeClaim(ctx: ClaimContext, ticket: number, opts: TakeOpt
       issue: back.issue,
       displaced,
       archived,
+      setAside,
       viewer,
     };
   } catch (error) {

@@ -56,7 +56,8 @@ export async function claim(services: CommandServices, ...args: unknown[]): Prom
   const w = await wire(services);
   const won = await progress(`Ticket Runner: claiming ${w.name(n)}…`, () => w.gate.take(n));
   refreshBoard(services);
-  services.notifier.info(`Ticket Runner: claimed ${w.name(n)} for ${won.viewer}. A person's claim does not expire; Start on Ticket works on it, Release puts it back.`, [
+  const aside = won.setAside ? ` ${won.setAside.note}` : "";
+  services.notifier.info(`Ticket Runner: claimed ${w.name(n)} for ${won.viewer}. A person's claim does not expire; Start on Ticket works on it, Release puts it back.${aside}`, [
     { title: "Open the Lease", run: () => services.links.open(won.claim.commentUrl) },
   ]);
 }

@@ -68,7 +68,9 @@ export async function endClaim(ctx: ClaimContext, claim: HeldClaim, ending: Endi
   const write: IssueWrite = { comment: { id: claim.commentId, body: renderLeaseComment(lease, tailOf(reading, claim.commentId)) } };
   const others = rivals(reading, claim.lease.nonce);
   if (others.length === 0) {
-    const hostLabel = ctx.hostLabel();
+    // The label is the lease's Host's: a release from another Host (a person's, by hand) must not
+    // leave `claim:<that host>` behind and try to remove its own instead.
+    const hostLabel = ctx.hostLabel(claim.lease.host);
     write.removeLabels = [labels.inProgress, ...(hostLabel ? [hostLabel] : [])];
     if (ending === "released") write.addLabels = [labels.ready];
     if (ending === "handed-off") write.addLabels = [labels.human];

@@ -1,0 +1,38 @@
+/**
+ * With `labels.hostLabels` on, `ticket-runner release` run on another Host than the claim's takes
+ * off the `claim:<host>` label of the Host named in the lease (it used to try its own and leave the
+ * lease's behind). Real CLI processes against the sandbox: one clone, two Host identities.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { NAME, OWNER, startClaimsSandbox, type ClaimsSandbox } from "./claims-sandbox";
+import { cloneWithToken, runCli, writeTargetConfig, type CliResult } from "./cli-process";
+
+describe("claims (integration): release from another Host takes off the lease's host label", function () {
+  this.timeout(120_000);
+  let s: ClaimsSandbox;
+  let clone: string;
+
+  before(async () => {
+    s = await startClaimsSandbox({ alice: "write", bob: "write" });
+    clone = join(s.dir, "clone-bob");
+    await cloneWithToken(s.sandbox.gitUrl(OWNER, NAME), s.tokens.bob!, clone);
+    writeTargetConfig(clone, { lease: { settleMs: 100 }, labels: { hostLabels: true } });
+  });
+  after(async () => s?.stop());
+
+  const asHost = (host: string, args: string[]): Promise<CliResult> =>
+    runCli(args, { cwd: clone, env: { TICKET_RUNNER_TOKEN: s.tokens.bob!, TICKET_RUNNER_RUN_ROOT: join(s.dir, `runs-${host}`), TICKET_RUNNER_HOST_NAME: host, TICKET_RUNNER_HOST_SESSION: host } });
+  const said = (r: CliResult) => `exit ${r.code}\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`;
+  const labels = async (n: number) => [...(await s.tracker("alice").readIssueThread(n))!.issue.labels].sort();
+
+  it("claimed on bob-vm, released from bob-laptop: claim:bob-vm comes off", async () => {
+    const n = await s.issue("host label");
+    const claimed = await asHost("bob-vm", ["claim", String(n)]);
+    assert.equal(claimed.code, 0, said(claimed));
+    assert.deepEqual(await labels(n), ["claim:bob-vm", "in-progress"]);
+    const released = await asHost("bob-laptop", ["release", String(n)]);
+    assert.equal(released.code, 0, said(released));
+    assert.deepEqual(await labels(n), ["ready-for-agent"]);
+  });
+});

@@ -2,9 +2,7 @@
  * `ticket-runner release <n>`: puts a ticket you hold back in the queue: lease released,
  * ready-for-agent on, in-progress off, you unassigned last; this Host's run moved aside (kept).
  */
-import { existsSync } from "node:fs";
-import { GitWorkspace } from "../../adapters/git/git-workspace";
-import type { LeftBranchReport } from "../../adapters/git/worktrees";
+import { keptBranchNote } from "../../adapters/git/kept-branch";
 import { NodeHost } from "../../adapters/node-host";
 import type { CliCommand, CliIo } from "../command";
 import { wireClaims, type ClaimWiring } from "../claim-wiring";
@@ -36,31 +34,7 @@ export const releaseCommand: CliCommand = {
   },
 };
 
-/** The words for what a Run here would do with what `start` left (ADR 0121). */
-export function keptWords(branch: string, r: LeftBranchReport): string {
-  const what = r.left.worktree ? `the worktree ${r.left.worktree} and the branch ${branch}` : `the branch ${branch}`;
-  const remote = r.dropRemote ? `, and the remote's copy with \`${r.dropRemote}\`` : "";
-  if (!r.notReusable) {
-    return `Kept ${what} (release deletes nothing). They hold nothing beyond the base, so a Run in this clone starts on them. To remove them anyway: \`${r.drop}\`.`;
-  }
-  return (
-    `Kept ${what} (release deletes nothing): ${r.notReusable.why}. A Run in this clone will not start on them: it hands the ticket to a person at setup. ` +
-    `Finish or push that work yourself, or, if it is abandoned, remove them before the next Run: \`${r.drop}\`${remote}.`
-  );
-}
-
 async function keptNote(n: number, branch: string, worktree: string | null, target: Target, w: ClaimWiring, io: CliIo): Promise<string> {
-  // The clone is the one the worktree sits in (release may run elsewhere, with --repo).
-  const root = (worktree && /^(.*)[\\/]\.worktrees[\\/]ticket-\d+$/.exec(worktree)?.[1]) || target.checkout;
-  const fallback = `Kept ${worktree ? `the worktree ${worktree} and ` : ""}the branch ${branch} (release deletes nothing).`;
-  if (!root || !existsSync(root)) return fallback;
-  try {
-    const ws = new GitWorkspace({ root, host: new NodeHost({ env: io.env }), token: w.token, env: io.env });
-    const base = target.config.base ?? (await w.tracker.defaultBranch());
-    const report = await ws.leftBranch(n, branch, base);
-    return report ? keptWords(branch, report) : `The branch ${branch} is no longer in ${root}.`;
-  } catch (error) {
-    w.log.debug("could not look at the kept branch", { branch, error: String(error) });
-    return fallback;
-  }
+  const note = await keptBranchNote({ ticket: n, branch, worktree, checkout: target.checkout, base: async () => target.config.base ?? (await w.tracker.defaultBranch()), host: new NodeHost({ env: io.env }), token: w.token, env: io.env, log: w.log });
+  return note.text;
 }

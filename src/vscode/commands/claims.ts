@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import * as vscode from "vscode";
 import { GitWorkspace } from "../../adapters/git/git-workspace";
+import { keptBranchNote } from "../../adapters/git/kept-branch";
 import { NodeHost } from "../../adapters/node-host";
 import { holderText } from "../../core/claims/refusals";
 import { sameUser } from "../../core/claims/give-back";
@@ -95,7 +96,23 @@ export async function release(services: CommandServices, ...args: unknown[]): Pr
   const w = await wire(services);
   const report = await progress(`Ticket Runner: releasing ${w.name(n)}…`, () => w.gate.releaseByHand(n));
   refreshBoard(services);
-  services.notifier.info(`Ticket Runner: ${report.summary.replace(/\n/g, " ")}`);
+  // What release kept (worktree, branch) and what a Run here does with them: the CLI's words (ADR 0121).
+  const kept = report.branch
+    ? await keptBranchNote({
+        ticket: n,
+        branch: report.branch,
+        worktree: report.worktree,
+        checkout: w.target.folder,
+        base: async () => w.config.base ?? (await w.tracker.defaultBranch()),
+        host: new NodeHost({ env: process.env }),
+        token: w.target.token,
+        env: process.env,
+        log: services.log,
+      })
+    : null;
+  const [drop, dropRemote] = kept?.commands ?? [];
+  const copy = (title: string, command: string | undefined) => (command ? [{ title, run: () => vscode.env.clipboard.writeText(command) }] : []);
+  services.notifier.info(`Ticket Runner: ${report.summary.replace(/\n/g, " ")}${kept ? ` ${kept.text}` : ""}`, [...copy("Copy Command", drop), ...copy("Copy Remote Command", dropRemote)]);
 }
 
 /**

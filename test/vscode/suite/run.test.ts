@@ -3,9 +3,11 @@
 // registers nothing otherwise. The window is a multi-root workspace (a .code-workspace naming the
 // clone), where worktree folders can be added without restarting the extension host.
 import * as assert from "node:assert/strict";
+import { execFile } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import * as vscode from "vscode";
 import { FsRunRoot } from "../../../src/adapters/fs-run-root";
 import { createOctokit } from "../../../src/adapters/github/client";
@@ -19,11 +21,12 @@ import type { MessageApi, Notice } from "../../../src/vscode/notifier";
 import { sandboxOctokit } from "../../support/board-seed";
 import { openTickets, simpleTicket } from "../../support/run-seed";
 import { waitFor } from "../../support/wait-for";
-import { activeApi } from "../support/extension";
+import { activeApi, extension } from "../support/extension";
 import { recordFigure } from "../support/figures";
 import type { RunSeedInfo } from "../support/run-setup";
 
 const raw = process.env["TICKET_RUNNER_RUN_SEED"];
+const execFileP = promisify(execFile);
 const quiet = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
 /** Answers questions and presses buttons in place of a person: the first rule whose pattern matches. */
@@ -219,6 +222,37 @@ if (raw) {
       await vscode.commands.executeCommand("ticketRunner.release", held);
       await waitFor(async () => (await labelsOf(held)).includes("ready-for-agent"), { what: "the release", timeoutMs: 30_000 });
       await vscode.commands.executeCommand("ticketRunner.filterAll");
+    });
+
+    it("Release of a ticket started from the CLI says what it kept in the CLI's words, and Copy Command copies the cleanup command", async () => {
+      const [n] = await openTickets(seed, [simpleTicket("theta")]);
+      assert.ok(n);
+      // A person's `ticket-runner start` in this window's clone, on this Host: it claims and cuts the worktree.
+      const cli = join(extension().extensionPath, "dist", "cli.js");
+      const started = await execFileP(process.execPath, [cli, "start", String(n)], { cwd: seed.clone, env: { ...process.env, ELECTRON_RUN_AS_NODE: "1" } });
+      const worktree = join(seed.clone, ".worktrees", `ticket-${n}`);
+      const branch = new RegExp(`Worktree: .* \\(branch (agent/${n}-\\S+)\\)`).exec(started.stdout)?.[1];
+      assert.ok(branch, started.stdout);
+
+      const asked: { message: string; items: readonly string[]; detail?: string }[] = [];
+      restore.push(api.notifier.setMessageApi(person([{ when: /^Ticket Runner: Released/, press: "Copy Command" }], asked)));
+      await vscode.env.clipboard.writeText("");
+      const before = api.notices.length;
+      await vscode.commands.executeCommand("ticketRunner.release", n);
+      const notice = await waitFor(() => api.notices.slice(before).find((x) => x.message.startsWith("Ticket Runner: Released")), { what: "the release's message", timeoutMs: 30_000 });
+      const drop = `git -C ${seed.clone} worktree remove ${worktree} && git -C ${seed.clone} branch -D ${branch}`;
+      assert.equal(notice.level, "info");
+      assert.ok(
+        notice.message.includes(`Kept the worktree ${worktree} and the branch ${branch} (release deletes nothing). They hold nothing beyond the base, so a Run in this clone starts on them. To remove them anyway: \`${drop}\`.`),
+        notice.message,
+      );
+      assert.deepEqual(notice.actions, ["Copy Command"]);
+      const copied = await waitFor(async () => ((await vscode.env.clipboard.readText()) === drop ? drop : undefined), { what: "the command on the clipboard", timeoutMs: 10_000 });
+      assert.equal(copied, drop);
+
+      // Tidy up as the note says, and take the ticket off the Frontier for the tests after this one.
+      await execFileP("sh", ["-c", drop], { env: { ...process.env, LC_ALL: "C" } });
+      await admin.rest.issues.update({ ...repo, issue_number: n, state: "closed" });
     });
 
     it("stays responsive while a demo agent emits 20,000 events in 10 s (command round trips measured)", async () => {

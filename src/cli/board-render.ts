@@ -30,6 +30,8 @@ export async function printBoard(target: Target, wiring: { octokit: BoardOctokit
     labels: target.config.labels,
     clock: systemClock,
     log: wiring.log,
+    // A failed fetch is said once, by the final line below; the refresher's own line is a detail.
+    failureLog: "debug",
   });
   await board.refresher.refresh();
   const view = board.refresher.view(opts.filter ?? "all");

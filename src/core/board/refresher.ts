@@ -19,6 +19,12 @@ export interface BoardRefresherOptions {
   readLocal(): Promise<LocalClaim[]>;
   clock: Clock;
   log: Log;
+  /**
+   * The level of the "board fetch failed" log line. "debug" where the caller reports the failure
+   * itself (the CLI's one-shot `board` ends with it), so it is said once; "warn" by default (the
+   * extension's polling board, whose tree shows it but whose log should keep it too).
+   */
+  failureLog?: "warn" | "debug";
 }
 
 export interface BoardView {
@@ -132,7 +138,7 @@ export class BoardRefresher {
   private fail(e: unknown): TickOutcome {
     this.error = describeBoardError(e, this.opts.clock.now());
     this.failures += 1;
-    this.opts.log.warn(`board fetch failed: ${this.error.message}`, { reason: this.error.reason });
+    this.opts.log[this.opts.failureLog ?? "warn"](`board fetch failed: ${this.error.message}`, { reason: this.error.reason });
     return "failed";
   }
 

@@ -40,6 +40,16 @@ describe("expected GitHub answers are not printed as errors (integration)", func
     assert.equal(r.code, 1, say(r));
     assert.deepEqual(errorLines(r.err), [], say(r));
     assert.match(r.err.join("\n"), /could not read demo\/shop: .*could not reach the API/, say(r));
+    // Said once: the final line, and no `warn: board fetch failed` line before it.
+    assert.deepEqual(r.err.filter((l) => /could not reach the API/.test(l)), [r.err.at(-1)], say(r));
+    assert.deepEqual(r.err.filter((l) => /^warn:/.test(l)), [], say(r));
+  });
+
+  it("a failed board fetch keeps its details at debug (TICKET_RUNNER_LOG=debug), the final line still last", async () => {
+    const r = await w.cliDone(["board", "--api-url", "http://127.0.0.1:1"], { host: w.hostEnv("debugging", { TICKET_RUNNER_LOG: "debug" }) });
+    assert.equal(r.code, 1, say(r));
+    assert.ok(r.err.some((l) => /^debug: board fetch failed: .*could not reach the API.*"reason":"network"/.test(l)), say(r));
+    assert.match(r.err.at(-1) ?? "", /^ticket-runner board: could not read demo\/shop: /, say(r));
   });
 
   it("the shared client logs Octokit's line for a 404 at debug, and a 200 at debug too", async () => {

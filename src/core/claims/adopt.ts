@@ -9,6 +9,7 @@ import type { Lease } from "../schemas/lease";
 import type { ClaimContext } from "./claim-context";
 import { nothingToResume } from "./ended-claim";
 import { sameUser, standDown } from "./give-back";
+import { leavingHostLabels } from "./host-labels";
 import { archiveTail, renderLeaseComment } from "./lease-comment";
 import { compareClaims } from "./lease-standing";
 import { judge } from "./lifecycle";
@@ -80,7 +81,11 @@ export async function adoptClaim(ctx: ClaimContext, ticket: number, opts: { runD
     await ctx.o.tracker.writeIssue(ticket, {
       addAssignees: issue.assignees.some((a) => sameUser(a, viewer)) ? [] : [viewer],
       addLabels: [ctx.o.labels.inProgress, ...(hostLabel ? [hostLabel] : [])].filter((l) => !issue.labels.includes(l)),
-      removeLabels: issue.labels.includes(ctx.o.labels.ready) ? [ctx.o.labels.ready] : [],
+      removeLabels: [
+        ...(issue.labels.includes(ctx.o.labels.ready) ? [ctx.o.labels.ready] : []),
+        // Adopted across Hosts, the lease now names this Host: the old Host's label goes in the same write.
+        ...leavingHostLabels(ctx, issue.labels, [rec.lease], standing.live),
+      ],
       comment: { id: rec.comment.id, body: renderLeaseComment(lease, archiveTail(rec.comment.body ?? "")) },
     });
     const claim = { ticket, commentId: rec.comment.id, commentUrl: rec.comment.url, lease, runDir: dir };

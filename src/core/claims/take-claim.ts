@@ -17,6 +17,7 @@ import type { RunJson } from "../schemas/run-json";
 import type { ClaimContext, TicketReading } from "./claim-context";
 import { setAsideEndedRun, type SetAside } from "./ended-claim";
 import { sameUser, standDown } from "./give-back";
+import { leavingHostLabels } from "./host-labels";
 import { archiveTail, renderLeaseComment } from "./lease-comment";
 import { standings, type LeaseRecord } from "./lease-standing";
 import { claimedElsewhere, claimedLocally, heldHereWithoutRun, raceLost, runDirMismatch } from "./refusals";
@@ -167,7 +168,11 @@ function claimWrite(ctx: ClaimContext, reading: TicketReading, lease: Lease, dis
   const hostLabel = ctx.hostLabel();
   const write: IssueWrite = {
     addLabels: [labels.inProgress, ...(hostLabel ? [hostLabel] : [])].filter((l) => !reading.issue.labels.includes(l)),
-    removeLabels: reading.issue.labels.includes(labels.ready) ? [labels.ready] : [],
+    removeLabels: [
+      ...(reading.issue.labels.includes(labels.ready) ? [labels.ready] : []),
+      // The displaced leases end with this write: so do their Hosts' labels (a person's taken-over claim kept its own).
+      ...leavingHostLabels(ctx, reading.issue.labels, displaced.flatMap((d) => (d.lease ? [d.lease] : [])), reading.standing.live),
+    ],
     addAssignees: reading.issue.assignees.some((a) => sameUser(a, reading.viewer)) ? [] : [reading.viewer],
     comment: { body: renderLeaseComment(lease) },
   };

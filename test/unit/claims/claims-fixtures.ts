@@ -39,7 +39,7 @@ export interface World {
   log: MemoryLog;
   cleanup(): void;
   /** A claimer: one user on one Host with its own run root (a separate machine) unless `root` is shared. */
-  claimer(opts: { user: string; host: string; holder?: "person" | "machine"; root?: string; nonce?: string; settleMs?: number }): { gate: ClaimProtocol; root: FsRunRoot };
+  claimer(opts: { user: string; host: string; holder?: "person" | "machine"; root?: string; nonce?: string; settleMs?: number; adoptAcrossHosts?: boolean }): { gate: ClaimProtocol; root: FsRunRoot };
 }
 
 export function makeWorld(): World {
@@ -70,6 +70,7 @@ export function makeWorld(): World {
         pid: pid++,
         isAlive: async () => false,
         nonce: o.nonce ? () => `${o.nonce}${String(n++).padStart(4, "0")}` : undefined,
+        adoptAcrossHosts: o.adoptAcrossHosts,
       });
       return { gate, root };
     },

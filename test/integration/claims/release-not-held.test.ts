@@ -11,30 +11,24 @@ import { join } from "node:path";
 import { parseLeaseComment } from "../../../src/core/claims/lease-comment";
 import type { Clock } from "../../../src/ports/clock";
 import { FULL, NAME, OWNER, realClock, startClaimsSandbox, type ClaimsSandbox } from "./claims-sandbox";
-import { cloneWithToken, runCli, writeTargetConfig, type CliResult } from "./cli-process";
+import type { CliResult } from "./cli-process";
+import { peopleAtTheirMachines, said, type People } from "./people";
 
 const behind: Clock = { now: () => new Date(Date.now() - 46 * 60_000), sleep: realClock.sleep };
 
 describe("claims (integration): release refuses a ticket you do not hold", function () {
   this.timeout(120_000);
   let s: ClaimsSandbox;
-  const clones: Record<string, string> = {};
-  const envs: Record<string, Record<string, string>> = {};
+  let people: People;
 
   before(async () => {
     s = await startClaimsSandbox({ alice: "write", bob: "write", boss: "admin" });
-    for (const user of ["bob", "boss"]) {
-      clones[user] = join(s.dir, `clone-${user}`);
-      await cloneWithToken(s.sandbox.gitUrl(OWNER, NAME), s.tokens[user]!, clones[user]);
-      writeTargetConfig(clones[user], { lease: { settleMs: 100 } });
-      envs[user] = { TICKET_RUNNER_TOKEN: s.tokens[user]!, TICKET_RUNNER_RUN_ROOT: join(s.dir, `runs-${user}`), TICKET_RUNNER_HOST_NAME: `${user}-box`, TICKET_RUNNER_HOST_SESSION: `${user}-box` };
-    }
+    people = await peopleAtTheirMachines(s, ["bob", "boss"]);
   });
   after(async () => s?.stop());
 
-  const cli = (user: string, args: string[]): Promise<CliResult> => runCli(args, { cwd: clones[user]!, env: envs[user]! });
-  const said = (r: CliResult) => `exit ${r.code}\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`;
-  const runDir = (user: string, n: number) => join(s.dir, `runs-${user}`, `${OWNER}__${NAME}`, `issue-${n}`);
+  const cli = (user: string, args: string[]): Promise<CliResult> => people.cli(user, args);
+  const runDir = (user: string, n: number) => people.runDir(user, n);
 
   /** Everything on the board a release could change: labels, assignees, every comment's body. */
   async function board(n: number): Promise<string> {

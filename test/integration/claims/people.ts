@@ -1,0 +1,45 @@
+/**
+ * People at their own machines for CLI tests: one clone, one run root and one Host per user, all
+ * against one claims sandbox, so a test reads as "bob runs this, then boss runs that".
+ */
+import { join } from "node:path";
+import { NAME, OWNER, type ClaimsSandbox } from "./claims-sandbox";
+import { cloneWithToken, runCli, writeTargetConfig, type CliResult } from "./cli-process";
+
+export interface People {
+  /** `ticket-runner <args>` as `user`, in their clone, with their token, run root and Host. */
+  cli(user: string, args: string[]): Promise<CliResult>;
+  /** `user`'s run directory for ticket `n`. */
+  runDir(user: string, n: number): string;
+}
+
+/** Clones the sandbox's repository once per user (Host `<user>-box`) with a short lease settle. */
+export async function peopleAtTheirMachines(s: ClaimsSandbox, users: string[]): Promise<People> {
+  const clones = new Map<string, string>();
+  const envs = new Map<string, Record<string, string>>();
+  for (const user of users) {
+    const clone = join(s.dir, `clone-${user}`);
+    await cloneWithToken(s.sandbox.gitUrl(OWNER, NAME), s.tokens[user]!, clone);
+    writeTargetConfig(clone, { lease: { settleMs: 100 } });
+    clones.set(user, clone);
+    envs.set(user, { TICKET_RUNNER_TOKEN: s.tokens[user]!, TICKET_RUNNER_RUN_ROOT: join(s.dir, `runs-${user}`), TICKET_RUNNER_HOST_NAME: `${user}-box`, TICKET_RUNNER_HOST_SESSION: `${user}-box` });
+  }
+  const known = (user: string) => {
+    const clone = clones.get(user);
+    const env = envs.get(user);
+    if (!clone || !env) throw new Error(`${user} has no clone in this test; add them to peopleAtTheirMachines`);
+    return { clone, env };
+  };
+  return {
+    cli: (user, args) => {
+      const { clone, env } = known(user);
+      return runCli(args, { cwd: clone, env });
+    },
+    runDir: (user, n) => join(s.dir, `runs-${user}`, `${OWNER}__${NAME}`, `issue-${n}`),
+  };
+}
+
+/** A CLI result, whole, for an assertion message. */
+export function said(r: CliResult): string {
+  return `exit ${r.code}\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`;
+}

@@ -1,10 +1,12 @@
 /** Shared set-up for the claims unit tests: a fake GitHub, real run roots in a temp dir, virtual time. */
+import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FsRunRoot } from "../../../src/adapters/fs-run-root";
 import { createClaimGate, type ClaimProtocol } from "../../../src/core/claims/claim-protocol";
 import { renderLeaseComment } from "../../../src/core/claims/lease-comment";
+import { Refusal } from "../../../src/core/errors";
 import { LEASE_VERSION, type Lease } from "../../../src/core/schemas/lease";
 import type { Log, LogFields } from "../../../src/ports/log";
 import { FakeClock } from "../../fakes/fake-clock";
@@ -97,4 +99,15 @@ export function lease(over: Partial<Lease> = {}): Lease {
 
 export function leaseBody(over: Partial<Lease> = {}): string {
   return renderLeaseComment(lease(over));
+}
+
+/** The Refusal a claim call ends with; fails the test when it resolves or throws anything else. */
+export async function refusal(p: Promise<unknown>): Promise<Refusal> {
+  try {
+    await p;
+  } catch (error) {
+    if (error instanceof Refusal) return error;
+    throw error;
+  }
+  assert.fail("expected a refusal");
 }

@@ -8,18 +8,7 @@ import { existsSync, readdirSync, readFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { FsRunRoot } from "../../../src/adapters/fs-run-root";
 import { createClaimGate } from "../../../src/core/claims/claim-protocol";
-import { Refusal } from "../../../src/core/errors";
-import { LABELS, makeWorld, type World } from "./claims-fixtures";
-
-async function refusal(p: Promise<unknown>): Promise<Refusal> {
-  try {
-    await p;
-  } catch (error) {
-    if (error instanceof Refusal) return error;
-    throw error;
-  }
-  assert.fail("expected a refusal");
-}
+import { LABELS, makeWorld, refusal, type World } from "./claims-fixtures";
 
 describe("claims: a run directory whose claim has ended (ADR 0125)", () => {
   let w: World;

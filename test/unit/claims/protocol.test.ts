@@ -2,18 +2,8 @@ import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseLeaseComment } from "../../../src/core/claims/lease-comment";
-import { Refusal } from "../../../src/core/errors";
-import { leaseBody, makeWorld, type World } from "./claims-fixtures";
-
-async function refusal(p: Promise<unknown>): Promise<Refusal> {
-  try {
-    await p;
-  } catch (error) {
-    if (error instanceof Refusal) return error;
-    throw error;
-  }
-  assert.fail("expected a refusal");
-}
+import type { Refusal } from "../../../src/core/errors";
+import { leaseBody, makeWorld, refusal, type World } from "./claims-fixtures";
 
 function leasesOn(w: World, issue: number) {
   return w.gh.commentsOn(issue).map((c) => ({ c, p: parseLeaseComment(c.body, { repo: "acme/widgets", issue }) }));

@@ -87,7 +87,17 @@ function runBackend(app: App, req: IncomingMessage, res: ServerResponse, repo: R
   if (length) env.CONTENT_LENGTH = length;
 
   return new Promise((resolve) => {
-    const child = spawn("git", ["http-backend"], { env: gitEnv(env), stdio: ["pipe", "pipe", "pipe"] });
+    // Its own process group: a client that goes away mid-push must take `git receive-pack` (a
+    // grandchild, waiting on stdin) down with it, or it waits forever and holds the server open.
+    const child = spawn("git", ["http-backend"], { env: gitEnv(env), stdio: ["pipe", "pipe", "pipe"], detached: true });
+    const killGroup = (): void => {
+      child.stdin.destroy();
+      try {
+        if (child.pid) process.kill(-child.pid, "SIGKILL");
+      } catch {
+        // Already gone.
+      }
+    };
     let headerBuf = Buffer.alloc(0);
     let headersDone = false;
     let status = 200;
@@ -119,7 +129,10 @@ function runBackend(app: App, req: IncomingMessage, res: ServerResponse, repo: R
     child.stderr.on("data", () => undefined);
     child.stdin.on("error", () => undefined);
     req.pipe(child.stdin);
-    req.on("aborted", () => child.kill());
+    req.on("aborted", killGroup);
+    res.on("close", () => {
+      if (!res.writableFinished) killGroup();
+    });
     child.on("error", () => {
       if (!res.headersSent) plain(res, 500, "git http-backend could not start");
       resolve(500);

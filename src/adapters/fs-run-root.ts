@@ -1,10 +1,13 @@
 /**
- * RunRoot on the local filesystem. The exclusive create is Node's 'wx' flag (O_CREAT|O_EXCL): the
- * kernel checks and creates in one step, so of any number of simultaneous creates exactly one wins.
- * Keep the run root on a local disk: O_EXCL is not reliable on every network filesystem.
+ * RunRoot on the local filesystem. The exclusive create writes the whole record to a private temp
+ * file and then hard-links it to run.json: link(2) fails with EEXIST when the name is taken, so of
+ * any number of simultaneous creates exactly one wins, and run.json appears whole or not at all.
+ * (Opening run.json with O_CREAT|O_EXCL and then writing was exclusive too, but a Run killed between
+ * the open and the write left an empty run.json that blocked the ticket on this Host for good.)
+ * Keep the run root on a local disk: link and O_EXCL are not reliable on every network filesystem.
  */
 import { randomBytes } from "node:crypto";
-import { mkdir, readdir, readFile, rename, writeFile } from "node:fs/promises";
+import { link, mkdir, readdir, readFile, rename, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { runJsonSchema, type RunJson } from "../core/schemas/run-json";
 import { parseTicketNumber } from "../core/claims/marker";
@@ -13,10 +16,16 @@ import type { LocalRun, RunJsonRead, RunRoot } from "../ports/run-root";
 import type { RepoRef } from "../ports/tracker";
 
 const RUN_FILE = "run.json";
+/** Filesystems that cannot hard-link say so with one of these; there the create falls back to O_EXCL. */
+const NO_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS", "EXDEV"]);
 const ARCHIVE = "superseded";
 
 function errCode(error: unknown): string | undefined {
   return typeof error === "object" && error !== null ? (error as { code?: string }).code : undefined;
+}
+
+function tempName(dir: string): string {
+  return join(dir, `.run.json.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
 }
 
 function stamp(at: string): string {
@@ -38,11 +47,13 @@ export class FsRunRoot implements RunRoot {
       if (errCode(error) === "ENOENT") return { kind: "none" };
       return { kind: "invalid", reason: `cannot read ${join(dir, RUN_FILE)}: ${errCode(error) ?? String(error)}` };
     }
+    // create() and update() only ever put a whole file in place, so a torn file is damage, not a write in flight.
+    if (text.trim() === "") return { kind: "invalid", reason: `${join(dir, RUN_FILE)} is empty (left by an older Ticket Runner killed while creating it)` };
     let raw: unknown;
     try {
       raw = JSON.parse(text);
     } catch {
-      return { kind: "invalid", reason: `${join(dir, RUN_FILE)} is not JSON (a create may still be writing it)` };
+      return { kind: "invalid", reason: `${join(dir, RUN_FILE)} is not JSON` };
     }
     const parsed = runJsonSchema.safeParse(raw);
     if (!parsed.success) {
@@ -54,8 +65,25 @@ export class FsRunRoot implements RunRoot {
 
   async create(dir: string, run: RunJson): Promise<{ kind: "created" } | { kind: "exists"; current: RunJsonRead }> {
     await mkdir(dir, { recursive: true });
+    const text = JSON.stringify(run, null, 2) + "\n";
+    const tmp = tempName(dir);
+    await writeFile(tmp, text, { flag: "wx" });
     try {
-      await writeFile(join(dir, RUN_FILE), JSON.stringify(run, null, 2) + "\n", { flag: "wx" });
+      await link(tmp, join(dir, RUN_FILE));
+      return { kind: "created" };
+    } catch (error) {
+      const code = errCode(error);
+      if (code === "EEXIST") return { kind: "exists", current: await this.read(dir) };
+      if (code === undefined || !NO_LINKS.has(code)) throw error;
+      return this.createWithoutLinks(dir, text);
+    } finally {
+      await unlink(tmp).catch(() => undefined);
+    }
+  }
+
+  private async createWithoutLinks(dir: string, text: string): Promise<{ kind: "created" } | { kind: "exists"; current: RunJsonRead }> {
+    try {
+      await writeFile(join(dir, RUN_FILE), text, { flag: "wx" });
       return { kind: "created" };
     } catch (error) {
       if (errCode(error) !== "EEXIST") throw error;
@@ -64,7 +92,7 @@ export class FsRunRoot implements RunRoot {
   }
 
   async update(dir: string, run: RunJson): Promise<void> {
-    const tmp = join(dir, `.run.json.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
+    const tmp = tempName(dir);
     await writeFile(tmp, JSON.stringify(run, null, 2) + "\n", { flag: "wx" });
     await rename(tmp, join(dir, RUN_FILE));
   }

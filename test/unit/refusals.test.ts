@@ -88,6 +88,7 @@ interface Row {
 const rows: Row[] = [
   { name: "claimed elsewhere", make: () => claimedElsewhere("acme/widgets", 12, record, NOW), holder: /@bob on host "x"/, link: LEASE_URL },
   { name: "claimed locally", make: () => claimedLocally("acme/widgets", 7, "/runs/issue-7", { kind: "ok", run }, false), holder: /pid 4242/ },
+  { name: "claimed locally with an unreadable run.json", make: () => claimedLocally("acme/widgets", 7, "/runs/issue-7", { kind: "invalid", reason: "/runs/issue-7/run.json is empty" }, false), holder: /\/runs\/issue-7\/run\.json is empty/ },
   { name: "release of someone else's expired lease", make: () => heldByExpiredLease("acme/widgets", 12, record, NOW), holder: /@bob on host "x"/, link: LEASE_URL },
   { name: "held here without a run", make: () => heldHereWithoutRun("acme/widgets", 12, record, NOW), holder: /@bob/, link: LEASE_URL },
   { name: "run dir of another ticket", make: () => runDirMismatch("acme/widgets", 12, "/runs/issue-12", run), holder: /acme\/widgets#7/ },

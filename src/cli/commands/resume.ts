@@ -27,7 +27,7 @@ async function resumeOffline(n: number, args: ParsedArgs, target: Target, io: Cl
   const dir = args.values.get("--run-dir") ?? root.dirFor(target.repo, n);
   const read = await root.read(dir);
   if (read.kind === "none") throw new Refusal("not-ready", `No run of #${n} on this Host at ${dir}. Start it: ticket-runner start ${n}`, { path: dir, next: `ticket-runner start ${n}` });
-  if (read.kind === "invalid") throw new Refusal("run-dir-mismatch", `${read.reason}. Nothing was changed. Look at ${dir}/run.json, or move it away (\`mv ${dir} ${dir}.old\`) and \`ticket-runner start ${n}\`.`, { path: dir, next: `ticket-runner start ${n}` });
+  if (read.kind === "invalid") throw new Refusal("run-dir-mismatch", `${read.reason}. Nothing was changed. Look at ${dir}/run.json; to start again with its files kept under ${dir}/superseded/: \`ticket-runner start ${n} --take-over\`.`, { path: dir, next: `ticket-runner start ${n} --take-over` });
   if (read.run.issue !== n) throw new Refusal("run-dir-mismatch", `${dir}/run.json belongs to ${read.run.repo}#${read.run.issue}, not #${n}. Resume that one: \`ticket-runner resume ${read.run.issue} --run-dir ${dir} --offline\`.`, { path: dir, next: `ticket-runner resume ${read.run.issue} --run-dir ${dir} --offline` });
   io.out(`Run directory: ${dir} (offline: GitHub was not asked whether the lease still holds)`);
   const wt = read.run.worktree;

@@ -42,13 +42,23 @@ export function claimedElsewhere(repo: string, ticket: number, rec: LeaseRecord,
 }
 
 export function claimedLocally(repo: string, ticket: number, dir: string, current: RunJsonRead, customDir: boolean): Refusal {
+  if (current.kind === "invalid") {
+    // resume cannot read it either; a take-over archives the directory under superseded/ and starts afresh.
+    const next = `ticket-runner start ${ticket} --take-over${customDir ? ` --run-dir ${dir}` : ""}`;
+    return new Refusal(
+      "claimed-locally",
+      [
+        `${repo}#${ticket} has a run directory on this Host whose run.json cannot be used: ${current.reason}.`,
+        `Nothing was changed. Look at ${dir}; to start again with its files kept under ${dir}/superseded/: ${next}`,
+      ].join("\n"),
+      { path: dir, next },
+    );
+  }
   const next = resumeCommand(ticket, dir, customDir);
   const who =
     current.kind === "ok"
       ? ` (session ${current.run.session.slice(0, 8)}, pid ${current.run.pid}, started ${when(current.run.startedAt)})`
-      : current.kind === "invalid"
-        ? ` (its run.json is being written or unreadable: ${current.reason})`
-        : "";
+      : "";
   return new Refusal(
     "claimed-locally",
     [`${repo}#${ticket} already has a run on this Host: ${dir}${who}.`, `Resume it with: ${next}`].join("\n"),

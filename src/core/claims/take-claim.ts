@@ -119,10 +119,9 @@ async function prepare(ctx: ClaimContext, ticket: number, opts: TakeOptions, dir
   const displaced = opts.takeOver ? [...othersLive, ...mineLive, ...standing.stale] : [...standing.stale];
   let archived: string | null = null;
   if (opts.takeOver && existing.kind !== "none") {
-    if (existing.kind === "invalid") {
-      throw new Refusal("run-dir-mismatch", `Cannot take over ${dir}: ${existing.reason}. Nothing was moved; look at it and move it away yourself (\`mv ${dir} ${dir}.old\`), then \`ticket-runner start ${ticket} --take-over\` again.`, { path: dir, next: `ticket-runner start ${ticket} --take-over` });
-    }
-    archived = await ctx.o.runRoot.moveAside(dir, { reason: "take-over", at: now.toISOString(), by: ctx.session });
+    // An unreadable run.json names no holder to protect; it is archived like any other, never deleted.
+    const reason = existing.kind === "invalid" ? `take-over of a run directory whose run.json cannot be used: ${existing.reason}` : "take-over";
+    archived = await ctx.o.runRoot.moveAside(dir, { reason, at: now.toISOString(), by: ctx.session });
   }
   let setAside: SetAside | null = null;
   if (!opts.takeOver && existing.kind === "ok") setAside = await setAsideEndedRun(ctx, reading, ticket, dir, existing.run);

@@ -43,7 +43,9 @@ describe("claims: the fs run root", () => {
     const results = await Promise.all(Array.from({ length: 40 }, (_, i) => root.create(d, run(`s${i}`))));
     assert.equal(results.filter((r) => r.kind === "created").length, 1);
     const winner = JSON.parse(readFileSync(join(d, "run.json"), "utf8")).session;
-    for (const r of results) if (r.kind === "exists" && r.current.kind === "ok") assert.equal(r.current.run.session, winner);
+    // run.json appears whole: no loser ever reads a half-written one.
+    for (const r of results) assert.deepEqual(r.kind === "exists" ? [r.current.kind, r.current.kind === "ok" && r.current.run.session] : ["ok", winner], ["ok", winner]);
+    assert.deepEqual(readdirSync(d), ["run.json"], "no temp file is left behind");
   });
 
   it("moves a run aside into superseded/<timestamp>/ (never deletes), and only its own with ifSession", async () => {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseLeaseComment } from "../../../src/core/claims/lease-comment";
 import type { Refusal } from "../../../src/core/errors";
@@ -46,6 +46,24 @@ describe("claims: protocol (fake GitHub, real run roots)", () => {
     assert.equal(r.reason, "claimed-locally");
     assert.match(r.message, /issue-1/);
     assert.equal(r.details.next, "ticket-runner resume 1");
+  });
+
+  it("an empty run.json (an older version killed mid-create) is refused with the take-over command, which archives it and wins", async () => {
+    const n = w.gh.addIssue({ title: "t", labels: ["ready-for-agent"], by: "alice" });
+    const shared = join(w.dir, "shared-root");
+    const dir = w.claimer({ user: "alice", host: "m1", root: shared }).root.dirFor(w.gh.repo, n);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "run.json"), "");
+    const r = await refusal(w.claimer({ user: "alice", host: "m1", root: shared }).gate.take(n));
+    assert.equal(r.reason, "claimed-locally");
+    assert.match(r.message, /run\.json is empty/);
+    assert.equal(r.details.next, `ticket-runner start ${n} --take-over`);
+    assert.equal(readFileSync(join(dir, "run.json"), "utf8"), "", "the refusal changes nothing");
+    const won = await w.claimer({ user: "alice", host: "m1", root: shared, holder: "person" }).gate.take(n, { takeOver: true });
+    assert.equal(JSON.parse(readFileSync(join(dir, "run.json"), "utf8")).commentId, won.claim.commentId);
+    const archived = readdirSync(join(dir, "superseded"));
+    assert.equal(archived.length, 1);
+    assert.equal(readFileSync(join(dir, "superseded", archived[0]!, "run.json"), "utf8"), "", "the broken file is kept, not deleted");
   });
 
   it("refuses another Host's live claim with the comment URL, holder, expiry and the take-over command", async () => {

@@ -7,7 +7,7 @@
  *   parted          each side holds commits the other lacks: refused, never settled silently
  *   gone            neither the remote nor this Host has the branch
  */
-import { access } from "node:fs/promises";
+import { access, rename, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { Refusal } from "../../core/errors";
 import type { Lane, ResumeOutcome } from "../../ports/workspace";
@@ -28,6 +28,24 @@ export async function rebaseInProgress(ctx: RepoContext, cwd: string): Promise<b
     if (await access(path).then(() => true, () => false)) return true;
   }
   return false;
+}
+
+/**
+ * A git process killed with its Run (a whole process group SIGKILLed, as when a VM vanishes) leaves
+ * the worktree's index.lock behind, and every later git write there fails with "File exists".
+ * Resume runs with the claim and the Run lock held, so no other Run can be using the lane; a lock
+ * older than STALE_LOCK_MS is not a person's `git status` either (those hold it for milliseconds).
+ * It is renamed, never deleted, so the rare person mid-`git commit` in the lane loses nothing.
+ */
+export const STALE_LOCK_MS = 10_000;
+
+export async function setAsideStaleIndexLock(ctx: RepoContext, cwd: string, now = Date.now()): Promise<string | null> {
+  const lock = await ctx.git.text(["rev-parse", "--path-format=absolute", "--git-path", "index.lock"], { cwd });
+  const info = await stat(lock).catch(() => null);
+  if (!info || now - info.mtimeMs < STALE_LOCK_MS) return null;
+  const aside = `${lock}.stale-${new Date(now).toISOString().replace(/[:.]/g, "-")}`;
+  await rename(lock, aside);
+  return aside;
 }
 
 /** Aborts a rebase a killed Run left behind, back to the branch tip. True when there was one. */
@@ -76,9 +94,14 @@ export async function resumeLane(ctx: RepoContext, ticket: number, branch: strin
 
   // A killed Run may have left the lane mid-rebase (detached HEAD): abort back to the branch tip first.
   let aborted = false;
+  let lockNote = "";
   const before = await listWorktrees(ctx);
-  if (before.some((w) => resolve(w.path) === resolve(path))) aborted = await abortRebase(ctx, path);
-  const abortNote = aborted ? " A rebase left in progress was aborted first." : "";
+  if (before.some((w) => resolve(w.path) === resolve(path))) {
+    const aside = await setAsideStaleIndexLock(ctx, path);
+    if (aside) lockNote = ` A stale index.lock left by a killed git was renamed to ${aside}.`;
+    aborted = await abortRebase(ctx, path);
+  }
+  const abortNote = `${lockNote}${aborted ? " A rebase left in progress was aborted first." : ""}`;
 
   const track = `refs/remotes/${ctx.remote}/${branch}`;
   const remoteState = await fetchRef(ctx, branch, track);

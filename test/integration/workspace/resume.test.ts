@@ -1,7 +1,9 @@
 import { strict as assert } from "node:assert";
-import { writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { existsSync, readdirSync } from "node:fs";
+import { utimes, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import type { GitWorkspace } from "../../../src/adapters/git/git-workspace";
+import { STALE_LOCK_MS } from "../../../src/adapters/git/resume-branch";
 import { Refusal } from "../../../src/core/errors";
 import type { RemoteFixture } from "../../support/git-fixtures";
 import { commitFiles, git, makeRemote } from "../../support/git-fixtures";
@@ -145,6 +147,31 @@ describe("workspace: resuming a ticket's branch across two Hosts", () => {
     assert.equal(await a.rebaseInProgress(lane), false);
     assert.equal(await a.headSha(lane), sha);
     assert.equal(await git(lane.path, ["rev-parse", "--abbrev-ref", "HEAD"]), branch);
+  });
+
+  it("an index.lock a killed git left in the lane is renamed aside (kept), so the rebase can be aborted; a fresh one is left alone", async () => {
+    await workOnA();
+    await fx.pushCommit({ "src/a.txt": "upstream\n" }, "conflicting change on main");
+    await a.fetchBase("main");
+    const lane = { ticket: 7, branch, path: a.lanePath(7) };
+    assert.equal(await a.rebaseOnto(lane, "main"), "conflict");
+    const lock = await git(lane.path, ["rev-parse", "--path-format=absolute", "--git-path", "index.lock"]);
+
+    // Fresh: could be a person's `git status` this very moment. Not touched.
+    await writeFile(lock, "");
+    await assert.rejects(a.resumeLane(7, branch, "main"), /index\.lock/);
+    assert.ok(existsSync(lock));
+
+    // Older than STALE_LOCK_MS: left by a git killed with its Run.
+    const old = new Date(Date.now() - STALE_LOCK_MS - 60_000);
+    await utimes(lock, old, old);
+    const got = await a.resumeLane(7, branch, "main");
+    assert.equal(got.outcome, "kept");
+    assert.match(got.detail, /stale index\.lock left by a killed git was renamed to .*index\.lock\.stale-/);
+    assert.match(got.detail, /rebase left in progress was aborted/);
+    assert.equal(existsSync(lock), false);
+    assert.equal(readdirSync(dirname(lock)).filter((n) => n.startsWith("index.lock.stale-")).length, 1, "renamed, not deleted");
+    assert.equal(await a.rebaseInProgress(lane), false);
   });
 
   it("a branch checked out somewhere other than its lane is refused, naming that worktree", async () => {

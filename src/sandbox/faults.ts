@@ -24,6 +24,12 @@ export const faultsSchema = z
       .optional(),
     readLagMs: z.number().int().min(0).max(600_000).optional(),
     dropRate: z.number().min(0).max(1).optional(),
+    /**
+     * The next `count` writes whose route ("METHOD /path") matches `routes` are applied, and then
+     * the connection is cut before the response: the client cannot tell whether the write landed.
+     * GraphQL counts as a write only for a mutation.
+     */
+    loseResponses: z.object({ routes: z.string().max(1000), count: z.number().int().min(1).max(1000) }).nullable().optional(),
     /** false: act as a GitHub Enterprise Server without issue dependencies (GraphQL rejects `Issue.blockedBy`). */
     issueDependencies: z.boolean().optional(),
     /** Primary rate limit per user per hour (GitHub: 5000). */
@@ -38,10 +44,20 @@ export class FaultInjector {
   private errorRegex: RegExp | null = null;
   private writes = new Map<string, number[]>();
 
+  private lose: { routes: RegExp; left: number } | null = null;
+
   set(f: Faults): void {
     this.faults = f;
     this.errorRegex = f.errorRoutes ? new RegExp(f.errorRoutes) : null;
+    this.lose = f.loseResponses ? { routes: new RegExp(f.loseResponses.routes), left: f.loseResponses.count } : null;
     this.writes.clear();
+  }
+
+  /** True when this applied write's response is to be lost (see `loseResponses`); counts it. */
+  loseResponse(route: string): boolean {
+    if (!this.lose || this.lose.left <= 0 || !this.lose.routes.test(route)) return false;
+    this.lose.left--;
+    return true;
   }
 
   async delay(): Promise<void> {

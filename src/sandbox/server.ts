@@ -40,6 +40,14 @@ export function createHandler(app: App, router: Router, quiet: boolean) {
   };
 }
 
+/** A request that changes something: any non-GET outside GraphQL, and a GraphQL mutation. */
+function isWrite(method: string, path: string, body: unknown): boolean {
+  if (method === "GET") return false;
+  if (path !== "/graphql") return true;
+  const query = typeof body === "object" && body !== null ? (body as { query?: unknown }).query : undefined;
+  return typeof query === "string" && /^\s*mutation\b/.test(query);
+}
+
 async function handle(app: App, router: Router, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url ?? "/", "http://sandbox.invalid");
   const method = (req.method ?? "GET").toUpperCase();
@@ -107,6 +115,11 @@ async function handle(app: App, router: Router, req: IncomingMessage, res: Serve
     }
     if (counted) app.rates.spend(rateKey, resource);
     if (method !== "GET") await app.store.changed();
+    if (isWrite(method, path, body) && reply.status < 400 && app.faults.loseResponse(`${method} ${path}`)) {
+      log(0);
+      req.socket.destroy();
+      return;
+    }
     send(res, reply.status, reply.body, { ...rateHeaders, ...reply.headers });
     log(reply.status);
   } catch (error) {

@@ -10,6 +10,7 @@ import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { EXPECTED_DEMO_ENDINGS } from "./chaos/faults";
 import { killTrial, type KillTrialResult } from "./chaos/kill-trial";
 import { useCli } from "./chaos/run-process";
 import { ChaosWorld } from "./chaos/world";
@@ -79,6 +80,8 @@ async function main(): Promise<number> {
       const endings = Object.values(r.endings).reduce<Record<string, number>>((acc, e) => ((acc[e] = (acc[e] ?? 0) + 1), acc), {});
       out(`  trial ${i + 1}/${args.trials} seed ${r.seed}: ${r.runs} runs, ${r.kills} kills (${r.killsOnOtherHost} on host-b), ${r.pushed} pushed commits (${r.pushedRebased} rebased), endings ${JSON.stringify(endings)}, ${r.violations.length} violations, ${Math.round(r.wallMs / 1000)} s`);
       for (const v of r.violations) out(`    VIOLATION ${v}`);
+      // Not a loss (the ticket ended, with its reason), but a person's attention a kill cost: say why.
+      for (const [n, why] of Object.entries(r.handoffReasons)) if (EXPECTED_DEMO_ENDINGS[Number(n) - 1] !== "handed-off") out(`    #${n} handed off, not by the seed's design: ${why}`);
     }
     await world?.stop();
     const sum = (f: (r: KillTrialResult) => number) => results.reduce((a, r) => a + f(r), 0);

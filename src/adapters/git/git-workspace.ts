@@ -79,8 +79,8 @@ export class GitWorkspace implements Workspace {
     return leftBranchReport(this.ctx, ticket, branch, base);
   }
 
-  resumeLane(ticket: number, branch: string, _base: string): ReturnType<Workspace["resumeLane"]> {
-    return resumeLane(this.ctx, ticket, branch);
+  resumeLane(ticket: number, branch: string, base: string): ReturnType<Workspace["resumeLane"]> {
+    return resumeLane(this.ctx, ticket, branch, base);
   }
 
   abortRebaseInProgress(lane: Lane): Promise<boolean> {

@@ -3,8 +3,9 @@
  * with this Host's copy before anything runs. Outcomes (seed 002):
  *   made            no copy here: one is built from the remote
  *   kept            the copy here contains the remote's, or was never pushed
- *   fast-forwarded  the copy here was only behind
- *   parted          each side holds commits the other lacks: refused, never settled silently
+ *   fast-forwarded  the copy here was only behind, or the remote's is a rebase of it (old tip saved)
+ *   kept            also when the copy here is a rebase of the remote's (a Run killed before its push)
+ *   parted          each side holds work the other lacks: refused, never settled silently
  *   gone            neither the remote nor this Host has the branch
  */
 import { access, rename, stat } from "node:fs/promises";
@@ -87,7 +88,30 @@ async function fastForwardWorktree(ctx: RepoContext, cwd: string, ticket: number
   return note;
 }
 
-export async function resumeLane(ctx: RepoContext, ticket: number, branch: string): Promise<ResumeResult> {
+/**
+ * True when every commit `from` has that `into` lacks has its rebased copy in `into`: the same
+ * author, author date and subject (what a rebase keeps). Merges make it false: a rebase drops them.
+ * This is how a copy rebased by a Run killed before its push (or pushed by another Host after its
+ * rebase) is told from two copies that really parted.
+ */
+async function heldAsRebase(ctx: RepoContext, from: string, into: string, base: string | null): Promise<boolean> {
+  // Commits already on the base are kept by the base; only the ticket's own are compared.
+  const only = (tip: string, not: string) => [tip, "--not", not, ...(base ? [base] : [])];
+  if ((await ctx.git.text(["rev-list", "--merges", ...only(from, into)], { cwd: ctx.root })) !== "") return false;
+  const keys = async (args: string[]) => (await ctx.git.text(["log", "--no-merges", "--date=raw", "--format=%an <%ae> %ad %s", ...args], { cwd: ctx.root })).split("\n").filter(Boolean);
+  const theirs = await keys(only(from, into));
+  const ours = new Set(await keys(only(into, from)));
+  return theirs.length > 0 && theirs.every((k) => ours.has(k));
+}
+
+/** Keeps a tip that is about to stop being a branch's, so the commits stay reachable (and named). */
+async function saveTip(ctx: RepoContext, ticket: number, sha: string): Promise<string> {
+  const ref = `refs/ticket-runner/saved/ticket-${ticket}-tip-${Date.now()}`;
+  await ctx.git.text(["update-ref", ref, sha], { cwd: ctx.root });
+  return ref;
+}
+
+export async function resumeLane(ctx: RepoContext, ticket: number, branch: string, base?: string): Promise<ResumeResult> {
   await assertBranchName(ctx, branch);
   const path = lanePath(ctx, ticket);
   await ctx.git.raw(["worktree", "prune"], { cwd: ctx.root });
@@ -136,6 +160,25 @@ export async function resumeLane(ctx: RepoContext, ticket: number, branch: strin
     else await ctx.git.text(["update-ref", `refs/heads/${branch}`, r, l], { cwd: ctx.root });
     const ff = await ensureWorktree();
     return { lane: ff, outcome: "fast-forwarded", detail: `Fast-forwarded \`${branch}\` from ${l.slice(0, 12)} to the remote's ${r.slice(0, 12)}.${note}${abortNote}` };
+  }
+  // Parted by a rebase only: one copy holds every commit of the other, rebased. The remote's wins a
+  // tie (it is the published one); the copy left behind is saved under refs/ticket-runner/saved/.
+  const baseRef = base ? await resolveRef(ctx, `refs/remotes/${ctx.remote}/${base}`) : null;
+  if (await heldAsRebase(ctx, l, r, baseRef)) {
+    const saved = await saveTip(ctx, ticket, l);
+    let note = "";
+    if (checkedOut) note = await fastForwardWorktree(ctx, path, ticket, r);
+    else await ctx.git.text(["update-ref", `refs/heads/${branch}`, r, l], { cwd: ctx.root });
+    const moved = await ensureWorktree();
+    return {
+      lane: moved,
+      outcome: "fast-forwarded",
+      detail: `Moved \`${branch}\` from ${l.slice(0, 12)} to the remote's ${r.slice(0, 12)}, a rebase of the same commits; the old tip is kept as ${saved}.${note}${abortNote}`,
+    };
+  }
+  if (await heldAsRebase(ctx, r, l, baseRef)) {
+    // Typically this Host's own rebase, killed before its push: the next push (with a lease) sends it.
+    return { lane: await ensureWorktree(), outcome: "kept", detail: `Kept this Host's \`${branch}\` at ${l.slice(0, 12)}, a rebase of the remote's ${r.slice(0, 12)} (every remote commit is here, rebased).${abortNote}` };
   }
   throw partedRefusal(ctx, ticket, branch, l, r, checkedOut ? path : null);
 }

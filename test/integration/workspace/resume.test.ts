@@ -121,6 +121,34 @@ describe("workspace: resuming a ticket's branch across two Hosts", () => {
     assert.equal(await git(fx.remote, ["rev-parse", branch]), remote);
   });
 
+  it("parted by a rebase only (this Host rebased, killed before its push): kept when it also holds more; else the remote's copy, old tip saved", async () => {
+    const { sha: pushed } = await workOnA();
+    await fx.pushCommit({ "README.md": "main moved on\n" }, "main moves");
+    await a.fetchBase("main");
+    const laneA = { ticket: 7, branch, path: a.lanePath(7) };
+    assert.equal(await a.rebaseOnto(laneA, "main"), "clean");
+    const rebased = await a.headSha(laneA);
+    assert.notEqual(rebased, pushed);
+
+    // Only the rebase: the remote's copy is the published one, and the rebased tip is kept by name.
+    const got = await a.resumeLane(7, branch, "main");
+    assert.equal(got.outcome, "fast-forwarded", got.detail);
+    assert.equal(await a.headSha(laneA), pushed);
+    const saved = /kept as (refs\/ticket-runner\/saved\/\S+?)\./.exec(got.detail)?.[1];
+    assert.ok(saved, got.detail);
+    assert.equal(await git(a.root, ["rev-parse", saved]), rebased);
+
+    // The rebase plus more work: this Host's copy holds everything, so it is kept for the next push.
+    assert.equal(await a.rebaseOnto(laneA, "main"), "clean");
+    const more = await commitFiles(laneA.path, { "src/d.txt": "after the rebase\n" }, "more work on #7");
+    const kept = await a.resumeLane(7, branch, "main");
+    assert.equal(kept.outcome, "kept");
+    assert.match(kept.detail, /a rebase of the remote's/);
+    assert.equal(await a.headSha(laneA), more);
+    assert.equal((await a.push(laneA)).ok, true, "the lease push replaces the remote's copy");
+    assert.equal(await git(fx.remote, ["rev-parse", branch]), more);
+  });
+
   it("gone: neither the remote nor this Host has the branch", async () => {
     await workOnA();
     await b.fetchBase("main");

@@ -1,7 +1,7 @@
 import { strict as assert } from "node:assert";
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { utimes, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import type { GitWorkspace } from "../../../src/adapters/git/git-workspace";
 import { STALE_LOCK_MS } from "../../../src/adapters/git/resume-branch";
 import { Refusal } from "../../../src/core/errors";
@@ -195,11 +195,31 @@ describe("workspace: resuming a ticket's branch across two Hosts", () => {
     await utimes(lock, old, old);
     const got = await a.resumeLane(7, branch, "main");
     assert.equal(got.outcome, "kept");
-    assert.match(got.detail, /stale index\.lock left by a killed git was renamed to .*index\.lock\.stale-/);
+    assert.match(got.detail, /Stale git locks left by a killed git were renamed: .*index\.lock → .*ticket-runner\/stale-locks\//);
     assert.match(got.detail, /rebase left in progress was aborted/);
     assert.equal(existsSync(lock), false);
-    assert.equal(readdirSync(dirname(lock)).filter((n) => n.startsWith("index.lock.stale-")).length, 1, "renamed, not deleted");
+    const kept = /→ (\S+?)\.( |$)/.exec(got.detail)?.[1];
+    assert.ok(kept && existsSync(kept), `renamed, not deleted: ${got.detail}`);
     assert.equal(await a.rebaseInProgress(lane), false);
+  });
+
+  it("a stale lock on the ticket's branch ref (a git killed mid-update) is renamed aside, so the fast-forward goes through", async () => {
+    await workOnA();
+    const made = await b.resumeLane(7, branch, "main");
+    const laneA = { ticket: 7, branch, path: a.lanePath(7) };
+    const moved = await commitFiles(laneA.path, { "src/c.txt": "host A moved on\n" }, "A moves on");
+    assert.equal((await a.push(laneA)).ok, true);
+    const lock = await git(b.root, ["rev-parse", "--path-format=absolute", "--git-path", `refs/heads/${branch}.lock`]);
+    await writeFile(lock, "");
+    const old = new Date(Date.now() - STALE_LOCK_MS - 60_000);
+    await utimes(lock, old, old);
+
+    const got = await b.resumeLane(7, branch, "main");
+    assert.equal(got.outcome, "fast-forwarded", got.detail);
+    assert.match(got.detail, /refs\/heads\/agent\/7-resume-me\.lock → /);
+    assert.equal(await git(b.root, ["for-each-ref", "--format=%(refname)", "refs/heads/agent/"]), `refs/heads/${branch}`, "nothing left under refs/ that git reads as a branch");
+    assert.equal(await b.headSha(made.lane!), moved);
+    assert.equal(existsSync(lock), false);
   });
 
   it("a branch checked out somewhere other than its lane is refused, naming that worktree", async () => {

@@ -10,7 +10,7 @@ import { z } from "zod";
 import type { App } from "../app";
 import { requireRepo, requireUser } from "../auth";
 import { revParse } from "../git";
-import { notFound, ok, parseBody, validationFailed } from "../http";
+import { HttpError, notFound, ok, parseBody, validationFailed } from "../http";
 import { isoNow } from "../model";
 import type { CheckRunRec, RepoRec, SandboxState, StatusRec } from "../model";
 import { paginate } from "../paginate";
@@ -106,9 +106,18 @@ function runById(ctx: Ctx, repo: RepoRec): CheckRunRec {
   return r;
 }
 
+/**
+ * https://docs.github.com/rest/checks/runs#create-a-check-run: only a GitHub App writes check runs;
+ * a person's token gets 403. Here an App is a user whose login ends in "[bot]".
+ */
+function requireApp(ctx: Ctx): void {
+  if (!requireUser(ctx).login.endsWith("[bot]")) throw new HttpError(403, "You must authenticate via a GitHub App.");
+}
+
 export function registerCheckRoutes(router: Router): void {
   router.add("POST", "/repos/:owner/:repo/check-runs", async (ctx) => {
     const repo = requireRepo(ctx, "write");
+    requireApp(ctx);
     const body = parseBody(createRun, ctx.body, "CheckRun");
     await resolveRef(ctx.app, repo, body.head_sha);
     if (body.status === "completed" && !body.conclusion) throw validationFailed([{ resource: "CheckRun", field: "conclusion", code: "missing_field" }]);
@@ -120,6 +129,7 @@ export function registerCheckRoutes(router: Router): void {
 
   router.add("PATCH", "/repos/:owner/:repo/check-runs/:id", (ctx) => {
     const repo = requireRepo(ctx, "write");
+    requireApp(ctx);
     const r = runById(ctx, repo);
     const body = parseBody(updateRun, ctx.body, "CheckRun");
     if (body.status === "completed" && !body.conclusion && !r.conclusion) throw validationFailed([{ resource: "CheckRun", field: "conclusion", code: "missing_field" }]);

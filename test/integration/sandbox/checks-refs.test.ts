@@ -33,19 +33,21 @@ describe("sandbox checks, statuses, git refs, dependencies", function () {
     assert.equal(await status(w.as("bob").repos.createCommitStatus({ ...repo, sha: "f".repeat(40), state: "success" })), 422);
   });
 
-  it("check runs: create, update to completed, list for a ref (latest per name) (https://docs.github.com/rest/checks/runs)", async () => {
-    const created = await w.as("bob").checks.create({ ...repo, name: "build", head_sha: main, status: "in_progress" });
+  it("check runs: only a GitHub App writes them; create, update to completed, list for a ref (latest per name) (https://docs.github.com/rest/checks/runs)", async () => {
+    assert.equal(await status(w.as("bob").checks.create({ ...repo, name: "build", head_sha: main, status: "in_progress" })), 403, "a person's token cannot create a check run");
+    const created = await w.as("ci-app[bot]").checks.create({ ...repo, name: "build", head_sha: main, status: "in_progress" });
     assert.equal(created.status, 201);
     assert.equal(created.data.status, "in_progress");
-    const done = await w.as("bob").checks.update({ ...repo, check_run_id: created.data.id, conclusion: "success", output: { title: "ok", summary: "all good" } });
+    assert.equal(await status(w.as("bob").checks.update({ ...repo, check_run_id: created.data.id, conclusion: "failure" })), 403, "nor update one");
+    const done = await w.as("ci-app[bot]").checks.update({ ...repo, check_run_id: created.data.id, conclusion: "success", output: { title: "ok", summary: "all good" } });
     assert.equal(done.data.status, "completed");
     assert.equal(done.data.conclusion, "success");
-    await w.as("bob").checks.create({ ...repo, name: "build", head_sha: main, status: "queued" });
+    await w.as("ci-app[bot]").checks.create({ ...repo, name: "build", head_sha: main, status: "queued" });
     const list = await w.as("carol").checks.listForRef({ ...repo, ref: "main" });
     assert.equal(list.data.total_count, 1);
     assert.equal(list.data.check_runs[0]?.status, "queued");
     assert.equal((await w.as("carol").checks.listForRef({ ...repo, ref: main, filter: "all" })).data.total_count, 2);
-    assert.equal(await status(w.as("bob").checks.create({ ...repo, name: "x", head_sha: main, status: "completed" })), 422);
+    assert.equal(await status(w.as("ci-app[bot]").checks.create({ ...repo, name: "x", head_sha: main, status: "completed" })), 422);
   });
 
   it("git refs: get, create (422 Reference already exists), fast-forward-only update, force, delete (https://docs.github.com/rest/git/refs)", async () => {

@@ -25,7 +25,7 @@ export function octokitFor(baseUrl: string, token?: string): Octokit {
 export const OWNER = "acme";
 export const REPO = "widgets";
 
-/** acme/widgets (public) with alice=admin, bob=write, carol=read, dave=none; acme/secret (private) with alice=admin. */
+/** acme/widgets (public) with alice=admin, bob=write, carol=read, dave=none, the GitHub App ci-app[bot]=write; acme/secret (private) with alice=admin. */
 export async function makeWorld(opts: { ciCommand?: string[] } = {}): Promise<World> {
   const sb = await startSandbox({ quiet: true });
   await sb.admin.createRepo({ owner: OWNER, name: REPO, files: { "README.md": "# widgets\n", "src/a.txt": "one\ntwo\nthree\n" }, ciCommand: opts.ciCommand ?? null });
@@ -36,6 +36,7 @@ export async function makeWorld(opts: { ciCommand?: string[] } = {}): Promise<Wo
     bob: { [`${OWNER}/${REPO}`]: "write" },
     carol: { [`${OWNER}/${REPO}`]: "read" },
     dave: {},
+    "ci-app[bot]": { [`${OWNER}/${REPO}`]: "write" },
   };
   for (const [login, repos] of Object.entries(roles)) tokens[login] = (await sb.admin.addUser({ login, repos })).token;
   const tmp = await fsp.mkdtemp(path.join(os.tmpdir(), "sbx-test-"));

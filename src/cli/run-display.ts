@@ -94,6 +94,18 @@ export class RunDisplay {
     if (this.tty) this.redraw();
   };
 
+  /**
+   * Writes something else to the terminal (a log line on stderr) above the Lane rows. Without this
+   * the next redraw would move up over that line instead of the rows: it would vanish, and a stale
+   * row would stay on screen.
+   */
+  above(write: () => void): void {
+    if (!this.tty) return write();
+    this.erase();
+    write();
+    this.redraw();
+  }
+
   private print(text: string): void {
     if (this.tty) this.erase();
     this.sink.line(text);

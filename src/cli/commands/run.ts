@@ -53,13 +53,13 @@ export const runCommand: CliCommand = {
     if (!target.checkout) throw new Refusal("not-a-target", "`ticket-runner run` works in a clone of the Target: its worktrees, State and lock live there.", { next: "git clone <the repository's URL> && cd <clone> && ticket-runner run" });
     const config = loadConfig(target.checkout);
     const token = requireToken(target);
-    const log = cliLog(io);
+    const tty = io.env.TICKET_RUNNER_TTY ? io.env.TICKET_RUNNER_TTY === "1" : Boolean(process.stdout.isTTY);
+    const display = new RunDisplay({ line: io.out, raw: (text) => process.stdout.write(text) }, tty, process.stdout.columns || 100);
+    const log = cliLog({ ...io, err: (line) => display.above(() => io.err(line)) });
     const { run } = composeRun(
       { config, apiUrl: target.apiUrl, token, repo: target.repo, cwd: target.checkout, runRoot: target.runRoot, log, env: io.env },
       { tickets, lanes, command: ["ticket-runner", "run", ...argv].join(" ") },
     );
-    const tty = io.env.TICKET_RUNNER_TTY ? io.env.TICKET_RUNNER_TTY === "1" : Boolean(process.stdout.isTTY);
-    const display = new RunDisplay({ line: io.out, raw: (text) => process.stdout.write(text) }, tty, process.stdout.columns || 100);
     const unsubscribe = run.events.subscribe(display.onEvent);
     // SIGTERM is a Stop; a second one is ignored rather than turned into a kill.
     const onTerm = () => {

@@ -74,14 +74,21 @@ export class RunWorld {
     return simpleTicket(name, behaviours);
   }
 
-  /** Starts `ticket-runner <args>` in `cwd` as its own process (group leader, so a kill reaches only it). */
-  cli(args: string[], opts: { cwd?: string; host?: HostEnv } = {}): RunProcess {
+  /**
+   * Starts `ticket-runner <args>` in `cwd` as its own process (group leader, so a kill reaches only it).
+   * With `tty`, it runs on a pseudo-terminal under util-linux `script`, as in a person's terminal:
+   * stdout and stderr then arrive together in `out`, with the terminal's control sequences.
+   */
+  cli(args: string[], opts: { cwd?: string; host?: HostEnv; tty?: boolean } = {}): RunProcess {
     const host = opts.host ?? this.hostA;
     const baseEnv: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env)) {
       if (v !== undefined && !k.startsWith("TICKET_RUNNER_") && !["GITHUB_TOKEN", "GH_TOKEN"].includes(k)) baseEnv[k] = v;
     }
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: opts.cwd ?? this.target.clone, env: { ...baseEnv, LC_ALL: "C", ...host.env }, stdio: ["ignore", "pipe", "pipe"] });
+    const argv = [process.execPath, CLI, ...args];
+    const quoted = argv.map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(" ");
+    const [file, fileArgs] = opts.tty ? ["script", ["-qfec", quoted, "/dev/null"]] : [argv[0]!, argv.slice(1)];
+    const child = spawn(file, fileArgs, { cwd: opts.cwd ?? this.target.clone, env: { ...baseEnv, LC_ALL: "C", ...host.env }, stdio: ["ignore", "pipe", "pipe"] });
     this.children.push(child);
     const out: string[] = [];
     const err: string[] = [];

@@ -1,3 +1,4 @@
+/* eslint-disable no-control-regex -- this test reads the escape sequences a terminal receives */
 import { strict as assert } from "node:assert";
 import { RunWorld } from "./run-helpers";
 

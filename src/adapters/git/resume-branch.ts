@@ -8,12 +8,13 @@
  *   parted          each side holds work the other lacks: refused, never settled silently
  *   gone            neither the remote nor this Host has the branch
  */
-import { access, mkdir, rename, stat } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { access } from "node:fs/promises";
+import { resolve } from "node:path";
 import { Refusal } from "../../core/errors";
 import type { Lane, ResumeOutcome } from "../../ports/workspace";
 import type { RepoContext } from "./repo";
 import { fetchRef, isAncestor, listWorktrees, resolveRef } from "./repo";
+import { setAsideStaleLocks } from "./stale-locks";
 import { addWorktreeFor, assertBranchName, branchInWay, lanePath, worktreeOf } from "./worktrees";
 
 export interface ResumeResult {
@@ -29,35 +30,6 @@ export async function rebaseInProgress(ctx: RepoContext, cwd: string): Promise<b
     if (await access(path).then(() => true, () => false)) return true;
   }
   return false;
-}
-
-/**
- * A git process killed with its Run (a whole process group SIGKILLed, as when a VM vanishes) leaves
- * its lock files behind (the lane's index.lock or HEAD.lock, the branch's ref lock), and every later
- * git write there fails with "File exists". Resume runs with the claim and the Run lock held, so no
- * other Run can be using the lane or its branch; a lock older than STALE_LOCK_MS is not a person's
- * `git status` either (those hold it for milliseconds). Locks are renamed, never deleted, so the rare
- * person mid-`git commit` in the lane loses nothing. The main clone's own index is never touched.
- */
-export const STALE_LOCK_MS = 10_000;
-
-export async function setAsideStaleLocks(ctx: RepoContext, branch: string, lanePath: string | null, now = Date.now()): Promise<string[]> {
-  const gitPath = (name: string, cwd: string) => ctx.git.text(["rev-parse", "--path-format=absolute", "--git-path", name], { cwd });
-  const locks = [await gitPath(`refs/heads/${branch}.lock`, ctx.root), await gitPath(`refs/remotes/${ctx.remote}/${branch}.lock`, ctx.root)];
-  if (lanePath) locks.push(await gitPath("index.lock", lanePath), await gitPath("HEAD.lock", lanePath));
-  // Kept outside refs/: a file left under refs/heads/ would be read as a (broken) branch.
-  const keep = join(await ctx.git.text(["rev-parse", "--path-format=absolute", "--git-common-dir"], { cwd: ctx.root }), "ticket-runner", "stale-locks");
-  const stamp = new Date(now).toISOString().replace(/[:.]/g, "-");
-  const moved: string[] = [];
-  for (const lock of locks) {
-    const info = await stat(lock).catch(() => null);
-    if (!info || now - info.mtimeMs < STALE_LOCK_MS) continue;
-    await mkdir(keep, { recursive: true });
-    const aside = join(keep, `${stamp}-${lock.replace(/[^A-Za-z0-9._-]+/g, "_").slice(-120)}`);
-    await rename(lock, aside);
-    moved.push(`${lock} → ${aside}`);
-  }
-  return moved;
 }
 
 /** Aborts a rebase a killed Run left behind, back to the branch tip. True when there was one. */

@@ -1,12 +1,14 @@
 import { strict as assert } from "node:assert";
 import { existsSync } from "node:fs";
-import { utimes, writeFile } from "node:fs/promises";
+import { spawn } from "node:child_process";
+import { readlink, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { GitWorkspace } from "../../../src/adapters/git/git-workspace";
-import { STALE_LOCK_MS } from "../../../src/adapters/git/resume-branch";
+import { STALE_LOCK_MS } from "../../../src/adapters/git/stale-locks";
 import { Refusal } from "../../../src/core/errors";
 import type { RemoteFixture } from "../../support/git-fixtures";
 import { commitFiles, git, makeRemote } from "../../support/git-fixtures";
+import { waitFor } from "../../support/wait-for";
 import { workspaceOn } from "./support/workspace-fixture";
 
 /** Two Hosts on one Target: each its own clone of the same bare remote. */
@@ -177,30 +179,43 @@ describe("workspace: resuming a ticket's branch across two Hosts", () => {
     assert.equal(await git(lane.path, ["rev-parse", "--abbrev-ref", "HEAD"]), branch);
   });
 
-  it("an index.lock a killed git left in the lane is renamed aside (kept), so the rebase can be aborted; a fresh one is left alone", async () => {
+  it("an index.lock in the lane: left alone while a process works there and the lock is fresh; moved aside (kept) once it is old, or nobody is there", async () => {
     await workOnA();
     await fx.pushCommit({ "src/a.txt": "upstream\n" }, "conflicting change on main");
     await a.fetchBase("main");
     const lane = { ticket: 7, branch, path: a.lanePath(7) };
     assert.equal(await a.rebaseOnto(lane, "main"), "conflict");
     const lock = await git(lane.path, ["rev-parse", "--path-format=absolute", "--git-path", "index.lock"]);
+    // A person's shell in the lane: its `git status` may hold the lock this very moment.
+    const person = spawn("sleep", ["600"], { cwd: lane.path, stdio: "ignore" });
+    const gone = new Promise((done) => person.on("exit", done));
+    try {
+      await waitFor(async () => (await readlink(`/proc/${person.pid}/cwd`).catch(() => "")) === lane.path, { what: "the shell to sit in the lane" });
+      await writeFile(lock, "");
+      await assert.rejects(a.resumeLane(7, branch, "main"), /index\.lock/);
+      assert.ok(existsSync(lock), "fresh, with someone in the lane: not touched");
 
-    // Fresh: could be a person's `git status` this very moment. Not touched.
+      // Older than STALE_LOCK_MS: no git holds a lock that long.
+      const old = new Date(Date.now() - STALE_LOCK_MS - 60_000);
+      await utimes(lock, old, old);
+      const got = await a.resumeLane(7, branch, "main");
+      assert.equal(got.outcome, "kept");
+      assert.match(got.detail, /Stale git locks left by a killed git were renamed: .*index\.lock → .*ticket-runner\/stale-locks\//);
+      assert.match(got.detail, /rebase left in progress was aborted/);
+      assert.equal(existsSync(lock), false);
+      const kept = /→ (\S+?)\.( |$)/.exec(got.detail)?.[1];
+      assert.ok(kept && existsSync(kept), `renamed, not deleted: ${got.detail}`);
+      assert.equal(await a.rebaseInProgress(lane), false);
+    } finally {
+      person.kill("SIGKILL");
+      await gone;
+    }
+
+    // Fresh, and no process works in the lane (its git was killed with the Run a moment ago).
     await writeFile(lock, "");
-    await assert.rejects(a.resumeLane(7, branch, "main"), /index\.lock/);
-    assert.ok(existsSync(lock));
-
-    // Older than STALE_LOCK_MS: left by a git killed with its Run.
-    const old = new Date(Date.now() - STALE_LOCK_MS - 60_000);
-    await utimes(lock, old, old);
-    const got = await a.resumeLane(7, branch, "main");
-    assert.equal(got.outcome, "kept");
-    assert.match(got.detail, /Stale git locks left by a killed git were renamed: .*index\.lock → .*ticket-runner\/stale-locks\//);
-    assert.match(got.detail, /rebase left in progress was aborted/);
+    const again = await a.resumeLane(7, branch, "main");
+    assert.match(again.detail, /index\.lock → /);
     assert.equal(existsSync(lock), false);
-    const kept = /→ (\S+?)\.( |$)/.exec(got.detail)?.[1];
-    assert.ok(kept && existsSync(kept), `renamed, not deleted: ${got.detail}`);
-    assert.equal(await a.rebaseInProgress(lane), false);
   });
 
   it("a stale lock on the ticket's branch ref (a git killed mid-update) is renamed aside, so the fast-forward goes through", async () => {
@@ -210,9 +225,8 @@ describe("workspace: resuming a ticket's branch across two Hosts", () => {
     const moved = await commitFiles(laneA.path, { "src/c.txt": "host A moved on\n" }, "A moves on");
     assert.equal((await a.push(laneA)).ok, true);
     const lock = await git(b.root, ["rev-parse", "--path-format=absolute", "--git-path", `refs/heads/${branch}.lock`]);
+    // Fresh, but no process works in host B's clone: a git killed with its Run left it.
     await writeFile(lock, "");
-    const old = new Date(Date.now() - STALE_LOCK_MS - 60_000);
-    await utimes(lock, old, old);
 
     const got = await b.resumeLane(7, branch, "main");
     assert.equal(got.outcome, "fast-forwarded", got.detail);

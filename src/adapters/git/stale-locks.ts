@@ -1,0 +1,73 @@
+/**
+ * Git locks a killed git left on a ticket's lane and branch (ADR 0126). A git process killed with
+ * its Run (a whole process group SIGKILLed, as when a VM vanishes) leaves the lane's index.lock or
+ * HEAD.lock, or the branch's ref lock, and every later git write there fails with "File exists".
+ *
+ * Resume runs holding the ticket's claim and the Run lock, so no other Run can be using the lane or
+ * its branch. A lock is taken for stale when no process at all works inside the lane (procfs says
+ * so: git chdirs into the tree it works on) or, where that cannot be told, when it is older than
+ * STALE_LOCK_MS (a person's `git status` holds it for milliseconds). Locks are moved, never deleted,
+ * so a person mid-`git commit` loses nothing; the main clone's own index is never touched.
+ */
+import { mkdir, readdir, readlink, rename, stat } from "node:fs/promises";
+import { join, resolve, sep } from "node:path";
+import type { RepoContext } from "./repo";
+
+export const STALE_LOCK_MS = 10_000;
+
+export interface StaleLockOptions {
+  now?: number;
+  /** Root of procfs; null when this OS has none (then only the age rule applies). */
+  procRoot?: string | null;
+}
+
+/** The working directories of every process but this one, or null when procfs cannot be read. */
+async function otherCwds(procRoot: string | null): Promise<string[] | null> {
+  if (procRoot === null) return null;
+  let pids: string[];
+  try {
+    pids = (await readdir(procRoot)).filter((n) => /^\d+$/.test(n) && Number(n) !== process.pid);
+  } catch {
+    return null;
+  }
+  const cwds = await Promise.all(pids.map((pid) => readlink(join(procRoot, pid, "cwd")).catch(() => null)));
+  return cwds.filter((c): c is string => c !== null);
+}
+
+function inside(dir: string, path: string): boolean {
+  const d = resolve(dir);
+  const p = resolve(path);
+  return p === d || p.startsWith(d + sep);
+}
+
+export async function setAsideStaleLocks(ctx: RepoContext, branch: string, lanePath: string | null, opts: StaleLockOptions = {}): Promise<string[]> {
+  const now = opts.now ?? Date.now();
+  const gitPath = (name: string, cwd: string) => ctx.git.text(["rev-parse", "--path-format=absolute", "--git-path", name], { cwd });
+  // Each lock with the tree a git holding it would be working in.
+  const locks: { path: string; scope: string }[] = [
+    { path: await gitPath(`refs/heads/${branch}.lock`, ctx.root), scope: ctx.root },
+    { path: await gitPath(`refs/remotes/${ctx.remote}/${branch}.lock`, ctx.root), scope: ctx.root },
+  ];
+  if (lanePath) locks.push({ path: await gitPath("index.lock", lanePath), scope: lanePath }, { path: await gitPath("HEAD.lock", lanePath), scope: lanePath });
+  const present: { path: string; scope: string; mtimeMs: number }[] = [];
+  for (const lock of locks) {
+    const info = await stat(lock.path).catch(() => null);
+    if (info) present.push({ ...lock, mtimeMs: info.mtimeMs });
+  }
+  if (present.length === 0) return [];
+
+  const cwds = await otherCwds(opts.procRoot === undefined ? "/proc" : opts.procRoot);
+  // Kept outside refs/: a file left under refs/heads/ would be read as a (broken) branch.
+  const keep = join(await ctx.git.text(["rev-parse", "--path-format=absolute", "--git-common-dir"], { cwd: ctx.root }), "ticket-runner", "stale-locks");
+  const stamp = new Date(now).toISOString().replace(/[:.]/g, "-");
+  const moved: string[] = [];
+  for (const lock of present) {
+    const nobodyThere = cwds !== null && !cwds.some((cwd) => inside(lock.scope, cwd));
+    if (!nobodyThere && now - lock.mtimeMs < STALE_LOCK_MS) continue;
+    await mkdir(keep, { recursive: true });
+    const aside = join(keep, `${stamp}-${lock.path.replace(/[^A-Za-z0-9._-]+/g, "_").slice(-120)}`);
+    await rename(lock.path, aside);
+    moved.push(`${lock.path} → ${aside}`);
+  }
+  return moved;
+}

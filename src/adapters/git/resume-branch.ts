@@ -2,9 +2,9 @@
  * Resuming a Ticket's branch: the remote's copy carries the work between Hosts, so it is compared
  * with this Host's copy before anything runs. Outcomes (seed 002):
  *   made            no copy here: one is built from the remote
- *   kept            the copy here contains the remote's, or was never pushed
+ *   kept            the copy here contains the remote's, or was never pushed, or holds every remote
+ *                   commit rebased and more (a Run killed between its rebase and its push)
  *   fast-forwarded  the copy here was only behind, or the remote's is a rebase of it (old tip saved)
- *   kept            also when the copy here is a rebase of the remote's (a Run killed before its push)
  *   parted          each side holds work the other lacks: refused, never settled silently
  *   gone            neither the remote nor this Host has the branch
  */
@@ -105,7 +105,7 @@ export async function resumeLane(ctx: RepoContext, ticket: number, branch: strin
   const before = await listWorktrees(ctx);
   const laneExists = before.some((w) => resolve(w.path) === resolve(path));
   const moved = await setAsideStaleLocks(ctx, branch, laneExists ? path : null);
-  if (moved.length > 0) lockNote = ` Stale git locks left by a killed git were renamed: ${moved.join(", ")}.`;
+  if (moved.length > 0) lockNote = ` Stale git locks left by a killed git were moved aside: ${moved.join(", ")}.`;
   if (laneExists) aborted = await abortRebase(ctx, path);
   const abortNote = `${lockNote}${aborted ? " A rebase left in progress was aborted first." : ""}`;
 

@@ -200,7 +200,7 @@ describe("workspace: resuming a ticket's branch across two Hosts", () => {
       await utimes(lock, old, old);
       const got = await a.resumeLane(7, branch, "main");
       assert.equal(got.outcome, "kept");
-      assert.match(got.detail, /Stale git locks left by a killed git were renamed: .*index\.lock → .*ticket-runner\/stale-locks\//);
+      assert.match(got.detail, /Stale git locks left by a killed git were moved aside: .*index\.lock → .*ticket-runner\/stale-locks\//);
       assert.match(got.detail, /rebase left in progress was aborted/);
       assert.equal(existsSync(lock), false);
       const kept = /→ (\S+?)\.( |$)/.exec(got.detail)?.[1];

@@ -1,6 +1,7 @@
 /** Small reads and fetches shared by the Workspace adapter's parts. */
 import type { GitRunner } from "./git-runner";
 import { isMissingRemoteRef } from "./git-runner";
+import { badWorktreeHead, setAsideHalfMadeWorktree } from "./half-made-worktree";
 
 export interface RepoContext {
   git: GitRunner;
@@ -33,7 +34,10 @@ export function isAncestor(ctx: RepoContext, ancestor: string, descendant: strin
  */
 export async function fetchRef(ctx: RepoContext, branch: string, localRef: string): Promise<"fetched" | "missing"> {
   const args = ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", ctx.remote, `+refs/heads/${branch}:${localRef}`];
-  const res = await ctx.git.raw(args, { cwd: ctx.root });
+  let res = await ctx.git.raw(args, { cwd: ctx.root });
+  // A lane whose `worktree add` was killed half-way fails every fetch in the clone: mend it, once.
+  const halfMade = res.code === 0 ? null : badWorktreeHead(res.stderr);
+  if (halfMade && (await setAsideHalfMadeWorktree(ctx, halfMade))) res = await ctx.git.raw(args, { cwd: ctx.root });
   if (res.code === 0) return "fetched";
   if (isMissingRemoteRef(res.stderr)) {
     await ctx.git.raw(["update-ref", "-d", localRef], { cwd: ctx.root });

@@ -21,6 +21,17 @@ export interface StaleLockOptions {
   procRoot?: string | null;
 }
 
+/**
+ * True when a thing git left in `scope` (a lock, a half-made worktree) cannot belong to a git still
+ * at work: no process works inside `scope` (procfs), or, where that cannot be told, it is older
+ * than STALE_LOCK_MS.
+ */
+export async function leftByDeadGit(scope: string, mtimeMs: number, opts: StaleLockOptions = {}): Promise<boolean> {
+  const cwds = await otherCwds(opts.procRoot === undefined ? "/proc" : opts.procRoot);
+  const nobodyThere = cwds !== null && !cwds.some((cwd) => inside(scope, cwd));
+  return nobodyThere || (opts.now ?? Date.now()) - mtimeMs >= STALE_LOCK_MS;
+}
+
 /** The working directories of every process but this one, or null when procfs cannot be read. */
 async function otherCwds(procRoot: string | null): Promise<string[] | null> {
   if (procRoot === null) return null;
@@ -34,7 +45,7 @@ async function otherCwds(procRoot: string | null): Promise<string[] | null> {
   return cwds.filter((c): c is string => c !== null);
 }
 
-function inside(dir: string, path: string): boolean {
+export function inside(dir: string, path: string): boolean {
   const d = resolve(dir);
   const p = resolve(path);
   return p === d || p.startsWith(d + sep);

@@ -9,9 +9,9 @@ import { Refusal } from "../../core/errors";
 import type { Lane } from "../../ports/workspace";
 import { inspectLeftBranch, whyNotReusable, type LeftBranch, type NotReusable } from "./left-branch";
 import type { RepoContext, WorktreeEntry } from "./repo";
+import { WORKTREES_DIR } from "./lanes-dir";
 import { fetchRef, listWorktrees, refExists, resolveRef } from "./repo";
 
-export const WORKTREES_DIR = ".worktrees";
 /** Kept out of `git status` of the main checkout without touching the Target's tracked .gitignore. */
 const EXCLUDED = ["/.worktrees/", "/.ticket-runner/"];
 

@@ -1,0 +1,50 @@
+/**
+ * A lane whose `git worktree add` was killed half-way. Git writes the new worktree's HEAD as the
+ * null object id first and fills it in once the checkout is done; a kill in between leaves
+ * `.git/worktrees/<id>/HEAD` all zeros, and from then on every `git fetch` in the clone fails with
+ * "bad object worktrees/<id>/HEAD": the Host can take no ticket at all.
+ *
+ * Only a lane of ours (under `<clone>/.worktrees/`) is mended, only when its HEAD is exactly the
+ * null id, and only when no git can still be at work in it (`leftByDeadGit`). Both halves are
+ * moved, never deleted: git's record to `.git/ticket-runner/half-made-worktrees/`, the directory to
+ * `.worktrees/.half-made-<time>-<name>`. The branch `worktree add -b` made stays; the next Lane
+ * starts on it (it holds nothing beyond the base).
+ */
+import { mkdir, readFile, rename, stat } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import type { RepoContext } from "./repo";
+import { WORKTREES_DIR } from "./lanes-dir";
+import { inside, leftByDeadGit } from "./stale-locks";
+
+const BAD_WORKTREE_HEAD = /bad object worktrees\/([^/\s]+)\/HEAD/;
+
+/** The worktree id git names in a "bad object worktrees/<id>/HEAD" error, if any. */
+export function badWorktreeHead(stderr: string): string | null {
+  return BAD_WORKTREE_HEAD.exec(stderr)?.[1] ?? null;
+}
+
+/** Moves a half-made lane aside. Returns what was moved, or null when it is not ours to mend. */
+export async function setAsideHalfMadeWorktree(ctx: RepoContext, id: string, now = Date.now()): Promise<string | null> {
+  if (id.includes("/") || id === "." || id === "..") return null;
+  const common = await ctx.git.text(["rev-parse", "--path-format=absolute", "--git-common-dir"], { cwd: ctx.root });
+  const admin = join(common, "worktrees", id);
+  const head = await readFile(join(admin, "HEAD"), "utf8").catch(() => null);
+  if (head === null || !/^0{40}(0{24})?$/.test(head.trim())) return null;
+  const gitdir = (await readFile(join(admin, "gitdir"), "utf8").catch(() => "")).trim();
+  const lane = gitdir ? dirname(gitdir) : "";
+  if (!lane || !inside(join(ctx.root, WORKTREES_DIR), lane) || lane === join(ctx.root, WORKTREES_DIR)) return null;
+  const headInfo = await stat(join(admin, "HEAD"));
+  if (!(await leftByDeadGit(lane, headInfo.mtimeMs, { now }))) return null;
+
+  const stamp = new Date(now).toISOString().replace(/[:.]/g, "-");
+  const keep = join(common, "ticket-runner", "half-made-worktrees");
+  await mkdir(keep, { recursive: true });
+  const adminAside = join(keep, `${stamp}-${id}`);
+  await rename(admin, adminAside);
+  const laneAside = join(dirname(lane), `.half-made-${stamp}-${basename(lane)}`);
+  const laneMoved = await rename(lane, laneAside).then(
+    () => true,
+    () => false,
+  );
+  return `${lane} (git's record kept as ${adminAside}${laneMoved ? `, the directory as ${laneAside}` : ""})`;
+}

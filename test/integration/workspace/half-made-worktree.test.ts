@@ -1,0 +1,64 @@
+import { strict as assert } from "node:assert";
+import { existsSync, readdirSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { GitWorkspace } from "../../../src/adapters/git/git-workspace";
+import type { RemoteFixture } from "../../support/git-fixtures";
+import { git, makeRemote } from "../../support/git-fixtures";
+import { workspaceOn } from "./support/workspace-fixture";
+
+const NULL_ID = "0".repeat(40);
+
+/** What a `git worktree add` killed before its checkout leaves: the worktree's HEAD is the null id. */
+async function killMidAdd(root: string, id: string): Promise<void> {
+  await writeFile(join(root, ".git", "worktrees", id, "HEAD"), `${NULL_ID}\n`);
+}
+
+async function rawFetch(root: string): Promise<string> {
+  return git(root, ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "origin", "+refs/heads/main:refs/remotes/origin/main"]).then(
+    () => "ok",
+    (e: unknown) => String(e),
+  );
+}
+
+describe("workspace: a lane whose `git worktree add` was killed half-way", () => {
+  let fx: RemoteFixture;
+  let ws: GitWorkspace;
+  const branch = "agent/3-half-made";
+
+  beforeEach(async () => {
+    fx = await makeRemote({ files: { "README.md": "base\n" } });
+    ws = workspaceOn(await fx.clone("target"));
+    await ws.fetchBase("main");
+  });
+  afterEach(async () => {
+    await fx.cleanup();
+  });
+
+  it("is moved aside (kept) by the next fetch, which then works, and the next Lane starts on its branch", async () => {
+    const lane = await ws.cutLane(3, branch, "main");
+    await killMidAdd(ws.root, "ticket-3");
+    assert.match(await rawFetch(ws.root), /bad object worktrees\/ticket-3\/HEAD/, "git itself cannot fetch in this clone any more");
+
+    await ws.fetchBase("main");
+    assert.equal(await rawFetch(ws.root), "ok");
+    const kept = readdirSync(join(ws.root, ".git", "ticket-runner", "half-made-worktrees"));
+    assert.equal(kept.length, 1);
+    assert.match(kept[0]!, /-ticket-3$/);
+    assert.equal(existsSync(lane.path), false);
+    assert.equal(readdirSync(join(ws.root, ".worktrees")).filter((n) => n.startsWith(".half-made-") && n.endsWith("-ticket-3")).length, 1, "the directory is kept too");
+
+    const again = await ws.cutLane(3, branch, "main");
+    assert.equal(await git(again.path, ["rev-parse", "--abbrev-ref", "HEAD"]), branch);
+    assert.equal(await git(again.path, ["rev-parse", "HEAD"]), await git(ws.root, ["rev-parse", "origin/main"]));
+  });
+
+  it("a worktree outside .worktrees (a person's) is never touched: the fetch fails with git's own words", async () => {
+    const mine = join(fx.root, "persons-worktree");
+    await git(ws.root, ["worktree", "add", "-q", "-b", "mine", mine, "HEAD"]);
+    await killMidAdd(ws.root, "persons-worktree");
+    await assert.rejects(ws.fetchBase("main"), /bad object worktrees\/persons-worktree\/HEAD/);
+    assert.ok(existsSync(join(ws.root, ".git", "worktrees", "persons-worktree", "HEAD")));
+    assert.ok(existsSync(mine));
+  });
+});

@@ -2,6 +2,7 @@
 import type { GitRunner } from "./git-runner";
 import { isMissingRemoteRef } from "./git-runner";
 import { badWorktreeHead, setAsideHalfMadeWorktree } from "./half-made-worktree";
+import { setAsideStaleRefLock } from "./stale-locks";
 
 export interface RepoContext {
   git: GitRunner;
@@ -38,6 +39,8 @@ export async function fetchRef(ctx: RepoContext, branch: string, localRef: strin
   // A lane whose `worktree add` was killed half-way fails every fetch in the clone: mend it, once.
   const halfMade = res.code === 0 ? null : badWorktreeHead(res.stderr);
   if (halfMade && (await setAsideHalfMadeWorktree(ctx, halfMade))) res = await ctx.git.raw(args, { cwd: ctx.root });
+  // So does the lock of the tracking ref, left by a fetch killed with its Run: moved aside, once.
+  if (res.code !== 0 && (await setAsideStaleRefLock(ctx, localRef, res.stderr))) res = await ctx.git.raw(args, { cwd: ctx.root });
   if (res.code === 0) return "fetched";
   if (isMissingRemoteRef(res.stderr)) {
     await ctx.git.raw(["update-ref", "-d", localRef], { cwd: ctx.root });

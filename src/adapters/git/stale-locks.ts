@@ -82,3 +82,21 @@ export async function setAsideStaleLocks(ctx: RepoContext, branch: string, laneP
   }
   return moved;
 }
+
+/**
+ * The lock of the one ref a fetch writes (`localRef`), left by a fetch killed with its Run: git
+ * then says "Unable to create '<ref>.lock': File exists" on every later fetch of that branch.
+ * Moved aside under the same rule as the lane's locks. Returns what was moved, or null.
+ */
+export async function setAsideStaleRefLock(ctx: RepoContext, localRef: string, stderr: string, opts: StaleLockOptions = {}): Promise<string | null> {
+  if (!/Unable to create '[^']+\.lock': File exists/.test(stderr)) return null;
+  const lock = await ctx.git.text(["rev-parse", "--path-format=absolute", "--git-path", `${localRef}.lock`], { cwd: ctx.root });
+  if (!stderr.includes(`'${lock}'`)) return null;
+  const info = await stat(lock).catch(() => null);
+  if (!info || !(await leftByDeadGit(ctx.root, info.mtimeMs, opts))) return null;
+  const keep = join(await ctx.git.text(["rev-parse", "--path-format=absolute", "--git-common-dir"], { cwd: ctx.root }), "ticket-runner", "stale-locks");
+  await mkdir(keep, { recursive: true });
+  const aside = join(keep, `${new Date(opts.now ?? Date.now()).toISOString().replace(/[:.]/g, "-")}-${lock.replace(/[^A-Za-z0-9._-]+/g, "_").slice(-120)}`);
+  await rename(lock, aside);
+  return `${lock} → ${aside}`;
+}

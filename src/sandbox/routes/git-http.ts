@@ -90,13 +90,20 @@ function runBackend(app: App, req: IncomingMessage, res: ServerResponse, repo: R
     // Its own process group: a client that goes away mid-push must take `git receive-pack` (a
     // grandchild, waiting on stdin) down with it, or it waits forever and holds the server open.
     const child = spawn("git", ["http-backend"], { env: gitEnv(env), stdio: ["pipe", "pipe", "pipe"], detached: true });
-    const killGroup = (): void => {
-      child.stdin.destroy();
+    // SIGTERM first: git removes its lock files on it, as GitHub's server never leaves a ref locked
+    // when a client vanishes. A SIGKILL would leave `refs/heads/<b>.lock`, and every later push to
+    // that branch would fail for good. SIGKILL only what is still there after a grace period.
+    const signalGroup = (signal: NodeJS.Signals): void => {
       try {
-        if (child.pid) process.kill(-child.pid, "SIGKILL");
+        if (child.pid) process.kill(-child.pid, signal);
       } catch {
         // Already gone.
       }
+    };
+    const killGroup = (): void => {
+      child.stdin.destroy();
+      signalGroup("SIGTERM");
+      setTimeout(() => signalGroup("SIGKILL"), 5_000).unref();
     };
     let headerBuf = Buffer.alloc(0);
     let headersDone = false;

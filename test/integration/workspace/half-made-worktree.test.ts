@@ -21,7 +21,7 @@ async function rawFetch(root: string): Promise<string> {
   );
 }
 
-describe("workspace: a lane whose `git worktree add` was killed half-way", () => {
+describe("workspace: what a git killed with its Run leaves in the clone (half-made lanes, ref locks)", () => {
   let fx: RemoteFixture;
   let ws: GitWorkspace;
   const branch = "agent/3-half-made";
@@ -51,6 +51,18 @@ describe("workspace: a lane whose `git worktree add` was killed half-way", () =>
     const again = await ws.cutLane(3, branch, "main");
     assert.equal(await git(again.path, ["rev-parse", "--abbrev-ref", "HEAD"]), branch);
     assert.equal(await git(again.path, ["rev-parse", "HEAD"]), await git(ws.root, ["rev-parse", "origin/main"]));
+  });
+
+  it("a tracking ref's lock left by a killed fetch is moved aside (kept), and the fetch goes through", async () => {
+    const moved = await fx.pushCommit({ "README.md": "main moved on\n" }, "main moves");
+    const lock = join(ws.root, ".git", "refs", "remotes", "origin", "main.lock");
+    await writeFile(lock, "");
+    assert.match(await rawFetch(ws.root), /Unable to create '.*main\.lock': File exists/, "git itself cannot update origin/main any more");
+
+    await ws.fetchBase("main");
+    assert.equal(await git(ws.root, ["rev-parse", "origin/main"]), moved);
+    assert.equal(existsSync(lock), false);
+    assert.equal(readdirSync(join(ws.root, ".git", "ticket-runner", "stale-locks")).filter((n) => n.endsWith("main.lock")).length, 1, "kept, not deleted");
   });
 
   it("a worktree outside .worktrees (a person's) is never touched: the fetch fails with git's own words", async () => {

@@ -31,6 +31,8 @@ export class App {
   onHeadChanged: (repo: RepoRec, sha: string, branch: string) => void = () => undefined;
   /** Background jobs (CI runs, mergeability checks) so stop() can wait for them. */
   readonly jobs = new Set<Promise<unknown>>();
+  /** Stops each `git http-backend` still running (its whole process group); stop() calls them all. */
+  readonly gitStoppers = new Set<() => void>();
   stopping = false;
 
   constructor(

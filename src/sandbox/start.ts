@@ -68,6 +68,8 @@ export async function startSandbox(opts: StartSandboxOptions = {}): Promise<Sand
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      // A push whose client vanished unnoticed must not outlive the sandbox (it holds the process open).
+      for (const stopGit of [...app.gitStoppers]) stopGit();
       await Promise.allSettled([...app.jobs]);
       await store.flush();
       if (!persistent) await fsp.rm(root, { recursive: true, force: true });

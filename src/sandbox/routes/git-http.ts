@@ -105,6 +105,7 @@ function runBackend(app: App, req: IncomingMessage, res: ServerResponse, repo: R
       signalGroup("SIGTERM");
       setTimeout(() => signalGroup("SIGKILL"), 5_000).unref();
     };
+    app.gitStoppers.add(killGroup);
     let headerBuf = Buffer.alloc(0);
     let headersDone = false;
     let status = 200;
@@ -137,10 +138,17 @@ function runBackend(app: App, req: IncomingMessage, res: ServerResponse, repo: R
     child.stdin.on("error", () => undefined);
     req.pipe(child.stdin);
     req.on("aborted", killGroup);
+    // A client that goes away mid-body does not always say "aborted": a request closed unfinished is the same.
+    req.on("close", () => {
+      if (!req.complete) killGroup();
+    });
     res.on("close", () => {
       if (!res.writableFinished) killGroup();
     });
+    // "close", not "exit": the grandchild (receive-pack) holds the pipes after the leader is gone.
+    child.on("close", () => app.gitStoppers.delete(killGroup));
     child.on("error", () => {
+      app.gitStoppers.delete(killGroup);
       if (!res.headersSent) plain(res, 500, "git http-backend could not start");
       resolve(500);
     });

@@ -14,7 +14,7 @@ import { mkdir, readFile, rename, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { RepoContext } from "./repo";
 import { WORKTREES_DIR } from "./lanes-dir";
-import { inside, leftByDeadGit } from "./stale-locks";
+import { asideStamp, inside, leftByDeadGit } from "./stale-locks";
 
 const BAD_WORKTREE_HEAD = /bad object worktrees\/([^/\s]+)\/HEAD/;
 
@@ -36,7 +36,7 @@ export async function setAsideHalfMadeWorktree(ctx: RepoContext, id: string, now
   const headInfo = await stat(join(admin, "HEAD"));
   if (!(await leftByDeadGit(lane, headInfo.mtimeMs, { now }))) return null;
 
-  const stamp = new Date(now).toISOString().replace(/[:.]/g, "-");
+  const stamp = asideStamp(now);
   const keep = join(common, "ticket-runner", "half-made-worktrees");
   await mkdir(keep, { recursive: true });
   const adminAside = join(keep, `${stamp}-${id}`);

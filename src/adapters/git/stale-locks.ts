@@ -22,14 +22,18 @@ export interface StaleLockOptions {
 }
 
 /**
- * True when a thing git left in `scope` (a lock, a half-made worktree) cannot belong to a git still
- * at work: no process works inside `scope` (procfs), or, where that cannot be told, it is older
- * than STALE_LOCK_MS.
+ * The rule for "a thing git left in `scope` (a lock, a half-made worktree) cannot belong to a git
+ * still at work": no process works inside `scope` (procfs), or, where that cannot be told, it is
+ * older than STALE_LOCK_MS. procfs is read once per judge, however many things it is asked about.
  */
-export async function leftByDeadGit(scope: string, mtimeMs: number, opts: StaleLockOptions = {}): Promise<boolean> {
+async function deadGitJudge(opts: StaleLockOptions = {}): Promise<(scope: string, mtimeMs: number) => boolean> {
   const cwds = await otherCwds(opts.procRoot === undefined ? "/proc" : opts.procRoot);
-  const nobodyThere = cwds !== null && !cwds.some((cwd) => inside(scope, cwd));
-  return nobodyThere || (opts.now ?? Date.now()) - mtimeMs >= STALE_LOCK_MS;
+  const now = opts.now ?? Date.now();
+  return (scope, mtimeMs) => (cwds !== null && !cwds.some((cwd) => inside(scope, cwd))) || now - mtimeMs >= STALE_LOCK_MS;
+}
+
+export async function leftByDeadGit(scope: string, mtimeMs: number, opts: StaleLockOptions = {}): Promise<boolean> {
+  return (await deadGitJudge(opts))(scope, mtimeMs);
 }
 
 /** The working directories of every process but this one, or null when procfs cannot be read. */
@@ -51,6 +55,20 @@ export function inside(dir: string, path: string): boolean {
   return p === d || p.startsWith(d + sep);
 }
 
+/** A file name for `now` (no ':' or '.'), shared by everything set aside here. */
+export function asideStamp(now: number): string {
+  return new Date(now).toISOString().replace(/[:.]/g, "-");
+}
+
+/** Moves a lock into `<git common dir>/ticket-runner/stale-locks/`: outside refs/, where a leftover file would read as a broken branch. */
+async function moveLockAside(ctx: RepoContext, lock: string, now: number): Promise<string> {
+  const keep = join(await ctx.git.text(["rev-parse", "--path-format=absolute", "--git-common-dir"], { cwd: ctx.root }), "ticket-runner", "stale-locks");
+  await mkdir(keep, { recursive: true });
+  const aside = join(keep, `${asideStamp(now)}-${lock.replace(/[^A-Za-z0-9._-]+/g, "_").slice(-120)}`);
+  await rename(lock, aside);
+  return `${lock} → ${aside}`;
+}
+
 export async function setAsideStaleLocks(ctx: RepoContext, branch: string, lanePath: string | null, opts: StaleLockOptions = {}): Promise<string[]> {
   const now = opts.now ?? Date.now();
   const gitPath = (name: string, cwd: string) => ctx.git.text(["rev-parse", "--path-format=absolute", "--git-path", name], { cwd });
@@ -66,20 +84,9 @@ export async function setAsideStaleLocks(ctx: RepoContext, branch: string, laneP
     if (info) present.push({ ...lock, mtimeMs: info.mtimeMs });
   }
   if (present.length === 0) return [];
-
-  const cwds = await otherCwds(opts.procRoot === undefined ? "/proc" : opts.procRoot);
-  // Kept outside refs/: a file left under refs/heads/ would be read as a (broken) branch.
-  const keep = join(await ctx.git.text(["rev-parse", "--path-format=absolute", "--git-common-dir"], { cwd: ctx.root }), "ticket-runner", "stale-locks");
-  const stamp = new Date(now).toISOString().replace(/[:.]/g, "-");
+  const stale = await deadGitJudge({ ...opts, now });
   const moved: string[] = [];
-  for (const lock of present) {
-    const nobodyThere = cwds !== null && !cwds.some((cwd) => inside(lock.scope, cwd));
-    if (!nobodyThere && now - lock.mtimeMs < STALE_LOCK_MS) continue;
-    await mkdir(keep, { recursive: true });
-    const aside = join(keep, `${stamp}-${lock.path.replace(/[^A-Za-z0-9._-]+/g, "_").slice(-120)}`);
-    await rename(lock.path, aside);
-    moved.push(`${lock.path} → ${aside}`);
-  }
+  for (const lock of present) if (stale(lock.scope, lock.mtimeMs)) moved.push(await moveLockAside(ctx, lock.path, now));
   return moved;
 }
 
@@ -94,9 +101,5 @@ export async function setAsideStaleRefLock(ctx: RepoContext, localRef: string, s
   if (!stderr.includes(`'${lock}'`)) return null;
   const info = await stat(lock).catch(() => null);
   if (!info || !(await leftByDeadGit(ctx.root, info.mtimeMs, opts))) return null;
-  const keep = join(await ctx.git.text(["rev-parse", "--path-format=absolute", "--git-common-dir"], { cwd: ctx.root }), "ticket-runner", "stale-locks");
-  await mkdir(keep, { recursive: true });
-  const aside = join(keep, `${new Date(opts.now ?? Date.now()).toISOString().replace(/[:.]/g, "-")}-${lock.replace(/[^A-Za-z0-9._-]+/g, "_").slice(-120)}`);
-  await rename(lock, aside);
-  return `${lock} → ${aside}`;
+  return moveLockAside(ctx, lock, opts.now ?? Date.now());
 }

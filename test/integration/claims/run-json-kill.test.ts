@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { FsRunRoot } from "../../../src/adapters/fs-run-root";
 import type { RunJson } from "../../../src/core/schemas/run-json";
 import { prng } from "../../support/prng";
+import { runJsonFixture } from "../../support/run-json";
 
 const SCRIPT = join(__dirname, "support", "create-runs.ts");
 const REPO = { owner: "acme", repo: "widgets" };
@@ -24,21 +25,7 @@ function startCreator(root: string): Promise<{ kill(): Promise<void> }> {
 }
 
 function record(issue: number): RunJson {
-  return {
-    version: 1,
-    repo: "acme/widgets",
-    issue,
-    host: { id: "h", name: "h", kind: "workstation" },
-    session: `next-${issue}`,
-    run: "r",
-    pid: process.pid,
-    startedAt: new Date().toISOString(),
-    holder: "machine",
-    commentId: null,
-    worktree: null,
-    branch: null,
-    offline: false,
-  };
+  return runJsonFixture({ issue, session: `next-${issue}`, pid: process.pid, startedAt: new Date().toISOString(), holder: "machine" });
 }
 
 describe("claims: run.json and a SIGKILL in the middle of its create", () => {

@@ -5,25 +5,12 @@ import { join } from "node:path";
 import { FsRunRoot } from "../../../src/adapters/fs-run-root";
 import { defaultRunRoot, runDirFor } from "../../../src/core/claims/run-root-path";
 import type { RunJson } from "../../../src/core/schemas/run-json";
+import { runJsonFixture } from "../../support/run-json";
 
 const REPO = { owner: "acme", repo: "widgets" };
 
 function run(session: string, issue = 7): RunJson {
-  return {
-    version: 1,
-    repo: "acme/widgets",
-    issue,
-    host: { id: "h", name: "h", kind: "workstation" },
-    session,
-    run: "r",
-    pid: 4242,
-    startedAt: "2026-11-30T00:00:00.000Z",
-    holder: "person",
-    commentId: null,
-    worktree: null,
-    branch: null,
-    offline: false,
-  };
+  return runJsonFixture({ session, issue });
 }
 
 describe("claims: the fs run root", () => {

@@ -4,6 +4,7 @@
  */
 import { FsRunRoot } from "../../../../src/adapters/fs-run-root";
 import type { RunJson } from "../../../../src/core/schemas/run-json";
+import { runJsonFixture } from "../../../support/run-json";
 
 const root = process.argv[2];
 if (!root) throw new Error("usage: create-runs.ts <root>");
@@ -11,21 +12,7 @@ const runRoot = new FsRunRoot(root);
 const repo = { owner: "acme", repo: "widgets" };
 
 function record(issue: number): RunJson {
-  return {
-    version: 1,
-    repo: "acme/widgets",
-    issue,
-    host: { id: "h", name: "h", kind: "workstation" },
-    session: `s-${process.pid}-${issue}`,
-    run: "r",
-    pid: process.pid,
-    startedAt: new Date().toISOString(),
-    holder: "machine",
-    commentId: null,
-    worktree: null,
-    branch: null,
-    offline: false,
-  };
+  return runJsonFixture({ issue, session: `s-${process.pid}-${issue}`, pid: process.pid, startedAt: new Date().toISOString(), holder: "machine" });
 }
 
 async function main(): Promise<void> {

@@ -1,6 +1,6 @@
 /** Small reads and fetches shared by the Workspace adapter's parts. */
 import type { GitRunner } from "./git-runner";
-import { isMissingRemoteRef } from "./git-runner";
+import { isMissingRemoteRef, isRefLockContention } from "./git-runner";
 import { badWorktreeHead, setAsideHalfMadeWorktree } from "./half-made-worktree";
 import { setAsideStaleRefLock } from "./stale-locks";
 
@@ -28,12 +28,38 @@ export function isAncestor(ctx: RepoContext, ancestor: string, descendant: strin
   return ctx.git.test(["merge-base", "--is-ancestor", ancestor, descendant], { cwd: ctx.root });
 }
 
+/** Fetches into one ref of one clone, in flight in this process: each waits for the one before it. */
+const fetchTurns = new Map<string, Promise<unknown>>();
+
 /**
  * Fetches one remote branch into `localRef` with a forced refspec, so a rewritten remote branch
  * (force-push, snapshot commit) always lands. "missing" when the remote has no such branch; the
  * stale local copy of the ref is then deleted so nobody reads a branch that is gone.
+ *
+ * Two Lanes fetching the base at once must not fail each other (`cannot lock ref`): fetches of one
+ * ref of one clone take turns in this process, and a lock held by another live git process (a
+ * second Run, a person's fetch) is waited out by retrying on that reason only (ADR 0170).
  */
-export async function fetchRef(ctx: RepoContext, branch: string, localRef: string): Promise<"fetched" | "missing"> {
+export function fetchRef(ctx: RepoContext, branch: string, localRef: string): Promise<"fetched" | "missing"> {
+  const key = `${ctx.root}\0${localRef}`;
+  const before = fetchTurns.get(key) ?? Promise.resolve();
+  const mine = before.then(
+    () => fetchRefNow(ctx, branch, localRef),
+    () => fetchRefNow(ctx, branch, localRef),
+  );
+  const settled = mine.catch(() => undefined);
+  fetchTurns.set(key, settled);
+  void settled.then(() => {
+    if (fetchTurns.get(key) === settled) fetchTurns.delete(key);
+  });
+  return mine;
+}
+
+/** How many times a fetch waits out a ref lock another live git holds, and how long at most each time. */
+const LOCK_RETRIES = 8;
+const LOCK_WAIT_MS = 400;
+
+async function fetchRefNow(ctx: RepoContext, branch: string, localRef: string): Promise<"fetched" | "missing"> {
   const args = ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", ctx.remote, `+refs/heads/${branch}:${localRef}`];
   let res = await ctx.git.raw(args, { cwd: ctx.root });
   // A lane whose `worktree add` was killed half-way fails every fetch in the clone: mend it, once.
@@ -41,6 +67,11 @@ export async function fetchRef(ctx: RepoContext, branch: string, localRef: strin
   if (halfMade && (await setAsideHalfMadeWorktree(ctx, halfMade))) res = await ctx.git.raw(args, { cwd: ctx.root });
   // So does the lock of the tracking ref, left by a fetch killed with its Run: moved aside, once.
   if (res.code !== 0 && (await setAsideStaleRefLock(ctx, localRef, res.stderr))) res = await ctx.git.raw(args, { cwd: ctx.root });
+  // A live git holds the ref's lock (another process fetching it): wait for it, then fetch again.
+  for (let attempt = 0; res.code !== 0 && attempt < LOCK_RETRIES && isRefLockContention(res.stderr); attempt++) {
+    await new Promise((r) => setTimeout(r, 25 + Math.random() * Math.min(LOCK_WAIT_MS, 50 * 2 ** attempt)));
+    res = await ctx.git.raw(args, { cwd: ctx.root });
+  }
   if (res.code === 0) return "fetched";
   if (isMissingRemoteRef(res.stderr)) {
     await ctx.git.raw(["update-ref", "-d", localRef], { cwd: ctx.root });

@@ -8,7 +8,7 @@ import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Failure } from "../../core/errors";
-import { GitFailure, isLostRace, isRefLockContention } from "./git-runner";
+import { isLostRace } from "./git-runner";
 import type { RepoContext } from "./repo";
 import { fetchRef, resolveRef } from "./repo";
 
@@ -23,19 +23,8 @@ export function trackingRef(ctx: RepoContext, branch: string): string {
 /** Fetches the branch and returns its tip, or null when the remote has no such branch. */
 export async function readTip(ctx: RepoContext, branch: string): Promise<string | null> {
   const ref = trackingRef(ctx, branch);
-  for (let attempt = 0; ; attempt++) {
-    try {
-      if ((await fetchRef(ctx, branch, ref)) === "missing") return null;
-      return resolveRef(ctx, ref);
-    } catch (e) {
-      // Two processes of one Host fetching into the same ref at once: one waits its turn.
-      if (attempt < 4 && e instanceof GitFailure && isRefLockContention(e.gitSaid)) {
-        await new Promise((r) => setTimeout(r, 20 + Math.random() * 80));
-        continue;
-      }
-      throw e;
-    }
-  }
+  if ((await fetchRef(ctx, branch, ref)) === "missing") return null;
+  return resolveRef(ctx, ref);
 }
 
 export async function listFiles(ctx: RepoContext, commit: string | null): Promise<TreeFiles> {

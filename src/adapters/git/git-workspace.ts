@@ -17,7 +17,7 @@ import { runCheck } from "./run-check";
 import type { LockScope } from "./run-lock";
 import { RunLock } from "./run-lock";
 import { branchFor } from "./slug";
-import { StateBranch } from "./state-branch";
+import { StateRefs } from "./state-refs";
 import type { TranscriptFile } from "./transcripts";
 import { cutLane, fetchBase, lanePath, leftBranchReport, type LeftBranchReport } from "./worktrees";
 
@@ -43,14 +43,14 @@ export interface GitWorkspaceOptions {
 export class GitWorkspace implements Workspace {
   readonly root: string;
   private readonly ctx: RepoContext;
-  private readonly state: StateBranch;
+  private readonly state: StateRefs;
   private readonly lock: RunLock;
 
   constructor(private readonly opts: GitWorkspaceOptions) {
     this.root = resolve(opts.root);
     const git = new GitRunner({ identity: opts.identity, token: opts.token, env: opts.env });
     this.ctx = { git, root: this.root, remote: opts.remote ?? "origin" };
-    this.state = new StateBranch(this.ctx, { retries: opts.stateRetries });
+    this.state = new StateRefs(this.ctx, { retries: opts.stateRetries });
     this.lock = new RunLock(this.ctx, opts.host, opts.lockScope ?? "target");
   }
 

@@ -100,6 +100,7 @@ export async function handOff(env: RunEnv, ctx: TicketCtx, input: HandoffInput):
   // 5. The comment. 6. The relabel, through the claim protocol.
   await endStage(env, ctx, { stage: input.stage, outcome: "🙋 handed off", turns: null, durationMs: null });
   const body = handoffComment({
+    ticket: ctx.ticket,
     stage: input.stage,
     fixBudgetUsed,
     line: input.line,

@@ -2,10 +2,13 @@
  * The hand-off comment (docs/endings.md). Its first line is the marker; a later Run that takes the
  * Ticket again marks it as history under the marker, which notifies nobody.
  */
+import { stateRecordRef } from "../schemas/state-file";
+
 export const HANDOFF_MARKER = "<!-- ticket-runner:handoff -->";
 export const HANDOFF_HISTORY = "_Taken again by a later Run; this hand-off is history._";
 
 export interface HandoffFacts {
+  ticket: number;
   stage: string;
   fixBudgetUsed: boolean;
   line: string;
@@ -17,6 +20,12 @@ export interface HandoffFacts {
   evidence: string;
 }
 
+/** Where kept transcripts are, with the command that reads them from any clone. */
+export function transcriptsWhere(ticket: number, path: string): string {
+  const ref = stateRecordRef(ticket);
+  return `\`${path}\` in the ticket's State record \`${ref}\` (\`git fetch origin ${ref} && git ls-tree -r FETCH_HEAD ${path}\`)`;
+}
+
 export function handoffComment(f: HandoffFacts): string {
   const lines = [HANDOFF_MARKER, `**Handed off.** Failed at **${f.stage}**${f.fixBudgetUsed ? ", after the fix budget was used" : ""}.`, ""];
   lines.push(`- Failure: ${f.line}`);
@@ -24,7 +33,7 @@ export function handoffComment(f: HandoffFacts): string {
   if (f.worktree) where.push(`worktree \`${f.worktree}\``);
   if (f.pullRequest) where.push(`PR #${f.pullRequest.number}${f.pullRequest.draft ? " (draft)" : ""}`);
   lines.push(`- ${where.join(" · ")}`);
-  if (f.transcripts) lines.push(`- Transcripts: \`${f.transcripts}\` on the \`ticket-runner/state\` branch`);
+  if (f.transcripts) lines.push(`- Transcripts: ${transcriptsWhere(f.ticket, f.transcripts)}`);
   lines.push("", "To carry on: fix what the failure names (or let it be), then move the label from `ready-for-human` to `ready-for-agent`; the next Run resumes from where this one got to.");
   const evidence = f.evidence.trim();
   if (evidence) {

@@ -1,5 +1,6 @@
 /** Pull request bodies: `Closes #n`, the agent's summary and the verify verdict. */
 import type { GradedCriterion } from "./context";
+import { transcriptsWhere } from "./handoff-comment";
 
 const ICON = { met: "✅", unmet: "❌", unverifiable: "❔" } as const;
 
@@ -18,7 +19,7 @@ export function prBody(input: { ticket: number; summary: string | null; graded: 
   if (input.draftNote) parts.push(input.draftNote, "");
   if (input.summary) parts.push(input.summary.trim(), "");
   parts.push("### Verify", "", verdictTable(input.graded), "");
-  if (input.transcripts) parts.push(`Transcripts of the handed-off Stages: \`${input.transcripts}\` on the \`ticket-runner/state\` branch.`, "");
+  if (input.transcripts) parts.push(`Transcripts of the handed-off Stages: ${transcriptsWhere(input.ticket, input.transcripts)}.`, "");
   parts.push("<sub>Opened by Ticket Runner.</sub>");
   return parts.join("\n");
 }

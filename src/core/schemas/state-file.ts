@@ -1,7 +1,12 @@
 import { z } from "zod";
 
-/** `ticket-<n>.json` on the `ticket-runner/state` branch: how far a Ticket got (seed 002). */
+/** `ticket-<n>.json` in the ticket's State record: how far a Ticket got (seed 002). */
 export const STATE_FORMAT = 1;
+
+/** Where a ticket's State record lives on the Target's remote: its own ref, outside refs/heads (ADR 0180). */
+export function stateRecordRef(ticket: number): string {
+  return `refs/ticket-runner/state/${ticket}`;
+}
 
 export const stateFileSchema = z.object({
   format: z.literal(STATE_FORMAT).optional(),

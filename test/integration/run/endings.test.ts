@@ -1,5 +1,6 @@
 import { strict as assert } from "node:assert";
-import { HANDOFF_HISTORY, HANDOFF_MARKER } from "../../../src/core/run/handoff-comment";
+import { HANDOFF_HISTORY, HANDOFF_MARKER, transcriptsWhere } from "../../../src/core/run/handoff-comment";
+import { stateRecordRef } from "../../../src/core/schemas/state-file";
 import { PROGRESS_MARKER } from "../../../src/core/run/progress-comment";
 import type { DemoTicket } from "../../support/run-seed";
 import { RunWorld } from "./run-helpers";
@@ -44,14 +45,14 @@ describe("run (integration): the endings", function () {
     assert.equal(state!.state, "implemented");
     assert.equal(state!.fixUsed, false);
     assert.equal(state!.pullRequest, pr!.number);
-    const kept = await w.listDir("ticket-runner/state", `ticket-${n}/${runId}`);
+    const kept = await w.listDir(stateRecordRef(n!), `ticket-${n}/${runId}`);
     assert.ok(kept?.includes("implement.command") && kept.includes("verify.transcript.jsonl") && kept.includes("version.txt") && kept.includes("retry"), `kept: ${kept}`);
 
     const handoff = (await w.comments(n!)).find((c) => c.body.startsWith(HANDOFF_MARKER))!;
     assert.match(handoff.body, /^\*\*Handed off\.\*\* Failed at \*\*verify\*\*, after the fix budget was used\.$/m);
     assert.match(handoff.body, /- Failure: 1 of 2 criteria unmet/);
     assert.match(handoff.body, new RegExp(`- Branch \`agent/${n}-[a-z0-9-]+\` on the remote · worktree \`[^\`]+ticket-${n}\` · PR #${pr!.number} \\(draft\\)`));
-    assert.match(handoff.body, new RegExp(`- Transcripts: \`ticket-${n}/${runId}/\` on the \`ticket-runner/state\` branch`));
+    assert.ok(handoff.body.includes(`- Transcripts: ${transcriptsWhere(n!, `ticket-${n}/${runId}/`)}`), handoff.body);
     assert.deepEqual(await w.lock(), { held: false });
   });
 

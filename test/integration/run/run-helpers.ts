@@ -8,6 +8,7 @@ import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readlinkSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Octokit } from "@octokit/rest";
+import { stateRecordRef } from "../../../src/core/schemas/state-file";
 import type { SandboxHandle } from "../../../src/sandbox/start";
 import { CLI_BUNDLE, sandboxProcess } from "../../support/sandbox-process";
 import { makeTempDir } from "../../support/git-fixtures";
@@ -153,10 +154,10 @@ export class RunWorld {
     }
   }
 
-  /** A file on the ticket-runner/state branch of the remote, or null. */
-  async stateFile(path: string): Promise<string | null> {
+  /** A file in a ticket's State record on the remote (its own ref), or null. */
+  async stateFile(ticket: number, path: string): Promise<string | null> {
     try {
-      const { data } = await this.octokit.rest.repos.getContent({ owner: this.target.owner, repo: this.target.repo, path, ref: "ticket-runner/state" });
+      const { data } = await this.octokit.rest.repos.getContent({ owner: this.target.owner, repo: this.target.repo, path, ref: stateRecordRef(ticket) });
       if (Array.isArray(data) || !("content" in data)) return "(dir)";
       return Buffer.from(data.content, "base64").toString("utf8");
     } catch {
@@ -165,7 +166,7 @@ export class RunWorld {
   }
 
   async stateOf(n: number): Promise<{ state: string; fixUsed: boolean; pullRequest: number | null; branch: string } | null> {
-    const text = await this.stateFile(`ticket-${n}.json`);
+    const text = await this.stateFile(n, `ticket-${n}.json`);
     return text ? JSON.parse(text) : null;
   }
 

@@ -87,7 +87,7 @@ describe("workspace: through the sandbox's smart-HTTP remote", function () {
 
     const err = await ws.writeState(3, () => stateFor(3)).then(() => null, (e: unknown) => e);
     assert.ok(err instanceof Failure, String(err));
-    assert.match(err.message, /refused the push to ticket-runner\/state/);
+    assert.match(err.message, /refused the push to refs\/ticket-runner\/state\/3/);
     assert.ok(!err.message.includes(reader), err.message);
   });
 });

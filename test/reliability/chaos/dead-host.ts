@@ -12,6 +12,7 @@ import { standings } from "../../../src/core/claims/lease-standing";
 import { PROGRESS_MARKER } from "../../../src/core/run/progress-comment";
 import { waitFor } from "../../support/wait-for";
 import { noLiveLease } from "./kill-trial";
+import { stateRecordRef } from "../../../src/core/schemas/state-file";
 import { auditPushes, checkEndings, checkLeases, checkLock, checkOpenPrs, checkStateFiles, endingOf, viewTickets } from "./observe";
 import { killTree, startRun } from "./run-process";
 import type { Scenario } from "./scenarios";
@@ -20,8 +21,9 @@ import { gitOk, gitOut } from "./world";
 const CONFIG = { lanes: 2, lockScope: "host", merge: { method: "merge" }, lease: { settleMs: 200, ttlMinutes: 0.25, heartbeatMinutes: 0.05 }, ci: { graceMinutes: 1, pollSeconds: 1 } };
 
 async function stateOf(gitDir: string, ticket: number): Promise<string | null> {
-  if (!(await gitOk(gitDir, ["cat-file", "-e", `refs/heads/ticket-runner/state:ticket-${ticket}.json`]))) return null;
-  return (JSON.parse(await gitOut(gitDir, ["show", `refs/heads/ticket-runner/state:ticket-${ticket}.json`])) as { state: string }).state;
+  const file = `${stateRecordRef(ticket)}:ticket-${ticket}.json`;
+  if (!(await gitOk(gitDir, ["cat-file", "-e", file]))) return null;
+  return (JSON.parse(await gitOut(gitDir, ["show", file])) as { state: string }).state;
 }
 
 export const deadHostScenario: Scenario = async (world, o) => {

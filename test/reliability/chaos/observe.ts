@@ -144,11 +144,20 @@ export async function auditPushes(world: ChaosWorld, t: ChaosTarget): Promise<Pu
   return audit;
 }
 
+/** Every State file on the remote: each ticket's own ref, and the old shared branch an older version kept. */
+export async function stateFilesOn(gitDir: string): Promise<string[]> {
+  const names: string[] = [];
+  const refs = (await gitOut(gitDir, ["for-each-ref", "--format=%(refname)", "refs/ticket-runner/state/"])).split("\n").filter(Boolean);
+  for (const ref of refs) names.push(...(await gitOut(gitDir, ["ls-tree", "--name-only", ref])).split("\n").filter(Boolean));
+  if (await gitOk(gitDir, ["rev-parse", "--verify", "-q", "refs/heads/ticket-runner/state"])) {
+    names.push(...(await gitOut(gitDir, ["ls-tree", "--name-only", "refs/heads/ticket-runner/state"])).split("\n").filter(Boolean));
+  }
+  return names.filter((n) => /^ticket-\d+\.json$/.test(n));
+}
+
 export async function checkStateFiles(t: ChaosTarget, views: TicketView[]): Promise<string[]> {
-  if (!(await gitOk(t.gitDir, ["rev-parse", "--verify", "-q", "refs/heads/ticket-runner/state"]))) return [];
-  const names = (await gitOut(t.gitDir, ["ls-tree", "--name-only", "refs/heads/ticket-runner/state"])).split("\n").filter(Boolean);
   const bad: string[] = [];
-  for (const name of names) {
+  for (const name of await stateFilesOn(t.gitDir)) {
     const m = /^ticket-(\d+)\.json$/.exec(name);
     if (!m) continue;
     const v = views.find((x) => x.number === Number(m[1]));

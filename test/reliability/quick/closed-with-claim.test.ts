@@ -8,6 +8,7 @@
 import { strict as assert } from "node:assert";
 import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { stateRecordRef } from "../../../src/core/schemas/state-file";
 import { join } from "node:path";
 import { FsRunRoot } from "../../../src/adapters/fs-run-root";
 import { GitWorkspace } from "../../../src/adapters/git/git-workspace";
@@ -69,7 +70,7 @@ describe("reliability: a closed issue that still carries a killed Run's claim", 
     assert.deepEqual(checkLeases(t, views), [], "a lease still claims on the closed issue");
     assert.ok(!views[0]!.labels.includes("in-progress"), `in-progress is still on: ${views[0]!.labels.join(", ")}`);
     assert.deepEqual(await checkStateFiles(t, views), []);
-    assert.ok(!(await gitOk(t.gitDir, ["cat-file", "-e", "refs/heads/ticket-runner/state:ticket-1.json"])), "the State file is still there");
+    assert.ok(!(await gitOk(t.gitDir, ["cat-file", "-e", `${stateRecordRef(1)}:ticket-1.json`])), "the State file is still there");
     record("chaos.closed-with-claim", { what: "a closed issue's leftover claim (killed after the merge) is finished by the next sweep", test: "test/reliability/quick/closed-with-claim.test.ts", trials: 1, losses: 0 });
   });
 });

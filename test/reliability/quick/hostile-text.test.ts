@@ -153,7 +153,7 @@ describe("reliability: hostile issue titles and bodies stay data", function () {
       const table = verdictTable([{ criterion: { index: 0, text, line: 0 }, verdict: "unmet", evidence: text }]);
       assert.equal(table.split("\n").length, 3, `${name}: the verdict table grew rows`);
 
-      const comment = handoffComment({ stage: "verify", fixBudgetUsed: true, line: "x", branch: "agent/7-x", remoteHasBranch: true, worktree: null, pullRequest: null, transcripts: null, evidence: `${text}\n\`\`\`\`\`\`\n</details>` });
+      const comment = handoffComment({ ticket: 1, stage: "verify", fixBudgetUsed: true, line: "x", branch: "agent/7-x", remoteHasBranch: true, worktree: null, pullRequest: null, transcripts: null, evidence: `${text}\n\`\`\`\`\`\`\n</details>` });
       const fence = /\n(`{3,})\n/.exec(comment)?.[1] ?? "";
       const inside = comment.slice(comment.indexOf(`\n${fence}\n`) + fence.length + 2, comment.lastIndexOf(`\n${fence}\n`));
       assert.ok(!inside.split("\n").some((l) => l.startsWith(fence)), `${name}: the evidence closes its own fence`);

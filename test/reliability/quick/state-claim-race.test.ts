@@ -11,6 +11,7 @@
 import { strict as assert } from "node:assert";
 import { composeRun } from "../../../src/adapters/compose-run";
 import { loadConfig } from "../../../src/core/config-load";
+import { stateRecordRef } from "../../../src/core/schemas/state-file";
 import { FifoMutex } from "../../../src/core/run/mutex";
 import { RunEvents } from "../../../src/core/run/run-events";
 import type { RunEnv } from "../../../src/core/run/context";
@@ -59,7 +60,7 @@ describe("reliability: two Hosts taking one ticket at once keep its State file",
       const taken = await Promise.all(envs.map((env) => takeTicket(env, { kind: "frontier", issue }, 0)));
       const winners = taken.filter((x) => x.taken).length;
       assert.equal(winners, 1, `round ${round}: ${winners} Hosts took the ticket`);
-      if (!(await gitOk(t.gitDir, ["cat-file", "-e", "refs/heads/ticket-runner/state:ticket-1.json"]))) missing.push(`round ${round}: the winner holds #1 with no State file`);
+      if (!(await gitOk(t.gitDir, ["cat-file", "-e", `${stateRecordRef(1)}:ticket-1.json`]))) missing.push(`round ${round}: the winner holds #1 with no State file`);
     }
     record("race.state-claim", { what: "two Hosts taking one ticket at once: one winner, and it keeps a State file", test: "test/reliability/quick/state-claim-race.test.ts", trials: ROUNDS, losses: missing.length });
     assert.deepEqual(missing, []);

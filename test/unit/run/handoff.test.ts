@@ -1,5 +1,5 @@
 import { strict as assert } from "node:assert";
-import { HANDOFF_MARKER } from "../../../src/core/run/handoff-comment";
+import { HANDOFF_MARKER, transcriptsWhere } from "../../../src/core/run/handoff-comment";
 import { unmetFirst } from "../../fakes/fake-agent-runner";
 import { World, spy } from "./world";
 
@@ -59,7 +59,7 @@ describe("Run: Hand-off", () => {
     assert.equal(lines[1], "**Handed off.** Failed at **verify**, after the fix budget was used.");
     assert.ok(lines.includes("- Failure: 1 of 2 criteria unmet"));
     assert.ok(lines.includes(`- Branch \`${branch}\` on the remote · worktree \`${w.ws.lanePath(n)}\` · PR #${w.pulls()[0]!.number} (draft)`));
-    assert.ok(lines.includes(`- Transcripts: \`ticket-${n}/${run.runId}/\` on the \`ticket-runner/state\` branch`));
+    assert.ok(lines.includes(`- Transcripts: ${transcriptsWhere(n, `ticket-${n}/${run.runId}/`)}`));
     assert.match(comment!.body, /<details><summary>Evidence<\/summary>[\s\S]*not found in src\/[\s\S]*<\/details>$/);
   });
 

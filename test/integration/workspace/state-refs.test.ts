@@ -2,23 +2,21 @@ import { strict as assert } from "node:assert";
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { writeFileSync } from "node:fs";
-import { readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { GitWorkspace } from "../../../src/adapters/git/git-workspace";
 import { Failure } from "../../../src/core/errors";
+import { stateRecordRef } from "../../../src/core/schemas/state-file";
 import type { RemoteFixture } from "../../support/git-fixtures";
 import { commitFiles, git, gitEnv, makeRemote } from "../../support/git-fixtures";
 import type { WorkspaceChild } from "./support/child-process";
 import { startChild } from "./support/child-process";
 import { stateFor, workspaceOn } from "./support/workspace-fixture";
 
-const BRANCH = "ticket-runner/state";
+const LEGACY = "ticket-runner/state";
 
-/** The branch on the remote is one commit with no parent. */
-async function assertSingleParentless(remote: string): Promise<void> {
-  const count = await git(remote, ["rev-list", "--count", BRANCH]);
-  assert.equal(count, "1", "the State branch is always a single snapshot commit");
-  assert.equal(await git(remote, ["rev-list", "--parents", "-n", "1", BRANCH]).then((l) => l.split(" ").length), 1);
+async function refOn(remote: string, ref: string): Promise<string | null> {
+  return git(remote, ["rev-parse", "--verify", "-q", ref]).catch(() => null);
 }
 
 /** Everything about the main checkout a State write must leave alone. */
@@ -34,7 +32,16 @@ async function checkoutFingerprint(root: string): Promise<string> {
   return parts.join("\n");
 }
 
-describe("workspace: the State branch", () => {
+/** A person (or an older version) commits files to a branch or ref of the remote from their own clone. */
+async function commitByHand(fx: RemoteFixture, name: string, ref: string, files: Record<string, string>): Promise<void> {
+  const person = await fx.clone(name);
+  await git(person, ["checkout", "-q", "--orphan", "by-hand"]);
+  await git(person, ["rm", "-rq", "--cached", "."]).catch(() => "");
+  await commitFiles(person, files, "by hand");
+  await git(person, ["push", "-q", "--force", "origin", `HEAD:${ref}`]);
+}
+
+describe("workspace: State records, one ref per ticket", () => {
   let fx: RemoteFixture;
   let ws: GitWorkspace;
 
@@ -46,31 +53,34 @@ describe("workspace: the State branch", () => {
     await fx.cleanup();
   });
 
-  it("writes, changes and removes ticket-<n>.json as one parentless snapshot, human-readable", async () => {
+  it("writes each ticket on its own ref, outside refs/heads, whose git log tells the ticket's story; removal deletes the ref", async () => {
     assert.deepEqual(await ws.readStates(), { files: [], unreadable: [] });
     await ws.writeState(8, () => stateFor(8));
     await ws.writeState(8, (cur) => ({ ...cur!, state: "implemented", pullRequest: 31 }));
     await ws.writeState(9, () => stateFor(9));
-    await assertSingleParentless(fx.remote);
 
-    const text = await git(fx.remote, ["show", `${BRANCH}:ticket-8.json`]);
+    assert.equal(await git(fx.remote, ["for-each-ref", "--format=%(refname)", "refs/heads/"]), "refs/heads/main", "no branch was made");
+    const story = await git(fx.remote, ["log", "--format=%s", stateRecordRef(8)]);
+    assert.deepEqual(story.split("\n"), ["Ticket #8: implemented (run 2026-01-01T00-00-00-000)", "Ticket #8: claimed (run 2026-01-01T00-00-00-000)"]);
+    assert.equal(await git(fx.remote, ["ls-tree", "--name-only", stateRecordRef(9)]), "ticket-9.json", "a ticket's ref holds only its own record");
+    const text = await git(fx.remote, ["show", `${stateRecordRef(8)}:ticket-8.json`]);
     assert.match(text, /^\{\n {2}"ticket": 8,\n/);
-    assert.equal(JSON.parse(text).state, "implemented");
     assert.equal((await ws.readState(8))?.pullRequest, 31);
     assert.deepEqual((await ws.readStates()).files.map((f) => f.ticket), [8, 9]);
 
     await ws.removeState(8);
+    assert.equal(await refOn(fx.remote, stateRecordRef(8)), null);
     assert.equal(await ws.readState(8), null);
     assert.deepEqual((await ws.readStates()).files.map((f) => f.ticket), [9]);
-    await assertSingleParentless(fx.remote);
   });
 
-  it("never touches the main checkout's index or work tree", async () => {
+  it("never touches the main checkout's index, work tree or refs", async () => {
     await commitFiles(ws.root, { "work.txt": "committed\n" }, "work");
     await writeFile(join(ws.root, "work.txt"), "a person's unstaged edit\n");
     await writeFile(join(ws.root, "staged.txt"), "staged\n");
     await git(ws.root, ["add", "staged.txt"]);
     const before = await checkoutFingerprint(ws.root);
+    const refs = await git(ws.root, ["for-each-ref"]);
 
     await ws.writeState(1, () => stateFor(1));
     await ws.keepTranscripts(1, "run-1", []);
@@ -78,71 +88,70 @@ describe("workspace: the State branch", () => {
     await ws.removeState(1);
 
     assert.equal(await checkoutFingerprint(ws.root), before);
+    assert.equal(await git(ws.root, ["for-each-ref"]), refs, "no local ref was written");
   });
 
   it("a change that changes nothing pushes nothing", async () => {
     await ws.writeState(2, () => stateFor(2));
-    const tip = await git(fx.remote, ["rev-parse", BRANCH]);
+    const tip = await refOn(fx.remote, stateRecordRef(2));
     await ws.writeState(2, (c) => c);
     await ws.writeState(2, () => stateFor(2));
     await ws.removeState(99);
-    assert.equal(await git(fx.remote, ["rev-parse", BRANCH]), tip);
+    assert.equal(await refOn(fx.remote, stateRecordRef(2)), tip);
+    assert.equal(await refOn(fx.remote, stateRecordRef(99)), null);
   });
 
-  it("changes in one process take turns: ten Lanes at once lose nothing", async () => {
+  it("ten Lanes at once on ten tickets lose nothing, and two changes to one ticket take turns", async () => {
     await Promise.all(Array.from({ length: 10 }, (_, i) => ws.writeState(i + 1, () => stateFor(i + 1))));
     assert.deepEqual((await ws.readStates()).files.map((f) => f.ticket), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
-    await assertSingleParentless(fx.remote);
+    await Promise.all([ws.writeState(1, (c) => ({ ...c!, fixUsed: true })), ws.writeState(1, (c) => ({ ...c!, pullRequest: 5 }))]);
+    const one = await ws.readState(1);
+    assert.equal(one?.fixUsed, true);
+    assert.equal(one?.pullRequest, 5);
   });
 
-  it("re-reads and reapplies the change when another Host wrote first", async () => {
-    const other = workspaceOn(await fx.clone("other-host"));
+  it("on a lost race for the same ticket, re-reads and reapplies the change (up to three retries), never overwriting the winner", async () => {
     await ws.writeState(1, () => stateFor(1));
-    // The other Host's clone last saw nothing; its change must be applied on top of ticket 1, not over it.
-    await other.writeState(2, () => stateFor(2));
-    assert.deepEqual((await ws.readStates()).files.map((f) => f.ticket), [1, 2]);
-  });
-
-  it("on a lost race, re-reads and reapplies the change (up to three retries), never overwriting the winner", async () => {
-    await ws.writeState(1, () => stateFor(1));
-    // A rival Host's snapshot, pushed from inside our change so it lands between our read and our push.
-    const rival = await fx.clone("rival", { branch: BRANCH });
+    // A rival Host's change to the same ticket, pushed from inside our change so it lands between our read and our push.
+    const rival = await fx.clone("rival");
     let n = 0;
     const pushRival = (): void => {
       n += 1;
-      writeFileSync(join(rival, `ticket-${100 + n}.json`), `${JSON.stringify(stateFor(100 + n))}\n`);
-      execFileSync("git", ["add", "-A"], { cwd: rival, env: gitEnv() });
-      execFileSync("git", ["commit", "-q", "--no-gpg-sign", "-m", `rival ${n}`], { cwd: rival, env: gitEnv() });
-      execFileSync("git", ["push", "-q", "origin", BRANCH], { cwd: rival, env: gitEnv() });
+      const run = (args: string[]) => execFileSync("git", args, { cwd: rival, env: gitEnv() });
+      run(["fetch", "-q", "origin", stateRecordRef(1)]);
+      run(["checkout", "-q", "--detach", "FETCH_HEAD"]);
+      writeFileSync(join(rival, "ticket-1.json"), `${JSON.stringify(stateFor(1, { title: `rival ${n}` }), null, 2)}\n`);
+      run(["commit", "-q", "--no-gpg-sign", "-am", `rival ${n}`]);
+      run(["push", "-q", "origin", `HEAD:${stateRecordRef(1)}`]);
     };
     let calls = 0;
-    await ws.writeState(2, () => {
+    await ws.writeState(1, (cur) => {
       calls += 1;
       if (calls <= 2) pushRival();
-      return stateFor(2);
+      return { ...cur!, fixUsed: true };
     });
     assert.equal(calls, 3, "two lost races, so the change was applied three times");
-    assert.deepEqual((await ws.readStates()).files.map((f) => f.ticket), [1, 2, 101, 102]);
+    const after = await ws.readState(1);
+    assert.equal(after?.title, "rival 2", "the winner's change is kept");
+    assert.equal(after?.fixUsed, true);
 
     // A rival that wins every time: after the first try and three retries it gives up, overwriting nothing.
-    await git(rival, ["fetch", "-q", "origin", BRANCH]);
-    await git(rival, ["reset", "-q", "--hard", "FETCH_HEAD"]);
     calls = 0;
     await assert.rejects(
-      ws.writeState(3, () => {
+      ws.writeState(1, (cur) => {
         calls += 1;
         pushRival();
-        return stateFor(3);
+        return { ...cur!, pullRequest: 77 };
       }),
       (e: unknown) => e instanceof Failure && /gave up after 4 tries/.test(e.message),
     );
     assert.equal(calls, 4);
-    const read = await ws.readStates();
-    assert.ok(!read.files.some((f) => f.ticket === 3));
-    assert.ok(read.files.some((f) => f.ticket === 106));
+    const last = await ws.readState(1);
+    assert.equal(last?.title, "rival 6");
+    assert.equal(last?.pullRequest, null);
   });
 
-  it("three writers in separate processes, playing separate Hosts, write different tickets at once: no write lost", async function () {
+  it("three writers in separate processes, playing separate Hosts, write different tickets at once: no write lost, no race lost", async function () {
     this.timeout(90_000);
     const children: WorkspaceChild[] = [];
     try {
@@ -150,11 +159,11 @@ describe("workspace: the State branch", () => {
       for (let round = 0; round < 3; round++) {
         const replies = await Promise.all(children.map((c, i) => c.send({ op: "writeState", ticket: round * 3 + i + 1, runId: `round-${round}` })));
         for (const r of replies) assert.ok(r.ok, JSON.stringify(r));
-        await assertSingleParentless(fx.remote);
       }
       const read = await ws.readStates();
       assert.deepEqual(read.files.map((f) => f.ticket), [1, 2, 3, 4, 5, 6, 7, 8, 9]);
       assert.deepEqual(read.unreadable, []);
+      for (let t = 1; t <= 9; t++) assert.equal(await git(fx.remote, ["rev-list", "--count", stateRecordRef(t)]), "1", `#${t} was written once: nobody had to retry`);
     } finally {
       await Promise.all(children.map((c) => c.close()));
     }
@@ -162,41 +171,59 @@ describe("workspace: the State branch", () => {
 
   it("flags unreadable State files, naming the version that wrote them, and never rewrites them", async () => {
     await ws.writeState(1, () => stateFor(1));
-    // A person (or a newer version) commits odd files straight to the branch.
-    const person = await fx.clone("person", { branch: BRANCH });
-    const odd = {
-      "ticket-2.json": "{ not json",
-      "ticket-3.json": JSON.stringify({ ...stateFor(4) }),
-      "ticket-5.json": JSON.stringify({ ...stateFor(5), format: 2, version: "9.0.0" }),
-      "ticket-6.json": JSON.stringify({ ...stateFor(6), version: "0.9.0", lanePriority: 3 }),
-      "notes.md": "not a State file\n",
+    const odd: Record<number, string> = {
+      2: "{ not json",
+      3: JSON.stringify({ ...stateFor(4) }),
+      5: JSON.stringify({ ...stateFor(5), format: 2, version: "9.0.0" }),
+      6: JSON.stringify({ ...stateFor(6), version: "0.9.0", lanePriority: 3 }),
     };
-    await commitFiles(person, odd, "by hand");
-    await git(person, ["push", "-q", "origin", BRANCH]);
+    for (const [t, content] of Object.entries(odd)) await commitByHand(fx, `person-${t}`, stateRecordRef(Number(t)), { [`ticket-${t}.json`]: content, "notes.md": "not a State file\n" });
 
     const read = await ws.readStates();
     assert.deepEqual(read.files.map((f) => f.ticket), [1]);
     const byTicket = new Map(read.unreadable.map((u) => [u.ticket, u]));
     assert.deepEqual([...byTicket.keys()], [2, 3, 5, 6]);
     assert.match(byTicket.get(2)!.reason, /ticket-2\.json is not JSON.*"\{ not json"/);
+    assert.equal(byTicket.get(2)!.path, `${stateRecordRef(2)}:ticket-2.json`);
     assert.match(byTicket.get(3)!.reason, /names ticket 4, not 3/);
     assert.match(byTicket.get(5)!.reason, /format 2, newer/);
     assert.equal(byTicket.get(5)!.writtenBy, "9.0.0");
     assert.match(byTicket.get(6)!.reason, /unknown fields lanePriority/);
     assert.equal(byTicket.get(6)!.writtenBy, "0.9.0");
 
-    const tip = await git(fx.remote, ["rev-parse", BRANCH]);
+    const tips = await Promise.all([5, 6].map((t) => refOn(fx.remote, stateRecordRef(t))));
     await assert.rejects(ws.writeState(6, () => stateFor(6)), (e: unknown) => e instanceof Failure && e.reason === "invalid-record" && /written by 0\.9\.0/.test(e.message));
-    await assert.rejects(ws.removeState(5), (e: unknown) => e instanceof Failure && /left as it is/.test(e.message));
+    await assert.rejects(ws.removeState(5), (e: unknown) => e instanceof Failure && /left as it is on refs\/ticket-runner\/state\/5/.test(e.message));
     await assert.rejects(ws.readState(2), (e: unknown) => e instanceof Failure && e.reason === "invalid-record");
-    assert.equal(await git(fx.remote, ["rev-parse", BRANCH]), tip, "nothing was rewritten");
-
-    // Writing another ticket keeps the unreadable files byte for byte.
-    await ws.writeState(7, () => stateFor(7));
-    for (const [path, content] of Object.entries(odd)) assert.equal(await git(fx.remote, ["show", `${BRANCH}:${path}`]), content.replace(/\n$/, ""));
+    assert.deepEqual(await Promise.all([5, 6].map((t) => refOn(fx.remote, stateRecordRef(t)))), tips, "nothing was rewritten");
   });
 
-  it("keeps transcripts under ticket-<n>/<runId>/ on hand-off, secrets removed, and removes them with the State", async () => {
+  it("reads State files an older version left on the ticket-runner/state branch, moves each to its own ref on its next change, and drains the branch", async () => {
+    await commitByHand(fx, "older-version", `refs/heads/${LEGACY}`, {
+      "ticket-3.json": `${JSON.stringify(stateFor(3, { state: "implemented" }))}\n`,
+      "ticket-4.json": `${JSON.stringify(stateFor(4))}\n`,
+      "ticket-4/run-0/implement.command": "claude -p x\n",
+      "ticket-7.json": "{ broken",
+    });
+    await ws.writeState(5, () => stateFor(5));
+    const read = await ws.readStates();
+    assert.deepEqual(read.files.map((f) => f.ticket), [3, 4, 5]);
+    assert.deepEqual(read.unreadable.map((u) => u.path), [`${LEGACY}:ticket-7.json`]);
+    assert.equal((await ws.readState(3))?.state, "implemented");
+    assert.deepEqual(await ws.listTranscripts(4), ["ticket-4/run-0/implement.command"]);
+
+    // Resumed on this Host: its next change moves it, transcripts and all, and takes it off the old branch.
+    await ws.writeState(4, (c) => ({ ...c!, state: "implemented" }));
+    assert.equal(await git(fx.remote, ["ls-tree", "-r", "--name-only", stateRecordRef(4)]), "ticket-4.json\nticket-4/run-0/implement.command");
+    assert.equal(await git(fx.remote, ["ls-tree", "-r", "--name-only", `refs/heads/${LEGACY}`]), "ticket-3.json\nticket-7.json");
+    // Removing a State only the old branch holds takes it off there: it never comes back.
+    await ws.removeState(3);
+    assert.equal(await ws.readState(3), null);
+    assert.deepEqual((await ws.readStates()).files.map((f) => f.ticket), [4, 5]);
+    assert.equal(await git(fx.remote, ["ls-tree", "-r", "--name-only", `refs/heads/${LEGACY}`]), "ticket-7.json", "the unreadable file is left as it is");
+  });
+
+  it("keeps transcripts under ticket-<n>/<runId>/ in the ticket's record, secrets removed, and removes them with the State", async () => {
     const logDir = join(fx.root, "runs", "run-1", "8");
     const files = [
       { name: "implement.command", body: "claude -p '<prompt>'\n" },
@@ -204,7 +231,6 @@ describe("workspace: the State branch", () => {
       { name: "retry/verify-2.transcript.jsonl", body: '{"type":"result"}\n' },
       { name: "version.txt", body: "0.1.0\n" },
     ];
-    const { mkdir } = await import("node:fs/promises");
     for (const f of files) {
       await mkdir(join(logDir, f.name, ".."), { recursive: true });
       await writeFile(join(logDir, f.name), f.body);
@@ -223,14 +249,14 @@ describe("workspace: the State branch", () => {
       "ticket-8/2026-09-17T09-00-00-000/retry/verify-2.transcript.jsonl",
       "ticket-8/2026-09-17T09-00-00-000/version.txt",
     ]);
-    const transcript = await git(fx.remote, ["show", `${BRANCH}:ticket-8/2026-09-17T09-00-00-000/implement.transcript.jsonl`]);
+    const transcript = await git(fx.remote, ["show", `${stateRecordRef(8)}:ticket-8/2026-09-17T09-00-00-000/implement.transcript.jsonl`]);
     assert.match(transcript, /used \*\*\*/);
     assert.doesNotMatch(transcript, /ghp_/);
-    await assertSingleParentless(fx.remote);
+    assert.equal(await git(fx.remote, ["log", "-1", "--format=%s", stateRecordRef(8)]), "Ticket #8: transcripts of run 2026-09-17T09-00-00-000");
 
     await ws.removeState(8);
     assert.deepEqual(await ws.listTranscripts(8), []);
-    assert.equal(await git(fx.remote, ["ls-tree", "-r", "--name-only", BRANCH]), "ticket-80.json", "ticket 80's State is untouched");
+    assert.equal(await git(fx.remote, ["ls-tree", "-r", "--name-only", stateRecordRef(80)]), "ticket-80.json", "ticket 80's State is untouched");
   });
 
   it("refuses transcript names that climb out of the run's directory", async () => {

@@ -1,0 +1,86 @@
+/**
+ * Records kept on refs of the remote outside refs/heads (one ref per ticket's State): listed with
+ * one `ls-remote`, their objects fetched only when this clone lacks them, and moved by
+ * compare-and-swap pushes with an explicit lease. The fetches write no local ref (nothing for two
+ * processes of one Host to contend on); the objects stay in the object store for the reads that follow.
+ */
+import { Failure } from "../../core/errors";
+import { isLostRace, isMissingRemoteRef } from "./git-runner";
+import type { RepoContext } from "./repo";
+
+/** ref -> sha on the remote, for every ref matching one of `patterns` (ls-remote's tail match). */
+export async function lsRemoteRefs(ctx: RepoContext, patterns: string[]): Promise<Map<string, string>> {
+  const out = await ctx.git.text(["ls-remote", ctx.remote, ...patterns], { cwd: ctx.root });
+  const refs = new Map<string, string>();
+  for (const line of out.split("\n")) {
+    const [sha, ref] = line.split("\t");
+    if (sha && ref) refs.set(ref, sha);
+  }
+  return refs;
+}
+
+/** The commits of `shas` this clone has no copy of (one `cat-file --batch-check`). */
+async function absent(ctx: RepoContext, shas: string[]): Promise<Set<string>> {
+  const unique = [...new Set(shas)];
+  if (unique.length === 0) return new Set();
+  const out = await ctx.git.text(["cat-file", "--batch-check"], { cwd: ctx.root, input: `${unique.join("\n")}\n` });
+  return new Set(out.split("\n").filter((l) => l.endsWith(" missing")).map((l) => l.split(" ")[0]!));
+}
+
+/**
+ * Makes sure this clone has the objects of every ref in `refs` (ref -> sha the remote showed).
+ * "moved" when a ref went away or moved between the listing and the fetch: the caller reads again.
+ */
+export async function fetchRecords(ctx: RepoContext, refs: Map<string, string>): Promise<"ok" | "moved"> {
+  const missing = await absent(ctx, [...refs.values()]);
+  if (missing.size === 0) return "ok";
+  const wanted = [...refs].filter(([, sha]) => missing.has(sha)).map(([ref]) => ref);
+  const args = ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", ctx.remote, ...wanted];
+  const res = await ctx.git.raw(args, { cwd: ctx.root });
+  if (res.code !== 0) {
+    if (isMissingRemoteRef(res.stderr)) return "moved";
+    throw ctx.git.failure(args, res);
+  }
+  return (await absent(ctx, [...missing])).size === 0 ? "ok" : "moved";
+}
+
+/** The content of `<commit>:<path>` for each spec, in order; null where there is no such file. One process. */
+export async function readPaths(ctx: RepoContext, specs: string[]): Promise<(Buffer | null)[]> {
+  if (specs.length === 0) return [];
+  const res = await ctx.git.raw(["cat-file", "--batch"], { cwd: ctx.root, input: `${specs.join("\n")}\n` });
+  if (res.code !== 0) throw ctx.git.failure(["cat-file", "--batch"], res);
+  const buf = res.stdout;
+  const found: (Buffer | null)[] = [];
+  let pos = 0;
+  for (let i = 0; i < specs.length && pos < buf.length; i++) {
+    const nl = buf.indexOf(0x0a, pos);
+    if (nl < 0) break;
+    const header = buf.subarray(pos, nl).toString("utf8");
+    pos = nl + 1;
+    // "<spec> missing" (or ambiguous) has no content after it; "<sha> <type> <size>" does.
+    const m = / (blob|tree|commit|tag) ([0-9]+)$/.exec(header);
+    if (!m) {
+      found.push(null);
+      continue;
+    }
+    const size = Number(m[2]);
+    found.push(m[1] === "blob" ? buf.subarray(pos, pos + size) : null);
+    pos += size + 1;
+  }
+  while (found.length < specs.length) found.push(null);
+  return found;
+}
+
+/**
+ * Moves `ref` on the remote to `commit` (null deletes it) only if it is still at `expected` (null:
+ * must not exist). "lost" when another writer moved it first; any other refusal throws, redacted.
+ * Unsigned and without hooks: these refs hold records, not code.
+ */
+export async function swapRef(ctx: RepoContext, ref: string, commit: string | null, expected: string | null): Promise<"pushed" | "lost"> {
+  const args = ["push", "--porcelain", "--no-verify", "--no-signed", `--force-with-lease=${ref}:${expected ?? ""}`, ctx.remote, `${commit ?? ""}:${ref}`];
+  const res = await ctx.git.raw(args, { cwd: ctx.root });
+  if (res.code === 0) return "pushed";
+  const said = `${res.stdout.toString("utf8")}\n${res.stderr}`;
+  if (isLostRace(said)) return "lost";
+  throw new Failure("git", ctx.git.redact(`The remote refused the push to ${ref}: ${said.trim().slice(0, 2000)}`));
+}

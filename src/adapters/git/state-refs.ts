@@ -1,0 +1,217 @@
+/**
+ * State records, one ref per ticket on the Target's remote (ADR 0180): `refs/ticket-runner/state/<n>`
+ * holds `ticket-<n>.json` and the ticket's kept transcripts under `ticket-<n>/<runId>/`. Each change
+ * is a commit on top of the ticket's last one, so `git log` of the ref tells the ticket's story, and
+ * no two tickets' writes ever contend for one ref. Removing the State deletes the ref.
+ *
+ * Older versions kept every ticket on one branch, `ticket-runner/state` (ADR 0031). It is still
+ * read: a ticket with no ref of its own is read from there, its first change moves it to its own
+ * ref and takes it off the old branch, and removing a State takes it off both.
+ */
+import { Failure } from "../../core/errors";
+import { stateFileSchema, stateRecordRef } from "../../core/schemas/state-file";
+import type { StateFile } from "../../core/schemas/state-file";
+import type { StateRead } from "../../ports/workspace";
+import { takeTurn, transact } from "./branch-txn";
+import { fetchRecords, lsRemoteRefs, readPaths, swapRef } from "./record-refs";
+import { parseStateFile, serializeState, stateFilePath, stateFileTicket } from "./records";
+import type { RepoContext } from "./repo";
+import type { TreeFiles } from "./snapshot";
+import { buildTree, commitTree, listFiles, readBlobs, writeBlob } from "./snapshot";
+import type { TranscriptFile } from "./transcripts";
+import { loadTranscripts, ticketTranscriptPrefix, transcriptDir } from "./transcripts";
+
+export const STATE_REF_PREFIX = "refs/ticket-runner/state/";
+/** The one branch older versions kept every State on; read, drained, never written anew. */
+export const LEGACY_STATE_BRANCH = "ticket-runner/state";
+const LEGACY_REF = `refs/heads/${LEGACY_STATE_BRANCH}`;
+const REF_TICKET = /^refs\/ticket-runner\/state\/([1-9][0-9]*)$/;
+/** Reads that meet a ref moving under them read again, this many times. */
+const READ_TRIES = 4;
+
+export interface StateRefsOptions {
+  /** Retries after a lost race on the ticket's ref. The seed's rule: up to three. */
+  retries?: number;
+}
+
+/** A ticket's own files (State file and transcripts) out of a tree that may hold other tickets'. */
+function ticketFiles(files: TreeFiles, ticket: number): TreeFiles {
+  const prefix = ticketTranscriptPrefix(ticket);
+  return new Map([...files].filter(([p]) => p === stateFilePath(ticket) || p.startsWith(prefix)));
+}
+
+interface TicketView {
+  /** The ticket's ref on the remote, or null. */
+  tip: string | null;
+  /** The ticket's files: from its ref, or else from the old branch. */
+  files: TreeFiles;
+  /** The old branch's tip when it still holds files of this ticket. */
+  legacyTip: string | null;
+}
+
+export class StateRefs {
+  private readonly retries: number;
+
+  constructor(
+    private readonly ctx: RepoContext,
+    opts: StateRefsOptions = {},
+  ) {
+    this.retries = opts.retries ?? 3;
+  }
+
+  /** The remote's refs (one listing), with their objects here; read again when one moves meanwhile. */
+  private async listed(patterns: string[]): Promise<Map<string, string>> {
+    for (let attempt = 1; ; attempt++) {
+      const refs = await lsRemoteRefs(this.ctx, patterns);
+      if ((await fetchRecords(this.ctx, refs)) === "ok") return refs;
+      if (attempt >= READ_TRIES) throw new Failure("git", `State records on the remote kept moving while they were read (${READ_TRIES} tries)`);
+    }
+  }
+
+  private async view(ticket: number): Promise<TicketView> {
+    const ref = stateRecordRef(ticket);
+    const refs = await this.listed([ref, LEGACY_REF]);
+    const tip = refs.get(ref) ?? null;
+    const legacy = refs.get(LEGACY_REF) ?? null;
+    const old = legacy ? ticketFiles(await listFiles(this.ctx, legacy), ticket) : new Map<string, string>();
+    const legacyTip = old.size > 0 ? legacy : null;
+    return { tip, files: tip ? await listFiles(this.ctx, tip) : old, legacyTip };
+  }
+
+  async readAll(): Promise<StateRead> {
+    const refs = await this.listed([`${STATE_REF_PREFIX}*`, LEGACY_REF]);
+    const own = [...refs].flatMap(([ref, sha]) => {
+      const m = REF_TICKET.exec(ref);
+      return m ? [{ ticket: Number(m[1]), sha }] : [];
+    });
+    const contents = await readPaths(this.ctx, own.map((o) => `${o.sha}:${stateFilePath(o.ticket)}`));
+    const found: { ticket: number; path: string; content: Buffer }[] = [];
+    own.forEach((o, i) => {
+      const content = contents[i];
+      if (content) found.push({ ticket: o.ticket, path: `${stateRecordRef(o.ticket)}:${stateFilePath(o.ticket)}`, content });
+    });
+    const legacy = refs.get(LEGACY_REF);
+    if (legacy) {
+      const mine = new Set(own.map((o) => o.ticket));
+      const named = [...(await listFiles(this.ctx, legacy))].flatMap(([path, sha]) => {
+        const ticket = stateFileTicket(path);
+        return ticket === null || mine.has(ticket) ? [] : [{ path, sha, ticket }];
+      });
+      const blobs = await readBlobs(this.ctx, named.map((n) => n.sha));
+      for (const n of named) found.push({ ticket: n.ticket, path: `${LEGACY_STATE_BRANCH}:${n.path}`, content: blobs.get(n.sha) ?? Buffer.alloc(0) });
+    }
+    const read: StateRead = { files: [], unreadable: [] };
+    for (const { ticket, path, content } of found.sort((a, b) => a.ticket - b.ticket)) {
+      const parsed = parseStateFile(path, ticket, content);
+      if (parsed.ok) read.files.push(parsed.state);
+      else read.unreadable.push({ path, reason: parsed.reason, writtenBy: parsed.writtenBy, ticket });
+    }
+    return read;
+  }
+
+  async readOne(ticket: number): Promise<StateFile | null> {
+    return this.current(await this.view(ticket), ticket);
+  }
+
+  /** Paths of the transcripts kept for a ticket, relative to the root of its record. */
+  async transcripts(ticket: number): Promise<string[]> {
+    const { files } = await this.view(ticket);
+    const prefix = ticketTranscriptPrefix(ticket);
+    return [...files.keys()].filter((p) => p.startsWith(prefix)).sort();
+  }
+
+  /**
+   * Applies `change` to the ticket's State as it is on the remote now, and pushes the result.
+   * null removes the State file and the ticket's kept transcripts. A file this version cannot read
+   * is never rewritten: the change throws instead.
+   */
+  change(ticket: number, change: (current: StateFile | null) => StateFile | null): Promise<StateFile | null> {
+    return this.transact(ticket, async (files, view) => {
+      const current = await this.current(view, ticket);
+      const next = change(current);
+      const path = stateFilePath(ticket);
+      if (next === null) {
+        const had = files.size > 0;
+        files.clear();
+        return { changed: had, message: `Ticket #${ticket}: State removed`, value: null };
+      }
+      const valid = stateFileSchema.safeParse(next);
+      if (!valid.success || valid.data.ticket !== ticket) {
+        throw new Failure("internal", `refused to write an invalid State for #${ticket}: ${valid.success ? `names ticket ${valid.data.ticket}` : valid.error.message}`);
+      }
+      const sha = await writeBlob(this.ctx, serializeState(valid.data));
+      const changed = files.get(path) !== sha;
+      files.set(path, sha);
+      return { changed, message: `Ticket #${ticket}: ${valid.data.state} (run ${valid.data.runId})`, value: valid.data };
+    });
+  }
+
+  /** Copies transcripts to ticket-<n>/<runId>/ in the ticket's record. Files missing on disk are reported, not fatal. */
+  async keepTranscripts(ticket: number, runId: string, files: TranscriptFile[]): Promise<{ path: string; kept: string[]; missing: string[] }> {
+    const dir = transcriptDir(ticket, runId);
+    const loaded = await loadTranscripts(files, (t) => this.ctx.git.redact(t));
+    const blobs: [string, string][] = [];
+    for (const f of loaded.found) blobs.push([`${dir}${f.name}`, await writeBlob(this.ctx, f.content)]);
+    await this.transact(ticket, async (tree) => {
+      let changed = false;
+      for (const [path, sha] of blobs) {
+        changed ||= tree.get(path) !== sha;
+        tree.set(path, sha);
+      }
+      return { changed, message: `Ticket #${ticket}: transcripts of run ${runId}`, value: undefined };
+    });
+    return { path: dir, kept: loaded.found.map((f) => f.name), missing: loaded.missing };
+  }
+
+  /**
+   * Compare-and-swap on the ticket's own ref: read, edit, commit on the tip, push with a lease; a
+   * lost race reads again. An empty result deletes the ref. Changes to one ticket in one process take turns.
+   */
+  private transact<T>(ticket: number, edit: (files: TreeFiles, view: TicketView) => Promise<{ changed: boolean; message: string; value: T }>): Promise<T> {
+    const ref = stateRecordRef(ticket);
+    return takeTurn(`${this.ctx.root}\0${this.ctx.remote}\0${ref}`, async () => {
+      for (let attempt = 0; attempt <= this.retries; attempt++) {
+        const view = await this.view(ticket);
+        const files = new Map(view.files);
+        const out = await edit(files, view);
+        if (!out.changed) return out.value;
+        if (files.size === 0) {
+          // Off the old branch first: were it left there, the ticket's old State would come back.
+          if (view.legacyTip) await this.drainLegacy(ticket);
+          if (!view.tip || (await swapRef(this.ctx, ref, null, view.tip)) === "pushed") return out.value;
+        } else {
+          const commit = await commitTree(this.ctx, await buildTree(this.ctx, files), view.tip ? [view.tip] : [], out.message);
+          if ((await swapRef(this.ctx, ref, commit, view.tip)) === "pushed") {
+            // Its own ref now wins over the old branch; taking it off there keeps the old branch draining.
+            if (view.legacyTip) await this.drainLegacy(ticket).catch(() => undefined);
+            return out.value;
+          }
+        }
+        // Lost the race: back off a little, with jitter so the losers do not collide again in step.
+        await new Promise((r) => setTimeout(r, (attempt + 1) * (20 + Math.random() * 60)));
+      }
+      throw new Failure("git", `Other writers kept moving ${ref} on the remote; gave up after ${this.retries + 1} tries. Nothing was overwritten.`);
+    });
+  }
+
+  /** Takes a ticket's files off the old shared branch (a parentless snapshot there, as before). */
+  private drainLegacy(ticket: number): Promise<void> {
+    return transact(this.ctx, LEGACY_STATE_BRANCH, { retries: this.retries, keepHistory: false }, async (files) => {
+      const doomed = [...ticketFiles(files, ticket).keys()];
+      for (const p of doomed) files.delete(p);
+      return { changed: doomed.length > 0, message: `Ticket #${ticket}: moved to ${stateRecordRef(ticket)}`, value: undefined };
+    });
+  }
+
+  private async current(view: TicketView, ticket: number): Promise<StateFile | null> {
+    const path = stateFilePath(ticket);
+    const sha = view.files.get(path);
+    if (!sha) return null;
+    const blob = (await readBlobs(this.ctx, [sha])).get(sha) ?? "";
+    const where = view.tip ? stateRecordRef(ticket) : LEGACY_STATE_BRANCH;
+    const parsed = parseStateFile(`${where}:${path}`, ticket, blob);
+    if (parsed.ok) return parsed.state;
+    const by = parsed.writtenBy ? `, written by ${parsed.writtenBy}` : "";
+    throw new Failure("invalid-record", `#${ticket} has a State file this version cannot use${by}: ${parsed.reason}. It is left as it is on ${where}.`);
+  }
+}

@@ -3,6 +3,7 @@ import path from "node:path";
 import { ADMIN_LOGIN } from "./auth";
 import { FaultInjector } from "./faults";
 import type { RepoRec } from "./model";
+import { ProcessGroups } from "./process-groups";
 import { RateLimiter } from "./rate-limit";
 import type { Store } from "./store";
 import type { Urls } from "./serialize";
@@ -31,13 +32,15 @@ export class App {
   onHeadChanged: (repo: RepoRec, sha: string, branch: string) => void = () => undefined;
   /** Background jobs (CI runs, mergeability checks) so stop() can wait for them. */
   readonly jobs = new Set<Promise<unknown>>();
-  /** Stops each `git http-backend` still running (its whole process group); stop() calls them all. */
-  readonly gitStoppers = new Set<() => void>();
+  /** Every `git http-backend` still running, by process group; stop() ends them all. */
+  readonly gitGroups = new ProcessGroups();
   stopping = false;
 
   constructor(
     readonly store: Store,
     readonly reposRoot: string,
+    /** Where git request bodies are read whole before git sees them (spool.ts). */
+    readonly spoolDir: string,
   ) {}
 
   get adminToken(): string {

@@ -12,6 +12,7 @@ import { App } from "./app";
 import { attachCi } from "./ci";
 import { ensureAdminUser } from "./repos-admin";
 import { buildRouter } from "./routes";
+import { resetSpool } from "./spool";
 import { applySeed } from "./seeds/apply";
 import { createHandler } from "./server";
 import { Store } from "./store";
@@ -39,7 +40,8 @@ export async function startSandbox(opts: StartSandboxOptions = {}): Promise<Sand
   await fsp.mkdir(path.join(root, "repos"), { recursive: true });
   const store = new Store(persistent ? root : null);
   await store.load();
-  const app = new App(store, path.join(root, "repos"));
+  const app = new App(store, path.join(root, "repos"), path.join(root, "spool"));
+  await resetSpool(app.spoolDir);
   ensureAdminUser(app);
   await store.changed();
 
@@ -68,8 +70,8 @@ export async function startSandbox(opts: StartSandboxOptions = {}): Promise<Sand
         server.close(() => resolve());
         server.closeAllConnections();
       });
-      // A push whose client vanished unnoticed must not outlive the sandbox (it holds the process open).
-      for (const stopGit of [...app.gitStoppers]) stopGit();
+      // No git process outlives the sandbox: a push still running is ended with its whole group.
+      await app.gitGroups.stopAll();
       await Promise.allSettled([...app.jobs]);
       await store.flush();
       if (!persistent) await fsp.rm(root, { recursive: true, force: true });

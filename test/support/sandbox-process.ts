@@ -11,14 +11,24 @@ import { waitFor } from "./wait-for";
 
 export const CLI_BUNDLE = resolve(__dirname, "../../dist/cli.js");
 
-export async function sandboxProcess(): Promise<SandboxHandle> {
-  const child = spawn(process.execPath, [CLI_BUNDLE, "sandbox", "--port", "0", "--json"], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LC_ALL: "C" } });
+export interface SandboxProcess extends SandboxHandle {
+  pid: number;
+  /** Resolves with the signal that ended it, or null when it exited by itself. */
+  exited: Promise<NodeJS.Signals | null>;
+}
+
+export async function sandboxProcess(opts: { dataDir?: string } = {}): Promise<SandboxProcess> {
+  const args = [CLI_BUNDLE, "sandbox", "--port", "0", "--json", ...(opts.dataDir ? ["--data", opts.dataDir] : [])];
+  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LC_ALL: "C" } });
   let text = "";
   child.stdout!.on("data", (c: Buffer) => (text += c.toString("utf8")));
-  const exited = new Promise<void>((res) => child.on("close", () => res()));
+  const exited = new Promise<NodeJS.Signals | null>((res) => child.on("close", (_code, signal) => res(signal)));
   const first = await waitFor(() => (text.includes("\n") ? text.split("\n")[0] : null), { timeoutMs: 20_000, what: "the sandbox to print its address" });
   const { apiUrl, token } = JSON.parse(first) as { apiUrl: string; token: string };
+  if (child.pid === undefined) throw new Error("the sandbox process did not start");
   return {
+    pid: child.pid,
+    exited,
     apiUrl,
     adminToken: token,
     gitUrl: (owner, repo) => `${apiUrl}/${owner}/${repo}.git`,

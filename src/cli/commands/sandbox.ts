@@ -15,7 +15,7 @@ Runs a local GitHub-compatible server (REST, GraphQL at /graphql, git over HTTP)
   --data <dir>   keep repositories and state in <dir> across restarts (default: a temp folder, removed on exit)
   --seed demo    create the demo repository demo/shop on first start
   --json         print one JSON line {apiUrl, gitUrl, token} instead of text
-Serves until SIGTERM or Ctrl-C.`;
+Serves until SIGTERM, SIGHUP or Ctrl-C.`;
 
 export const sandboxCommand: CliCommand = {
   name: "sandbox",
@@ -35,14 +35,14 @@ export const sandboxCommand: CliCommand = {
     let signalled: () => void = () => undefined;
     const stopRequested = new Promise<void>((resolve) => (signalled = resolve));
     const onSignal = (): void => signalled();
-    process.on("SIGTERM", onSignal);
-    process.on("SIGINT", onSignal);
+    // SIGHUP too: a closed terminal must stop the sandbox cleanly, not leave its git processes.
+    const signals = ["SIGTERM", "SIGINT", "SIGHUP"] as const;
+    for (const s of signals) process.on(s, onSignal);
     let sb;
     try {
       sb = await startSandbox({ port, seed, quiet: true, ...(dataDir ? { dataDir } : {}) });
     } catch (error) {
-      process.off("SIGTERM", onSignal);
-      process.off("SIGINT", onSignal);
+      for (const s of signals) process.off(s, onSignal);
       throw error;
     }
     const gitUrl = seed === "demo" ? sb.gitUrl("demo", "shop") : sb.gitUrl("<owner>", "<repo>");
@@ -57,8 +57,7 @@ export const sandboxCommand: CliCommand = {
       io.out(`Stop with Ctrl-C or SIGTERM.`);
     }
     await stopRequested;
-    process.off("SIGTERM", onSignal);
-    process.off("SIGINT", onSignal);
+    for (const s of signals) process.off(s, onSignal);
     await sb.stop();
     if (!args.flags.has("--json")) io.out("Sandbox stopped.");
     return 0;

@@ -11,6 +11,7 @@ import { gitEnv, listRefs } from "../git";
 import { repoKey } from "../model";
 import type { RepoRec } from "../model";
 import { onPushed } from "../pushes";
+import { spoolBody } from "../spool";
 
 const GIT_PATH = /^\/([^/]+)\/([^/]+)\.git(\/.*)?$/;
 
@@ -68,7 +69,7 @@ async function afterPush(app: App, repo: RepoRec, before: Map<string, string>, l
   if (updates.length) await onPushed(app, repo, updates, login);
 }
 
-function runBackend(app: App, req: IncomingMessage, res: ServerResponse, repo: RepoRec, rest: string, query: string, remoteUser: string): Promise<number> {
+async function runBackend(app: App, req: IncomingMessage, res: ServerResponse, repo: RepoRec, rest: string, query: string, remoteUser: string): Promise<number> {
   const env: Record<string, string> = {
     GIT_PROJECT_ROOT: app.reposRoot,
     GIT_HTTP_EXPORT_ALL: "1",
@@ -83,35 +84,42 @@ function runBackend(app: App, req: IncomingMessage, res: ServerResponse, repo: R
   if (encoding) env.HTTP_CONTENT_ENCODING = encoding;
   const protocol = req.headers["git-protocol"];
   if (typeof protocol === "string") env.GIT_PROTOCOL = protocol;
-  const length = req.headers["content-length"];
-  if (length) env.CONTENT_LENGTH = length;
 
+  // The whole body first (see spool.ts): git never sees a body that ends early. A client that
+  // vanished before its body ended is dropped here, before any git process exists.
+  const body = req.method === "POST" ? await spoolBody(req, app.spoolDir) : null;
+  if (req.method === "POST" && !body) return 499;
+  if (body) env.CONTENT_LENGTH = String(body.size);
+  try {
+    return await serveFromBackend(app, res, env, body?.file.fd ?? "ignore");
+  } finally {
+    await body?.file.close();
+  }
+}
+
+/**
+ * Runs `git http-backend` on a body it can read to the end, and relays its CGI answer. Once the
+ * body is in, the request is served to its end (as GitHub applies a push it received whole), even
+ * if the client has gone meanwhile: its output is then read and dropped.
+ */
+function serveFromBackend(app: App, res: ServerResponse, env: Record<string, string>, stdin: number | "ignore"): Promise<number> {
+  // stop() may have ended every group while this body was read: start no new one.
+  if (app.stopping) return Promise.resolve(plain(res, 503, "The sandbox is stopping."));
   return new Promise((resolve) => {
-    // Its own process group: a client that goes away mid-push must take `git receive-pack` (a
-    // grandchild, waiting on stdin) down with it, or it waits forever and holds the server open.
-    const child = spawn("git", ["http-backend"], { env: gitEnv(env), stdio: ["pipe", "pipe", "pipe"], detached: true });
-    // SIGTERM first: git removes its lock files on it, as GitHub's server never leaves a ref locked
-    // when a client vanishes. A SIGKILL would leave `refs/heads/<b>.lock`, and every later push to
-    // that branch would fail for good. SIGKILL only what is still there after a grace period.
-    const signalGroup = (signal: NodeJS.Signals): void => {
-      try {
-        if (child.pid) process.kill(-child.pid, signal);
-      } catch {
-        // Already gone.
-      }
-    };
-    const killGroup = (): void => {
-      child.stdin.destroy();
-      signalGroup("SIGTERM");
-      setTimeout(() => signalGroup("SIGKILL"), 5_000).unref();
-    };
-    app.gitStoppers.add(killGroup);
+    // Its own process group, so stop() and the exit handler end receive-pack and its hooks with it.
+    const child = spawn("git", ["http-backend"], { env: gitEnv(env), stdio: [stdin, "pipe", "pipe"], detached: true });
+    app.gitGroups.add(child);
+    const { stdout, stderr } = child;
+    if (!stdout || !stderr) throw new Error("git http-backend was spawned without pipes");
     let headerBuf = Buffer.alloc(0);
     let headersDone = false;
     let status = 200;
-    child.stdout.on("data", (chunk: Buffer) => {
+    const relay = (chunk: Buffer): void => {
+      if (!res.destroyed) res.write(chunk);
+    };
+    stdout.on("data", (chunk: Buffer) => {
       if (headersDone) {
-        res.write(chunk);
+        relay(chunk);
         return;
       }
       headerBuf = Buffer.concat([headerBuf, chunk]);
@@ -120,7 +128,7 @@ function runBackend(app: App, req: IncomingMessage, res: ServerResponse, repo: R
       const end = sep >= 0 ? sep : alt;
       if (end < 0) return;
       const headerText = headerBuf.subarray(0, end).toString("latin1");
-      const body = headerBuf.subarray(end + (sep >= 0 ? 4 : 2));
+      const rest = headerBuf.subarray(end + (sep >= 0 ? 4 : 2));
       const headers: Record<string, string> = {};
       for (const line of headerText.split(/\r?\n/)) {
         const colon = line.indexOf(":");
@@ -131,30 +139,18 @@ function runBackend(app: App, req: IncomingMessage, res: ServerResponse, repo: R
         else headers[key] = value;
       }
       headersDone = true;
-      res.writeHead(status, headers);
-      if (body.length) res.write(body);
+      if (!res.destroyed) res.writeHead(status, headers);
+      if (rest.length) relay(rest);
     });
-    child.stderr.on("data", () => undefined);
-    child.stdin.on("error", () => undefined);
-    req.pipe(child.stdin);
-    req.on("aborted", killGroup);
-    // A client that goes away mid-body does not always say "aborted": a request closed unfinished is the same.
-    req.on("close", () => {
-      if (!req.complete) killGroup();
-    });
-    res.on("close", () => {
-      if (!res.writableFinished) killGroup();
-    });
-    // "close", not "exit": the grandchild (receive-pack) holds the pipes after the leader is gone.
-    child.on("close", () => app.gitStoppers.delete(killGroup));
+    stderr.on("data", () => undefined);
     child.on("error", () => {
-      app.gitStoppers.delete(killGroup);
       if (!res.headersSent) plain(res, 500, "git http-backend could not start");
       resolve(500);
     });
+    // "close", not "exit": the grandchild (receive-pack) holds the pipes after the leader is gone.
     child.on("close", () => {
       if (!headersDone) {
-        if (!res.headersSent) plain(res, 500, "git http-backend failed");
+        if (!res.headersSent && !res.destroyed) plain(res, 500, "git http-backend failed");
         resolve(500);
         return;
       }

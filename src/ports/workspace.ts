@@ -90,6 +90,11 @@ export interface Workspace {
   remoteBranchSha(branch: string): Promise<string | null>;
   /** On the fetched base. A conflict is left in place for a conflict Stage. */
   rebaseOnto(lane: Lane, base: string): Promise<"clean" | "conflict" | "up-to-date">;
+  /**
+   * After fetchBase: whether the base gained commits, since the lane's branch left it, that change a
+   * file the lane's own commits change (a neighbour's merge the lane must be rebased onto and tested with again).
+   */
+  baseTouches(lane: Lane, base: string): Promise<boolean>;
   /** Unmerged paths during a stopped rebase. */
   conflictedFiles(lane: Lane): Promise<string[]>;
   /** After a conflict Stage: stage the resolution and continue; "conflict" if markers remain or a later commit conflicts. */

@@ -50,6 +50,8 @@ interface FakeLane extends Lane {
 export interface WorkspaceScript {
   /** What a rebase does for a ticket: default "clean" (or "up-to-date" when nothing moved). */
   rebase?: (ticket: number, call: number) => "clean" | "conflict";
+  /** Whether the base's new commits touch the ticket's files; default: whenever the base moved. */
+  touches?: (ticket: number) => boolean;
   /** A check's result; default exit 0. */
   check?: (lane: Lane, argv: string[], call: number) => Partial<CheckResult>;
   /** A refusal preflight() throws, if any. */
@@ -260,6 +262,13 @@ export class FakeWorkspace implements Workspace {
     }
     this.local.set(lane.branch, [...onto, ...own.map((c) => `${c}'`)]);
     return "clean";
+  }
+
+  async baseTouches(l: Lane, base: string): Promise<boolean> {
+    const onto = this.local.get(`origin/${base}`) ?? [];
+    const mine = this.local.get(this.lane(l).branch) ?? [];
+    if (onto.every((c) => mine.includes(c))) return false;
+    return this.script.touches?.(l.ticket) ?? true;
   }
 
   async cleanupLane(l: Lane, opts: { deleteRemote: boolean }): Promise<void> {

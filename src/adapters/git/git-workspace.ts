@@ -7,6 +7,7 @@ import type { LockFile } from "../../core/schemas/lock-file";
 import type { StateFile } from "../../core/schemas/state-file";
 import type { Host } from "../../ports/host";
 import type { CheckResult, Lane, LaneCleanup, LockAcquire, LockHolder, StateRead, Workspace } from "../../ports/workspace";
+import { baseTouches } from "./base-overlap";
 import type { GitIdentity } from "./git-runner";
 import { GitRunner } from "./git-runner";
 import * as ops from "./lane-ops";
@@ -117,6 +118,10 @@ export class GitWorkspace implements Workspace {
 
   rebaseOnto(lane: Lane, base: string): Promise<"clean" | "conflict" | "up-to-date"> {
     return ops.rebaseOnto(this.ctx, lane, base);
+  }
+
+  baseTouches(lane: Lane, base: string): Promise<boolean> {
+    return baseTouches(this.ctx, lane, base);
   }
 
   conflictedFiles(lane: Lane): Promise<string[]> {

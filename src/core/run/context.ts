@@ -12,7 +12,7 @@ import type { ClaimGate, HeldClaim } from "../claim-gate";
 import type { Config } from "../schemas/config";
 import type { StateFile } from "../schemas/state-file";
 import type { Criterion } from "./criteria";
-import type { FifoMutex } from "./mutex";
+import type { FifoMutex, MergeTrain } from "./mutex";
 import type { ProgressComment } from "./progress-comment";
 import type { RunEvents } from "./run-events";
 import type { Verdict } from "./stage-answers";
@@ -52,6 +52,8 @@ export interface RunEnv {
   hostName: string;
   events: RunEvents;
   landing: FifoMutex;
+  /** The merge order of the Landings (ADR 0181). */
+  train: MergeTrain;
   flags: RunFlags;
   /** Lane index -> the ticket it holds, for the stop line and front doors. */
   held: Map<number, TicketCtx>;

@@ -22,6 +22,28 @@ export async function eligibility(tracker: Tracker, config: Config, trust: Trust
   return hold ? { ok: false, reason: holdReason(hold) } : { ok: true };
 }
 
+/** The widest a Run's spread over the head of the Frontier grows (ADR 0182). */
+export const MAX_SPREAD = 16;
+
+function fnv1a(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return h;
+}
+
+/**
+ * The order a Run tries the Frontier in (ADR 0182): one of the `window` lowest first, chosen by
+ * `key` (Host, Run and pick), then the rest lowest first. Hosts that share a Frontier then reach for
+ * different tickets instead of all for the lowest; with a window of 1 it is the Frontier's own order.
+ */
+export function spreadOrder<T>(lowestFirst: T[], window: number, key: string): T[] {
+  const w = Math.min(Math.max(1, Math.floor(window)), lowestFirst.length);
+  if (w <= 1) return lowestFirst;
+  const start = fnv1a(key) % w;
+  const head = lowestFirst.slice(0, w);
+  return [...head.slice(start), ...head.slice(0, start), ...lowestFirst.slice(w)];
+}
+
 /** Open ready issues, lowest number first, not in `exclude`. The list is asked again each call: other Hosts move it. */
 export async function frontierCandidates(tracker: Tracker, config: Config, exclude: ReadonlySet<number>): Promise<TrackerIssue[]> {
   const open = await tracker.listOpenIssues([config.labels.ready]);

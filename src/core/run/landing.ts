@@ -1,7 +1,9 @@
 /**
  * The Landing: rebase on the freshly fetched base (one conflict Stage if it stops), push, open or
- * update the pull request, wait for CI, merge guarded by the head sha. One Lane at a time within a
- * Run, first come first served (the caller holds the FIFO mutex).
+ * update the pull request, wait for CI, merge guarded by the head sha (ADR 0181). The rebase, push
+ * and pull request are one Lane at a time (the Run's FIFO mutex); CI is waited for side by side;
+ * merges go in the order the Landings started, and a ticket whose files a neighbour's merge touched
+ * is rebased and tested again before it merges.
  */
 import type { PullRequestInfo } from "../../ports/tracker";
 import { runChecks } from "./checks";
@@ -167,17 +169,51 @@ async function merge(env: RunEnv, ctx: TicketCtx, pr: PullRequestInfo): Promise<
   }
 }
 
-export async function land(env: RunEnv, ctx: TicketCtx): Promise<LandingResult> {
-  if (!ctx.lane) return fail("final", "rebase", "no worktree to land from");
+/** The part of a Landing one Lane does at a time: rebase, push, pull request. */
+async function prepare(env: RunEnv, ctx: TicketCtx): Promise<{ pr: PullRequestInfo } | { step: Step }> {
+  const rebased = await rebase(env, ctx);
+  if (!rebased.ok) return { step: rebased };
+  const pushed = await pushWork(env, ctx, "rebase");
+  if (!pushed.ok) return { step: pushed };
+  if (!ctx.lastPushOk) return { step: fail("final", "push", `the branch \`${ctx.branch}\` could not be pushed to the remote`) };
+  return ensurePullRequest(env, ctx);
+}
+
+/**
+ * At its turn to merge: when a neighbour's merge changed files this ticket changes, rebase onto it,
+ * push and wait for CI again; otherwise GitHub merges it onto the moved base as it is.
+ */
+async function catchUp(env: RunEnv, ctx: TicketCtx, pr: PullRequestInfo): Promise<Step> {
+  const { workspace, log } = env.deps;
+  try {
+    await workspace.fetchBase(env.base);
+    if (!(await workspace.baseTouches(ctx.lane!, env.base))) return OK;
+  } catch (error) {
+    log.warn(`#${ctx.ticket}: could not tell whether ${env.base} moved under it; rebasing again`, { error: errorText(error) });
+  }
   const rebased = await rebase(env, ctx);
   if (!rebased.ok) return rebased;
   const pushed = await pushWork(env, ctx, "rebase");
   if (!pushed.ok) return pushed;
   if (!ctx.lastPushOk) return fail("final", "push", `the branch \`${ctx.branch}\` could not be pushed to the remote`);
-  const opened = await ensurePullRequest(env, ctx);
-  if ("step" in opened) return opened.step;
-  if (opened.pr.merged) return { ok: true, merged: opened.pr };
-  const ci = await awaitCi(env, ctx, opened.pr);
-  if (!ci.ok) return ci;
-  return merge(env, ctx, opened.pr);
+  return awaitCi(env, ctx, pr);
+}
+
+export async function land(env: RunEnv, ctx: TicketCtx): Promise<LandingResult> {
+  if (!ctx.lane) return fail("final", "rebase", "no worktree to land from");
+  const seat = env.train.join();
+  try {
+    const opened = await env.landing.run(() => prepare(env, ctx));
+    if ("step" in opened) return opened.step;
+    if (opened.pr.merged) return { ok: true, merged: opened.pr };
+    const ci = await awaitCi(env, ctx, opened.pr);
+    if (!ci.ok) return ci;
+    await seat.turn();
+    if (ctx.silenced) return yielded("merge");
+    const fresh = await catchUp(env, ctx, opened.pr);
+    if (!fresh.ok) return fresh;
+    return await merge(env, ctx, opened.pr);
+  } finally {
+    seat.leave();
+  }
 }

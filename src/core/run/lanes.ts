@@ -58,7 +58,10 @@ export async function drainLanes(env: RunEnv, laneCount: number, sources: Ticket
           seen.delete(candidate.issue.number);
           env.deps.log.warn(`#${candidate.issue.number}: could not be taken (${taken.reason}); trying once more in ${RETAKE_PAUSE_MS / 1000} s`);
           await Promise.race([env.deps.clock.sleep(RETAKE_PAUSE_MS), killed]);
-        } else if (!taken.taken) record({ ticket: candidate.issue.number, ending: "skipped", line: taken.reason }, null);
+        } else if (!taken.taken) {
+          if (candidate.kind === "frontier" && !taken.transient) sources.contended();
+          record({ ticket: candidate.issue.number, ending: "skipped", line: taken.reason }, null);
+        }
         else if (env.flags.killed) return;
         else startLane(free, taken.ctx);
       }

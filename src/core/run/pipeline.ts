@@ -42,7 +42,7 @@ async function pipeline(env: RunEnv, ctx: TicketCtx): Promise<TicketEnding> {
     let step: Step = await runChecks(env, ctx);
     if (step.ok) step = await verify(env, ctx);
     if (step.ok) {
-      const landed = await env.landing.run(() => land(env, ctx));
+      const landed = await land(env, ctx);
       if (landed.ok && "merged" in landed) {
         await afterMerge(env, ctx);
         return { kind: "merged", pullRequest: landed.merged.number, line: `PR #${landed.merged.number}` };

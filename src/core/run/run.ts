@@ -11,7 +11,7 @@ import type { RunDeps, RunEnv } from "./context";
 import { errorText } from "./context";
 import { labelTrust } from "./frontier";
 import { drainLanes } from "./lanes";
-import { FifoMutex } from "./mutex";
+import { FifoMutex, MergeTrain } from "./mutex";
 import { runIdFor } from "./naming";
 import { RunEvents } from "./run-events";
 import { TicketSources } from "./sources";
@@ -64,6 +64,7 @@ export class Run {
       hostName: deps.host.identity().name,
       events: this.events,
       landing: new FifoMutex(),
+      train: new MergeTrain(),
       flags: { stopping: false, stoppedAt: null, stoppedHolding: [], rateLimited: false, killed: false },
       held: new Map(),
     };

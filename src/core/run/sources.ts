@@ -5,7 +5,7 @@
  */
 import type { RunEnv, TrustCheck } from "./context";
 import { errorText } from "./context";
-import { eligibility, frontierCandidates } from "./frontier";
+import { MAX_SPREAD, eligibility, frontierCandidates, spreadOrder } from "./frontier";
 import { guardCriteria } from "./guards";
 import type { StrandedTicket } from "./sweep";
 import type { Candidate } from "./take";
@@ -14,6 +14,12 @@ export type SkipReporter = (ticket: number, reason: string) => void;
 
 export class TicketSources {
   private readonly stranded: StrandedTicket[];
+  /**
+   * How many of the lowest Frontier tickets a pick chooses among (ADR 0182): 1 (strictly lowest
+   * first) until a take is lost to a rival, then wider with every loss.
+   */
+  private spread = 1;
+  private picks = 0;
 
   constructor(
     private readonly env: RunEnv,
@@ -23,6 +29,11 @@ export class TicketSources {
     private readonly skip: SkipReporter,
   ) {
     this.stranded = [...stranded].sort((a, b) => a.ticket - b.ticket);
+  }
+
+  /** A Frontier ticket was lost to another claimer: others are reaching for the same head of the queue. */
+  contended(): void {
+    this.spread = Math.min(this.spread * 4, MAX_SPREAD);
   }
 
   /** `seen` holds every ticket this Run already took or skipped; the source adds the ones it skips. */
@@ -90,7 +101,9 @@ export class TicketSources {
       this.env.deps.log.warn("could not list the Frontier", { error: errorText(error) });
       return null;
     }
-    for (const issue of open) {
+    this.picks += 1;
+    const order = spreadOrder(open, this.spread, `${this.env.deps.host.identity().id}:${this.env.runId}:${this.picks}`);
+    for (const issue of order) {
       if (await this.passesGuard(issue, seen, false)) return { kind: "frontier", issue };
     }
     return null;

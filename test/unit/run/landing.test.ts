@@ -15,7 +15,7 @@ describe("Run: Lanes and the Landing", () => {
   beforeEach(() => (w = new World()));
   afterEach(() => w.dispose());
 
-  it("two Lanes run two tickets at once, and land one at a time, first come first served", async () => {
+  it("two Lanes run two tickets at once; their rebase and pull request go one at a time, CI side by side, merges first come first served", async () => {
     const a = w.ticket("A");
     const b = w.ticket("B");
     const bothImplementing = deferred();
@@ -29,7 +29,7 @@ describe("Run: Lanes and the Landing", () => {
         return { structured: { title: `T${n}`, summary: "s" } };
       });
     }
-    // CI stays pending for a while, so the first Landing holds the mutex long enough to be seen.
+    // CI stays pending for a while, so both Landings are seen waiting on it at once.
     const polls = new Map<string, number>();
     w.ci = (branch) => {
       const k = (polls.get(branch) ?? 0) + 1;
@@ -37,22 +37,32 @@ describe("Run: Lanes and the Landing", () => {
       return k < 4 ? { state: "pending", details: [] } : { state: "success", details: [] };
     };
     const run = w.run({ lanes: 2 });
-    let landing: number | null = null;
+    let preparing: number | null = null;
     let overlaps = 0;
+    const inCi = new Set<number>();
+    let ciSideBySide = false;
     const order: number[] = [];
+    const merged: number[] = [];
     run.events.subscribe((e) => {
       if (e.kind === "stage-started" && e.stage === "rebase") {
-        if (landing !== null) overlaps += 1;
-        landing = e.ticket;
+        if (preparing !== null) overlaps += 1;
+        preparing = e.ticket;
         order.push(e.ticket);
       }
-      if (e.kind === "stage-ended" && e.stage === "merge") landing = null;
+      if (e.kind === "stage-ended" && e.stage === "pr") preparing = null;
+      if (e.kind === "stage-started" && e.stage === "ci") {
+        inCi.add(e.ticket);
+        if (inCi.size === 2) ciSideBySide = true;
+      }
+      if (e.kind === "stage-ended" && e.stage === "ci") inCi.delete(e.ticket);
+      if (e.kind === "stage-ended" && e.stage === "merge") merged.push(e.ticket);
     });
     const summary = await run.start();
     assert.equal(implementing, 2);
-    assert.equal(overlaps, 0, "never two Landings at once");
+    assert.equal(overlaps, 0, "never two rebases and pull requests at once");
+    assert.ok(ciSideBySide, "both waited on CI at once");
     assert.deepEqual(summary.rows.map((r) => r.ending), ["merged", "merged"]);
-    assert.deepEqual(order, summary.rows.map((r) => r.ticket), "landed in the order they arrived");
+    assert.deepEqual(merged, order, "merged in the order their Landings started");
   });
 
   it("refills Lanes as they free up until the Frontier is empty", async () => {
@@ -113,32 +123,67 @@ describe("Run: Lanes and the Landing", () => {
     assert.ok(!w.ws.isRebasing(n));
   });
 
-  it("a Landing that waits on a slow CI lets the other Lane work, but not land", async () => {
+  it("while A waits on a slow CI, B rebases, opens its pull request and starts CI; B merges only after A", async () => {
     const a = w.ticket("A");
     const b = w.ticket("B");
     const aInCi = deferred();
-    let bVerifiedWhileALanded = false;
-    let aLanding = false;
-    let overlapped = false;
+    let bInCi = false;
+    let bRebasedWhileAInCi = false;
+    let aInCiNow = false;
+    const merged: number[] = [];
     w.agent.on(b, "implement", async (act) => {
       await aInCi.promise;
       act.commit("impl");
       return { structured: { title: "B", summary: "s" } };
     });
-    w.ci = (branch) => (branch.startsWith(`agent/${a}-`) && !bVerifiedWhileALanded ? { state: "pending", details: [] } : { state: "success", details: [] });
+    // A's CI passes only once B's CI has started: the old Landing (CI inside the mutex) never gets there.
+    w.ci = (branch) => (branch.startsWith(`agent/${a}-`) && !bInCi ? { state: "pending", details: [] } : { state: "success", details: [] });
     const run = w.run({ lanes: 2 });
     run.events.subscribe((e) => {
       if (e.kind === "stage-started" && e.stage === "ci" && e.ticket === a) {
-        aLanding = true;
+        aInCiNow = true;
         aInCi.resolve();
       }
-      if (e.kind === "stage-ended" && e.stage === "merge" && e.ticket === a) aLanding = false;
-      if (e.kind === "stage-ended" && e.stage === "verify" && e.ticket === b && aLanding) bVerifiedWhileALanded = true;
-      if (e.kind === "stage-started" && e.stage === "rebase" && e.ticket === b && aLanding) overlapped = true;
+      if (e.kind === "stage-ended" && e.stage === "ci" && e.ticket === a) aInCiNow = false;
+      if (e.kind === "stage-started" && e.stage === "rebase" && e.ticket === b && aInCiNow) bRebasedWhileAInCi = true;
+      if (e.kind === "stage-started" && e.stage === "ci" && e.ticket === b) bInCi = true;
+      if (e.kind === "stage-ended" && e.stage === "merge") merged.push(e.ticket);
     });
     const summary = await run.start();
-    assert.ok(bVerifiedWhileALanded);
-    assert.equal(overlapped, false, "B may not start landing while A lands");
+    assert.ok(bRebasedWhileAInCi, "B rebased while A waited on CI");
+    assert.deepEqual(merged, [a, b]);
     assert.deepEqual(summary.rows.map((r) => [r.ticket, r.ending]), [[a, "merged"], [b, "merged"]]);
   });
+
+  for (const touches of [true, false]) {
+    it(`a neighbour's merge ${touches ? "that touches B's files: B is rebased and tested again before it merges" : "that touches none of B's files: B merges as it is, not rebased or tested again"}`, async () => {
+      const a = w.ticket("A");
+      const b = w.ticket("B");
+      const aInCi = deferred();
+      let bInCi = false;
+      w.agent.on(b, "implement", async (act) => {
+        await aInCi.promise;
+        act.commit("impl");
+        return { structured: { title: "B", summary: "s" } };
+      });
+      w.ws.script.touches = (t) => t === b && touches;
+      w.ci = (branch) => (branch.startsWith(`agent/${a}-`) && !bInCi ? { state: "pending", details: [] } : { state: "success", details: [] });
+      const run = w.run({ lanes: 2 });
+      const rebases = new Map<number, number>();
+      const cis = new Map<number, number>();
+      run.events.subscribe((e) => {
+        if (e.kind === "stage-started" && e.stage === "ci" && e.ticket === a) aInCi.resolve();
+        if (e.kind === "stage-started" && e.stage === "ci" && e.ticket === b) bInCi = true;
+        if (e.kind === "stage-started" && e.stage === "rebase") rebases.set(e.ticket, (rebases.get(e.ticket) ?? 0) + 1);
+        if (e.kind === "stage-started" && e.stage === "ci") cis.set(e.ticket, (cis.get(e.ticket) ?? 0) + 1);
+        // A's merge moves the base, as GitHub's would.
+        if (e.kind === "stage-ended" && e.stage === "merge" && e.ticket === a) w.remote.advanceBase();
+      });
+      const summary = await run.start();
+      assert.deepEqual(summary.rows.map((r) => [r.ticket, r.ending]), [[a, "merged"], [b, "merged"]]);
+      assert.equal(rebases.get(b), touches ? 2 : 1);
+      assert.equal(cis.get(b), touches ? 2 : 1);
+      assert.equal(rebases.get(a), 1);
+    });
+  }
 });

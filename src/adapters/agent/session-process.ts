@@ -1,0 +1,170 @@
+/**
+ * One agent session as a process, whatever the agent: spawned in its own process group in the
+ * worktree, its `.command` written first, stdout read line by line in time slices (a flood never
+ * blocks the host's event loop), stderr kept in a tail, the group killed on the time limit or an
+ * abort, every stragglers reaped when the leader exits. What a line means is the agent's own
+ * business (`onLine`); what the session's ending means is decided by the caller from the facts.
+ */
+import type { AgentEvent, StageRequest } from "../../ports/agent-runner";
+import type { Log } from "../../ports/log";
+import { LineSplitter, DEFAULT_MAX_LINE_BYTES } from "./line-splitter";
+import type { SplitLine } from "./line-splitter";
+import { reapGroup, spawnGroup } from "./process-group";
+import { SlicedQueue } from "./sliced-queue";
+import { StageLogs } from "./stage-logs";
+
+const STDERR_TAIL_BYTES = 16 * 1024;
+
+export interface ProcessFacts {
+  aborted: boolean;
+  timedOut: boolean;
+  exitCode: number | null;
+  signal: string | null;
+  /** Why the stream is not trustworthy (over-long or non-UTF-8 lines, or what `onLine` reported). */
+  damage: string[];
+  stderrTail: string;
+  /** The executable could not be started at all. */
+  spawnError: string | null;
+}
+
+export interface SessionProcessInput {
+  request: StageRequest;
+  executable: string;
+  args: string[];
+  /** Index in `args` of the prompt (-1: none, e.g. sent over stdin). */
+  promptIndex: number;
+  stdinText: string | null;
+  env: Record<string, string>;
+  /** Shown before the command in `.command`: the variables the runner set. */
+  shownEnv: Record<string, string>;
+  /** The secrets to redact come from here. */
+  secretsEnv: NodeJS.ProcessEnv;
+  header: string;
+  /** The one-line command of the transcript's start event (prompt and schema named, not shown). */
+  shortCommand: string;
+  killGraceMs: number;
+  maxLineBytes?: number;
+  log?: Log;
+  /** One valid UTF-8 stdout line; returns the events it shows, or a damage reason; `stop` ends the session (a cap the runner enforces). Called in order. */
+  onLine(text: string, lineNo: number, logs: StageLogs): { events: AgentEvent[]; damage?: string; stop?: boolean };
+}
+
+export interface SessionProcess {
+  facts: ProcessFacts;
+  logs: StageLogs;
+  /** Sends an event to the request's consumer, redacted; a consumer's throw is logged, not raised. */
+  emit(event: AgentEvent): void;
+}
+
+function redactEvent(e: AgentEvent, redact: (s: string) => string): AgentEvent {
+  switch (e.kind) {
+    case "text":
+      return { ...e, text: redact(e.text) };
+    case "tool":
+      return { ...e, summary: redact(e.summary) };
+    case "tool-result":
+      return { ...e, summary: redact(e.summary) };
+    case "ignored":
+      return { ...e, reason: redact(e.reason) };
+    default:
+      return e;
+  }
+}
+
+/** Runs the session to its end. Never throws for the agent's failure: the facts say what happened. */
+export async function runSessionProcess(input: SessionProcessInput): Promise<SessionProcess> {
+  const { request } = input;
+  const logs = new StageLogs(request.logDir, request.logName, input.secretsEnv);
+  const emit = (e: AgentEvent): void => {
+    try {
+      request.onEvent?.(redactEvent(e, (s) => logs.redact(s)));
+    } catch (error) {
+      input.log?.warn("agent transcript consumer threw", { error: String(error) });
+    }
+  };
+  const argv = [input.executable, ...input.args];
+  logs.writeCommand({
+    argv,
+    promptIndex: input.promptIndex === -1 ? -1 : input.promptIndex + 1,
+    prompt: request.prompt,
+    cwd: request.cwd,
+    shownEnv: input.shownEnv,
+    header: input.header,
+    promptViaStdin: input.stdinText !== null,
+  });
+  emit({ kind: "start", stage: request.stage, ticket: request.ticket, command: logs.redact(input.shortCommand) });
+
+  const facts: ProcessFacts = { aborted: false, timedOut: false, exitCode: null, signal: null, damage: [], stderrTail: "", spawnError: null };
+  const maxLine = input.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+  const onStdoutLine = (line: SplitLine): void => {
+    if (line.kind === "oversize") {
+      facts.damage.push(`line ${line.lineNo} is ${line.bytes} bytes, over the ${maxLine}-byte limit`);
+      logs.stdoutLine(`[ticket-runner: line ${line.lineNo} of ${line.bytes} bytes dropped: over the line limit]`);
+      emit({ kind: "ignored", reason: `line ${line.lineNo}: ${line.bytes} bytes, over the line limit` });
+      return;
+    }
+    if (line.kind === "invalid-utf8") {
+      facts.damage.push(`line ${line.lineNo} is not valid UTF-8`);
+      logs.stdoutLine(line.lossy);
+      emit({ kind: "ignored", reason: `line ${line.lineNo}: not valid UTF-8` });
+      return;
+    }
+    logs.stdoutLine(line.text);
+    const out = input.onLine(line.text, line.lineNo, logs);
+    if (out.damage) {
+      facts.damage.push(out.damage);
+      emit({ kind: "ignored", reason: out.damage });
+    }
+    for (const e of out.events) emit(e);
+    if (out.stop) stopGroup();
+  };
+  let stopGroup = (): void => undefined;
+  let pauseStdout = (): void => undefined;
+  let resumeStdout = (): void => undefined;
+  const stdoutQueue = new SlicedQueue<SplitLine>(onStdoutLine, { onHigh: () => pauseStdout(), onLow: () => resumeStdout() });
+  const stdoutSplitter = new LineSplitter((line) => stdoutQueue.push(line), maxLine);
+  const stderrSplitter = new LineSplitter((line) => {
+    const text = line.kind === "line" ? line.text : line.kind === "invalid-utf8" ? line.lossy : `[ticket-runner: stderr line of ${line.bytes} bytes dropped]`;
+    logs.stderrLine(text);
+    facts.stderrTail = (facts.stderrTail + text + "\n").slice(-STDERR_TAIL_BYTES);
+  }, 1024 * 1024);
+
+  const group = spawnGroup(input.executable, input.args, { cwd: request.cwd, env: input.env, stdinText: input.stdinText });
+  group.child.stdout?.on("data", (chunk: Buffer) => stdoutSplitter.push(chunk));
+  stopGroup = () => group.kill(input.killGraceMs);
+  pauseStdout = () => group.child.stdout?.pause();
+  resumeStdout = () => group.child.stdout?.resume();
+  group.child.stderr?.on("data", (chunk: Buffer) => stderrSplitter.push(chunk));
+
+  const timer = setTimeout(() => {
+    facts.timedOut = true;
+    group.kill(input.killGraceMs);
+  }, request.timeoutMs);
+  const onAbort = (): void => {
+    facts.aborted = true;
+    group.kill(input.killGraceMs);
+  };
+  if (request.signal?.aborted) onAbort();
+  else request.signal?.addEventListener("abort", onAbort, { once: true });
+
+  await new Promise<void>((resolve) => {
+    group.child.once("error", (error: NodeJS.ErrnoException) => {
+      if (group.child.pid === undefined) {
+        facts.spawnError = error.code === "ENOENT" ? `could not start ${JSON.stringify(input.executable)}: not found on PATH` : `could not start ${JSON.stringify(input.executable)}: ${error.message}`;
+        resolve();
+      }
+    });
+    group.child.once("exit", () => reapGroup(group));
+    group.child.once("close", (code, signal) => {
+      facts.exitCode = code;
+      facts.signal = signal;
+      resolve();
+    });
+  });
+  clearTimeout(timer);
+  request.signal?.removeEventListener("abort", onAbort);
+  stdoutSplitter.end();
+  stderrSplitter.end();
+  await stdoutQueue.idle();
+  return { facts, logs, emit };
+}

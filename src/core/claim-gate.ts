@@ -13,6 +13,14 @@ export interface HeldClaim {
   lease: Lease;
   /** `<run root>/<owner>__<repo>/issue-<n>/` holding run.json. */
   runDir: string;
+  /** Set once this claim stood down: why, and what it wrote to GitHub doing so (the Run's log says it). */
+  stoodDown?: StoodDown;
+}
+
+export interface StoodDown {
+  why: string;
+  /** What was written, in words: "nothing", "its lease marked race-yielded, ...". */
+  wrote: string;
 }
 
 export type ClaimAttempt =
@@ -39,8 +47,11 @@ export interface ClaimGate {
    * in-progress comes off, so no lease outlives its Run. Optional only so older fakes still type-check.
    */
   closeOut?(ticket: number): Promise<void>;
-  /** Checkpoint: the lease records the Stage now running. */
-  markStage(claim: HeldClaim, stage: string): Promise<void>;
+  /**
+   * Checkpoint: the lease records the Stage now running, written only while the claim still holds
+   * as read back just before. "yield": it no longer holds (the gate has stood down): stop the ticket.
+   */
+  markStage(claim: HeldClaim, stage: string): Promise<"held" | "yield">;
   /** Merge: lease finished, in-progress off, local claim archived. */
   finish(claim: HeldClaim): Promise<void>;
   /** Rate limit: ready-for-agent on, in-progress off, unassign last; lease released. No comment. */

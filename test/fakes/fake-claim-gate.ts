@@ -17,6 +17,8 @@ export class FakeClaimGate implements ClaimGate {
   readonly calls: string[] = [];
   /** What heartbeat() answers for a ticket. */
   heartbeatAnswer: (ticket: number) => "held" | "yield" = () => "held";
+  /** What markStage() answers for a ticket and Stage. */
+  markStageAnswer: (ticket: number, stage: string) => "held" | "yield" = () => "held";
   /** Overrides claim() for a ticket: return an attempt, or null for the normal path. */
   claimOverride: (ticket: number) => ClaimAttempt | null = () => null;
   private viewer: string | null = null;
@@ -78,11 +80,16 @@ export class FakeClaimGate implements ClaimGate {
 
   async heartbeat(claim: HeldClaim): Promise<"held" | "yield"> {
     this.calls.push(`heartbeat #${claim.ticket}`);
-    return this.heartbeatAnswer(claim.ticket);
+    const answer = this.heartbeatAnswer(claim.ticket);
+    if (answer === "yield") claim.stoodDown = { why: "an earlier claim turned up", wrote: "nothing" };
+    return answer;
   }
 
-  async markStage(claim: HeldClaim, stage: string): Promise<void> {
+  async markStage(claim: HeldClaim, stage: string): Promise<"held" | "yield"> {
     this.calls.push(`markStage #${claim.ticket} ${stage}`);
+    const answer = this.markStageAnswer(claim.ticket, stage);
+    if (answer === "yield") claim.stoodDown = { why: "a take-over displaced our lease", wrote: "nothing" };
+    return answer;
   }
 
   async finish(claim: HeldClaim): Promise<void> {

@@ -8,11 +8,11 @@ import { Refusal } from "../errors";
 import type { Lease } from "../schemas/lease";
 import type { ClaimContext } from "./claim-context";
 import { nothingToResume } from "./ended-claim";
-import { sameUser, standDown } from "./give-back";
+import { sameUser } from "./give-back";
 import { leavingHostLabels } from "./host-labels";
 import { archiveTail, renderLeaseComment } from "./lease-comment";
 import { compareClaims } from "./lease-standing";
-import { judge } from "./lifecycle";
+import { judge, yieldNow } from "./lifecycle";
 import { claimedElsewhere, claimedLocally, raceLost, runDirMismatch } from "./refusals";
 import { isMine, newRunJson, takeClaim, type ClaimWon } from "./take-claim";
 
@@ -93,7 +93,7 @@ export async function adoptClaim(ctx: ClaimContext, ticket: number, opts: { runD
     const back = await ctx.read(ticket);
     const verdict = judge(claim, back);
     if (verdict.kind === "yield") {
-      const moved = await standDown(ctx, { ticket, viewer, mine: lease, commentId: rec.comment.id, reading: back, state: verdict.state, winner: verdict.winner, runDir: dir, why: verdict.why });
+      const { archived: moved } = await yieldNow(ctx, claim, back, verdict);
       throw raceLost(ctx.repoName, ticket, verdict.winner, moved, ctx.now());
     }
     ctx.o.log.info("adopted", { ticket, lease: rec.comment.url });

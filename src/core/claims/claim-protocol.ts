@@ -89,21 +89,23 @@ export class ClaimProtocol implements ClaimGate {
     return mine;
   }
 
+  /** A claim that has stood down is never read or written again: it answers "yield" by itself. */
   heartbeat(claim: HeldClaim): Promise<"held" | "yield"> {
-    return this.inTurn(claim, async () => (this.ended.has(claim) ? "held" : heartbeat(this.ctx, claim)));
+    return this.inTurn(claim, async () => (claim.stoodDown ? "yield" : this.ended.has(claim) ? "held" : heartbeat(this.ctx, claim)));
   }
 
   /** Read-only re-check, before the first push: "yield" means stop the ticket now. */
   recheck(claim: HeldClaim): Promise<"held" | "yield"> {
-    return this.inTurn(claim, async () => (this.ended.has(claim) ? "held" : recheck(this.ctx, claim)));
+    return this.inTurn(claim, async () => (claim.stoodDown ? "yield" : this.ended.has(claim) ? "held" : recheck(this.ctx, claim)));
   }
 
-  markStage(claim: HeldClaim, stage: string): Promise<void> {
-    return this.inTurn(claim, async () => (this.ended.has(claim) ? undefined : markStage(this.ctx, claim, stage)));
+  markStage(claim: HeldClaim, stage: string): Promise<"held" | "yield"> {
+    return this.inTurn(claim, async () => (claim.stoodDown ? "yield" : this.ended.has(claim) ? "held" : markStage(this.ctx, claim, stage)));
   }
 
   private ending(claim: HeldClaim, ending: "finished" | "released" | "handed-off"): Promise<void> {
     return this.inTurn(claim, async () => {
+      if (claim.stoodDown) return;
       this.ended.add(claim);
       await end(this.ctx, claim, ending);
     });

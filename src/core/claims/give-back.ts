@@ -26,32 +26,67 @@ function tailOf(reading: TicketReading | null, commentId: number): string {
   return rec ? archiveTail(rec.comment.body ?? "") : "";
 }
 
+export interface StandDownResult {
+  /** Where the local claim was moved, if it was. */
+  archived: string | null;
+  /** What was written to GitHub, in words for the Run's log. */
+  wrote: string;
+}
+
 /**
- * Marks `mine` as `state` (race-yielded or superseded), takes back this claim's host label and
- * assignee when no rival needs them, and moves the local claim aside. Best effort on GitHub: a
- * failed write is logged (an unrenewed machine lease goes stale by itself); the local move always runs.
+ * A lost race: marks `mine` race-yielded, takes back this claim's host label and assignee when no
+ * rival needs them, and moves the local claim aside. Best effort on GitHub: a failed write is logged
+ * (an unrenewed machine lease goes stale by itself); the local move always runs.
  */
 export async function standDown(
   ctx: ClaimContext,
-  args: { ticket: number; viewer: string; mine: Lease; commentId: number; reading: TicketReading; state: "race-yielded" | "superseded"; winner: LeaseRecord | null; runDir: string; why: string },
-): Promise<string | null> {
+  args: { ticket: number; viewer: string; mine: Lease; commentId: number; reading: TicketReading; winner: LeaseRecord | null; runDir: string; why: string },
+): Promise<StandDownResult> {
   const others = rivals(args.reading, args.mine.nonce);
-  const lease: Lease =
-    args.state === "race-yielded"
-      ? { ...args.mine, state: "race-yielded", yieldedTo: args.winner?.lease?.nonce }
-      : { ...args.mine, state: "superseded", supersededBy: args.mine.supersededBy ?? args.winner?.lease?.nonce };
+  const lease: Lease = { ...args.mine, state: "race-yielded", yieldedTo: args.winner?.lease?.nonce };
   const write: IssueWrite = { comment: { id: args.commentId, body: renderLeaseComment(lease, tailOf(args.reading, args.commentId)) } };
   const label = ctx.hostLabel();
   if (label && !others.some((r) => r.lease && ctx.hostLabel(r.lease.host) === label)) write.removeLabels = [label];
   if (!others.some((r) => sameUser(r.comment.author, args.viewer))) write.removeAssignees = [args.viewer];
+  const parts = ["its lease marked race-yielded", ...(write.removeLabels ? [`${label} taken off`] : []), ...(write.removeAssignees ? [`@${args.viewer} unassigned`] : [])];
+  let wrote = parts.join(", ");
   try {
     await ctx.o.tracker.writeIssue(args.ticket, write);
   } catch (error) {
+    wrote = `nothing (marking its lease race-yielded failed: ${String(error).slice(0, 200)})`;
     ctx.o.log.error("could not mark a yielded lease; it goes stale on its own", { ticket: args.ticket, comment: args.commentId, error: String(error) });
   }
   const archived = await ctx.o.runRoot.moveAside(args.runDir, { reason: args.why, at: ctx.now().toISOString(), by: ctx.session }, { ifSession: ctx.session });
-  ctx.o.log.info("stood down from a claim", { ticket: args.ticket, state: args.state, winner: args.winner?.comment.url ?? null, archived: archived ?? null });
-  return archived;
+  ctx.o.log.info("stood down from a claim", { ticket: args.ticket, state: "race-yielded", why: args.why, wrote, winner: args.winner?.comment.url ?? null, archived: archived ?? null });
+  return { archived, wrote };
+}
+
+/**
+ * A claim that another one displaced, or that ended elsewhere: its lease is someone else's record
+ * now, so nothing more is written to it, nor to the labels and assignees (the taker's write took
+ * ours off). One exception: when a write of ours landed after the take-over's and overwrote its
+ * "superseded" mark (a Run frozen between its read and its write), the mark is put back.
+ */
+export async function standAside(
+  ctx: ClaimContext,
+  args: { ticket: number; mine: Lease; commentId: number; reading: TicketReading; takenBy: LeaseRecord | null; runDir: string; why: string },
+): Promise<StandDownResult> {
+  const rec = args.reading.records.find((r) => r.comment.id === args.commentId);
+  const overwritten = rec?.lease?.nonce === args.mine.nonce && !rec.finished && (rec.lease.state === "claimed" || rec.lease.state === "running") && args.reading.standing.displaced.includes(rec);
+  let wrote = "nothing";
+  if (overwritten && rec?.lease) {
+    const mark: Lease = { ...rec.lease, state: "superseded", supersededBy: rec.lease.supersededBy ?? args.takenBy?.lease?.nonce };
+    try {
+      await ctx.o.tracker.updateComment(args.commentId, renderLeaseComment(mark, tailOf(args.reading, args.commentId)));
+      wrote = "its lease's superseded mark put back (a write of its own had landed over the take-over's)";
+    } catch (error) {
+      wrote = `nothing (putting back its lease's superseded mark failed: ${String(error).slice(0, 200)})`;
+      ctx.o.log.error("could not put back the superseded mark our own write overwrote", { ticket: args.ticket, comment: args.commentId, error: String(error) });
+    }
+  }
+  const archived = await ctx.o.runRoot.moveAside(args.runDir, { reason: args.why, at: ctx.now().toISOString(), by: ctx.session }, { ifSession: ctx.session });
+  ctx.o.log.info("stood down from a claim", { ticket: args.ticket, state: "superseded", why: args.why, wrote, holder: args.takenBy?.comment.url ?? null, archived: archived ?? null });
+  return { archived, wrote };
 }
 
 export type Ending = "finished" | "released" | "handed-off";

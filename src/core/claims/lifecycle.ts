@@ -6,7 +6,7 @@
 import type { HeldClaim } from "../claim-gate";
 import type { Lease } from "../schemas/lease";
 import type { ClaimContext, TicketReading } from "./claim-context";
-import { endClaim, standDown, type Ending } from "./give-back";
+import { endClaim, standAside, standDown, type Ending, type StandDownResult } from "./give-back";
 import { archiveTail, renderLeaseComment } from "./lease-comment";
 import { compareClaims, type LeaseRecord } from "./lease-standing";
 
@@ -20,9 +20,9 @@ export function judge(claim: HeldClaim, reading: TicketReading): Verdict {
   const record = reading.records.find((r) => r.lease?.nonce === nonce) ?? null;
   const winner = reading.standing.winner;
   if (!record) return { kind: "yield", why: "our lease comment is gone", state: "superseded", winner };
-  if (reading.standing.displaced.includes(record)) {
-    const by = reading.records.find((r) => r.lease?.takeover && (r.lease.takeover.from === nonce || r.lease.takeover.also?.includes(nonce))) ?? winner;
-    return { kind: "yield", why: "a take-over displaced our lease", state: "superseded", winner: by };
+  const taker = reading.records.find((r) => r.lease?.takeover && (r.lease.takeover.from === nonce || r.lease.takeover.also?.includes(nonce))) ?? null;
+  if (taker || reading.standing.displaced.includes(record) || record.lease?.state === "superseded") {
+    return { kind: "yield", why: "a take-over displaced our lease", state: "superseded", winner: taker ?? winner };
   }
   const state = record.lease?.state;
   if (record.finished || (state !== "claimed" && state !== "running")) {
@@ -34,54 +34,61 @@ export function judge(claim: HeldClaim, reading: TicketReading): Verdict {
   return { kind: "held", record };
 }
 
-async function yieldNow(ctx: ClaimContext, claim: HeldClaim, reading: TicketReading, verdict: Extract<Verdict, { kind: "yield" }>): Promise<void> {
+/**
+ * Stands this claim down as `verdict` says: a lost race marks its lease race-yielded; a displaced or
+ * ended lease is written nothing more (standAside). What was written is kept on the claim, for the Run.
+ */
+export async function yieldNow(ctx: ClaimContext, claim: HeldClaim, reading: TicketReading, verdict: Extract<Verdict, { kind: "yield" }>): Promise<StandDownResult> {
   ctx.o.log.warn("claim lost after the fact; standing down", { ticket: claim.ticket, why: verdict.why, holder: verdict.winner?.comment.url ?? null });
-  const mine = reading.records.find((r) => r.lease?.nonce === claim.lease.nonce)?.lease ?? claim.lease;
-  await standDown(ctx, {
-    ticket: claim.ticket,
-    viewer: reading.viewer,
-    mine: { ...claim.lease, supersededBy: mine.supersededBy },
-    commentId: claim.commentId,
-    reading,
-    state: verdict.state,
-    winner: verdict.winner,
-    runDir: claim.runDir,
-    why: verdict.why,
-  });
+  const common = { ticket: claim.ticket, mine: claim.lease, commentId: claim.commentId, reading, runDir: claim.runDir, why: verdict.why };
+  const done =
+    verdict.state === "race-yielded"
+      ? await standDown(ctx, { ...common, viewer: reading.viewer, winner: verdict.winner })
+      : await standAside(ctx, { ...common, takenBy: verdict.winner });
   claim.lease = { ...claim.lease, state: verdict.state };
+  claim.stoodDown = { why: verdict.why, wrote: done.wrote };
+  return done;
 }
 
-async function rewrite(ctx: ClaimContext, claim: HeldClaim, lease: Lease, reading: TicketReading | null): Promise<void> {
-  const rec = reading?.records.find((r) => r.comment.id === claim.commentId);
+/** The lease, rewritten in place (its archive below `<details>` kept). */
+async function rewrite(ctx: ClaimContext, claim: HeldClaim, lease: Lease, reading: TicketReading): Promise<void> {
+  const rec = reading.records.find((r) => r.comment.id === claim.commentId);
   await ctx.o.tracker.updateComment(claim.commentId, renderLeaseComment(lease, rec ? archiveTail(rec.comment.body ?? "") : ""));
   claim.lease = lease;
 }
 
-/** Read-only re-check (before the first push): 1 request. */
-export async function recheck(ctx: ClaimContext, claim: HeldClaim): Promise<"held" | "yield"> {
+/**
+ * Reads the ticket and judges the claim; stands it down when it no longer holds. Every lease write
+ * goes through here first, so a Run that was frozen past its lease's expiry and taken over writes
+ * nothing more to that lease when it wakes (ADR 0171).
+ */
+async function holding(ctx: ClaimContext, claim: HeldClaim): Promise<TicketReading | null> {
   const reading = await ctx.read(claim.ticket);
   const verdict = judge(claim, reading);
-  if (verdict.kind === "held") return "held";
+  if (verdict.kind === "held") return reading;
   await yieldNow(ctx, claim, reading, verdict);
-  return "yield";
+  return null;
+}
+
+/** Read-only re-check (before the first push, the pull request, an ending): 1 request. */
+export async function recheck(ctx: ClaimContext, claim: HeldClaim): Promise<"held" | "yield"> {
+  return (await holding(ctx, claim)) ? "held" : "yield";
 }
 
 /** Re-check, then renew `expiresAt`: 2 requests. */
 export async function heartbeat(ctx: ClaimContext, claim: HeldClaim): Promise<"held" | "yield"> {
-  const reading = await ctx.read(claim.ticket);
-  const verdict = judge(claim, reading);
-  if (verdict.kind === "yield") {
-    await yieldNow(ctx, claim, reading, verdict);
-    return "yield";
-  }
+  const reading = await holding(ctx, claim);
+  if (!reading) return "yield";
   const now = ctx.now();
   const renewed: Lease = { ...claim.lease, expiresAt: claim.lease.holder === "person" ? null : ctx.expiresAt(now), renewedAt: now.toISOString() };
   await rewrite(ctx, claim, renewed, reading);
   return "held";
 }
 
-/** Checkpoint: the lease names the Stage now running (and is renewed). No read: 1 request. */
-export async function markStage(ctx: ClaimContext, claim: HeldClaim, stage: string): Promise<void> {
+/** Checkpoint: the lease names the Stage now running (and is renewed), if it still holds: 2 requests. */
+export async function markStage(ctx: ClaimContext, claim: HeldClaim, stage: string): Promise<"held" | "yield"> {
+  const reading = await holding(ctx, claim);
+  if (!reading) return "yield";
   const now = ctx.now();
   const lease: Lease = {
     ...claim.lease,
@@ -91,16 +98,13 @@ export async function markStage(ctx: ClaimContext, claim: HeldClaim, stage: stri
     expiresAt: claim.lease.holder === "person" ? null : ctx.expiresAt(now),
     renewedAt: now.toISOString(),
   };
-  await rewrite(ctx, claim, lease, null);
+  await rewrite(ctx, claim, lease, reading);
+  return "held";
 }
 
 /** Finish, release or hand off: reads first, so a claim that was lost meanwhile never touches the holder's labels. */
 export async function end(ctx: ClaimContext, claim: HeldClaim, ending: Ending): Promise<string | null> {
-  const reading = await ctx.read(claim.ticket);
-  const verdict = judge(claim, reading);
-  if (verdict.kind === "yield") {
-    await yieldNow(ctx, claim, reading, verdict);
-    return null;
-  }
+  const reading = await holding(ctx, claim);
+  if (!reading) return null;
   return endClaim(ctx, claim, ending, reading);
 }

@@ -175,6 +175,13 @@ function claimWrite(ctx: ClaimContext, reading: TicketReading, lease: Lease, dis
     addAssignees: reading.issue.assignees.some((a) => sameUser(a, reading.viewer)) ? [] : [reading.viewer],
     comment: { body: renderLeaseComment(lease) },
   };
+  // The issue's assignees are the current holder only: a displaced holder's user goes in the same
+  // write, unless another live claim this write leaves standing is theirs.
+  const staying = reading.standing.live.filter((r) => !displaced.includes(r));
+  const leaving = reading.issue.assignees.filter(
+    (a) => !sameUser(a, reading.viewer) && displaced.some((d) => sameUser(d.comment.author, a)) && !staying.some((r) => sameUser(r.comment.author, a)),
+  );
+  if (leaving.length) write.removeAssignees = leaving;
   const edits = displaced.flatMap((d) =>
     d.lease ? [{ id: d.comment.id, body: renderLeaseComment({ ...d.lease, state: "superseded", supersededBy: lease.nonce }, archiveTail(d.comment.body ?? "")) }] : [],
   );
@@ -216,7 +223,7 @@ export async function takeClaim(ctx: ClaimContext, ticket: number, opts: TakeOpt
     }
     const winner = back.standing.winner;
     if (winner?.lease?.nonce !== nonce) {
-      const moved = await standDown(ctx, { ticket, viewer, mine: lease, commentId: mine.comment.id, reading: back, state: "race-yielded", winner, runDir: dir, why: "race-yielded" });
+      const { archived: moved } = await standDown(ctx, { ticket, viewer, mine: lease, commentId: mine.comment.id, reading: back, winner, runDir: dir, why: "race-yielded" });
       throw raceLost(ctx.repoName, ticket, winner, moved, ctx.now());
     }
     const run = await ctx.o.runRoot.read(dir);

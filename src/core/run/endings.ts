@@ -8,6 +8,7 @@ import type { RunEnv, TicketCtx } from "./context";
 import { endStage, errorText, recordState, removeState } from "./context";
 import { tickCriteria, uncheckedCriteria } from "./criteria";
 import { handoffComment } from "./handoff-comment";
+import { stillHolds } from "./stages";
 import { prBody } from "./pr-body";
 import { transcriptFiles } from "./transcripts";
 
@@ -31,7 +32,8 @@ async function step<T>(env: RunEnv, ctx: TicketCtx, what: string, work: () => Pr
 }
 
 export async function handOff(env: RunEnv, ctx: TicketCtx, input: HandoffInput): Promise<void> {
-  if (ctx.silenced) return;
+  // A hand-off is the holder's: a Run taken over meanwhile posts no comment and opens no draft.
+  if (!(await stillHolds(env, ctx, "the hand-off"))) return;
   const { tracker, workspace, gate, log } = env.deps;
   const fixBudgetUsed = ctx.fixUsed;
   log.warn(`#${ctx.ticket}: handing off at ${input.stage}: ${input.line}`);
@@ -121,7 +123,7 @@ export async function handOff(env: RunEnv, ctx: TicketCtx, input: HandoffInput):
  */
 export async function release(env: RunEnv, ctx: TicketCtx, stage: string): Promise<void> {
   env.flags.rateLimited = true;
-  if (ctx.silenced) return;
+  if (!(await stillHolds(env, ctx, "the release"))) return;
   env.deps.log.warn(`#${ctx.ticket}: rate limited at ${stage}; releasing it and claiming nothing more`);
   await recordState(env, ctx, "release");
   try {

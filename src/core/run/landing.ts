@@ -13,7 +13,7 @@ import { formatMinutes } from "./naming";
 import { prBody } from "./pr-body";
 import { conflictPrompt } from "./prompts";
 import { codeAnswerSchema } from "./stage-answers";
-import { outcomeText, pushWork, runAgentStage } from "./stages";
+import { outcomeText, pushWork, runAgentStage, stillHolds } from "./stages";
 
 export type LandingResult = Step | { ok: true; merged: PullRequestInfo };
 
@@ -152,6 +152,8 @@ async function awaitCi(env: RunEnv, ctx: TicketCtx, pr: PullRequestInfo): Promis
 }
 
 async function merge(env: RunEnv, ctx: TicketCtx, pr: PullRequestInfo): Promise<LandingResult> {
+  // Merging is the holder's: a Run taken over while it waited for CI merges nothing.
+  if (!(await stillHolds(env, ctx, "the merge"))) return yielded("merge");
   const started = startStage(env, ctx, "merge");
   try {
     const sha = await env.deps.workspace.headSha(ctx.lane!);

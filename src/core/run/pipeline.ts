@@ -10,6 +10,7 @@ import { errorText } from "./context";
 import { afterMerge, handOff, release } from "./endings";
 import { land } from "./landing";
 import { setUpLane } from "./resume";
+import { stillHolds, stoodDownWords } from "./stages";
 
 export type TicketEnding =
   | { kind: "merged"; pullRequest: number | null; line: string }
@@ -18,7 +19,7 @@ export type TicketEnding =
   | { kind: "yielded"; line: string };
 
 async function conclude(env: RunEnv, ctx: TicketCtx, failure: StepFailure): Promise<TicketEnding> {
-  if (failure.kind === "yield" || ctx.silenced) return { kind: "yielded", line: "stopped without writing: an earlier claim was found" };
+  if (failure.kind === "yield" || ctx.silenced) return { kind: "yielded", line: stoodDownWords(ctx, "stopped without writing: an earlier claim was found") };
   if (failure.kind === "rate-limited") {
     await release(env, ctx, failure.stage);
     return { kind: "released", stage: failure.stage, line: `rate limited at ${failure.stage}` };
@@ -42,6 +43,8 @@ async function pipeline(env: RunEnv, ctx: TicketCtx): Promise<TicketEnding> {
     let step: Step = await runChecks(env, ctx);
     if (step.ok) step = await verify(env, ctx);
     if (step.ok) {
+      // A pull request is a holder's write: a Run taken over while it was frozen opens none.
+      if (!(await stillHolds(env, ctx, "the pull request"))) return conclude(env, ctx, { kind: "yield", stage: "landing", line: "", evidence: "" });
       const landed = await land(env, ctx);
       if (landed.ok && "merged" in landed) {
         await afterMerge(env, ctx);

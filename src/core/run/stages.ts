@@ -60,7 +60,11 @@ export async function runAgentStage<T>(env: RunEnv, ctx: TicketCtx, stage: Stage
   const { agent, gate, log } = env.deps;
   const logName = nextLogName(ctx, stage);
   try {
-    await gate.markStage(ctx.claim, stage);
+    if ((await gate.markStage(ctx.claim, stage)) === "yield") {
+      silence(env, ctx, `the claim no longer holds at the ${stage} Stage`);
+      const result: StageResult = { outcome: "nonzero-exit", turns: 0, durationMs: 0, text: "", detail: "stood down before the Stage" };
+      return { result, answer: null, problem: "stood down before the Stage", logName };
+    }
   } catch (error) {
     log.warn(`#${ctx.ticket}: could not checkpoint the lease at ${stage}`, { error: errorText(error) });
   }
@@ -142,11 +146,34 @@ export async function safeHead(env: RunEnv, ctx: TicketCtx): Promise<string | nu
   }
 }
 
+/**
+ * Whether this Run still holds the ticket, asked before a write that only a holder may make (the
+ * pull request, a hand-off, a release): one read. A claim that stood down silences the ticket.
+ * When GitHub cannot be asked, the answer is yes (the ending's own read decides again).
+ */
+export async function stillHolds(env: RunEnv, ctx: TicketCtx, before: string): Promise<boolean> {
+  if (ctx.silenced) return false;
+  try {
+    const check = env.deps.recheck ?? ((claim) => env.deps.gate.heartbeat(claim));
+    if ((await check(ctx.claim)) === "held") return true;
+    silence(env, ctx, `the claim no longer holds before ${before}`);
+    return false;
+  } catch (error) {
+    env.deps.log.warn(`#${ctx.ticket}: could not re-check the claim before ${before}`, { error: errorText(error) });
+    return true;
+  }
+}
+
+/** What a stood-down claim did, in the Run's words: why, and what it wrote to GitHub. */
+export function stoodDownWords(ctx: TicketCtx, fallback: string): string {
+  const s = ctx.claim.stoodDown;
+  return s ? `stood down (${s.why}); wrote ${s.wrote}` : fallback;
+}
+
 /** Stops the ticket where it is and writes nothing more (a heartbeat "yield", or a kill). */
 export function silence(env: RunEnv, ctx: TicketCtx, why: string): void {
   if (ctx.silenced) return;
   ctx.silenced = true;
-  env.deps.log.warn(`#${ctx.ticket}: ${why}; stopping it without writing anything more`);
+  env.deps.log.warn(`#${ctx.ticket}: ${why}; ${stoodDownWords(ctx, "stopping it without writing anything more")}`);
   ctx.abort.abort();
 }
-

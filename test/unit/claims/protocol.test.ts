@@ -154,6 +154,46 @@ describe("claims: protocol (fake GitHub, real run roots)", () => {
     assert.ok(!w.gh.issue(n).labels.includes("claim:m1"));
   });
 
+  it("a Run frozen past its TTL and taken over writes nothing more to its lease at its next Stage (ADR 0171)", async () => {
+    const n = w.gh.addIssue({ title: "t", labels: ["ready-for-agent"], by: "alice" });
+    const a = w.claimer({ user: "alice", host: "m1" });
+    const won = await a.gate.take(n);
+    assert.equal(await a.gate.markStage(won.claim, "implement"), "held");
+    w.clock.advance(46 * 60_000);
+    await w.claimer({ user: "bob", host: "m3" }).gate.take(n);
+    const body = () => w.gh.commentsOn(n).find((c) => c.id === won.claim.commentId)!.body;
+    const superseded = body();
+    assert.match(superseded, /"state": ?"superseded"/);
+    const writes = w.gh.requests.length;
+    // m1 wakes at the verify boundary: it reads, finds the take-over, and writes nothing.
+    assert.equal(await a.gate.markStage(won.claim, "verify"), "yield");
+    assert.equal(body(), superseded);
+    const isWrite = (m: string) => !/^(read|get|list|permission|viewer|labelActors)/.test(m);
+    assert.deepEqual(w.gh.requests.slice(writes).filter((r) => isWrite(r.method)), []);
+    assert.deepEqual(won.claim.stoodDown, { why: "a take-over displaced our lease", wrote: "nothing" });
+    // Nor anything after: a stood-down claim is never read or written again.
+    assert.equal(await a.gate.heartbeat(won.claim), "yield");
+    const afterYield = w.gh.requests.length;
+    await a.gate.handOff(won.claim);
+    assert.equal(w.gh.requests.length, afterYield);
+    assert.deepEqual(w.gh.issue(n).assignees, ["bob"]);
+  });
+
+  it("a write of the displaced Run that landed over the take-over's mark (frozen between its read and its write) is put back, and said", async () => {
+    const n = w.gh.addIssue({ title: "t", labels: ["ready-for-agent"], by: "alice" });
+    const a = w.claimer({ user: "alice", host: "m1" });
+    const won = await a.gate.take(n);
+    w.clock.advance(46 * 60_000);
+    await w.claimer({ user: "bob", host: "m3" }).gate.take(n);
+    // Its checkpoint's write, read before the take-over, lands after it.
+    const revived = leaseBody({ ...won.claim.lease, state: "running", stage: "verify" });
+    await w.gh.client("alice").updateComment(won.claim.commentId, revived);
+    assert.equal(await a.gate.recheck(won.claim), "yield");
+    const back = leasesOn(w, n).find((l) => l.c.id === won.claim.commentId)!;
+    assert.equal(back.p.kind === "lease" && back.p.lease.state, "superseded");
+    assert.match(won.claim.stoodDown!.wrote, /superseded mark put back/);
+  });
+
   it("a person's claim never goes stale for a machine", async () => {
     const n = w.gh.addIssue({ title: "t", labels: ["ready-for-agent"], by: "alice" });
     const won = await w.claimer({ user: "alice", host: "desk", holder: "person" }).gate.take(n);

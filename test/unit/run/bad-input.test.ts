@@ -118,4 +118,14 @@ describe("Run: bad input and surprises", () => {
     assert.ok(![...w.remote.branches.keys()].some((b) => b.startsWith(`agent/${n}-`)), "nothing was pushed");
     assert.equal(w.agent.count(n), 1);
   });
+
+  it("a Stage's checkpoint that finds the claim taken over runs no agent, writes nothing more, and says what it wrote", async () => {
+    const n = w.ticket("Taken over while frozen");
+    w.gate.markStageAnswer = () => "yield";
+    const summary = await w.run().start();
+    assert.equal(summary.rows[0]!.ending, "yielded");
+    assert.equal(summary.rows[0]!.line, "stood down (a take-over displaced our lease); wrote nothing");
+    assert.equal(w.agent.count(n), 0);
+    assert.ok(!w.gate.calls.some((c) => /^(finish|release|handOff) /.test(c)), w.gate.calls.join("\n"));
+  });
 });

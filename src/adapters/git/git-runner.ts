@@ -72,8 +72,13 @@ export class GitRunner {
 
   /** Text that may carry a secret, made safe for a log or an error. */
   redact(text: string): string {
+    return redactSecrets(text, this.secretsEnv());
+  }
+
+  /** The variables whose values are secrets to mask, the token this runner sends among them. */
+  secretsEnv(): Record<string, string | undefined> {
     const extra = this.options.token ? { TICKET_RUNNER_TOKEN: this.options.token } : {};
-    return redactSecrets(text, { ...process.env, ...extra });
+    return { ...process.env, ...extra };
   }
 
   /** Runs git and resolves whatever the exit code. */

@@ -12,6 +12,7 @@ import { Failure } from "../../core/errors";
 import { stateFileSchema, stateRecordRef } from "../../core/schemas/state-file";
 import type { StateFile } from "../../core/schemas/state-file";
 import type { StateRead } from "../../ports/workspace";
+import { scrubJsonValue } from "../secret-scan";
 import { takeTurn, transact } from "./branch-txn";
 import { fetchRecords, lsRemoteRefs, readPaths, swapRef } from "./record-refs";
 import { parseStateFile, serializeState, stateFilePath, stateFileTicket } from "./records";
@@ -128,7 +129,9 @@ export class StateRefs {
   change(ticket: number, change: (current: StateFile | null) => StateFile | null): Promise<StateFile | null> {
     return this.transact(ticket, async (files, view) => {
       const current = await this.current(view, ticket);
-      const next = change(current);
+      const wanted = change(current);
+      // A State file is public on the remote: its text (the title) is scanned like a comment (ADR 0160).
+      const next = wanted === null ? null : (await scrubJsonValue(wanted, this.ctx.git.secretsEnv())).value;
       const path = stateFilePath(ticket);
       if (next === null) {
         const had = files.size > 0;
@@ -149,7 +152,7 @@ export class StateRefs {
   /** Copies transcripts to ticket-<n>/<runId>/ in the ticket's record. Files missing on disk are reported, not fatal. */
   async keepTranscripts(ticket: number, runId: string, files: TranscriptFile[]): Promise<{ path: string; kept: string[]; missing: string[] }> {
     const dir = transcriptDir(ticket, runId);
-    const loaded = await loadTranscripts(files, (t) => this.ctx.git.redact(t));
+    const loaded = await loadTranscripts(files, this.ctx.git.secretsEnv());
     const blobs: [string, string][] = [];
     for (const f of loaded.found) blobs.push([`${dir}${f.name}`, await writeBlob(this.ctx, f.content)]);
     await this.transact(ticket, async (tree) => {

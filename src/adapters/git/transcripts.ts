@@ -5,6 +5,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { Failure } from "../../core/errors";
+import { scrubSecrets, scrubTranscript } from "../secret-scan";
 
 export interface TranscriptFile {
   /** Path under ticket-<n>/<runId>/, e.g. `implement.transcript.jsonl` or `retry/implement-2.command`. */
@@ -39,14 +40,20 @@ export interface LoadedTranscripts {
   missing: string[];
 }
 
-/** Reads the files, secrets removed on the way: a transcript on the remote is readable by every collaborator. */
-export async function loadTranscripts(files: TranscriptFile[], redact: (text: string) => string): Promise<LoadedTranscripts> {
+/**
+ * Reads the files, secrets removed on the way (the Run's tokens and everything secretlint knows, ADR
+ * 0160): a transcript on the remote is readable by everyone who can clone the Target. A `.jsonl`
+ * transcript that had any says so in a last `ticket_runner_redaction` line.
+ */
+export async function loadTranscripts(files: TranscriptFile[], env: Record<string, string | undefined>): Promise<LoadedTranscripts> {
   const found: LoadedTranscripts["found"] = [];
   const missing: string[] = [];
   for (const file of files) {
     const name = checkTranscriptName(file.name);
     try {
-      found.push({ name, content: redact(await readFile(file.path, "utf8")) });
+      const raw = await readFile(file.path, "utf8");
+      const scrubbed = name.endsWith(".jsonl") ? await scrubTranscript(raw, env) : await scrubSecrets(raw, env);
+      found.push({ name, content: scrubbed.text });
     } catch {
       missing.push(name);
     }

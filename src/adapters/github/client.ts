@@ -14,6 +14,7 @@ import { retry } from "@octokit/plugin-retry";
 import { throttling, type ThrottlingOptions } from "@octokit/plugin-throttling";
 import { Octokit } from "@octokit/rest";
 import { redactSecrets } from "../../core/redact";
+import { scrubJsonValue } from "../secret-scan";
 import { PRODUCT_VERSION } from "../../core/version";
 import type { Log } from "../../ports/log";
 
@@ -75,6 +76,9 @@ function unpaced(): NonNullable<ThrottlingOptions["write"]> {
  * issue) or turns it into a typed error with a clear message: that message is what a person should
  * see, so these lines are debug, for every front door alike.
  */
+/** Request options that are the request's own machinery, never text a person or an agent wrote. */
+const NOT_TEXT = new Set(["method", "url", "baseUrl", "headers", "request", "mediaType", "query", "owner", "repo"]);
+
 export const REQUEST_LINE = /^(GET|POST|PUT|PATCH|DELETE|HEAD) \S+ - \S+ with id /;
 
 export function createOctokit(o: CreateOctokitOptions): GitHubClient {
@@ -111,6 +115,16 @@ export function createOctokit(o: CreateOctokitOptions): GitHubClient {
   octokit.hook.before("request", (options) => {
     const opts = options as unknown as RequestOptionsLike;
     if (!isRetrySafe(opts)) opts.request = { ...(opts.request ?? {}), retries: 0 };
+  });
+  // Every write's text (comment and pull request bodies and titles, GraphQL variables) is scanned for
+  // secrets before it leaves the machine (ADR 0160); reads carry nothing of ours.
+  octokit.hook.before("request", async (options) => {
+    const opts = options as unknown as RequestOptionsLike;
+    if ((opts.method ?? "GET").toUpperCase() === "GET") return;
+    for (const key of Object.keys(opts)) {
+      if (NOT_TEXT.has(key)) continue;
+      opts[key] = (await scrubJsonValue(opts[key], { ...env, TICKET_RUNNER_TOKEN: o.token })).value;
+    }
   });
   return octokit;
 }

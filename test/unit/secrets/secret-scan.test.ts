@@ -1,0 +1,46 @@
+import { strict as assert } from "node:assert";
+import { scrubJsonValue, scrubSecrets, scrubTranscript } from "../../../src/adapters/secret-scan";
+
+const KEY_ID = "AKIA2E0A8F3B244C9986";
+const SECRET = "Xq8Vb3kPz7Lm2Rt9Yw4Nc6Hj1Gd5Fs0Ae7Ui3Op2";
+const SLACK = ["xoxb", "123456789012", "1234567890123", "abcdefghijklmnopqrstuvwx"].join("-");
+
+describe("secret scan (secretlint's recommended preset, before text leaves the machine)", () => {
+  it("masks other services' keys and says which kind was there", async () => {
+    const s = await scrubSecrets(`id ${KEY_ID}\naws_secret_access_key = ${SECRET}\nagain ${SECRET}\nslack ${SLACK}`, {});
+    for (const secret of [KEY_ID, SECRET, SLACK]) assert.ok(!s.text.includes(secret), s.text);
+    assert.match(s.text, /\[redacted: AWSAccessKeyID\]/);
+    for (const kind of ["AWSAccessKeyID", "AWSSecretAccessKey"]) assert.ok(s.found.some((f) => f.kind === kind), JSON.stringify(s.found));
+    assert.equal(s.found.length, 3, JSON.stringify(s.found));
+  });
+
+  it("a secretlint-disable comment in the text does not switch the scan off", async () => {
+    const s = await scrubSecrets(`// secretlint-disable\n${KEY_ID}\n// secretlint-enable`, {});
+    assert.ok(!s.text.includes(KEY_ID), s.text);
+  });
+
+  it("still masks the Run's own tokens, by value and by shape", async () => {
+    const s = await scrubSecrets("plain 0123456789abcdef0123 and ghp_abcdefghijklmnopqrstuvwxyz0123456789", { TICKET_RUNNER_TOKEN: "0123456789abcdef0123" });
+    assert.equal(s.text, "plain *** and ***");
+  });
+
+  it("leaves text without secrets byte for byte", async () => {
+    const text = "Fixes nothing. `src/a.js:3` contains \"x\"\n- [ ] one\n";
+    assert.deepEqual(await scrubSecrets(text, {}), { text, found: [] });
+  });
+
+  it("a transcript: a key split by JSON escapes is found, the line stays JSON, and a last line says what was masked", async () => {
+    const line = JSON.stringify({ type: "user", message: { content: [{ type: "tool_result", content: `aws_access_key_id=${KEY_ID}\naws_secret_access_key=${SECRET}\n` }] } });
+    const s = await scrubTranscript(`${line}\n{"type":"result"}\n`, {});
+    const lines = s.text.trimEnd().split("\n").map((l) => JSON.parse(l) as { type: string; redacted?: { kind: string; count: number }[] });
+    assert.equal(lines.length, 3);
+    assert.ok(!s.text.includes(KEY_ID) && !s.text.includes(SECRET));
+    assert.equal(lines[2]!.type, "ticket_runner_redaction");
+    assert.deepEqual(lines[2]!.redacted!.map((r) => r.kind).sort(), ["AWSAccessKeyID", "AWSSecretAccessKey"]);
+  });
+
+  it("a JSON value keeps its shape; only its strings change", async () => {
+    const { value } = await scrubJsonValue({ n: 3, title: `key ${KEY_ID}`, list: [true, null, KEY_ID] }, {});
+    assert.deepEqual(value, { n: 3, title: "key [redacted: AWSAccessKeyID]", list: [true, null, "[redacted: AWSAccessKeyID]"] });
+  });
+});

@@ -9,7 +9,8 @@
 #
 # Pinned exactly: the recorded fixtures (test/fixtures/*-streams/) say which version made them.
 # Idempotent: does nothing for an agent whose runnable install is already present.
-# Prints the path of each installed binary, one a line, in the order asked.
+# Prints the path of each installed binary, one a line, in the order asked (with no argument:
+# codex, gemini, then claude, so the last line is still the claude binary).
 set -euo pipefail
 
 declare -A PACKAGE=([claude]="@anthropic-ai/claude-code" [codex]="@openai/codex" [gemini]="@google/gemini-cli")
@@ -54,7 +55,7 @@ if ! command -v npm >/dev/null; then
 fi
 
 wanted=("$@")
-[ ${#wanted[@]} -eq 0 ] && wanted=(claude codex gemini)
+[ ${#wanted[@]} -eq 0 ] && wanted=(codex gemini claude)
 for name in "${wanted[@]}"; do
   if [ -z "${PACKAGE[$name]+x}" ]; then
     echo "install-agents: unknown agent '$name'; choose from: claude codex gemini" >&2

@@ -19,7 +19,9 @@ import type { Clock } from "../ports/clock";
 import type { Log } from "../ports/log";
 import type { RepoRef } from "../ports/tracker";
 import { ClaudeCodeRunner } from "./agent/claude-code-runner";
+import { createCodexRunner } from "./agent/codex-runner";
 import { createDemoAgentRunner } from "./agent/demo-agent-runner";
+import { createGeminiRunner } from "./agent/gemini-runner";
 import { FsRunRoot } from "./fs-run-root";
 import { GitWorkspace } from "./git/git-workspace";
 import { createOctokit } from "./github/client";
@@ -78,6 +80,10 @@ export function agentFor(config: Config, input: Pick<ComposeRunInput, "env" | "l
       return new ClaudeCodeRunner({ ...common, command: config.agent.command, name: path.basename(config.agent.command?.[0] ?? "agent") });
     case "claude":
       return new ClaudeCodeRunner(common);
+    case "codex":
+      return createCodexRunner({ ...common, command: config.agent.command, extraArgs: config.agent.args });
+    case "gemini":
+      return createGeminiRunner({ ...common, command: config.agent.command, extraArgs: config.agent.args, checks: config.checks });
   }
 }
 

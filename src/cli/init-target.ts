@@ -8,6 +8,8 @@ import * as path from "node:path";
 import { CONFIG_FILE, loadConfig } from "../core/config-load";
 import type { Config } from "../core/schemas/config";
 import type { Tracker } from "../ports/tracker";
+import { DETECTED_AGENTS } from "./agents-on-path";
+import type { DetectedAgentKind } from "./agents-on-path";
 
 export const IGNORE_LINES = [".worktrees/", ".ticket-runner/"];
 
@@ -36,7 +38,15 @@ export interface InitReport {
   changed: boolean;
 }
 
-export async function initTarget(root: string, tracker: Tracker | null): Promise<InitReport> {
+/** The agent a new config names: the first found on the PATH (Claude Code first), else Claude Code. */
+function agentLine(found: readonly DetectedAgentKind[]): { kind: DetectedAgentKind; line: string } {
+  const kind = found[0] ?? "claude";
+  if (found.length === 0) return { kind, line: `Agents: none of ${DETECTED_AGENTS.map((a) => a.executable).join(", ")} is on the PATH; agent.kind is "claude": install it (\`${DETECTED_AGENTS[0].install}\`) or set agent.kind to the agent you use.` };
+  return { kind, line: `Agents on the PATH: ${found.join(", ")}; agent.kind is "${kind}"${found.length > 1 ? " (change it in ticket-runner.json to use another)" : ""}.` };
+}
+
+/** `agentsFound`: the agents on the PATH (agents-on-path.ts), for the agent a new config names. */
+export async function initTarget(root: string, tracker: Tracker | null, agentsFound: readonly DetectedAgentKind[] = ["claude"]): Promise<InitReport> {
   const lines: string[] = [];
   let changed = false;
   const file = path.join(root, CONFIG_FILE);
@@ -46,7 +56,8 @@ export async function initTarget(root: string, tracker: Tracker | null): Promise
     lines.push(`${CONFIG_FILE}: already there and valid; left as it is.`);
   } else {
     const checks = guessChecks(root);
-    const body = { lanes: 1, checks, agent: { kind: "claude" } };
+    const agent = agentLine(agentsFound);
+    const body = { lanes: 1, checks, agent: { kind: agent.kind } };
     fs.writeFileSync(file, `${JSON.stringify(body, null, 2)}\n`, { flag: "wx" });
     config = loadConfig(root);
     changed = true;
@@ -54,6 +65,7 @@ export async function initTarget(root: string, tracker: Tracker | null): Promise
       checks.length
         ? `${CONFIG_FILE}: created, with the Checks ${checks.map((c) => `\`${c.join(" ")}\``).join(" and ")} (edit it to change them).`
         : `${CONFIG_FILE}: created. Add your project's Checks to "checks" (e.g. [["npm", "test"]]): a Run refuses to start without one.`,
+      agent.line,
     );
   }
 

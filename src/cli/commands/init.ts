@@ -5,6 +5,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { CONFIG_FILE, loadConfig } from "../../core/config-load";
 import { Refusal } from "../../core/errors";
+import { agentsOnPath } from "../agents-on-path";
 import { checkoutTop } from "../checkout";
 import type { CliCommand } from "../command";
 import { cliLog } from "../claim-wiring";
@@ -14,7 +15,8 @@ import { parseArgs, requireToken, resolveTarget } from "../target-options";
 const USAGE = `ticket-runner init [--repo owner/name] [--api-url <url>]
 
 Run in a clone of the Target. Creates the labels (ready-for-agent, in-progress, ready-for-human),
-ticket-runner.json (its Checks guessed from package.json) and the .gitignore lines for
+ticket-runner.json (its Checks guessed from package.json, its agent the first of claude, codex,
+gemini found on the PATH) and the .gitignore lines for
 .worktrees/ and .ticket-runner/. Reports what it did; run again, it does nothing.`;
 
 export const initCommand: CliCommand = {
@@ -31,7 +33,7 @@ export const initCommand: CliCommand = {
     if (!target.checkout) throw new Refusal("not-a-target", "Run `ticket-runner init` inside a clone of the Target.", { next: "git clone <the repository's URL> && cd <clone> && ticket-runner init" });
     const token = requireToken(target);
     const tracker = new OctokitTracker(createOctokit({ apiUrl: target.apiUrl, token, log: cliLog(io) }), target.repo);
-    const report = await initTarget(target.checkout, tracker);
+    const report = await initTarget(target.checkout, tracker, agentsOnPath(io.env));
     for (const line of report.lines) io.out(line);
     return 0;
   },

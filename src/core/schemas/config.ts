@@ -1,5 +1,16 @@
 import { z } from "zod";
 
+export const AGENT_KINDS = ["claude", "codex", "gemini", "demo", "command"] as const;
+
+/** How a person reads each agent's name (the Start confirmation, the CLI). */
+export const AGENT_NAMES: Record<(typeof AGENT_KINDS)[number], string> = {
+  claude: "Claude Code",
+  codex: "Codex CLI",
+  gemini: "Gemini CLI",
+  demo: "demo",
+  command: "command",
+};
+
 /**
  * `ticket-runner.json` in the Target: the team's settings, read by the CLI and the extension alike.
  * Strict: an unknown key is an error that names the key (a typo must not silently fall back to a default).
@@ -23,8 +34,11 @@ export const configSchema = z
     checkTimeoutMinutes: z.number().positive().max(240).default(20),
     agent: z
       .object({
-        kind: z.enum(["claude", "demo", "command"]).default("claude"),
+        kind: z.enum(AGENT_KINDS).default("claude"),
+        /** For "command": the claude-compatible executable and its arguments. For the others: the executable to run instead of the one on the PATH. */
         command: z.array(z.string().min(1)).min(1).optional(),
+        /** Extra arguments after the runner's own (codex, gemini), e.g. a provider's `-c` keys. */
+        args: z.array(z.string()).default([]),
         model: z.string().min(1).optional(),
         permissionMode: z.enum(["default", "acceptEdits", "bypassPermissions", "plan"]).default("acceptEdits"),
         maxTurns: z.number().int().positive().max(500).default(60),

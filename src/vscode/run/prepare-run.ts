@@ -1,4 +1,5 @@
 import { composeRun } from "../../adapters/compose-run";
+import { AGENT_NAMES } from "../../core/schemas/config";
 import type { ExtensionServices } from "../services";
 import type { RunServices } from "./run-services";
 import { applyRunSettings, readRunSettings, type RunSettings } from "./run-settings";
@@ -39,7 +40,7 @@ export async function prepareRun(services: ExtensionServices & { readonly runs: 
     },
     { ...(tickets ? { tickets } : {}), lanes: config.lanes, command: tickets ? `VS Code: Start on Ticket #${tickets.join(" #")}` : "VS Code: Start" },
   );
-  const agent = config.agent.kind === "command" ? `${config.agent.command?.[0] ?? "custom"} (command)` : config.agent.kind;
+  const agent = config.agent.kind === "command" ? `${config.agent.command?.[0] ?? "custom"} (command)` : AGENT_NAMES[config.agent.kind];
   return {
     prepared: {
       run: composed.run,

@@ -1,4 +1,5 @@
 import * as vscode from "vscode";
+import { AGENT_KINDS } from "../../core/schemas/config";
 import type { Config } from "../../core/schemas/config";
 import { Refusal } from "../../core/errors";
 import { asNotificationLevel, type NotificationLevel } from "./notification-policy";
@@ -26,7 +27,7 @@ export function readRunSettings(): RunSettings {
   const agent = explicit<string>(c, "agent");
   return {
     lanes: typeof lanes === "number" && Number.isInteger(lanes) && lanes >= 1 && lanes <= 16 ? lanes : undefined,
-    agent: agent === "claude" || agent === "demo" || agent === "command" ? agent : undefined,
+    agent: AGENT_KINDS.find((k) => k === agent),
     agentCommand: (c.get<string[]>("agentCommand") ?? []).filter((a) => typeof a === "string"),
     runRoot: c.get<string>("runRoot")?.trim() || undefined,
     worktreeFolders: asWorktreeSetting(c.get("worktreeFolders")),

@@ -5,15 +5,18 @@
 import { strict as assert } from "node:assert";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { CliDialect, CliStageRequest } from "../../../src/adapters/agent/cli-agent-runner";
+import type { CliAgentRunner, CliDialect, CliStageRequest } from "../../../src/adapters/agent/cli-agent-runner";
 import { afterDelay, decideCliEnding, nextClockTime } from "../../../src/adapters/agent/cli-ending";
 import type { CliSessionFacts } from "../../../src/adapters/agent/cli-ending";
 import { innerCommand } from "../../../src/adapters/agent/codex-events";
 import { CODEX_WORDING, codexDialect } from "../../../src/adapters/agent/codex-runner";
 import { GEMINI_WORDING, geminiDialect, geminiPolicy } from "../../../src/adapters/agent/gemini-runner";
+import { agentFor } from "../../../src/adapters/compose-run";
+import { configSchema } from "../../../src/core/schemas/config";
 import { fencedAnswerInstruction, readFencedAnswer } from "../../../src/core/run/fenced-answer";
 import { jsonSchemaFor } from "../../../src/core/run/stage-answers";
 import type { AgentEvent } from "../../../src/ports/agent-runner";
+import type { Log } from "../../../src/ports/log";
 
 const FIXTURES = join(__dirname, "../../fixtures");
 
@@ -161,5 +164,19 @@ describe("fenced answers", () => {
     assert.equal(bad.ok, false);
     assert.match(bad.ok ? "" : bad.why, /not valid JSON/);
     assert.match(fencedAnswerInstruction({ type: "object" }), /"type":"object"/);
+  });
+});
+
+const quiet: Log = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+
+describe("agent.kind picks the runner", () => {
+  it("codex and gemini get their runners, with the config's model and extra args", () => {
+    const codex = agentFor(configSchema.parse({ agent: { kind: "codex", model: "gpt-5-codex", args: ["-c", "x=1"] } }), { env: {}, log: quiet }) as CliAgentRunner;
+    assert.equal(codex.name, "codex");
+    const built = codex.argsFor(request({ cwd: "/nonexistent" }), "/tmp/s.json").args;
+    assert.deepEqual(built.slice(0, 2), ["exec", "--json"]);
+    assert.ok(built.includes("x=1") && built.includes("gpt-5-codex") && built.includes("/tmp/s.json"));
+    const gemini = agentFor(configSchema.parse({ checks: [["npm", "test"]], agent: { kind: "gemini" } }), { env: {}, log: quiet }) as CliAgentRunner;
+    assert.equal(gemini.name, "gemini");
   });
 });

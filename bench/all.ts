@@ -2,7 +2,7 @@
 // baseline measured in the same run; this only sequences them so they never compete for the CPU.
 import { spawnSync } from "node:child_process";
 
-const benches = ["sandbox", "claims", "board", "workspace", "agent-stream", "run", "vscode"];
+const benches = ["sandbox", "claims", "board", "workspace", "agent-stream", "run", "hosts", "vscode"];
 const only = process.argv.slice(2);
 const chosen = only.length > 0 ? benches.filter((b) => only.includes(b)) : benches;
 const failed: string[] = [];

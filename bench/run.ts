@@ -8,7 +8,10 @@
  *   agent time   = the sum of the agent Stages' durations (implement, verify, fix, conflict)
  *   overhead     = (wall - agent time) / tickets: claims, State writes, git, Checks, PR, CI polling, merge
  *   own overhead = overhead minus the Checks (the project's own commands) and the CI wait
- * Then 8 tickets on 1 Lane against 4 Lanes (the baseline is the 1-Lane Run of this same process).
+ * Then 8 tickets on 1 Lane against 4 Lanes (the baseline is the 1-Lane Run of this same process),
+ * every ticket merged (a hand-off or a skip fails the bench), Checks and CI included.
+ * Every GitHub write the Run made is counted from the sandbox's request log, per ticket and per route.
+ * Goals: 4 Lanes ≥ 3× 1 Lane; GitHub writes per merged ticket ≤ WRITE_BUDGET (docs/endings.md). Exits 1 on a miss.
  */
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -16,10 +19,13 @@ import { composeRun } from "../src/adapters/compose-run";
 import { loadConfig } from "../src/core/config-load";
 import type { Log } from "../src/ports/log";
 import { makeTempDir } from "../test/support/git-fixtures";
-import { openTickets, seedRunTarget, simpleTicket } from "../test/support/run-seed";
+import { RUN_USER, openTickets, seedRunTarget, simpleTicket } from "../test/support/run-seed";
 import { sandboxProcess } from "../test/support/sandbox-process";
 
 const AGENT_STAGES = new Set(["implement", "verify", "fix", "conflict"]);
+/** GitHub writes a clean ticket may cost (docs/endings.md, "GitHub writes per ticket"). */
+const WRITE_BUDGET = 8;
+const GOAL_LANES_RATIO = 3;
 const quiet: Log = { debug: () => {}, info: () => {}, warn: () => {}, error: (m) => process.stderr.write(`bench: ${m}\n`) };
 
 interface Measured {
@@ -32,6 +38,8 @@ interface Measured {
   checksMs: number;
   ciMs: number;
   merged: number;
+  /** GitHub API writes by the Run's user, by route ("POST /repos/:o/:r/issues/:n/comments"). */
+  writes: Map<string, number>;
 }
 
 async function measure(tickets: number, lanes: number): Promise<Measured> {
@@ -45,7 +53,8 @@ async function measure(tickets: number, lanes: number): Promise<Measured> {
     mkdirSync(runRoot, { recursive: true });
     const env = { ...process.env, TICKET_RUNNER_HOST_NAME: "bench", TICKET_RUNNER_TOKEN: target.userToken };
     const { run } = composeRun({ config: loadConfig(target.clone), apiUrl: target.apiUrl, token: target.userToken, repo: { owner: target.owner, repo: target.repo }, cwd: target.clone, runRoot, log: quiet, env }, { lanes, command: "bench:run" });
-    const m: Measured = { phases: [], tickets, lanes, wallMs: 0, agentMs: 0, checksMs: 0, ciMs: 0, merged: 0 };
+    const m: Measured = { phases: [], tickets, lanes, wallMs: 0, agentMs: 0, checksMs: 0, ciMs: 0, merged: 0, writes: new Map() };
+    await sandbox.admin.clearRequestLog();
     let mark = performance.now();
     const phase = (name: string) => {
       const now = performance.now();
@@ -69,6 +78,11 @@ async function measure(tickets: number, lanes: number): Promise<Measured> {
     m.wallMs = performance.now() - t0;
     m.merged = summary.rows.filter((r) => r.ending === "merged").length;
     if (m.merged !== tickets) process.stderr.write(`bench: only ${m.merged} of ${tickets} merged:\n${summary.lines.join("\n")}\n`);
+    for (const r of await sandbox.admin.requestLog()) {
+      if (!r.write || r.user !== RUN_USER) continue;
+      const route = `${r.method} ${r.path.replace(/\/repos\/[^/]+\/[^/]+/, "/repos/:o/:r").replace(/\/\d+/g, "/:n")}`;
+      m.writes.set(route, (m.writes.get(route) ?? 0) + 1);
+    }
     return m;
   } finally {
     await sandbox.stop();
@@ -91,18 +105,34 @@ function report(label: string, m: Measured): void {
   );
 }
 
+function writesPerTicket(m: Measured): number {
+  return [...m.writes.values()].reduce((a, b) => a + b, 0) / Math.max(1, m.merged);
+}
+
 async function main(): Promise<void> {
   console.log("bench:run — a Run against the sandbox (own process) with the instant demo agent, real git, CI scripted to pass");
+  const missed: string[] = [];
   const single = await measure(1, 1);
   report("1 ticket, 1 lane", single);
   const merged = new Map<string, number>();
   for (const [name, ms] of single.phases) merged.set(name, (merged.get(name) ?? 0) + ms);
   console.log(`  where it went: ${[...merged].filter(([, ms]) => ms >= 20).map(([name, ms]) => `${name} ${Math.round(ms)} ms`).join(" · ")}`);
+  console.log(`  GitHub writes: ${writesPerTicket(single).toFixed(1)} per ticket (goal ≤ ${WRITE_BUDGET}): ${[...single.writes].sort((a, b) => b[1] - a[1]).map(([route, n]) => `${route} ×${n}`).join(" · ")}`);
+  if (writesPerTicket(single) > WRITE_BUDGET) missed.push(`${writesPerTicket(single).toFixed(1)} GitHub writes per ticket, over ${WRITE_BUDGET}`);
   const one = await measure(8, 1);
   report("8 tickets, 1 lane", one);
   const four = await measure(8, 4);
   report("8 tickets, 4 lanes", four);
-  console.log(`8 tickets: 1 lane / 4 lanes wall time = ${(one.wallMs / four.wallMs).toFixed(2)}× (Landing is one Lane at a time; this machine has ${(await import("node:os")).cpus().length} cores)`);
+  console.log(`  GitHub writes per ticket: ${writesPerTicket(one).toFixed(1)} (1 lane), ${writesPerTicket(four).toFixed(1)} (4 lanes) (goal ≤ ${WRITE_BUDGET})`);
+  const ratio = one.wallMs / four.wallMs;
+  console.log(`8 tickets: 1 lane / 4 lanes wall time = ${ratio.toFixed(2)}× (goal ≥ ${GOAL_LANES_RATIO}×; Checks and CI included; this machine has ${(await import("node:os")).cpus().length} cores)`);
+  for (const m of [single, one, four]) if (m.merged !== m.tickets) missed.push(`${m.tickets - m.merged} of ${m.tickets} tickets not merged on ${m.lanes} lane(s)`);
+  if (ratio < GOAL_LANES_RATIO) missed.push(`4 lanes gave ${ratio.toFixed(2)}×, under ${GOAL_LANES_RATIO}×`);
+  if (Math.max(writesPerTicket(one), writesPerTicket(four)) > WRITE_BUDGET) missed.push(`GitHub writes per ticket over ${WRITE_BUDGET}`);
+  if (missed.length > 0) {
+    console.log(`MISSED: ${missed.join("; ")}`);
+    process.exitCode = 1;
+  }
 }
 
 main().catch((error: unknown) => {

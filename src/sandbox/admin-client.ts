@@ -20,6 +20,8 @@ export interface RequestLogRecord {
   status: number;
   user: string | null;
   at: string;
+  /** A GitHub API request that changes something (any non-GET outside GraphQL, a GraphQL mutation); git traffic is never one. */
+  write?: boolean;
 }
 
 export type SandboxFaults = Faults;

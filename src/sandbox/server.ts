@@ -58,8 +58,9 @@ async function handle(app: App, router: Router, req: IncomingMessage, res: Serve
   }
   const started = isoNow();
   let user: string | null = null;
+  let write = false;
   const log = (status: number): void => {
-    app.requestLog.push({ method, path, query: url.search, status, user, at: started });
+    app.requestLog.push({ method, path, query: url.search, status, user, at: started, ...(write ? { write } : {}) });
     if (app.requestLog.length > 20_000) app.requestLog.splice(0, 10_000);
   };
 
@@ -91,6 +92,7 @@ async function handle(app: App, router: Router, req: IncomingMessage, res: Serve
     }
     const raw = WRITE_METHODS.has(method) ? await readBody(req) : Buffer.alloc(0);
     const body = parseJson(raw);
+    write = isWrite(method, path, body);
     const match = router.match(method, path);
     if (!match) throw new HttpError(404, "Not Found");
     if ("methodNotAllowed" in match) throw new HttpError(404, "Not Found");

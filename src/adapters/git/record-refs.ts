@@ -31,8 +31,8 @@ async function absent(ctx: RepoContext, shas: string[]): Promise<Set<string>> {
  * Makes sure this clone has the objects of every ref in `refs` (ref -> sha the remote showed).
  * "moved" when a ref went away or moved between the listing and the fetch: the caller reads again.
  */
-export async function fetchRecords(ctx: RepoContext, refs: Map<string, string>): Promise<"ok" | "moved"> {
-  const missing = await absent(ctx, [...refs.values()]);
+export async function fetchRecords(ctx: RepoContext, refs: Map<string, string>, known: ReadonlySet<string> = new Set()): Promise<"ok" | "moved"> {
+  const missing = await absent(ctx, [...refs.values()].filter((sha) => !known.has(sha)));
   if (missing.size === 0) return "ok";
   const wanted = [...refs].filter(([, sha]) => missing.has(sha)).map(([ref]) => ref);
   const args = ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", ctx.remote, ...wanted];
@@ -69,6 +69,16 @@ export async function readPaths(ctx: RepoContext, specs: string[]): Promise<(Buf
   }
   while (found.length < specs.length) found.push(null);
   return found;
+}
+
+/**
+ * A tree of files at the top level only, in one `git mktree` (no scratch index); null when a path
+ * has a directory in it (the caller builds that one the long way).
+ */
+export async function flatTree(ctx: RepoContext, files: Map<string, string>): Promise<string | null> {
+  if ([...files.keys()].some((p) => p.includes("/"))) return null;
+  const input = [...files].map(([path, sha]) => `100644 blob ${sha}\t${path}\n`).join("");
+  return ctx.git.text(["mktree"], { cwd: ctx.root, input });
 }
 
 /**

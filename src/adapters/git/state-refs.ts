@@ -14,7 +14,7 @@ import type { StateFile } from "../../core/schemas/state-file";
 import type { StateRead } from "../../ports/workspace";
 import { scrubJsonValue } from "../secret-scan";
 import { takeTurn, transact } from "./branch-txn";
-import { fetchRecords, lsRemoteRefs, readPaths, swapRef } from "./record-refs";
+import { fetchRecords, flatTree, lsRemoteRefs, readPaths, swapRef } from "./record-refs";
 import { parseStateFile, serializeState, stateFilePath, stateFileTicket } from "./records";
 import type { RepoContext } from "./repo";
 import type { TreeFiles } from "./snapshot";
@@ -29,6 +29,8 @@ const LEGACY_REF = `refs/heads/${LEGACY_STATE_BRANCH}`;
 const REF_TICKET = /^refs\/ticket-runner\/state\/([1-9][0-9]*)$/;
 /** Reads that meet a ref moving under them read again, this many times. */
 const READ_TRIES = 4;
+/** Commits and blobs remembered by sha (content-addressed, so never stale); cleared past this many. */
+const CACHE_LIMIT = 512;
 
 export interface StateRefsOptions {
   /** Retries after a lost race on the ticket's ref. The seed's rule: up to three. */
@@ -52,6 +54,13 @@ interface TicketView {
 
 export class StateRefs {
   private readonly retries: number;
+  /**
+   * What this process already knows by sha: the files of record commits it made or listed, and
+   * State blobs it wrote or read. Every git process costs the Run a fork; a ticket's own writes
+   * then need no object check, no tree listing and no blob read.
+   */
+  private readonly trees = new Map<string, TreeFiles>();
+  private readonly blobs = new Map<string, Buffer>();
 
   constructor(
     private readonly ctx: RepoContext,
@@ -64,7 +73,7 @@ export class StateRefs {
   private async listed(patterns: string[]): Promise<Map<string, string>> {
     for (let attempt = 1; ; attempt++) {
       const refs = await lsRemoteRefs(this.ctx, patterns);
-      if ((await fetchRecords(this.ctx, refs)) === "ok") return refs;
+      if ((await fetchRecords(this.ctx, refs, new Set(this.trees.keys()))) === "ok") return refs;
       if (attempt >= READ_TRIES) throw new Failure("git", `State records on the remote kept moving while they were read (${READ_TRIES} tries)`);
     }
   }
@@ -76,7 +85,28 @@ export class StateRefs {
     const legacy = refs.get(LEGACY_REF) ?? null;
     const old = legacy ? ticketFiles(await listFiles(this.ctx, legacy), ticket) : new Map<string, string>();
     const legacyTip = old.size > 0 ? legacy : null;
-    return { tip, files: tip ? await listFiles(this.ctx, tip) : old, legacyTip };
+    return { tip, files: tip ? await this.filesOf(tip) : old, legacyTip };
+  }
+
+  private remember<K, V>(cache: Map<K, V>, key: K, value: V): void {
+    if (cache.size >= CACHE_LIMIT) cache.clear();
+    cache.set(key, value);
+  }
+
+  private async filesOf(commit: string): Promise<TreeFiles> {
+    const known = this.trees.get(commit);
+    if (known) return new Map(known);
+    const files = await listFiles(this.ctx, commit);
+    this.remember(this.trees, commit, files);
+    return new Map(files);
+  }
+
+  private async blob(sha: string): Promise<Buffer> {
+    const known = this.blobs.get(sha);
+    if (known) return known;
+    const blob = (await readBlobs(this.ctx, [sha])).get(sha) ?? Buffer.alloc(0);
+    this.remember(this.blobs, sha, blob);
+    return blob;
   }
 
   async readAll(): Promise<StateRead> {
@@ -142,7 +172,9 @@ export class StateRefs {
       if (!valid.success || valid.data.ticket !== ticket) {
         throw new Failure("internal", `refused to write an invalid State for #${ticket}: ${valid.success ? `names ticket ${valid.data.ticket}` : valid.error.message}`);
       }
-      const sha = await writeBlob(this.ctx, serializeState(valid.data));
+      const text = serializeState(valid.data);
+      const sha = await writeBlob(this.ctx, text);
+      this.remember(this.blobs, sha, Buffer.from(text));
       const changed = files.get(path) !== sha;
       files.set(path, sha);
       return { changed, message: `Ticket #${ticket}: ${valid.data.state} (run ${valid.data.runId})`, value: valid.data };
@@ -183,7 +215,9 @@ export class StateRefs {
           if (view.legacyTip) await this.drainLegacy(ticket);
           if (!view.tip || (await swapRef(this.ctx, ref, null, view.tip)) === "pushed") return out.value;
         } else {
-          const commit = await commitTree(this.ctx, await buildTree(this.ctx, files), view.tip ? [view.tip] : [], out.message);
+          const tree = (await flatTree(this.ctx, files)) ?? (await buildTree(this.ctx, files));
+          const commit = await commitTree(this.ctx, tree, view.tip ? [view.tip] : [], out.message);
+          this.remember(this.trees, commit, new Map(files));
           if ((await swapRef(this.ctx, ref, commit, view.tip)) === "pushed") {
             // Its own ref now wins over the old branch; taking it off there keeps the old branch draining.
             if (view.legacyTip) await this.drainLegacy(ticket).catch(() => undefined);
@@ -210,7 +244,7 @@ export class StateRefs {
     const path = stateFilePath(ticket);
     const sha = view.files.get(path);
     if (!sha) return null;
-    const blob = (await readBlobs(this.ctx, [sha])).get(sha) ?? "";
+    const blob = await this.blob(sha);
     const where = view.tip ? stateRecordRef(ticket) : LEGACY_STATE_BRANCH;
     const parsed = parseStateFile(`${where}:${path}`, ticket, blob);
     if (parsed.ok) return parsed.state;

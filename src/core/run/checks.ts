@@ -17,7 +17,7 @@ export async function runChecks(env: RunEnv, ctx: TicketCtx, label = "checks"): 
   const { workspace } = env.deps;
   const lane = ctx.lane;
   if (!lane) return fail("final", label, "no worktree to run the Checks in");
-  const started = startStage(env, ctx, label);
+  const started = await startStage(env, ctx, label);
   const finish = async (outcome: string, step: Step): Promise<Step> => {
     await endStage(env, ctx, { stage: label, outcome, turns: null, durationMs: elapsed(env, started) });
     return step;

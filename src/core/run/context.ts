@@ -163,9 +163,12 @@ export async function endStage(env: RunEnv, ctx: TicketCtx, row: { stage: string
   await ctx.progress.add(row);
 }
 
-export function startStage(env: RunEnv, ctx: TicketCtx, stage: string): number {
+/** Emits the start and returns when it started (the rows before a long Stage are written first). */
+export async function startStage(env: RunEnv, ctx: TicketCtx, stage: string): Promise<number> {
   env.events.emit({ kind: "stage-started", lane: ctx.laneIndex, ticket: ctx.ticket, stage, at: env.deps.clock.now().toISOString() });
-  return env.deps.clock.now().getTime();
+  const started = env.deps.clock.now().getTime();
+  if (!ctx.silenced) await ctx.progress.stageStarting(stage);
+  return started;
 }
 
 export function elapsed(env: RunEnv, since: number): number {

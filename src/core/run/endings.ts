@@ -101,6 +101,7 @@ export async function handOff(env: RunEnv, ctx: TicketCtx, input: HandoffInput):
 
   // 5. The comment. 6. The relabel, through the claim protocol.
   await endStage(env, ctx, { stage: input.stage, outcome: "🙋 handed off", turns: null, durationMs: null });
+  await ctx.progress.flush();
   const body = handoffComment({
     ticket: ctx.ticket,
     stage: input.stage,
@@ -125,6 +126,7 @@ export async function release(env: RunEnv, ctx: TicketCtx, stage: string): Promi
   env.flags.rateLimited = true;
   if (!(await stillHolds(env, ctx, "the release"))) return;
   env.deps.log.warn(`#${ctx.ticket}: rate limited at ${stage}; releasing it and claiming nothing more`);
+  await ctx.progress.flush();
   await recordState(env, ctx, "release");
   try {
     await env.deps.gate.release(ctx.claim);
@@ -136,6 +138,7 @@ export async function release(env: RunEnv, ctx: TicketCtx, stage: string): Promi
 /** After the merge: tick met criteria, in-progress off, State and worktree gone, branch deleted. */
 export async function afterMerge(env: RunEnv, ctx: TicketCtx): Promise<void> {
   const { tracker, workspace, gate, log } = env.deps;
+  await ctx.progress.flush();
   const met = new Set((ctx.graded ?? []).filter((g) => g.verdict === "met").map((g) => g.criterion.text));
   if (met.size > 0) {
     await step(env, ctx, "ticking the met criteria", async () => {

@@ -20,7 +20,7 @@ export type LandingResult = Step | { ok: true; merged: PullRequestInfo };
 async function rebase(env: RunEnv, ctx: TicketCtx): Promise<Step> {
   const { workspace, log } = env.deps;
   const lane = ctx.lane!;
-  const started = startStage(env, ctx, "rebase");
+  const started = await startStage(env, ctx, "rebase");
   let result: "clean" | "conflict" | "up-to-date";
   try {
     await workspace.fetchBase(env.base);
@@ -70,7 +70,7 @@ async function rebase(env: RunEnv, ctx: TicketCtx): Promise<Step> {
 
 async function ensurePullRequest(env: RunEnv, ctx: TicketCtx): Promise<{ pr: PullRequestInfo } | { step: Step }> {
   const { tracker } = env.deps;
-  const started = startStage(env, ctx, "pr");
+  const started = await startStage(env, ctx, "pr");
   const done = async (outcome: string) => endStage(env, ctx, { stage: "pr", outcome, turns: null, durationMs: elapsed(env, started) });
   try {
     let pr = ctx.pullRequest ? await tracker.getPullRequest(ctx.pullRequest) : null;
@@ -116,7 +116,7 @@ async function ensurePullRequest(env: RunEnv, ctx: TicketCtx): Promise<{ pr: Pul
 async function awaitCi(env: RunEnv, ctx: TicketCtx, pr: PullRequestInfo): Promise<Step> {
   const { tracker, clock, workspace } = env.deps;
   const ci = env.config.ci;
-  const started = startStage(env, ctx, "ci");
+  const started = await startStage(env, ctx, "ci");
   const done = async (outcome: string, step: Step) => {
     await endStage(env, ctx, { stage: "ci", outcome, turns: null, durationMs: elapsed(env, started) });
     return step;
@@ -154,7 +154,7 @@ async function awaitCi(env: RunEnv, ctx: TicketCtx, pr: PullRequestInfo): Promis
 async function merge(env: RunEnv, ctx: TicketCtx, pr: PullRequestInfo): Promise<LandingResult> {
   // Merging is the holder's: a Run taken over while it waited for CI merges nothing.
   if (!(await stillHolds(env, ctx, "the merge"))) return yielded("merge");
-  const started = startStage(env, ctx, "merge");
+  const started = await startStage(env, ctx, "merge");
   try {
     const sha = await env.deps.workspace.headSha(ctx.lane!);
     const result = await env.deps.tracker.mergePullRequest(pr.number, { sha, method: env.config.merge.method, title: `${ctx.title ?? ctx.issue.title} (#${pr.number})` });

@@ -2,12 +2,21 @@
  * The progress comment: one per Ticket, found by its marker and edited in place. It holds one
  * section per Run and one row per Stage. After a Hand-off and a person's relabel the next Run
  * starts a new comment, so the one the person read stays exactly as they read it (seed 002).
+ *
+ * Rows are written in batches, at the moments a person looks (docs/endings.md, "GitHub writes per
+ * ticket"): before a long Stage starts (an agent Stage or the CI wait), when the rows waiting are
+ * older than a minute, and at the ticket's ending. A clean ticket costs three edits, not one per Stage.
  */
 import type { Tracker, TrackerComment } from "../../ports/tracker";
 import type { Log } from "../../ports/log";
 import { formatDuration } from "./naming";
 
 export const PROGRESS_MARKER = "<!-- ticket-runner:progress -->";
+
+/** Stages long enough that the rows before them are written first. */
+const LONG_STAGES = new Set(["implement", "verify", "fix", "conflict", "ci"]);
+/** Rows that waited this long are written with the next row. */
+export const PROGRESS_STALE_MS = 60_000;
 
 export interface ProgressRow {
   stage: string;
@@ -53,6 +62,8 @@ export class ProgressComment {
   private rows: ProgressRow[] = [];
   private commentId: number | null;
   private body: string;
+  /** Rows added since the last write, and when the first of them was. */
+  private pendingSince: number | null = null;
 
   constructor(
     private readonly tracker: Tracker,
@@ -61,6 +72,7 @@ export class ProgressComment {
     private readonly runId: string,
     private readonly host: string,
     existing: TrackerComment | null,
+    private readonly now: () => number,
   ) {
     this.commentId = existing?.id ?? null;
     this.body = existing?.body ?? `${PROGRESS_MARKER}\n**Ticket Runner** progress on #${ticket}. This comment is edited in place.`;
@@ -70,19 +82,29 @@ export class ProgressComment {
     return this.commentId;
   }
 
-  /** Adds a row and rewrites the comment. A failed write is logged: progress is a report, not a record. */
+  /** Adds a row; it is written now only when rows have waited a minute (see the top of this file). */
   async add(row: ProgressRow): Promise<void> {
     this.rows.push(row);
-    await this.flush();
+    this.pendingSince ??= this.now();
+    if (this.now() - this.pendingSince >= PROGRESS_STALE_MS) await this.flush();
   }
 
-  private async flush(): Promise<void> {
+  /** A Stage starts: a long one gets the rows before it written first. */
+  async stageStarting(stage: string): Promise<void> {
+    if (LONG_STAGES.has(stage)) await this.flush();
+  }
+
+  /** Writes the rows waiting, if any. A failed write is logged: progress is a report, not a record. */
+  async flush(): Promise<void> {
+    if (this.pendingSince === null) return;
+    this.pendingSince = null;
     const next = withSection(this.body, this.runId, renderSection(this.runId, this.host, this.rows));
     try {
       const written = this.commentId === null ? await this.tracker.createComment(this.ticket, next) : await this.tracker.updateComment(this.commentId, next);
       this.commentId = written.id;
       this.body = next;
     } catch (error) {
+      this.pendingSince ??= this.now();
       this.log.warn(`#${this.ticket}: could not write the progress comment`, { error: String(error) });
     }
   }

@@ -68,7 +68,7 @@ export async function runAgentStage<T>(env: RunEnv, ctx: TicketCtx, stage: Stage
   } catch (error) {
     log.warn(`#${ctx.ticket}: could not checkpoint the lease at ${stage}`, { error: errorText(error) });
   }
-  const started = startStage(env, ctx, stage);
+  const started = await startStage(env, ctx, stage);
   let result: StageResult;
   try {
     result = await agent.run({

@@ -122,7 +122,7 @@ export async function takeTicket(env: RunEnv, candidate: Candidate, laneIndex: n
     stageCounts: new Map(),
     mergedHead: null,
     graded: null,
-    progress: new ProgressComment(tracker, log, issue.number, env.runId, env.hostName, existing),
+    progress: new ProgressComment(tracker, log, issue.number, env.runId, env.hostName, existing, () => env.deps.clock.now().getTime()),
     abort: new AbortController(),
     silenced: false,
   };

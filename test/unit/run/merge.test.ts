@@ -59,6 +59,26 @@ describe("Run: a green ticket merges", () => {
     assert.match(rows[0]!, /\| implement \| ✅ done \| 3 \| 1s \|/);
   });
 
+  it("writes the progress comment in three batches for a clean ticket: before verify, before the CI wait, at the merge", async () => {
+    const n = w.ticket("Spin the widget");
+    const bodies: string[] = [];
+    const tracker = w.gh.client("bot");
+    const create = tracker.createComment.bind(tracker);
+    const update = tracker.updateComment.bind(tracker);
+    tracker.createComment = async (issue, body) => {
+      if (body.startsWith(PROGRESS_MARKER)) bodies.push("createComment");
+      return create(issue, body);
+    };
+    tracker.updateComment = async (id, body) => {
+      if (body.startsWith(PROGRESS_MARKER)) bodies.push("updateComment");
+      return update(id, body);
+    };
+    await w.run({}, { tracker }).start();
+    assert.deepEqual(bodies, ["createComment", "updateComment", "updateComment"], "one create and two edits, not one write per Stage");
+    const progress = w.comments(n).find((c) => c.body.startsWith(PROGRESS_MARKER))!;
+    assert.equal(progress.body.split("\n").filter((l) => /^\| [a-z]+ \|/.test(l)).length, 7, "every Stage's row is there in the end");
+  });
+
   it("merges guarded by the head sha, squash by default", async () => {
     w.ticket("Spin the widget");
     const merges: unknown[] = [];

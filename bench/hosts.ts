@@ -1,0 +1,157 @@
+/**
+ * npm run bench:hosts — does throughput grow with Hosts?
+ *
+ * 24 tickets on one Target in one sandbox; K = 1, 2, 4 Hosts, each a real `ticket-runner run`
+ * process (dist/cli.js) with its own clone, run root and Host id, 2 Lanes, `lockScope: "host"`.
+ * The demo agent takes --agent-ms per Stage (default 3000); CI is the sandbox's CI taking --ci-ms
+ * (default 3000), polled every second; the Checks are one cheap real process (`node -e 0`). The demo
+ * project's own test suite is left out on purpose: on a 2-core machine its CPU (a node process per
+ * test file, twice per ticket) would be the bound, and this bench measures the product, not the project.
+ * Per K: wall time, tickets/min, duplicates (a ticket implemented twice, or two pull requests:
+ * must be 0), State files left on the remote (must be 0), takes lost to another Host, GitHub
+ * writes per ticket, and where a ticket's time goes (the Stage lines each Run printed).
+ * Goal: K = 4 : K = 1 tickets/min ≥ 3.5× (the baseline is K = 1 of this same run). Exits 1 on a miss.
+ *
+ *   npm run bench:hosts -- [--tickets 24] [--agent-ms 3000] [--ci-ms 3000] [--hosts 1,2,4]
+ */
+import { performance } from "node:perf_hooks";
+import { demoTicketBody, simpleTicket } from "../test/support/run-seed";
+import { endingOf, stateFilesOn, viewTickets } from "../test/reliability/chaos/observe";
+import type { TicketView } from "../test/reliability/chaos/observe";
+import { startRun } from "../test/reliability/chaos/run-process";
+import { ChaosWorld } from "../test/reliability/chaos/world";
+
+function arg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(name);
+  return i >= 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1]! : fallback;
+}
+
+const TICKETS = Number(arg("--tickets", "24"));
+const AGENT_MS = Number(arg("--agent-ms", "3000"));
+const CI_MS = Number(arg("--ci-ms", "3000"));
+const HOSTS = arg("--hosts", "1,2,4").split(",").map(Number);
+const GOAL_RATIO = 3.5;
+
+interface Row {
+  k: number;
+  wallMs: number;
+  merged: number;
+  duplicates: number;
+  stateFilesLeft: number;
+  takesLost: number;
+  writesPerTicket: number;
+  /** Stage -> seconds summed over the tickets, from the Runs' own Stage lines. */
+  stageSeconds: Map<string, number>;
+  failures: string[];
+}
+
+const NAMES = "abcdefghijklmnopqrstuvwxyz";
+
+function ticketName(i: number): string {
+  return `hosts${NAMES[i % 26]}${NAMES[Math.floor(i / 26) % 26]}`;
+}
+
+/** Extra implement Stages and extra pull requests: work done twice. */
+function duplicates(views: TicketView[]): number {
+  let extra = 0;
+  for (const v of views) {
+    const implementRows = v.comments.map((c) => (c.body.match(/^\| implement \|/gm) ?? []).length).reduce((a, b) => a + b, 0);
+    extra += Math.max(0, implementRows - 1) + Math.max(0, v.prs.length - 1);
+  }
+  return extra;
+}
+
+/** "[hh:mm:ss] #n stage: outcome · 12s" lines (TICKET_RUNNER_TTY=0) summed per Stage. */
+function stageSeconds(outputs: string[]): Map<string, number> {
+  const sums = new Map<string, number>();
+  for (const out of outputs) {
+    for (const m of out.matchAll(/^\[[0-9:]+\] #\d+ ([a-z-]+): .* · (?:(\d+)m)?(\d+)s$/gm)) {
+      const s = Number(m[2] ?? 0) * 60 + Number(m[3]);
+      sums.set(m[1]!, (sums.get(m[1]!) ?? 0) + s);
+    }
+  }
+  return sums;
+}
+
+async function measure(k: number): Promise<Row> {
+  const world = await ChaosWorld.start("tr-bench-hosts-");
+  try {
+    const behaviours = AGENT_MS > 0 ? [`slow:${AGENT_MS}`] : [];
+    const issues = Array.from({ length: TICKETS }, (_, i) => {
+      const t = simpleTicket(ticketName(i), behaviours);
+      return { title: t.title, body: demoTicketBody(t), labels: ["ready-for-agent"] };
+    });
+    const t = await world.target({
+      name: `hosts-k${k}`,
+      issues,
+      config: { lanes: 2, lockScope: "host", checks: [["node", "-e", "0"]], merge: { method: "squash" }, ci: { pollSeconds: 1, graceMinutes: 2, timeoutMinutes: 10 }, lease: { settleMs: 200 } },
+      ci: false,
+    });
+    await world.sandbox.admin.setFaults({ rateLimit: 1_000_000 });
+    await world.sandbox.admin.scriptCi(t.full, { conclusion: "success", delayMs: CI_MS });
+    const hosts = [];
+    for (let i = 0; i < k; i++) hosts.push(await world.host(t, `host-${i + 1}`));
+    await world.sandbox.admin.clearRequestLog();
+
+    const started = performance.now();
+    const runs = hosts.map((h) => startRun(h.clone, h.env, ["--repo", t.full, "--api-url", world.sandbox.apiUrl]));
+    const exits = await Promise.all(runs.map((r) => r.exited));
+    const wallMs = performance.now() - started;
+
+    const views = await viewTickets(world, t);
+    const merged = views.filter((v) => endingOf(v) === "merged").length;
+    const outputs = runs.map((r) => `${r.stdout()}\n${r.stderr()}`);
+    const takesLost = outputs.map((o) => (o.match(/^ {2}#\d+ +skipped /gm) ?? []).length).reduce((a, b) => a + b, 0);
+    const log = await world.sandbox.admin.requestLog();
+    const writes = log.filter((r) => r.user === t.login && r.write === true).length;
+    const failures: string[] = [];
+    exits.forEach((e, i) => {
+      if (e.code !== 0) failures.push(`host-${i + 1} exited ${e.code ?? e.signal}: ${runs[i]!.stderr().slice(-600)}`);
+    });
+    return { k, wallMs, merged, duplicates: duplicates(views), stateFilesLeft: (await stateFilesOn(t.gitDir)).length, takesLost, writesPerTicket: writes / Math.max(1, merged), stageSeconds: stageSeconds(outputs), failures };
+  } finally {
+    await world.stop();
+  }
+}
+
+function perMinute(r: Row): number {
+  return r.merged / (r.wallMs / 60_000);
+}
+
+async function main(): Promise<void> {
+  console.log(`bench:hosts — ${TICKETS} tickets, K Hosts × 2 Lanes (real \`ticket-runner run\` processes), one sandbox, lockScope host; agent ${AGENT_MS} ms per Stage; sandbox CI taking ${CI_MS} ms, polled every 1 s; Checks \`node -e 0\``);
+  const rows: Row[] = [];
+  for (const k of HOSTS) {
+    const r = await measure(k);
+    rows.push(r);
+    const where = [...r.stageSeconds].sort((a, b) => b[1] - a[1]).map(([stage, s]) => `${stage} ${(s / Math.max(1, r.merged)).toFixed(1)}`).join(" · ");
+    console.log(
+      `K = ${k}: wall ${(r.wallMs / 1000).toFixed(1)} s · ${r.merged}/${TICKETS} merged · ${perMinute(r).toFixed(1)} tickets/min · duplicates ${r.duplicates} (goal 0) · State files left ${r.stateFilesLeft} (goal 0) · takes lost to another Host ${r.takesLost} · GitHub writes ${r.writesPerTicket.toFixed(1)} per ticket`,
+    );
+    console.log(`        where a ticket's time goes (s per ticket, Stage lines of the Runs): ${where}`);
+    for (const f of r.failures) console.log(`        ${f}`);
+  }
+  const missed: string[] = [];
+  for (const r of rows) {
+    if (r.merged !== TICKETS) missed.push(`K = ${r.k}: ${r.merged} of ${TICKETS} merged`);
+    if (r.duplicates !== 0) missed.push(`K = ${r.k}: ${r.duplicates} duplicate Stages or pull requests`);
+    if (r.stateFilesLeft !== 0) missed.push(`K = ${r.k}: ${r.stateFilesLeft} State files left`);
+    if (r.failures.length > 0) missed.push(`K = ${r.k}: a Run failed`);
+  }
+  const base = rows.find((r) => r.k === 1);
+  const top = rows.find((r) => r.k === 4);
+  if (base && top) {
+    const ratio = perMinute(top) / perMinute(base);
+    console.log(`K = 4 : K = 1 tickets/min = ${ratio.toFixed(2)}× (goal ≥ ${GOAL_RATIO}× with the agent taking 3 s per Stage)`);
+    if (AGENT_MS >= 3000 && ratio < GOAL_RATIO) missed.push(`K = 4 : K = 1 is ${ratio.toFixed(2)}×, under ${GOAL_RATIO}×`);
+  }
+  if (missed.length > 0) {
+    console.log(`MISSED: ${missed.join("; ")}`);
+    process.exitCode = 1;
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(`bench:hosts failed: ${error instanceof Error ? error.stack : String(error)}`);
+  process.exitCode = 1;
+});

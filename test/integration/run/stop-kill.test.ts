@@ -93,7 +93,7 @@ describe("run (integration): stop and kill", function () {
     assert.ok(!existsSync(join(cloneB, ".worktrees", `ticket-${n}`)), "the merge removed the worktree");
   });
 
-  it("two Lanes run two tickets at once, and land one at a time", async () => {
+  it("two Lanes run two tickets at once; rebase and pull request one at a time, merges in the order the Landings started", async () => {
     w = await RunWorld.make({ lanes: 2 });
     const [a, b] = await w.tickets([w.ticket("left", ["slow:1500"]), w.ticket("right", ["slow:1500"])]);
     const r = await w.cliDone(["run"]);
@@ -101,12 +101,15 @@ describe("run (integration): stop and kill", function () {
     const lines = r.out;
     const firstEnd = lines.findIndex((l) => / merged: /.test(l));
     assert.ok(lines.findIndex((l) => l.includes(`lane 1: #${a}`)) < firstEnd && lines.findIndex((l) => l.includes(`lane 2: #${b}`)) < firstEnd, "both Lanes were busy before either ticket ended");
-    const landing = lines
-      .map((l) => /^\[[\d:]+\] #(\d+) (rebase|conflict|pr|ci|merge):/.exec(l))
-      .filter((m): m is RegExpExecArray => m !== null)
-      .map((m) => Number(m[1]));
-    const switches = landing.filter((t, i) => i > 0 && t !== landing[i - 1]).length;
-    assert.equal(switches, 1, `one Landing at a time: ${landing.join(" ")}`);
+    const ended = (stages: RegExp) =>
+      lines
+        .map((l) => /^\[[\d:]+\] #(\d+) ([a-z]+):/.exec(l))
+        .filter((m): m is RegExpExecArray => m !== null && stages.test(m[2]!))
+        .map((m) => Number(m[1]));
+    const prepared = ended(/^(rebase|conflict|pr)$/);
+    const switches = prepared.filter((t, i) => i > 0 && t !== prepared[i - 1]).length;
+    assert.equal(switches, 1, `one rebase and pull request at a time: ${prepared.join(" ")}`);
+    assert.deepEqual(ended(/^merge$/), [...new Set(prepared)], "merged in the order the Landings started");
     assert.equal((await w.issue(a!)).state, "closed");
     assert.equal((await w.issue(b!)).state, "closed");
   });

@@ -114,5 +114,5 @@ export interface Tracker {
   updatePullRequest(number: number, input: { title?: string; body?: string }): Promise<PullRequestInfo>;
   setDraft(number: number, draft: boolean): Promise<void>;
   ciReport(ref: string): Promise<CiReport>;
-  mergePullRequest(number: number, input: { sha: string; method: "merge" | "squash" | "rebase"; title?: string }): Promise<{ merged: boolean; sha: string | null; reason?: string }>;
+  mergePullRequest(number: number, input: { sha: string; method: "merge" | "squash" | "rebase"; title?: string; message?: string }): Promise<{ merged: boolean; sha: string | null; reason?: string }>;
 }

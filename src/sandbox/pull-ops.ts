@@ -43,11 +43,19 @@ export async function computeMergeable(app: App, repo: RepoRec, pr: PullRec): Pr
   return pr.mergeable.value;
 }
 
-/** GitHub's closing keywords (https://docs.github.com/issues/tracking-your-work-with-issues/linking-a-pull-request-to-an-issue). */
-export function closingReferences(text: string): number[] {
+/**
+ * GitHub's closing keywords (https://docs.github.com/issues/tracking-your-work-with-issues/linking-a-pull-request-to-an-issue):
+ * `fixes #6`, and, when `repo` is given, `fixes owner/repo#6` and `fixes https://…/owner/repo/issues/6`
+ * naming this repository (case-insensitive, as GitHub matches names).
+ */
+export function closingReferences(text: string, repo?: { owner: string; name: string }): number[] {
   const found = new Set<number>();
-  const re = /\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s+#(\d+)\b/gi;
-  for (const m of text.matchAll(re)) found.add(Number(m[1]));
+  const re = /\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s+(?:([\w.-]+)\/([\w.-]+)#|#|https?:\/\/[^/\s]+\/([\w.-]+)\/([\w.-]+)\/issues\/)(\d+)\b/gi;
+  for (const m of text.matchAll(re)) {
+    const [owner, name] = m[1] !== undefined ? [m[1], m[2]!] : m[3] !== undefined ? [m[3], m[4]!] : [null, null];
+    if (owner !== null && (!repo || owner.toLowerCase() !== repo.owner.toLowerCase() || name!.toLowerCase() !== repo.name.toLowerCase())) continue;
+    found.add(Number(m[5]));
+  }
   return [...found];
 }
 
@@ -98,6 +106,7 @@ async function mergeLocked(app: App, repo: RepoRec, issue: IssueRec, input: Merg
   const title = input.title ?? undefined;
   const env = identityOf(app, actor);
   let newSha: string | null;
+  let landedMessage: string | null = null;
   if (input.method === "merge") {
     const message = `${title ?? `Merge pull request #${issue.number} from ${repo.owner}/${pr.head}`}\n\n${input.message ?? issue.title}\n`;
     newSha = await commitTree(gitDir, tree, [baseSha, headSha], message, env);
@@ -105,11 +114,13 @@ async function mergeLocked(app: App, repo: RepoRec, issue: IssueRec, input: Merg
     const subjects = (await gitOk(["log", "--format=* %s", `${baseSha}..${headSha}`], { gitDir })).trim();
     const message = `${title ?? `${issue.title} (#${issue.number})`}\n\n${input.message ?? subjects}\n`;
     newSha = await commitTree(gitDir, tree, [baseSha], message, env);
+    landedMessage = message;
   } else {
     newSha = await rebaseOnto(app, gitDir, baseSha, headSha, actor);
     if (!newSha) throw new HttpError(405, "Pull Request is not mergeable");
   }
-  const mergedMessages = (await gitOk(["log", "--format=%B", `${baseSha}..${headSha}`], { gitDir })).trim();
+  // What lands on the base: a squash lands only its own message; a merge or rebase lands every commit's.
+  const mergedMessages = landedMessage ?? (await gitOk(["log", "--format=%B", `${baseSha}..${newSha}`], { gitDir })).trim();
   if (!(await casRef(gitDir, `refs/heads/${pr.base}`, newSha, baseSha))) {
     throw new HttpError(409, "Base branch was modified. Review and try the merge again.");
   }
@@ -124,7 +135,7 @@ async function mergeLocked(app: App, repo: RepoRec, issue: IssueRec, input: Merg
   setState(app, issue, "closed", actor, "completed");
   repo.pushedAt = now;
   if (pr.base === repo.defaultBranch) {
-    for (const n of closingReferences(`${issue.body ?? ""}\n${mergedMessages}`)) {
+    for (const n of closingReferences(`${issue.body ?? ""}\n${mergedMessages}`, repo)) {
       const target = repo.issues[n - 1];
       if (!target || target.pr || target.state !== "open") continue;
       addEvent(app, target, actor, "referenced", { commitId: newSha });

@@ -39,7 +39,7 @@ async function closeFromCommits(app: App, repo: RepoRec, u: RefUpdate, pusher: s
   const range = u.before ? `${u.before}..${u.after}` : (u.after ?? "");
   const r = await git(["log", "--format=%H%n%B", "-n", "200", range], { gitDir: app.gitDir(repo) });
   if (r.code !== 0) return;
-  for (const n of closingReferences(r.stdout)) {
+  for (const n of closingReferences(r.stdout, repo)) {
     const target = repo.issues[n - 1];
     if (!target || target.pr || target.state !== "open") continue;
     addEvent(app, target, pusher, "referenced", { commitId: u.after ?? undefined });

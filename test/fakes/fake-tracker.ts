@@ -424,7 +424,7 @@ export class FakeTracker implements Tracker {
     return this.gh.view(this.user).ci.get(ref) ?? { state: "none", details: [] };
   }
 
-  async mergePullRequest(number: number, input: { sha: string; method: "merge" | "squash" | "rebase"; title?: string }): Promise<{ merged: boolean; sha: string | null; reason?: string }> {
+  async mergePullRequest(number: number, input: { sha: string; method: "merge" | "squash" | "rebase"; title?: string; message?: string }): Promise<{ merged: boolean; sha: string | null; reason?: string }> {
     await this.enter("mergePullRequest");
     const pr = this.gh.live().pulls.find((p) => p.number === number);
     if (!pr) return { merged: false, sha: null, reason: "no such pull request" };

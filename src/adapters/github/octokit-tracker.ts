@@ -194,7 +194,7 @@ export class OctokitTracker implements Tracker {
   ciReport(ref: string): Promise<CiReport> {
     return this.pulls.ci(ref);
   }
-  mergePullRequest(number: number, input: { sha: string; method: "merge" | "squash" | "rebase"; title?: string }): Promise<{ merged: boolean; sha: string | null; reason?: string }> {
+  mergePullRequest(number: number, input: { sha: string; method: "merge" | "squash" | "rebase"; title?: string; message?: string }): Promise<{ merged: boolean; sha: string | null; reason?: string }> {
     return this.pulls.merge(number, input);
   }
 }

@@ -85,7 +85,7 @@ export class Pulls {
     return { state, details };
   }
 
-  async merge(number: number, input: { sha: string; method: "merge" | "squash" | "rebase"; title?: string }): Promise<{ merged: boolean; sha: string | null; reason?: string }> {
+  async merge(number: number, input: { sha: string; method: "merge" | "squash" | "rebase"; title?: string; message?: string }): Promise<{ merged: boolean; sha: string | null; reason?: string }> {
     try {
       const res = await this.octokit.request("PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge", {
         ...this.base,
@@ -93,6 +93,7 @@ export class Pulls {
         sha: input.sha,
         merge_method: input.method,
         ...(input.title ? { commit_title: input.title } : {}),
+        ...(input.message !== undefined ? { commit_message: input.message } : {}),
       });
       const m = check(restMerge, res.data, `the merge of #${number}`);
       return { merged: m.merged, sha: m.sha ?? null, reason: m.merged ? undefined : m.message };

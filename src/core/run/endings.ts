@@ -3,6 +3,7 @@
  * order of seed 002; every step is best effort and logged, so a failure in one never costs the
  * relabel at the end (a Ticket stuck `in-progress` with nobody working it is the worst outcome).
  */
+import { inertReferences } from "../inert-text";
 import type { PullRequestInfo } from "../../ports/tracker";
 import type { RunEnv, TicketCtx } from "./context";
 import { endStage, errorText, recordState, removeState } from "./context";
@@ -64,7 +65,7 @@ export async function handOff(env: RunEnv, ctx: TicketCtx, input: HandoffInput):
       if (pushed?.ok) ctx.remoteHasBranch = true;
       if (ctx.remoteHasBranch) {
         pr = await step(env, ctx, "opening a draft pull request", () =>
-          tracker.createPullRequest({ head: ctx.branch, base: env.base, title: ctx.issue.title, body: prBody({ ticket: ctx.ticket, summary: null, graded: ctx.graded, draftNote: "**Handed off** to a person; see the hand-off comment on the issue." }), draft: true }),
+          tracker.createPullRequest({ head: ctx.branch, base: env.base, title: inertReferences(ctx.issue.title), body: prBody({ ticket: ctx.ticket, summary: null, graded: ctx.graded, draftNote: "**Handed off** to a person; see the hand-off comment on the issue." }), draft: true }),
         );
       }
     }

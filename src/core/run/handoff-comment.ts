@@ -2,6 +2,7 @@
  * The hand-off comment (docs/endings.md). Its first line is the marker; a later Run that takes the
  * Ticket again marks it as history under the marker, which notifies nobody.
  */
+import { inertMarkdown, inertReferences } from "../inert-text";
 import { stateRecordRef } from "../schemas/state-file";
 
 export const HANDOFF_MARKER = "<!-- ticket-runner:handoff -->";
@@ -28,14 +29,15 @@ export function transcriptsWhere(ticket: number, path: string): string {
 
 export function handoffComment(f: HandoffFacts): string {
   const lines = [HANDOFF_MARKER, `**Handed off.** Failed at **${f.stage}**${f.fixBudgetUsed ? ", after the fix budget was used" : ""}.`, ""];
-  lines.push(`- Failure: ${f.line}`);
+  lines.push(`- Failure: ${inertMarkdown(f.line)}`);
   const where = [`Branch \`${f.branch}\`${f.remoteHasBranch ? " on the remote" : ""}`];
   if (f.worktree) where.push(`worktree \`${f.worktree}\``);
   if (f.pullRequest) where.push(`PR #${f.pullRequest.number}${f.pullRequest.draft ? " (draft)" : ""}`);
   lines.push(`- ${where.join(" · ")}`);
   if (f.transcripts) lines.push(`- Transcripts: ${transcriptsWhere(f.ticket, f.transcripts)}`);
   lines.push("", "To carry on: fix what the failure names (or let it be), then move the label from `ready-for-human` to `ready-for-agent`; the next Run resumes from where this one got to.");
-  const evidence = f.evidence.trim();
+  // Inside the fence Markdown is inert already; mentions and closing keywords are made so too.
+  const evidence = inertReferences(f.evidence.trim());
   if (evidence) {
     // A fence longer than any run of backticks inside keeps the evidence from closing it.
     const longest = Math.max(2, ...[...evidence.matchAll(/`+/g)].map((m) => m[0].length));

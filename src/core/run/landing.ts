@@ -5,6 +5,7 @@
  * merges go in the order the Landings started, and a ticket whose files a neighbour's merge touched
  * is rebased and tested again before it merges.
  */
+import { inertReferences } from "../inert-text";
 import type { PullRequestInfo } from "../../ports/tracker";
 import { runChecks } from "./checks";
 import type { RunEnv, Step, TicketCtx } from "./context";
@@ -75,7 +76,7 @@ async function ensurePullRequest(env: RunEnv, ctx: TicketCtx): Promise<{ pr: Pul
   try {
     let pr = ctx.pullRequest ? await tracker.getPullRequest(ctx.pullRequest) : null;
     if (!pr || (pr.state === "closed" && !pr.merged && pr.head !== ctx.branch)) pr = await tracker.findPullRequest(ctx.branch);
-    const title = ctx.title ?? ctx.issue.title;
+    const title = inertReferences(ctx.title ?? ctx.issue.title);
     const body = prBody({ ticket: ctx.ticket, summary: null, graded: ctx.graded });
     if (pr?.merged) {
       await done(`✅ #${pr.number} already merged`);
@@ -157,7 +158,11 @@ async function merge(env: RunEnv, ctx: TicketCtx, pr: PullRequestInfo): Promise<
   const started = await startStage(env, ctx, "merge");
   try {
     const sha = await env.deps.workspace.headSha(ctx.lane!);
-    const result = await env.deps.tracker.mergePullRequest(pr.number, { sha, method: env.config.merge.method, title: `${ctx.title ?? ctx.issue.title} (#${pr.number})` });
+    // A squash commit's message would default to the agent's commit messages, and a closing keyword
+    // there closes issues when it lands; the title and message are ours, made inert (ADR 0161).
+    const title = `${inertReferences(ctx.title ?? ctx.issue.title)} (#${pr.number})`;
+    const message = env.config.merge.method === "squash" ? `Ticket #${ctx.ticket}, merged by Ticket Runner.` : undefined;
+    const result = await env.deps.tracker.mergePullRequest(pr.number, { sha, method: env.config.merge.method, title, ...(message ? { message } : {}) });
     if (result.merged) ctx.mergedHead = sha;
     if (!result.merged) {
       await endStage(env, ctx, { stage: "merge", outcome: "❌ refused", turns: null, durationMs: elapsed(env, started) });

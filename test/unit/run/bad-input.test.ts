@@ -54,7 +54,8 @@ describe("Run: bad input and surprises", () => {
     w.ws.script.check = () => ({ exitCode: null, timedOut: true, output: "running 12 tests\n  ✓ first\n" });
     await w.run().start();
     const handoff = w.comments(n).find((c) => c.body.startsWith(HANDOFF_MARKER))!;
-    assert.match(handoff.body, /`npm test` did not finish within 20 min and was stopped/);
+    // The failure line is quoted inert (ADR 0161): its backticks are escaped, read as themselves.
+    assert.match(handoff.body, /\\`npm test\\` did not finish within 20 min and was stopped/);
     assert.match(handoff.body, /running 12 tests/);
   });
 

@@ -25,6 +25,11 @@ describe("sandbox helpers", () => {
     assert.deepEqual(closingReferences("Fixes #12 and closes #3, resolved: #4"), [12, 3, 4]);
     assert.deepEqual(closingReferences("FIX #7\nclose #8"), [7, 8]);
     assert.deepEqual(closingReferences("see #5, prefix#6, fixing #9"), []);
+    // Another repository's issue, or this one's named in full (GitHub closes both forms for its own repository).
+    const repo = { owner: "demo", name: "shop" };
+    assert.deepEqual(closingReferences("fixes demo/shop#2, closes Demo/Shop#3, resolves other/shop#4", repo), [2, 3]);
+    assert.deepEqual(closingReferences("fixed https://github.com/demo/shop/issues/5 and fixes https://github.com/x/y/issues/6", repo), [5]);
+    assert.deepEqual(closingReferences("f\u200Bixes #7, fixes #\u200B8"), []);
   });
 
   it("node ids and cursors round-trip and reject garbage", () => {

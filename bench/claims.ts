@@ -13,8 +13,8 @@
  * plus E: D with a double-read window EVERY morning, and F: D with a settle shorter than the read
  * lag (claim-time double starts possible; the pre-push re-check must still stop the duplicate PR).
  *
- * Figures: dual-start %, duplicate-PR %, wasted agent-minutes (35 per duplicate start, the
- * seed's accounting), API requests per claim (the sandbox's request log, per user). Ratios are
+ * Figures: dual-start %, duplicate-PR %, wasted agent-minutes (35 per duplicate start, an
+ * assumed Stage length), API requests per claim (the sandbox's request log, per user). Ratios are
  * against A, measured in the same run.
  *
  *   npm run bench:claims -- [--mornings 40] [--window 0.35] [--lag 200] [--settle 450]

@@ -1,7 +1,7 @@
 /**
  * What the Run needs from the claim protocol (src/core/claims/). The Run never touches labels,
  * assignees or lease comments itself: it asks the gate, so every way of holding a ticket goes
- * through one protocol (BRIEF §3).
+ * through one protocol (docs/claims.md).
  */
 import type { Refusal } from "./errors";
 import type { Lease } from "./schemas/lease";

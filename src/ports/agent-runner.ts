@@ -10,7 +10,7 @@ export type StageOutcome =
   | "nonzero-exit"
   | "invalid-result";
 
-/** Which of the three rate-limit signs (seed 002) made a failed session `rate-limited`, in the order they are read. */
+/** Which of the three rate-limit signs (ADR 0050) made a failed session `rate-limited`, in the order they are read. */
 export type RateLimitSign = "api-error-429" | "rejected-event" | "result-wording" | "stderr-wording";
 
 /** What a transcript shows, already parsed and validated from the agent's stream. Every string is redacted. */

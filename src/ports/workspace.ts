@@ -1,6 +1,6 @@
 /**
  * The Workspace port: the git side of a Run. Implemented with real git by src/adapters/git/*.
- * Rules (seed 002): nothing here deletes a pushed commit; pushes use --force-with-lease.
+ * Rules (ADR 0034): nothing here deletes a pushed commit; pushes use --force-with-lease.
  * Refusals (src/core/errors) are thrown with a `reason` to branch on; messages say the exact fix.
  */
 import type { HostIdentity } from "./host";

@@ -81,7 +81,7 @@ async function main(): Promise<number> {
       out(`  trial ${i + 1}/${args.trials} seed ${r.seed}: ${r.runs} runs, ${r.kills} kills (${r.killsOnOtherHost} on host-b), ${r.pushed} pushed commits (${r.pushedRebased} rebased), endings ${JSON.stringify(endings)}, ${r.violations.length} violations, ${Math.round(r.wallMs / 1000)} s`);
       for (const v of r.violations) out(`    VIOLATION ${v}`);
       // Not a loss (the ticket ended, with its reason), but a person's attention a kill cost: say why.
-      for (const [n, why] of Object.entries(r.handoffReasons)) if (EXPECTED_DEMO_ENDINGS[Number(n) - 1] !== "handed-off") out(`    #${n} handed off, not by the seed's design: ${why}`);
+      for (const [n, why] of Object.entries(r.handoffReasons)) if (EXPECTED_DEMO_ENDINGS[Number(n) - 1] !== "handed-off") out(`    #${n} handed off, not by the demo's design: ${why}`);
     }
     await world?.stop();
     const sum = (f: (r: KillTrialResult) => number) => results.reduce((a, r) => a + f(r), 0);

@@ -62,7 +62,7 @@ export function isCleanSuccess(f: SessionFacts): boolean {
   );
 }
 
-/** The first rate-limit sign present, in the seed's order; null when none is. Only meaningful for a failed session. */
+/** The first rate-limit sign present, in the order of ADR 0050's table; null when none is. Only meaningful for a failed session. */
 export function rateLimitSign(f: SessionFacts): RateLimitSign | null {
   if (f.result?.api_error_status === 429) return "api-error-429";
   if (f.sawRejectedRateLimit) return "rejected-event";

@@ -3,7 +3,7 @@
  * signal to `-pid` reaches it and everything it started: shells, test runners, dev servers.
  * A signal to the agent's pid alone would leave its children running with nobody to read them.
  *
- * A detached group does not get the terminal's Ctrl+C, so Ctrl+C (a kill, seed 002) would leave
+ * A detached group does not get the terminal's Ctrl+C, so Ctrl+C (a kill, docs/endings.md) would leave
  * Stages running with nobody to read them. Hence the registry below: every live group is SIGKILLed
  * when the Run's process exits, and front doors call `killAllStageGroups()` from their SIGINT
  * handler. A Run killed by SIGKILL cannot do either; its Stages then die of EPIPE at their next

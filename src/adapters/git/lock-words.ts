@@ -1,4 +1,4 @@
-/** What the Run lock says, in words: commit messages and refusals (seed 002, docs/workspace.md). */
+/** What the Run lock says, in words: commit messages and refusals (docs/workspace.md). */
 import { Refusal } from "../../core/errors";
 import type { LockHolder } from "../../ports/workspace";
 

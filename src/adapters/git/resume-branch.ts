@@ -1,6 +1,6 @@
 /**
  * Resuming a Ticket's branch: the remote's copy carries the work between Hosts, so it is compared
- * with this Host's copy before anything runs. Outcomes (seed 002):
+ * with this Host's copy before anything runs. Outcomes (docs/workspace.md):
  *   made            no copy here: one is built from the remote
  *   kept            the copy here contains the remote's, or was never pushed, or holds every remote
  *                   commit rebased and more (a Run killed between its rebase and its push)

@@ -33,7 +33,7 @@ const READ_TRIES = 4;
 const CACHE_LIMIT = 512;
 
 export interface StateRefsOptions {
-  /** Retries after a lost race on the ticket's ref. The seed's rule: up to three. */
+  /** Retries after a lost race on the ticket's ref. Up to three. */
   retries?: number;
 }
 

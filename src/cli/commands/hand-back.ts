@@ -1,5 +1,5 @@
 /**
- * `ticket-runner hand-back <n>`: a person hands a handed-off Ticket back to the Runs (seed 002,
+ * `ticket-runner hand-back <n>`: a person hands a handed-off Ticket back to the Runs (docs/endings.md,
  * "Handing a Ticket back"): ready-for-human off, ready-for-agent on. Nothing else changes: no
  * assignee, no lease, and the State file stays, so the next Run resumes it with a fresh fix budget.
  * The checks and words live in src/core/claims/hand-back.ts (the extension's Hand Back uses them too).

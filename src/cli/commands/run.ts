@@ -65,7 +65,7 @@ export const runCommand: CliCommand = {
     const onTerm = () => {
       if (run.stop() === "already-stopping") log.warn("already stopping; the busy Lanes finish first (Ctrl+C kills)");
     };
-    // Ctrl+C stays a kill (seed 002): the Stages' own process groups go down with the Run, and
+    // Ctrl+C stays a kill (docs/endings.md): the Stages' own process groups go down with the Run, and
     // nothing is written to the board; the claims stay for the next Run's sweep.
     const onInt = () => {
       killAllStageGroups();

@@ -1,5 +1,5 @@
 /**
- * `ticket-runner unlock`: a person frees the Run lock a vanished Host left behind (seed 002: a lock
+ * `ticket-runner unlock`: a person frees the Run lock a vanished Host left behind (docs/workspace.md: a lock
  * from another Host is never presumed dead, so freeing it is a person's call, made here with --yes).
  */
 import { GitWorkspace } from "../../adapters/git/git-workspace";

@@ -50,7 +50,7 @@ export interface ClaimProtocolOptions {
   nonce?: () => string;
   /**
    * A Run holding the Target's Run lock (lockScope "target") may adopt this user's machine lease
-   * written on another Host: holding the lock proves that Host's Run is gone (seed 002, "Stranded
+   * written on another Host: holding the lock proves that Host's Run is gone (docs/endings.md, "Stranded
    * Tickets"). Off by default, and off for lockScope "host", where Runs on other Hosts may be live.
    */
   adoptAcrossHosts?: boolean;

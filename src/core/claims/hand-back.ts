@@ -1,5 +1,5 @@
 /**
- * Handing a Ticket back (seed 002): a person moves a handed-off Ticket's label from ready-for-human
+ * Handing a Ticket back (docs/endings.md): a person moves a handed-off Ticket's label from ready-for-human
  * to ready-for-agent, so the next Run finds it on the Frontier and resumes it from its State file
  * with a fresh fix budget. Labels only: no assignee changes, no lease, and the State file stays
  * (the Run's resume and sweep own it). The CLI (`ticket-runner hand-back <n>`) and the extension's

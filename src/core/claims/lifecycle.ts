@@ -1,7 +1,7 @@
 /**
  * A held claim over time: heartbeat (renew + re-check), recheck (before the first push), stage
  * checkpoints, and the endings. A later discovery of an earlier claim, or of a take-over naming
- * ours, makes ours stand down (BRIEF §3.2).
+ * ours, makes ours stand down (docs/claims.md, "The order of a claim").
  */
 import type { HeldClaim } from "../claim-gate";
 import type { Lease } from "../schemas/lease";

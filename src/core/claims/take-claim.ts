@@ -1,5 +1,5 @@
 /**
- * The claim, in order (BRIEF §3, docs/claims.md):
+ * The claim, in order (docs/claims.md, "The order of a claim"):
  *   1. read the remote claims            (1 request: issue + every comment + label events + viewer)
  *   2. refuse a live claim held by someone else
  *   3. take the local claim              (exclusive create of run.json)

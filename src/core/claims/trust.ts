@@ -1,5 +1,5 @@
 /**
- * Only writers with write access to the Target count (BRIEF §3.6): anyone can comment on a public
+ * Only writers with write access to the Target count (docs/claims.md, "Trust"; ADR 0042): anyone can comment on a public
  * issue, so a lease, a finished marker or a `ready-for-agent` label from anyone else is ignored
  * and logged. Permissions are asked once per user per Run (this cache lives as long as the gate).
  */

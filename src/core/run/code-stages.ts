@@ -78,7 +78,7 @@ export async function verify(env: RunEnv, ctx: TicketCtx): Promise<Step> {
 
 /**
  * fix: the one fix of this take-up, carrying the failure's evidence. It must add commits.
- * Coming back spends the budget; a fix stopped by the rate limit spends nothing (seed 002).
+ * Coming back spends the budget; a fix stopped by the rate limit spends nothing (ADR 0073).
  */
 export async function fix(env: RunEnv, ctx: TicketCtx, failure: StepFailure): Promise<Step> {
   const before = await safeHead(env, ctx);

@@ -17,7 +17,7 @@ import type { ProgressComment } from "./progress-comment";
 import type { RunEvents } from "./run-events";
 import type { Verdict } from "./stage-answers";
 
-/** Decides whether an issue's `ready-for-agent` label was applied by someone with write access (BRIEF §3.6). */
+/** Decides whether an issue's `ready-for-agent` label was applied by someone with write access (ADR 0042). */
 export type TrustCheck = (issue: TrackerIssue) => Promise<boolean>;
 
 export interface RunDeps {
@@ -134,7 +134,7 @@ export function stateSnapshot(env: RunEnv, ctx: TicketCtx, now: Date): StateFile
   };
 }
 
-/** Every State write after the first is logged and nothing more when it fails (seed 002). */
+/** Every State write after the first is logged and nothing more when it fails (docs/endings.md). */
 export async function recordState(env: RunEnv, ctx: TicketCtx, why: string, override: Partial<StateFile> = {}): Promise<boolean> {
   if (ctx.silenced) return false;
   const next = { ...stateSnapshot(env, ctx, env.deps.clock.now()), ...override };

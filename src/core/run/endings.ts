@@ -1,6 +1,6 @@
 /**
  * How a ticket ends: Hand-off, Release, and the clean-up after a merge. The order of each is the
- * order of seed 002; every step is best effort and logged, so a failure in one never costs the
+ * order of docs/endings.md; every step is best effort and logged, so a failure in one never costs the
  * relabel at the end (a Ticket stuck `in-progress` with nobody working it is the worst outcome).
  */
 import { inertReferences } from "../inert-text";
@@ -17,7 +17,7 @@ export interface HandoffInput {
   stage: string;
   line: string;
   evidence: string;
-  /** keep: the pipeline's work is on the branch. remove: no Stage of this Run worked there (seed 002). */
+  /** keep: the pipeline's work is on the branch. remove: no Stage of this Run worked there (ADR 0034). */
   state: "keep" | "remove";
   /** A worktree to name when there is no lane of ours: where a branch in the way is checked out. */
   worktree?: string | null;

@@ -1,6 +1,6 @@
 /**
  * The Frontier: open `ready-for-agent` issues nobody holds and nothing blocks, lowest number first.
- * A `ready-for-agent` label counts only when someone with write access applied it (BRIEF §3.6).
+ * A `ready-for-agent` label counts only when someone with write access applied it (ADR 0042).
  */
 import type { Log } from "../../ports/log";
 import type { Tracker, TrackerIssue } from "../../ports/tracker";

@@ -29,7 +29,7 @@ export interface ReadyLabelVerdict {
   actor?: string | null;
 }
 
-/** Decides whether an issue's ready label counts (BRIEF §3.6), saying who applied it. */
+/** Decides whether an issue's ready label counts (ADR 0042), saying who applied it. */
 export type ReadyLabelCheck = (issue: TrackerIssue) => Promise<ReadyLabelVerdict>;
 
 const WRITERS: Permission[] = ["admin", "maintain", "write"];

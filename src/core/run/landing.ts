@@ -62,7 +62,7 @@ async function rebase(env: RunEnv, ctx: TicketCtx): Promise<Step> {
     const why = unfinished ? "the rebase was still stopped after the conflict Stage (aborted back to the branch tip)" : "the conflict Stage left uncommitted changes";
     return fail("final", "conflict", `rebase onto ${env.base} stopped with conflicts and ${why}`, run.problem ?? run.result.text);
   }
-  // Every Stage that commits pushes at once (seed 002); then the code changed under the Checks'
+  // Every Stage that commits pushes at once (docs/endings.md); then the code changed under the Checks'
   // feet, so they grade it again before it lands.
   const pushed = await pushWork(env, ctx, "conflict");
   if (!pushed.ok) return pushed;
@@ -89,7 +89,7 @@ async function ensurePullRequest(env: RunEnv, ctx: TicketCtx): Promise<{ pr: Pul
     if (pr) {
       pr = await tracker.updatePullRequest(pr.number, { title, body });
       if (pr.draft) {
-        // A draft often runs no workflows, and the CI wait would read "no checks" (seed 002).
+        // A draft often runs no workflows, and the CI wait would read "no checks" (docs/endings.md).
         await tracker.setDraft(pr.number, false);
         const again = await tracker.getPullRequest(pr.number);
         if (!again || again.draft || again.state !== "open") {

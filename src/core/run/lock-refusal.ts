@@ -1,4 +1,4 @@
-/** The refusal a Run gives when the Run lock is held (seed 002, "The Run lock"). */
+/** The refusal a Run gives when the Run lock is held (docs/workspace.md, "The Run lock"). */
 import type { LockHolder, LockStanding } from "../../ports/workspace";
 import { Refusal } from "../errors";
 

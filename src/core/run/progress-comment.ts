@@ -1,7 +1,7 @@
 /**
  * The progress comment: one per Ticket, found by its marker and edited in place. It holds one
  * section per Run and one row per Stage. After a Hand-off and a person's relabel the next Run
- * starts a new comment, so the one the person read stays exactly as they read it (seed 002).
+ * starts a new comment, so the one the person read stays exactly as they read it (docs/endings.md).
  *
  * Rows are written in batches, at the moments a person looks (docs/endings.md, "GitHub writes per
  * ticket"): before a long Stage starts (an agent Stage or the CI wait), when the rows waiting are

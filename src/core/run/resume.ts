@@ -97,7 +97,7 @@ export async function setUpLane(env: RunEnv, ctx: TicketCtx): Promise<SetupResul
   ctx.remoteHasBranch = resumed.outcome === "made" || resumed.outcome === "fast-forwarded";
   try {
     // A killed Run may have left a rebase stopped (the adapter aborts it too), or a Stage's
-    // uncommitted edits: those are lost (seed 002).
+    // uncommitted edits: those are lost (docs/workspace.md).
     if (await workspace.abortRebaseInProgress(ctx.lane)) log.info(`#${ctx.ticket}: aborted a rebase a killed Run left in progress`);
     if (!(await workspace.isClean(ctx.lane))) await workspace.resetWorktree(ctx.lane);
   } catch (error) {

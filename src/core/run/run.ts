@@ -103,7 +103,7 @@ export class Run {
     this.onKill();
   }
 
-  /** Refusals come before the lock, so none of them leaves a lock behind (seed 002). */
+  /** Refusals come before the lock, so none of them leaves a lock behind (docs/workspace.md). */
   private async refuseEarly(): Promise<void> {
     if (this.config.checks.length === 0) {
       throw new Refusal("bad-config", "ticket-runner.json names no Checks, so nothing could grade the agents' work. Add the project's own commands, for example \"checks\": [[\"npm\", \"test\"]], then run `ticket-runner run` again.", { next: "ticket-runner run" });
@@ -173,7 +173,7 @@ export class Run {
     return summary;
   }
 
-  /** A Run that cannot release the lock says so, and keeps its own exit code (seed 002). */
+  /** A Run that cannot release the lock says so, and keeps its own exit code (docs/endings.md). */
   private async releaseLock(lines: string[]): Promise<void> {
     try {
       await this.deps.workspace.releaseLock(this.runId);

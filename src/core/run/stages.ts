@@ -102,7 +102,7 @@ export async function runAgentStage<T>(env: RunEnv, ctx: TicketCtx, stage: Stage
 
 /**
  * Pushes the branch after a code Stage, whatever became of the Stage: a session the limit stopped
- * may already have committed. Before the first push the claim is checked once more (BRIEF §3.2):
+ * may already have committed. Before the first push the claim is checked once more (docs/claims.md):
  * an earlier claim found late makes this Run yield. A failed push is logged and nothing more.
  */
 export async function pushWork(env: RunEnv, ctx: TicketCtx, stage: string, headBefore?: string | null): Promise<Step> {

@@ -1,7 +1,7 @@
 /**
  * The sweep, before the Frontier: every State file is looked at, and a Ticket that still carries
  * this user's Claim is Stranded (its Run was killed) and resumed in place. Everything else is left
- * alone, or tidied when its issue has closed (seed 002, "Stranded Tickets and the sweep").
+ * alone, or tidied when its issue has closed (docs/endings.md, "Resuming: the sweep").
  */
 import type { TrackerIssue } from "../../ports/tracker";
 import type { StateFile } from "../schemas/state-file";

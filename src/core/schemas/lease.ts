@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { hostIdentitySchema } from "./host";
 
-/** The lease JSON carried by the marker comment on an issue (BRIEF §3). */
+/** The lease JSON carried by the marker comment on an issue (docs/claims.md, "The lease comment"). */
 export const LEASE_VERSION = 1;
 
 export const leaseStateSchema = z.enum([

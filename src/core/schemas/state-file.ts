@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** `ticket-<n>.json` in the ticket's State record: how far a Ticket got (seed 002). */
+/** `ticket-<n>.json` in the ticket's State record: how far a Ticket got (docs/workspace.md). */
 export const STATE_FORMAT = 1;
 
 /** Where a ticket's State record lives on the Target's remote: its own ref, outside refs/heads (ADR 0180). */

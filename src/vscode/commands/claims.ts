@@ -138,7 +138,7 @@ export async function handOff(services: CommandServices, ...args: unknown[]): Pr
 }
 
 /**
- * Hand Back (seed 002): a "Needs a person" ticket goes back to the Runs: ready-for-human off,
+ * Hand Back (docs/endings.md): a "Needs a person" ticket goes back to the Runs: ready-for-human off,
  * ready-for-agent on, nothing else. The checks and words are core's (the CLI's hand-back uses them).
  */
 export async function handBack(services: CommandServices, ...args: unknown[]): Promise<void> {

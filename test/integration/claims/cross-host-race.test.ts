@@ -1,5 +1,5 @@
 /**
- * BRIEF §3.2, one winner across Hosts: claimers with separate run roots and separate Octokit
+ * One winner across Hosts (docs/claims.md): claimers with separate run roots and separate Octokit
  * clients play separate Hosts and race for one ticket through the sandbox, with read lag injected
  * so that each first read can miss the others' writes. Over RACES races: never two winners, and
  * every race ends with the winner holding the ticket on GitHub (nothing left unclaimed).

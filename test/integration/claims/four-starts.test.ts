@@ -12,7 +12,7 @@ import { parseLeaseComment, renderLeaseComment } from "../../../src/core/claims/
 import { FULL, NAME, OWNER, startClaimsSandbox, type ClaimsSandbox } from "./claims-sandbox";
 import { cloneWithToken, runCli, writeTargetConfig } from "./cli-process";
 
-describe("claims (integration): the four starts of seed 000, as real processes", function () {
+describe("claims (integration): the four ways to start a ticket (docs/claims.md), as real processes", function () {
   this.timeout(120_000);
   let s: ClaimsSandbox;
   let clone: string;

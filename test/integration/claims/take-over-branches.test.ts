@@ -1,5 +1,5 @@
 /**
- * Take-over destroys nothing on the git side unless asked (BRIEF §3.4), and `board --json` shows
+ * Take-over destroys nothing on the git side unless asked (docs/claims.md, ADR 0046), and `board --json` shows
  * the claim. Real CLI processes, a real clone of a sandbox repository.
  */
 import assert from "node:assert/strict";

@@ -183,7 +183,7 @@ describe("demo --headless (integration)", function () {
     assert.equal(count(rows, "released"), 1, text);
     assert.equal(rows.get(3), "handed off");
     assert.equal(rows.get(6), "released");
-    // The seed's summary ends with the rate limit, the board is printed before and after.
+    // The demo's summary ends with the rate limit, the board is printed before and after.
     assert.ok(demo.out.includes("Rate limited."), text);
     const before = demo.out.findIndex((l) => l.startsWith("── The board before the Run"));
     const after = demo.out.findIndex((l) => l.startsWith("── The board after the Run"));

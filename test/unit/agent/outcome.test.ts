@@ -36,7 +36,7 @@ describe("decideOutcome", () => {
     assert.equal(d.outcome, "success");
   });
 
-  it("each sign alone makes a failed session rate-limited, read in the seed's order", () => {
+  it("each sign alone makes a failed session rate-limited, read in ADR 0050's order", () => {
     assert.equal(decideOutcome(facts({ ...failed, result: result({ is_error: true, api_error_status: 429 }) })).rateLimitSign, "api-error-429");
     assert.equal(decideOutcome(facts({ ...failed, sawRejectedRateLimit: true })).rateLimitSign, "rejected-event");
     for (const words of ["usage limit", "Session limit", "RATE LIMIT", "rate_limit_error"]) {

@@ -41,7 +41,7 @@ describe("claims: lease comment", () => {
     assert.equal(p.kind === "lease" && p.lease.state, "finished");
   });
 
-  it("reads only the region before the first <details> (seed 000, session C)", () => {
+  it("reads only the region before the first <details> (docs/claims.md, The lease comment)", () => {
     const body = `${leaseBody()}\n\n<details><summary>plan</summary>\n\n**Finished** is a word this plan happens to use.\n${FINISHED_MARKER}\n</details>`;
     const r = parseLeaseComment(body, ON);
     assert.equal(r.kind, "lease");

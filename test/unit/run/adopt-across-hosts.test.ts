@@ -1,6 +1,6 @@
 /**
  * A Run holding the Target's Run lock adopts this user's Stranded machine claim written on another
- * Host (seed 002: the lock proves that Host's Run is gone). Without the option, and for a person's
+ * Host (ADR 0076: the lock proves that Host's Run is gone). Without the option, and for a person's
  * claim, the other Host's live lease still refuses.
  */
 import { strict as assert } from "node:assert";

@@ -88,7 +88,7 @@ describe("Run pieces", () => {
     assert.deepEqual(log, ["a+", "a-", "b+", "b-", "c+", "c-"]);
   });
 
-  it("summary: the closing line and exit code per seed 002", () => {
+  it("summary: the closing line and exit code per docs/endings.md", () => {
     const base = { runId: "r", narrowed: false, stoppedAt: null, stoppedHolding: [], rateLimited: false };
     assert.equal(summarize({ ...base, rows: [{ ticket: 4, ending: "merged", line: "PR #5" }] }).exitCode, 0);
     assert.equal(summarize({ ...base, rows: [{ ticket: 4, ending: "handed-off", line: "x" }] }).exitCode, 1);

@@ -27,7 +27,7 @@ describe("workspace: records on the remote", () => {
     assert.deepEqual(parsed.state, { ...STATE, format: 1 });
   });
 
-  it("the seed's example (no format field) reads", () => {
+  it("a record without a format field (the first format) reads", () => {
     assert.ok(parseStateFile("ticket-8.json", 8, JSON.stringify(STATE)).ok);
   });
 

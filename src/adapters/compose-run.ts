@@ -24,6 +24,7 @@ import { createDemoAgentRunner } from "./agent/demo-agent-runner";
 import { createGeminiRunner } from "./agent/gemini-runner";
 import { FsRunRoot } from "./fs-run-root";
 import { GitWorkspace } from "./git/git-workspace";
+import { gitUrlFor } from "./git/target-url";
 import { createOctokit } from "./github/client";
 import { OctokitTracker } from "./github/octokit-tracker";
 import { NodeClock } from "./node-clock";
@@ -94,7 +95,8 @@ export function composeRun(input: ComposeRunInput, options: RunOptions = {}): Co
   const host = new NodeHost({ env });
   const octokit = createOctokit({ apiUrl: input.apiUrl, token: input.token, log: input.log });
   const tracker = new OctokitTracker(octokit, input.repo);
-  const workspace = new GitWorkspace({ root: input.cwd, host, token: input.token, env, lockScope: input.config.lockScope });
+  const remoteUrl = gitUrlFor(input.apiUrl, input.repo);
+  const workspace = new GitWorkspace({ root: input.cwd, host, token: input.token, remoteUrl, env, lockScope: input.config.lockScope });
   const gate = createClaimGate({
     tracker,
     runRoot: new FsRunRoot(input.runRoot),

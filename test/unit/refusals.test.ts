@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "mocha";
+import type { RemoteGit } from "../../src/adapters/git/remote-git";
 import type { GitRunner } from "../../src/adapters/git/git-runner";
 import type { RepoContext } from "../../src/adapters/git/repo";
 import { corruptLockRefusal, elsewhereRefusal, runningRefusal } from "../../src/adapters/git/lock-words";
@@ -72,7 +73,7 @@ const holder: LockHolder = {
   processStartTime: null,
 };
 // The refusal builders below only read root and remote; they never run git.
-const repo: RepoContext = { git: {} as GitRunner, root: "/src/widgets", remote: "origin" };
+const repo: RepoContext = { git: {} as GitRunner, root: "/src/widgets", remote: "origin", net: {} as RemoteGit };
 
 /** A literal command a person can paste: `ticket-runner ...` or `git ...`, backticked or after a colon. */
 const NEXT_COMMAND = /(`|: |Next: )(ticket-runner|git) [^`\n]+/;

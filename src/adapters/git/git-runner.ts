@@ -1,11 +1,14 @@
 /**
- * Runs the git CLI: argv arrays (never a shell), LC_ALL=C so messages can be read, no prompts,
- * an explicit identity for the commits the product itself makes, and secrets removed from every
- * message that leaves this file.
+ * Runs the git CLI through simple-git: argv arrays (never a shell), LC_ALL=C so messages can be
+ * read, no prompts, an explicit identity for the commits the product itself makes, secrets removed
+ * from every message that leaves this file. Every call is hardened (git-hardening.ts): the
+ * repository's hooks and configured programs never run, and no token is in its environment.
  */
-import { spawn } from "node:child_process";
+import { GitPluginError, simpleGit, type SimpleGitOptions } from "simple-git";
 import { Failure } from "../../core/errors";
 import { redactSecrets } from "../../core/redact";
+import { CLONE_CONFIG, gitSafeEnv } from "./git-hardening";
+import { gitWithInput } from "./git-stdin";
 
 export interface GitIdentity {
   name: string;
@@ -17,12 +20,14 @@ export const DEFAULT_GIT_IDENTITY: GitIdentity = { name: "Ticket Runner", email:
 export interface GitRunnerOptions {
   /** Commits the product makes (State snapshots, lock, rebases) carry this identity. */
   identity?: GitIdentity;
-  /** A token for an HTTP remote; sent as a header through GIT_CONFIG_* env, never on argv. */
+  /** The Run's token: only ever removed from messages here; no call of this runner is given it. */
   token?: string;
   /** Extra environment (tests point GIT_CONFIG_GLOBAL elsewhere, for instance). */
   env?: Record<string, string | undefined>;
-  /** Guard against a hung network call. Default 10 minutes. */
+  /** Guard against a hung call: git is stopped after this long without output. Default 10 minutes. */
   timeoutMs?: number;
+  /** `-c` entries for every call. Default: CLONE_CONFIG (the clone's hooks and programs off). */
+  config?: readonly string[];
 }
 
 export interface GitCall {
@@ -39,16 +44,36 @@ export interface GitOutput {
   stderr: string;
 }
 
+/**
+ * simple-git refuses, by default, `-c` values and variables that name a program or a config path,
+ * because they are dangerous when they come from a user. Here they come from this file (and from
+ * the person's own environment), and they switch programs off, so each category is allowed.
+ */
+const OUR_OWN: SimpleGitOptions["unsafe"] = {
+  allowUnsafeHooksPath: true,
+  allowUnsafeFsMonitor: true,
+  allowUnsafeSshCommand: true,
+  allowUnsafeAskPass: true,
+  allowUnsafeCredentialHelper: true,
+  allowUnsafeProtocolOverride: true,
+  allowUnsafeEditor: true,
+  allowUnsafePager: true,
+  allowUnsafeConfigEnvCount: true,
+  allowUnsafeConfigPaths: true,
+  allowUnsafeTemplateDir: true,
+};
+
 export class GitRunner {
   private readonly baseEnv: NodeJS.ProcessEnv;
   private readonly timeoutMs: number;
+  private readonly config: readonly string[];
 
   constructor(readonly options: GitRunnerOptions = {}) {
     const identity = options.identity ?? DEFAULT_GIT_IDENTITY;
     this.timeoutMs = options.timeoutMs ?? 10 * 60_000;
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      ...options.env,
+    this.config = options.config ?? CLONE_CONFIG;
+    this.baseEnv = {
+      ...gitSafeEnv({ ...process.env, ...options.env }),
       LC_ALL: "C",
       LANGUAGE: "C",
       GIT_TERMINAL_PROMPT: "0",
@@ -60,14 +85,6 @@ export class GitRunner {
       // Reads (status, rev-parse) must not take the index lock a person's editor may be using.
       GIT_OPTIONAL_LOCKS: "0",
     };
-    if (options.token) {
-      const basic = Buffer.from(`x-access-token:${options.token}`).toString("base64");
-      const count = Number(env.GIT_CONFIG_COUNT ?? "0") || 0;
-      env.GIT_CONFIG_COUNT = String(count + 1);
-      env[`GIT_CONFIG_KEY_${count}`] = "http.extraHeader";
-      env[`GIT_CONFIG_VALUE_${count}`] = `Authorization: Basic ${basic}`;
-    }
-    this.baseEnv = env;
   }
 
   /** Text that may carry a secret, made safe for a log or an error. */
@@ -82,37 +99,36 @@ export class GitRunner {
   }
 
   /** Runs git and resolves whatever the exit code. */
-  raw(args: string[], call: GitCall): Promise<GitOutput> {
-    return new Promise((resolve) => {
-      const child = spawn("git", args, {
-        cwd: call.cwd,
-        env: call.env ? { ...this.baseEnv, ...call.env } : this.baseEnv,
-        stdio: ["pipe", "pipe", "pipe"],
+  async raw(args: string[], call: GitCall): Promise<GitOutput> {
+    const env = call.env ? { ...this.baseEnv, ...call.env } : this.baseEnv;
+    const timeoutMs = call.timeoutMs ?? this.timeoutMs;
+    if (call.input !== undefined) return gitWithInput([...this.config.flatMap((c) => ["-c", c]), ...args], call.cwd, env, call.input, timeoutMs);
+    let result: { exitCode: number; stdOut: Buffer[]; stdErr: Buffer[] } | null = null;
+    let rejection = "";
+    try {
+      const git = simpleGit({
+        baseDir: call.cwd,
+        config: [...this.config],
+        unsafe: OUR_OWN,
+        timeout: { block: timeoutMs },
+        maxConcurrentProcesses: 1,
+        // Every outcome is the caller's to read (exit 1 of --is-ancestor is an answer, not an error).
+        errors: (error, res) => {
+          result = res;
+          // A timeout or an abort is simple-git stopping git, not git's own exit.
+          if (error instanceof GitPluginError) rejection = error.message;
+          return undefined;
+        },
       });
-      const out: Buffer[] = [];
-      const err: Buffer[] = [];
-      let settled = false;
-      const timer = setTimeout(() => {
-        err.push(Buffer.from(`\n(ticket-runner stopped git after ${call.timeoutMs ?? this.timeoutMs} ms)`));
-        child.kill("SIGKILL");
-      }, call.timeoutMs ?? this.timeoutMs);
-      const finish = (code: number | null): void => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        resolve({ code, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString("utf8") });
-      };
-      child.stdout.on("data", (d: Buffer) => out.push(d));
-      child.stderr.on("data", (d: Buffer) => err.push(d));
-      child.on("error", (e) => {
-        err.push(Buffer.from(String(e.message)));
-        finish(null);
-      });
-      child.on("close", (code) => finish(code));
-      // git may exit before reading all of stdin (e.g. on a bad argument); that is not our error.
-      child.stdin.on("error", () => undefined);
-      child.stdin.end(call.input ?? "");
-    });
+      await git.env(env).raw(args);
+    } catch (error) {
+      // A cwd that is gone, or a call simple-git refused before starting git.
+      return { code: null, stdout: Buffer.alloc(0), stderr: error instanceof Error ? error.message : String(error) };
+    }
+    const done = result as { exitCode: number; stdOut: Buffer[]; stdErr: Buffer[] } | null;
+    if (!done) return { code: null, stdout: Buffer.alloc(0), stderr: "git did not report an outcome" };
+    const stderr = Buffer.concat(done.stdErr).toString("utf8") + (rejection ? `\n(ticket-runner stopped git: ${rejection})` : "");
+    return { code: rejection ? null : done.exitCode, stdout: Buffer.concat(done.stdOut), stderr };
   }
 
   /** Runs git; resolves with stdout (trailing newline removed) or throws a redacted Failure("git"). */

@@ -11,7 +11,9 @@ import { baseTouches } from "./base-overlap";
 import type { GitIdentity } from "./git-runner";
 import { GitRunner } from "./git-runner";
 import * as ops from "./lane-ops";
+import { CloneGuard } from "./clone-guard";
 import { preflight } from "./preflight";
+import { RemoteGit } from "./remote-git";
 import type { RepoContext } from "./repo";
 import { abortRebase, rebaseInProgress, resumeLane } from "./resume-branch";
 import { runCheck } from "./run-check";
@@ -31,8 +33,13 @@ export interface GitWorkspaceOptions {
   lockScope?: LockScope;
   /** Identity of the commits the product makes itself (State snapshots, lock, rebases). */
   identity?: GitIdentity;
-  /** Token for an HTTP remote (sandbox, GitHub); passed to git in env, never on argv. */
+  /** Token for an HTTP remote (sandbox, GitHub); passed to git in env, never on argv, to `remoteUrl` only. */
   token?: string;
+  /**
+   * The Target's git URL as the front door computed it (gitUrlFor). Without it, the remote's URL
+   * is read once from the clone's config, before any Stage of this process ran (ADR 0150).
+   */
+  remoteUrl?: string;
   /** Extra env for every git call. */
   env?: Record<string, string | undefined>;
   /** Env for Checks (the project's own commands). */
@@ -46,17 +53,23 @@ export class GitWorkspace implements Workspace {
   private readonly ctx: RepoContext;
   private readonly state: StateRefs;
   private readonly lock: RunLock;
+  /** Puts the clone's config and hooks back after code from a worktree ran (ADR 0150). */
+  readonly guard: CloneGuard;
 
   constructor(private readonly opts: GitWorkspaceOptions) {
     this.root = resolve(opts.root);
     const git = new GitRunner({ identity: opts.identity, token: opts.token, env: opts.env });
-    this.ctx = { git, root: this.root, remote: opts.remote ?? "origin" };
+    const remote = opts.remote ?? "origin";
+    const net = new RemoteGit(git, { root: this.root, remote, url: opts.remoteUrl, token: opts.token, env: opts.env });
+    this.ctx = { git, root: this.root, remote, net };
+    this.guard = new CloneGuard(git, this.root);
     this.state = new StateRefs(this.ctx, { retries: opts.stateRetries });
     this.lock = new RunLock(this.ctx, opts.host, opts.lockScope ?? "target");
   }
 
-  preflight(base?: string): Promise<void> {
-    return preflight(this.ctx, base);
+  async preflight(base?: string): Promise<void> {
+    await preflight(this.ctx, base);
+    await this.guard.remember();
   }
 
   branchFor(ticket: number, title: string): string {
@@ -136,8 +149,12 @@ export class GitWorkspace implements Workspace {
     return ops.cleanupLane(this.ctx, lane, opts);
   }
 
-  runCheck(lane: Lane, command: string[], timeoutMs: number, signal?: AbortSignal): Promise<CheckResult> {
-    return runCheck(lane, command, timeoutMs, { env: this.opts.checkEnv, signal, redact: (t) => this.ctx.git.redact(t) });
+  async runCheck(lane: Lane, command: string[], timeoutMs: number, signal?: AbortSignal): Promise<CheckResult> {
+    await this.guard.remember();
+    const result = await runCheck(lane, command, timeoutMs, { env: this.opts.checkEnv, signal, redact: (t) => this.ctx.git.redact(t) });
+    const notes = await this.guard.restore();
+    if (notes.length === 0) return result;
+    return { ...result, output: `${result.output}\n[ticket-runner: the check wrote into the clone's .git; put back: ${notes.join("; ")}]\n` };
   }
 
   readStates(): Promise<StateRead> {
@@ -172,7 +189,8 @@ export class GitWorkspace implements Workspace {
     return this.lock.acquire(holder);
   }
 
-  releaseLock(runId: string): Promise<{ released: boolean; detail: string }> {
+  async releaseLock(runId: string): Promise<{ released: boolean; detail: string }> {
+    await this.guard.restore();
     return this.lock.release(runId);
   }
 

@@ -37,8 +37,7 @@ export async function push(ctx: RepoContext, lane: Lane): Promise<{ ok: boolean;
   const expected = (await resolveRef(ctx, track)) ?? "";
   const head = await headSha(ctx, lane);
   if (head === expected) return { ok: true, detail: `\`${lane.branch}\` is already on the remote at ${head.slice(0, 12)}.` };
-  const args = ["push", "--quiet", "--porcelain", `--force-with-lease=refs/heads/${lane.branch}:${expected}`, ctx.remote, `${head}:refs/heads/${lane.branch}`];
-  const res = await ctx.git.raw(args, { cwd: ctx.root });
+  const res = await ctx.net.call(["push", "--quiet", "--porcelain", `--force-with-lease=refs/heads/${lane.branch}:${expected}`, { url: true }, `${head}:refs/heads/${lane.branch}`]);
   if (res.code !== 0) {
     const said = ctx.git.redact(`${res.stdout.toString("utf8")}\n${res.stderr}`.trim());
     return { ok: false, detail: `The remote refused \`${lane.branch}\` at ${head.slice(0, 12)}: ${said}` };
@@ -152,8 +151,7 @@ export async function cleanupLane(ctx: RepoContext, lane: Lane, opts: { deleteRe
       remoteBranch = "kept";
       notes.push(`Kept the remote \`${lane.branch}\`: it moved on to ${remote.slice(0, 12)} after the merge.`);
     } else {
-      const args = ["push", "--quiet", `--force-with-lease=refs/heads/${lane.branch}:${remote}`, ctx.remote, `:refs/heads/${lane.branch}`];
-      const res = await ctx.git.raw(args, { cwd: ctx.root });
+      const res = await ctx.net.call(["push", "--quiet", `--force-with-lease=refs/heads/${lane.branch}:${remote}`, { url: true }, `:refs/heads/${lane.branch}`]);
       remoteBranch = res.code === 0 ? "deleted" : "kept";
       if (res.code !== 0) notes.push(`Could not delete the remote \`${lane.branch}\`: ${ctx.git.redact(res.stderr.trim())}`);
     }

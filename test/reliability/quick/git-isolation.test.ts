@@ -1,5 +1,5 @@
 /**
- * Secrets, git's side (issue 15 finding 1, ADR 0150). The Checks and the agent run code in worktrees
+ * Secrets, git's side (ADR 0150). The Checks and the agent run code in worktrees
  * that share the clone's `.git`, so they can plant hooks and config keys that would run programs in
  * the Run's own git calls, or send its pushes (and the token with them) to another server. Here
  * they plant every hook git knows and each such key; then the Run fetches, pushes, writes State,

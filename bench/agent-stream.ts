@@ -5,6 +5,8 @@
  *   runner:   through ClaudeCodeRunner (zod validation, redaction, live log files, AgentEvents,
  *             the transcript formatter and a LineBatcher as an output channel would use).
  * Prints wall time, events per second, the worst event-loop delay during the run, and the ratio.
+ * Goals (exit 1 when missed): no event-loop stall of STALL_GOAL_MS or more while the runner reads
+ * the burst; the runner at most RATIO_GOAL× the bare parse's wall time.
  *
  *   npm run bench:agent-stream -- [--events 20000]
  */
@@ -20,6 +22,8 @@ import { LineBatcher } from "../src/adapters/agent/transcript-batcher";
 
 const ROOT = resolve(__dirname, "..");
 const n = Number(process.argv[process.argv.indexOf("--events") + 1] ?? "") || 20_000;
+const STALL_GOAL_MS = 100;
+const RATIO_GOAL = 5;
 
 function prompt(): string {
   const block = { files: { "bench.txt": "x\n" }, behaviours: [`burst:${n}`] };
@@ -103,11 +107,21 @@ async function main(): Promise<void> {
     console.log(`agent stream: demo agent burst:${n}, outcome ${result.outcome}`);
     console.log(row("baseline", base.ms, base.events));
     console.log(row("runner", ms, events));
-    console.log(`runner: ${appends} batched appends; worst event-loop delay ${(delay.max / 1e6).toFixed(1)} ms, p99 ${(delay.percentile(99) / 1e6).toFixed(1)} ms`);
-    console.log(`ratio runner/baseline: ${(ms / base.ms).toFixed(2)}`);
+    const worst = delay.max / 1e6;
+    const ratio = ms / base.ms;
+    console.log(`runner: ${appends} batched appends; worst event-loop delay ${worst.toFixed(1)} ms (goal < ${STALL_GOAL_MS} ms), p99 ${(delay.percentile(99) / 1e6).toFixed(1)} ms`);
+    console.log(`ratio runner/baseline: ${ratio.toFixed(2)} (goal ≤ ${RATIO_GOAL})`);
+    const missed = [worst >= STALL_GOAL_MS ? `a ${worst.toFixed(0)} ms stall` : "", ratio > RATIO_GOAL ? `runner ${ratio.toFixed(2)}× the bare parse` : "", result.outcome !== "success" ? `outcome ${result.outcome}` : ""].filter(Boolean);
+    if (missed.length > 0) {
+      console.log(`MISSED: ${missed.join("; ")}`);
+      process.exitCode = 1;
+    }
   } finally {
     await rm(root, { recursive: true, force: true });
   }
 }
 
-void main();
+main().catch((error: unknown) => {
+  console.error(`bench:agent-stream failed: ${error instanceof Error ? error.stack : String(error)}`);
+  process.exitCode = 1;
+});

@@ -5,7 +5,9 @@
  *   baseline: GET /user (auth + rate limit + ETag, no repository data);
  *   issues:  GET /repos/o/r/issues?labels=ready-for-agent&per_page=100 (100 issues serialized);
  *   board:   the 100-issue GraphQL board query (labels, assignees, last 20 comments each).
- * Ratios are against the baseline measured in the same run. The sandbox runs in its own process
+ * Ratios are against the baseline measured in the same run. Goals (exit 1 when missed): the issues
+ * list ≥ 0.05× and the board query ≥ 0.005× the baseline (~20 board refreshes a second on the
+ * development machine: far more than a Run or a board asks for). The sandbox runs in its own process
  * (this file with --serve), so the load generator does not share its event loop.
  *
  *   npm run bench:sandbox -- [--seconds 3] [--concurrency 8] [--issues 100] [--comments 20]
@@ -133,6 +135,13 @@ async function main(): Promise<void> {
     console.log("case".padEnd(52) + "req/s".padStart(10) + "mean ms".padStart(10) + "body KB".padStart(10) + "vs baseline".padStart(13));
     for (const r of results) {
       console.log(r.name.padEnd(52) + r.rps.toFixed(0).padStart(10) + r.meanMs.toFixed(2).padStart(10) + (r.bytes / 1024).toFixed(1).padStart(10) + `${(r.rps / base).toFixed(3)}x`.padStart(13));
+    }
+    const goals: [Result | undefined, number][] = [[results[2], 0.05], [results[3], 0.005]];
+    console.log(`goals: issues list ≥ 0.05x, GraphQL board ≥ 0.005x the baseline`);
+    const missed = goals.filter(([r, goal]) => !r || r.rps / base < goal).map(([r, goal]) => `${r?.name ?? "a case"} under ${goal}x`);
+    if (missed.length > 0) {
+      console.log(`MISSED: ${missed.join("; ")}`);
+      process.exitCode = 1;
     }
   } finally {
     child.kill("SIGTERM");

@@ -1,14 +1,34 @@
 /**
- * Workspace figures against a local bare remote: a State write, a lock take + release, and the
- * baseline they are built on, one plain commit + push measured in the same run.
- *   npm run bench:workspace
+ * Workspace figures against a real HTTP remote (the sandbox, in its own process), with several
+ * writers as several Hosts (separate clones):
+ *   baseline: one plain commit + push over HTTP, measured in the same run;
+ *   State write, one writer; Run lock take + release; readStates of the files written;
+ *   State writes from WRITERS clones at once, each writing its own tickets: throughput against one
+ *   writer, and pushes per write (git-receive-pack requests in the sandbox's log; a push lost to a
+ *   neighbour shows as more than 1).
+ * Goals (exit 1 when missed): State write ≤ 3× the plain push; readStates ≤ 3×; lock ≤ 6×;
+ * pushes per write with several writers 1.00 (no hot ref); several writers ≥ 1.5× one writer's throughput.
+ *
+ *   npm run bench:workspace -- [--rounds 12] [--writers 4]
  */
 import { performance } from "node:perf_hooks";
+import { join } from "node:path";
 import { GitWorkspace } from "../src/adapters/git/git-workspace";
 import { NodeHost } from "../src/adapters/node-host";
-import { commitFiles, git, makeRemote, TEST_IDENTITY } from "../test/support/git-fixtures";
+import type { StateFile } from "../src/core/schemas/state-file";
+import { TEST_IDENTITY, commitFiles, git, makeTempDir } from "../test/support/git-fixtures";
+import { cloneWithToken } from "../test/support/run-seed";
+import { sandboxProcess } from "../test/support/sandbox-process";
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
+function arg(name: string, fallback: number): number {
+  const i = process.argv.indexOf(name);
+  const v = i >= 0 ? Number(process.argv[i + 1]) : NaN;
+  return Number.isFinite(v) && v > 0 ? v : fallback;
+}
+
+const ROUNDS = arg("--rounds", 12);
+const WRITERS = arg("--writers", 4);
+const ISOLATED = { GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" };
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -25,35 +45,81 @@ async function time(fn: (i: number) => Promise<unknown>): Promise<number> {
   return median(ms);
 }
 
+const state = (ticket: number): StateFile => ({ ticket, branch: `agent/${ticket}-x`, state: "claimed", fixUsed: false, pullRequest: null, title: null, runId: "bench", version: "0.1.0", updatedAt: new Date().toISOString() });
+
 async function main(): Promise<void> {
-  const fx = await makeRemote();
+  const sandbox = await sandboxProcess();
+  const scratch = await makeTempDir("tr-bench-ws-");
+  const missed: string[] = [];
   try {
-    const plain = await fx.clone("plain");
-    const root = await fx.clone("target");
+    await sandbox.admin.createRepo({ owner: "bench", name: "ws", files: { "README.md": "bench\n" } });
+    const { token } = await sandbox.admin.addUser({ login: "writer", repos: { "bench/ws": "write" } });
+    await sandbox.admin.setFaults({ rateLimit: 1_000_000 });
+    const url = sandbox.gitUrl("bench", "ws");
+    const clone = async (name: string): Promise<string> => {
+      const dir = join(scratch, name);
+      await cloneWithToken(url, token, dir);
+      return dir;
+    };
     const host = new NodeHost();
-    const ws = new GitWorkspace({ root, host, identity: TEST_IDENTITY, env: { GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" } });
-    const state = (n: number) => ({ ticket: n + 1, branch: `agent/${n + 1}-x`, state: "claimed" as const, fixUsed: false, pullRequest: null, title: null, runId: "bench", version: "0.1.0", updatedAt: new Date().toISOString() });
+    const workspace = async (name: string): Promise<GitWorkspace> => new GitWorkspace({ root: await clone(name), host, identity: TEST_IDENTITY, token, env: ISOLATED });
+    const plain = await clone("plain");
+    const auth = ["-c", `http.extraHeader=Authorization: Basic ${Buffer.from(`x-access-token:${token}`).toString("base64")}`];
 
     const baseline = await time(async (i) => {
       await commitFiles(plain, { [`f${i}.txt`]: `${i}\n` }, `plain ${i}`);
-      await git(plain, ["push", "-q", "origin", "main"]);
+      await git(plain, [...auth, "push", "-q", "origin", "HEAD:main"]);
     });
-    const write = await time((i) => ws.writeState(i + 1, () => state(i)));
+    const one = await workspace("one");
+    const write = await time((i) => one.writeState(i + 1, () => state(i + 1)));
     const lock = await time(async (i) => {
       const runId = `bench-${i}`;
-      await ws.acquireLock({ host: host.identity(), pid: process.pid, command: "bench", runId, startedAt: new Date().toISOString(), processStartTime: await host.processStartTime(process.pid) });
-      await ws.releaseLock(runId);
+      await one.acquireLock({ host: host.identity(), pid: process.pid, command: "bench", runId, startedAt: new Date().toISOString(), processStartTime: await host.processStartTime(process.pid) });
+      await one.releaseLock(runId);
     });
-    const read = await time(() => ws.readStates());
+    const read = await time(() => one.readStates());
 
-    console.log(`rounds: ${ROUNDS} (median ms)`);
-    console.log(`baseline: plain commit + push      ${baseline.toFixed(1)} ms`);
-    console.log(`State write (fetch..push)          ${write.toFixed(1)} ms   ratio ${(write / baseline).toFixed(2)}x baseline`);
-    console.log(`Run lock take + release            ${lock.toFixed(1)} ms   ratio ${(lock / baseline).toFixed(2)}x baseline`);
-    console.log(`readStates (${ROUNDS} files)             ${read.toFixed(1)} ms   ratio ${(read / baseline).toFixed(2)}x baseline`);
+    // Several Hosts at once, each on its own tickets, against one writer doing the same count alone.
+    const writers = await Promise.all(Array.from({ length: WRITERS }, (_, w) => workspace(`writer-${w}`)));
+    const each = ROUNDS;
+    let t = performance.now();
+    for (let i = 0; i < each; i++) await one.writeState(1000 + i, () => state(1000 + i));
+    const aloneMs = performance.now() - t;
+    await sandbox.admin.clearRequestLog();
+    t = performance.now();
+    await Promise.all(writers.map(async (ws, w) => {
+      for (let i = 0; i < each; i++) await ws.writeState(2000 + w * 100 + i, () => state(2000 + w * 100 + i));
+    }));
+    const togetherMs = performance.now() - t;
+    const pushes = (await sandbox.admin.requestLog()).filter((r) => r.method === "POST" && r.path.endsWith("/git-receive-pack")).length;
+    const writes = WRITERS * each;
+    const speedup = (writes / togetherMs) / (each / aloneMs);
+    const stored = (await one.readStates()).files.filter((f) => f.ticket >= 2000).length;
+
+    console.log(`bench:workspace — the sandbox's smart-HTTP remote (own process), ${ROUNDS} rounds, medians`);
+    console.log(`baseline: plain commit + push                ${baseline.toFixed(0)} ms`);
+    console.log(`State write (ls-remote..push)                ${write.toFixed(0)} ms   ${(write / baseline).toFixed(2)}× baseline (goal ≤ 3×)`);
+    console.log(`Run lock take + release                      ${lock.toFixed(0)} ms   ${(lock / baseline).toFixed(2)}× baseline (goal ≤ 6×)`);
+    console.log(`readStates (${ROUNDS} files)                       ${read.toFixed(0)} ms   ${(read / baseline).toFixed(2)}× baseline (goal ≤ 3×)`);
+    console.log(`${WRITERS} writers × ${each} State writes at once     ${togetherMs.toFixed(0)} ms for ${writes} (${stored} stored) · ${(writes / (togetherMs / 1000)).toFixed(1)} writes/s vs ${(each / (aloneMs / 1000)).toFixed(1)} alone = ${speedup.toFixed(2)}× (goal ≥ 1.5×) · pushes per write ${(pushes / writes).toFixed(2)} (goal 1.00)`);
+    if (write / baseline > 3) missed.push(`State write ${(write / baseline).toFixed(2)}× baseline`);
+    if (read / baseline > 3) missed.push(`readStates ${(read / baseline).toFixed(2)}× baseline`);
+    if (lock / baseline > 6) missed.push(`lock ${(lock / baseline).toFixed(2)}× baseline`);
+    if (pushes !== writes) missed.push(`${pushes} pushes for ${writes} State writes: writers contended`);
+    if (stored !== writes) missed.push(`${stored} of ${writes} State files stored`);
+    if (speedup < 1.5) missed.push(`${WRITERS} writers only ${speedup.toFixed(2)}× one writer`);
   } finally {
-    await fx.cleanup();
+    await sandbox.stop();
+    const { rm } = await import("node:fs/promises");
+    await rm(scratch, { recursive: true, force: true });
+  }
+  if (missed.length > 0) {
+    console.log(`MISSED: ${missed.join("; ")}`);
+    process.exitCode = 1;
   }
 }
 
-void main();
+main().catch((error: unknown) => {
+  console.error(`bench:workspace failed: ${error instanceof Error ? error.stack : String(error)}`);
+  process.exitCode = 1;
+});

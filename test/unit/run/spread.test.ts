@@ -1,6 +1,8 @@
 import { strict as assert } from "node:assert";
 import fc from "fast-check";
+import { Refusal } from "../../../src/core/errors";
 import { MAX_SPREAD, spreadOrder } from "../../../src/core/run/frontier";
+import { World } from "./world";
 
 describe("Run: Hosts spread over the head of the Frontier", () => {
   it("a window of 1 is the Frontier's own order, lowest first", () => {
@@ -24,5 +26,33 @@ describe("Run: Hosts spread over the head of the Frontier", () => {
     const firsts = new Set(["host-a", "host-b", "host-c", "host-d", "host-e", "host-f"].map((h) => spreadOrder(frontier, 16, `${h}:run:1`)[0]));
     assert.ok(firsts.size >= 4, `first picks: ${[...firsts].join(", ")}`);
     for (const f of firsts) assert.ok(f! <= 16);
+  });
+});
+
+describe("Run: a Host that loses a take to another Host spreads its picks", () => {
+  let w: World;
+  beforeEach(() => (w = new World()));
+  afterEach(() => w.dispose());
+
+  const claimed = (): number[] => w.gate.calls.filter((c) => c.startsWith("claim #")).map((c) => Number(c.slice("claim #".length)));
+
+  it("alone, it takes the Frontier strictly lowest first", async () => {
+    const tickets = Array.from({ length: 8 }, (_, i) => w.ticket(`T${i}`));
+    await w.run().start();
+    assert.deepEqual(claimed(), tickets);
+  });
+
+  it("after a take lost to a rival, each pick is one of the 4 lowest left, not always the lowest", async () => {
+    const tickets = Array.from({ length: 10 }, (_, i) => w.ticket(`T${i}`));
+    w.gate.claimOverride = (n) => (n === tickets[0] ? { kind: "lost", reason: "another Host holds it", refusal: new Refusal("claimed-elsewhere", "held elsewhere") } : null);
+    await w.run().start();
+    const order = claimed();
+    assert.equal(order[0], tickets[0]);
+    const left = tickets.slice(1);
+    for (const n of order.slice(1)) {
+      assert.ok(left.slice(0, 4).includes(n), `#${n} is among the 4 lowest left (${left.slice(0, 4).join(", ")})`);
+      left.splice(left.indexOf(n), 1);
+    }
+    assert.notDeepEqual(order.slice(1), tickets.slice(1), "the picks are spread");
   });
 });

@@ -5,10 +5,11 @@
  */
 import type { Refusal } from "./errors";
 import type { Lease } from "./schemas/lease";
+import type { GithubId } from "./schemas/github-id";
 
 export interface HeldClaim {
   ticket: number;
-  commentId: number;
+  commentId: GithubId;
   commentUrl: string;
   lease: Lease;
   /** `<run root>/<owner>__<repo>/issue-<n>/` holding run.json. */

@@ -3,6 +3,7 @@
  * against api.github.com or the sandbox; the core's unit tests use an in-memory fake.
  * Every value returned here has already been checked by zod at the adapter boundary.
  */
+import type { GithubId } from "../core/schemas/github-id";
 
 export interface RepoRef {
   owner: string;
@@ -12,7 +13,8 @@ export interface RepoRef {
 export type Permission = "admin" | "maintain" | "write" | "triage" | "read" | "none";
 
 export interface TrackerComment {
-  id: number;
+  /** The comment's database id as a decimal string (past 2^31 on github.com; ADR 0130). */
+  id: GithubId;
   body: string;
   author: string;
   url: string;
@@ -69,9 +71,9 @@ export interface IssueWrite {
   addAssignees?: string[];
   removeAssignees?: string[];
   /** Create a comment (id undefined) or rewrite one in place. */
-  comment?: { id?: number; body: string };
+  comment?: { id?: GithubId; body: string };
   /** Other comments rewritten in place (a take-over marks the displaced lease superseded). */
-  editComments?: { id: number; body: string }[];
+  editComments?: { id: GithubId; body: string }[];
 }
 
 /** An issue with every comment on it, oldest first, and what the same request could tell besides. */
@@ -103,7 +105,7 @@ export interface Tracker {
   /** Applies the writes in order. Returns the comment written, when there was one. */
   writeIssue(number: number, write: IssueWrite): Promise<TrackerComment | null>;
   createComment(number: number, body: string): Promise<TrackerComment>;
-  updateComment(commentId: number, body: string): Promise<TrackerComment>;
+  updateComment(commentId: GithubId, body: string): Promise<TrackerComment>;
   ensureLabel(name: string, color: string, description: string): Promise<"created" | "exists">;
   closeIssue(number: number): Promise<void>;
   setIssueBody(number: number, body: string): Promise<void>;

@@ -136,8 +136,14 @@ export interface SandboxState {
   repos: Record<string, RepoRec>;
 }
 
+/**
+ * Where the sandbox starts numbering every object: past 2^32, as github.com's comment ids are
+ * (3,076,667,581 was a real one in 2025), so no client can get away with a 32-bit id (ADR 0130).
+ */
+export const FIRST_ID = 2 ** 32 + 1_000;
+
 export function emptyState(): SandboxState {
-  return { version: 1, nextId: 1000, users: {}, repos: {} };
+  return { version: 1, nextId: FIRST_ID, users: {}, repos: {} };
 }
 
 /** GitHub timestamps have second precision and a literal Z. */

@@ -68,8 +68,8 @@ export class FakeBoardSource implements BoardSource {
   }
 }
 
-let commentId = 5000;
+let commentId = 4_294_967_296 + 5000;
 export function comment(body: string, author = "ana", at = "2026-03-01T11:00:00.000Z"): TrackerComment {
   commentId += 1;
-  return { id: commentId, body, author, url: `https://github.com/acme/shop/issues/1#issuecomment-${commentId}`, createdAt: at, updatedAt: at };
+  return { id: String(commentId), body, author, url: `https://github.com/acme/shop/issues/1#issuecomment-${commentId}`, createdAt: at, updatedAt: at };
 }

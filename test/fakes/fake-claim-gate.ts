@@ -38,7 +38,7 @@ export class FakeClaimGate implements ClaimGate {
     const now = this.clock.now();
     return {
       ticket,
-      commentId: 1,
+      commentId: "1",
       commentUrl: `https://github.test/issues/${ticket}#issuecomment-1`,
       runDir: `/tmp/fake-run-root/issue-${ticket}`,
       lease: {

@@ -62,7 +62,8 @@ export class FakeGitHub {
   private state: State = { issues: new Map(), comments: [], events: [], labels: new Set(), pulls: [], ci: new Map() };
   private readonly pinned = new Map<string, State>();
   private readonly failures: { method: string; error: Error }[] = [];
-  private nextCommentId = 1000;
+  /** Past 2^32, as on github.com, and carried as strings (ADR 0130). */
+  private nextCommentId = 3_076_667_581;
   private clockMs: () => number;
 
   constructor(repo: RepoRef, opts: { now?: () => number } = {}) {
@@ -100,7 +101,7 @@ export class FakeGitHub {
   /** Posts a comment as `author` directly (a person typing in GitHub's UI). */
   postComment(issue: number, author: string, body: string, at?: string): TrackerComment {
     this.mustIssue(issue);
-    const id = this.nextCommentId++;
+    const id = String(this.nextCommentId++);
     const when = at ?? new Date(this.clockMs()).toISOString();
     const c: TrackerComment = { id, body, author, url: `https://github.test/${this.fullName}/issues/${issue}#issuecomment-${id}`, createdAt: when, updatedAt: when };
     this.state.comments.push({ ...c });
@@ -108,7 +109,7 @@ export class FakeGitHub {
     return c;
   }
 
-  private readonly commentIssue = new Map<number, number>();
+  private readonly commentIssue = new Map<string, number>();
 
   issue(number: number): IssueState {
     return this.mustIssue(number);
@@ -118,7 +119,7 @@ export class FakeGitHub {
     return this.state.comments.filter((c) => this.commentIssue.get(c.id) === issue).map(strip);
   }
 
-  editComment(id: number, body: string): void {
+  editComment(id: string, body: string): void {
     const c = this.state.comments.find((x) => x.id === id);
     if (!c) throw new Error(`no comment ${id}`);
     c.body = body;
@@ -190,7 +191,7 @@ export class FakeGitHub {
   }
 
   /** @internal */
-  issueOfComment(id: number): number | undefined {
+  issueOfComment(id: string): number | undefined {
     return this.commentIssue.get(id);
   }
 
@@ -335,7 +336,7 @@ export class FakeTracker implements Tracker {
     return written;
   }
 
-  private rewrite(id: number, body: string): TrackerComment {
+  private rewrite(id: string, body: string): TrackerComment {
     this.gh.editComment(id, body);
     const c = this.gh.live().comments.find((x) => x.id === id);
     return strip(c!);
@@ -347,7 +348,7 @@ export class FakeTracker implements Tracker {
     return this.gh.newComment(number, this.user, body);
   }
 
-  async updateComment(commentId: number, body: string): Promise<TrackerComment> {
+  async updateComment(commentId: string, body: string): Promise<TrackerComment> {
     await this.enter("updateComment");
     this.requireWrite();
     return this.rewrite(commentId, body);

@@ -30,7 +30,7 @@ const NOW = new Date("2026-09-17T08:10:00.000Z");
 const LEASE_URL = "https://github.com/acme/widgets/issues/12#issuecomment-901";
 const LOCK_URL = "https://github.com/acme/widgets/blob/ticket-runner/lock/lock.json";
 const record: LeaseRecord = {
-  comment: { id: 901, url: LEASE_URL, author: "bob", createdAt: "2026-09-17T08:00:00Z", updatedAt: "2026-09-17T08:00:00Z" },
+  comment: { id: "901", url: LEASE_URL, author: "bob", createdAt: "2026-09-17T08:00:00Z", updatedAt: "2026-09-17T08:00:00Z" },
   lease: lease(),
   finished: false,
 };
@@ -53,7 +53,7 @@ const run: RunJson = {
 const ISSUE_URL = "https://github.com/acme/widgets/issues/12";
 const taken: LeaseRecord = { ...record, lease: lease({ state: "superseded", supersededBy: "bbbbbbbbbbbbbbbb" }) };
 const taker: LeaseRecord = {
-  comment: { id: 902, url: `${ISSUE_URL}#issuecomment-902`, author: "boss", createdAt: "2026-09-17T08:05:00Z", updatedAt: "2026-09-17T08:06:00Z" },
+  comment: { id: "902", url: `${ISSUE_URL}#issuecomment-902`, author: "boss", createdAt: "2026-09-17T08:05:00Z", updatedAt: "2026-09-17T08:06:00Z" },
   lease: lease({ user: "boss", host: { id: "host-b", name: "b", kind: "workstation" }, holder: "person", expiresAt: null, nonce: "bbbbbbbbbbbbbbbb", claimedAt: "2026-09-17T08:05:00.000Z", state: "released", takeover: { from: "aaaaaaaaaaaaaaaa", kind: "take-over", at: "2026-09-17T08:05:00.000Z" } }),
   finished: false,
 };
@@ -96,7 +96,7 @@ const rows: Row[] = [
   { name: "lost the race", make: () => raceLost("acme/widgets", 12, record, "/runs/issue-12/superseded/x", NOW), holder: /@bob/, link: LEASE_URL },
   { name: "lost the race to a withdrawal", make: () => raceLost("acme/widgets", 12, null, null, NOW) },
   { name: "not a ticket number", make: () => badTicket("twelve") },
-  { name: "resume of an ended claim's leftover", make: () => nothingToResume("acme/widgets", 12, "/runs/issue-12", reading, { kind: "ok", run: { ...run, issue: 12, commentId: 901 } }), holder: /taken over by @boss on host "b"/, link: LEASE_URL },
+  { name: "resume of an ended claim's leftover", make: () => nothingToResume("acme/widgets", 12, "/runs/issue-12", reading, { kind: "ok", run: { ...run, issue: 12, commentId: "901" } }), holder: /taken over by @boss on host "b"/, link: LEASE_URL },
   { name: "resume with a run dir of no claim", make: () => nothingToResume("acme/widgets", 12, "/runs/issue-12", reading, { kind: "invalid", reason: "not JSON" }), holder: /\/runs\/issue-12/, link: ISSUE_URL },
   { name: "run lock held on this Host", make: () => lockRefusal("running", holder), holder: /run run-z \(pid 5151/ },
   { name: "run lock held elsewhere", make: () => lockRefusal("elsewhere", holder), holder: /`build-7`/ },

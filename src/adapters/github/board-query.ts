@@ -12,10 +12,12 @@ import type { Log } from "../../ports/log";
 import type { Permission, RepoRef, TrackerComment } from "../../ports/tracker";
 import type { BoardPoller } from "./board-poller";
 import { toBoardError } from "./board-errors";
+import { githubIdSchema } from "../../core/schemas/github-id";
 
 export type BoardOctokit = Pick<Octokit, "graphql" | "request">;
 
-const COMMENT_FIELDS = "databaseId url body createdAt updatedAt author { login }";
+/** `fullDatabaseId`, not the 32-bit `databaseId`: see GQL_COMMENT_FIELDS in schemas.ts (ADR 0130). */
+const COMMENT_FIELDS = "fullDatabaseId url body createdAt updatedAt author { login }";
 /** Blockers fetched per issue. One open blocker is enough to keep an issue off the Frontier. */
 const BLOCKERS = 20;
 
@@ -66,7 +68,7 @@ export const ISSUE_COMMENTS_QUERY = /* GraphQL */ `
 `;
 
 const commentNode = z.object({
-  databaseId: z.number().int().positive(),
+  fullDatabaseId: githubIdSchema,
   url: z.string().min(1),
   body: z.string(),
   createdAt: z.string().datetime({ offset: true }),
@@ -267,7 +269,7 @@ export class GitHubBoardSource implements BoardSource {
       }
       const c = parsed.data;
       // A deleted account shows as no author; GitHub calls it "ghost", and a ghost has no write access.
-      out.push({ id: c.databaseId, body: c.body, author: c.author?.login ?? "ghost", url: c.url, createdAt: c.createdAt, updatedAt: c.updatedAt });
+      out.push({ id: c.fullDatabaseId, body: c.body, author: c.author?.login ?? "ghost", url: c.url, createdAt: c.createdAt, updatedAt: c.updatedAt });
     }
     return out;
   }

@@ -7,13 +7,14 @@
 import { GraphqlResponseError } from "@octokit/graphql";
 import type { IssueThread, Permission, RepoRef, TrackerComment } from "../../ports/tracker";
 import type { GitHubClient } from "./client";
-import { check, gqlCommentsPage, gqlThread, type GqlComment } from "./schemas";
+import { check, GQL_COMMENT_FIELDS, gqlCommentsPage, gqlThread, type GqlComment } from "./schemas";
+import type { GithubId } from "../../core/schemas/github-id";
 
 export class NodeIds {
   readonly issues = new Map<number, string>();
   readonly labels = new Map<string, string>();
   readonly users = new Map<string, string>();
-  readonly comments = new Map<number, string>();
+  readonly comments = new Map<GithubId, string>();
   labelsLoaded = false;
   /** The repository's whole label list was read (fewer than a page): a name missing from it does not exist. */
   labelsComplete = false;
@@ -27,8 +28,6 @@ export class NodeIds {
   }
 }
 
-const COMMENT = "id databaseId url body createdAt updatedAt author { login }";
-
 function threadQuery(withRepoLabels: boolean): string {
   return /* GraphQL */ `
     query ClaimThread($owner: String!, $name: String!, $number: Int!) {
@@ -40,7 +39,7 @@ function threadQuery(withRepoLabels: boolean): string {
           id number title body state url
           labels(first: 100) { nodes { id name } }
           assignees(first: 50) { nodes { id login } }
-          comments(first: 100) { pageInfo { hasNextPage endCursor } nodes { ${COMMENT} } }
+          comments(first: 100) { pageInfo { hasNextPage endCursor } nodes { ${GQL_COMMENT_FIELDS} } }
           timelineItems(itemTypes: [LABELED_EVENT], last: 50) { nodes { ... on LabeledEvent { actor { login } label { name } } } }
         }
       }
@@ -51,7 +50,7 @@ function threadQuery(withRepoLabels: boolean): string {
 const MORE_COMMENTS = /* GraphQL */ `
   query ClaimThreadComments($owner: String!, $name: String!, $number: Int!, $after: String) {
     repository(owner: $owner, name: $name) {
-      issue(number: $number) { comments(first: 100, after: $after) { pageInfo { hasNextPage endCursor } nodes { ${COMMENT} } } }
+      issue(number: $number) { comments(first: 100, after: $after) { pageInfo { hasNextPage endCursor } nodes { ${GQL_COMMENT_FIELDS} } } }
     }
   }
 `;
@@ -59,7 +58,7 @@ const MORE_COMMENTS = /* GraphQL */ `
 const PERMISSION: Record<string, Permission> = { ADMIN: "admin", MAINTAIN: "maintain", WRITE: "write", TRIAGE: "triage", READ: "read" };
 
 export function toComment(c: GqlComment): TrackerComment {
-  return { id: c.databaseId, body: c.body, author: c.author?.login ?? "ghost", url: c.url, createdAt: c.createdAt, updatedAt: c.updatedAt };
+  return { id: c.fullDatabaseId, body: c.body, author: c.author?.login ?? "ghost", url: c.url, createdAt: c.createdAt, updatedAt: c.updatedAt };
 }
 
 /** A GraphQL NOT_FOUND (an issue number that is a PR, or none at all) reads as "no such issue". */
@@ -104,7 +103,7 @@ export async function readIssueThread(octokit: GitHubClient, repo: RepoRef, ids:
     nodes.push(...conn.nodes.flatMap((c) => (c ? [c] : [])));
     page = conn.pageInfo;
   }
-  for (const c of nodes) ids.comments.set(c.databaseId, c.id);
+  for (const c of nodes) ids.comments.set(c.fullDatabaseId, c.id);
 
   const labelActors: Record<string, string[]> = {};
   for (const e of issue.timelineItems?.nodes ?? []) {

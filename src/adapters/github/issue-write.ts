@@ -12,9 +12,8 @@ import type { IssueWrite, RepoRef, TrackerComment } from "../../ports/tracker";
 import type { GitHubClient } from "./client";
 import type { NodeIds } from "./issue-thread";
 import { toComment } from "./issue-thread";
-import { check, gqlComment, gqlIssueId, gqlLabelIds, gqlUserId, restComment, restLabel } from "./schemas";
-
-const COMMENT = "id databaseId url body createdAt updatedAt author { login }";
+import { check, GQL_COMMENT_FIELDS, gqlComment, gqlIssueId, gqlLabelIds, gqlUserId, restComment, restLabel, restPathId } from "./schemas";
+import type { GithubId } from "../../core/schemas/github-id";
 
 async function issueId(octokit: GitHubClient, repo: RepoRef, ids: NodeIds, number: number): Promise<string> {
   const known = ids.issues.get(number);
@@ -71,10 +70,10 @@ async function userIds(octokit: GitHubClient, ids: NodeIds, logins: string[]): P
   return out;
 }
 
-async function commentNodeId(octokit: GitHubClient, repo: RepoRef, ids: NodeIds, commentId: number): Promise<string> {
+async function commentNodeId(octokit: GitHubClient, repo: RepoRef, ids: NodeIds, commentId: GithubId): Promise<string> {
   const known = ids.comments.get(commentId);
   if (known) return known;
-  const res = await octokit.request("GET /repos/{owner}/{repo}/issues/comments/{comment_id}", { owner: repo.owner, repo: repo.repo, comment_id: commentId });
+  const res = await octokit.request("GET /repos/{owner}/{repo}/issues/comments/{comment_id}", { owner: repo.owner, repo: repo.repo, comment_id: restPathId(commentId) });
   const c = check(restComment, res.data, `comment ${commentId}`);
   if (!c.node_id) throw new Failure("github", `Comment ${commentId} came back without a node id.`);
   ids.comments.set(commentId, c.node_id);
@@ -115,9 +114,9 @@ export async function writeIssue(octokit: GitHubClient, repo: RepoRef, ids: Node
     use("body", "String!", write.comment.body);
     if (rewriteId) {
       use("commentId", "ID!", rewriteId);
-      ops.push(`comment: updateIssueComment(input: { id: $commentId, body: $body }) { issueComment { ${COMMENT} } }`);
+      ops.push(`comment: updateIssueComment(input: { id: $commentId, body: $body }) { issueComment { ${GQL_COMMENT_FIELDS} } }`);
     } else {
-      ops.push(`comment: addComment(input: { subjectId: $subject, body: $body }) { commentEdge { node { ${COMMENT} } } }`);
+      ops.push(`comment: addComment(input: { subjectId: $subject, body: $body }) { commentEdge { node { ${GQL_COMMENT_FIELDS} } } }`);
     }
   }
   edits.forEach((e, i) => {
@@ -152,6 +151,6 @@ export async function writeIssue(octokit: GitHubClient, repo: RepoRef, ids: Node
   const root = (data ?? {}) as { comment?: { issueComment?: unknown; commentEdge?: { node?: unknown } } };
   const node = rewriteId ? root.comment?.issueComment : root.comment?.commentEdge?.node;
   const c = check(gqlComment, node, `the lease comment written on #${number}`);
-  ids.comments.set(c.databaseId, c.id);
+  ids.comments.set(c.fullDatabaseId, c.id);
   return toComment(c);
 }

@@ -9,7 +9,8 @@ import { NodeIds, readIssueThread } from "./issue-thread";
 import { writeIssue } from "./issue-write";
 import { Pulls } from "./pulls";
 import { withSafeRetry } from "./safe-writes";
-import { check, gqlBlockers, restComment, restEvent, restIssue, restPermission, restRepo, restUser } from "./schemas";
+import { check, gqlBlockers, restComment, restPathId, restEvent, restIssue, restPermission, restRepo, restUser } from "./schemas";
+import type { GithubId } from "../../core/schemas/github-id";
 
 function status(error: unknown): number | undefined {
   return (error as { status?: number }).status;
@@ -152,8 +153,8 @@ export class OctokitTracker implements Tracker {
     return [...all].reverse().find((c) => c.author.toLowerCase() === viewer.toLowerCase() && c.body === body) ?? null;
   }
 
-  async updateComment(commentId: number, body: string): Promise<TrackerComment> {
-    const res = await this.octokit.request("PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", { ...this.base, comment_id: commentId, body });
+  async updateComment(commentId: GithubId, body: string): Promise<TrackerComment> {
+    const res = await this.octokit.request("PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", { ...this.base, comment_id: restPathId(commentId), body });
     return toRestComment(res.data);
   }
 

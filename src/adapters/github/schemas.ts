@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { Failure } from "../../core/errors";
+import { githubIdSchema, type GithubId } from "../../core/schemas/github-id";
 
 const iso = z.string().datetime({ offset: true });
 const login = z.object({ login: z.string().min(1) });
@@ -31,7 +32,7 @@ export const restIssue = z.object({
 });
 
 export const restComment = z.object({
-  id: z.number().int().positive(),
+  id: githubIdSchema,
   node_id: z.string().optional(),
   body: z.string().nullable().optional(),
   html_url: z.string(),
@@ -78,9 +79,15 @@ export const restCombinedStatus = z.object({
 
 // ---- GraphQL ----
 
+/**
+ * The comment fields every claim read and write selects. `fullDatabaseId` (a BigInt string), never
+ * `databaseId`: that is a 32-bit `Int`, and github.com's comment ids are past 2^31 (ADR 0130).
+ */
+export const GQL_COMMENT_FIELDS = "id fullDatabaseId url body createdAt updatedAt author { login }";
+
 export const gqlComment = z.object({
   id: z.string().min(1),
-  databaseId: z.number().int().positive(),
+  fullDatabaseId: githubIdSchema,
   url: z.string().min(1),
   body: z.string(),
   createdAt: iso,
@@ -135,4 +142,12 @@ export function check<T>(schema: z.ZodType<T, z.ZodTypeDef, unknown>, value: unk
   if (r.success) return r.data;
   const issue = r.error.issues[0];
   throw new Failure("github", `Unexpected response from GitHub for ${what}: ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid"}`);
+}
+
+/**
+ * A REST path parameter from an id. Octokit's types say `number`, but the URL is the same digits;
+ * passing the string keeps an id past 2^53 exact instead of rounding it (ADR 0130).
+ */
+export function restPathId(id: GithubId): number {
+  return id as unknown as number;
 }

@@ -7,9 +7,10 @@ import type { TrackerComment } from "../../ports/tracker";
 import { parseLeaseComment } from "./lease-comment";
 import type { LeaseRecord } from "./lease-standing";
 import type { TrustCache } from "./trust";
+import type { GithubId } from "../schemas/github-id";
 
 export interface IgnoredComment {
-  commentId: number;
+  commentId: GithubId;
   url: string;
   author: string;
   reason: string;

@@ -11,6 +11,7 @@ import type { Lease } from "../schemas/lease";
 import type { ClaimContext, TicketReading } from "./claim-context";
 import { archiveTail, renderLeaseComment } from "./lease-comment";
 import type { LeaseRecord } from "./lease-standing";
+import type { GithubId } from "../schemas/github-id";
 
 export function sameUser(a: string, b: string): boolean {
   return a.toLowerCase() === b.toLowerCase();
@@ -21,7 +22,7 @@ export function rivals(reading: TicketReading, nonce: string): LeaseRecord[] {
   return reading.standing.live.filter((r) => r.lease?.nonce !== nonce);
 }
 
-function tailOf(reading: TicketReading | null, commentId: number): string {
+function tailOf(reading: TicketReading | null, commentId: GithubId): string {
   const rec = reading?.records.find((r) => r.comment.id === commentId);
   return rec ? archiveTail(rec.comment.body ?? "") : "";
 }
@@ -40,7 +41,7 @@ export interface StandDownResult {
  */
 export async function standDown(
   ctx: ClaimContext,
-  args: { ticket: number; viewer: string; mine: Lease; commentId: number; reading: TicketReading; winner: LeaseRecord | null; runDir: string; why: string },
+  args: { ticket: number; viewer: string; mine: Lease; commentId: GithubId; reading: TicketReading; winner: LeaseRecord | null; runDir: string; why: string },
 ): Promise<StandDownResult> {
   const others = rivals(args.reading, args.mine.nonce);
   const lease: Lease = { ...args.mine, state: "race-yielded", yieldedTo: args.winner?.lease?.nonce };
@@ -69,7 +70,7 @@ export async function standDown(
  */
 export async function standAside(
   ctx: ClaimContext,
-  args: { ticket: number; mine: Lease; commentId: number; reading: TicketReading; takenBy: LeaseRecord | null; runDir: string; why: string },
+  args: { ticket: number; mine: Lease; commentId: GithubId; reading: TicketReading; takenBy: LeaseRecord | null; runDir: string; why: string },
 ): Promise<StandDownResult> {
   const rec = args.reading.records.find((r) => r.comment.id === args.commentId);
   const overwritten = rec?.lease?.nonce === args.mine.nonce && !rec.finished && (rec.lease.state === "claimed" || rec.lease.state === "running") && args.reading.standing.displaced.includes(rec);

@@ -12,9 +12,10 @@
  * - Among live claims the earliest `claimedAt` wins, then the smallest `nonce`.
  */
 import type { Lease } from "../schemas/lease";
+import type { GithubId } from "../schemas/github-id";
 
 export interface CommentInfo {
-  id: number;
+  id: GithubId;
   url: string;
   author: string;
   createdAt: string;

@@ -10,6 +10,7 @@
 import type { Tracker, TrackerComment } from "../../ports/tracker";
 import type { Log } from "../../ports/log";
 import { formatDuration } from "./naming";
+import type { GithubId } from "../schemas/github-id";
 
 export const PROGRESS_MARKER = "<!-- ticket-runner:progress -->";
 
@@ -60,7 +61,7 @@ export function findProgressComment(comments: TrackerComment[], viewer: string):
 
 export class ProgressComment {
   private rows: ProgressRow[] = [];
-  private commentId: number | null;
+  private commentId: GithubId | null;
   private body: string;
   /** Rows added since the last write, and when the first of them was. */
   private pendingSince: number | null = null;
@@ -78,7 +79,7 @@ export class ProgressComment {
     this.body = existing?.body ?? `${PROGRESS_MARKER}\n**Ticket Runner** progress on #${ticket}. This comment is edited in place.`;
   }
 
-  get id(): number | null {
+  get id(): GithubId | null {
     return this.commentId;
   }
 

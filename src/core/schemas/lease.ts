@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { githubIdSchema } from "./github-id";
 import { hostIdentitySchema } from "./host";
 
 /** The lease JSON carried by the marker comment on an issue (docs/claims.md, "The lease comment"). */
@@ -36,7 +37,7 @@ export const leaseSchema = z.object({
       from: z.string().min(1).max(64),
       kind: z.enum(["takeover-stale", "take-over"]),
       at: z.string().datetime(),
-      fromComment: z.number().int().positive().optional(),
+      fromComment: githubIdSchema.optional(),
       also: z.array(z.string().min(1).max(64)).max(20).optional(),
     })
     .optional(),

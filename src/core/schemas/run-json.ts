@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { githubIdSchema } from "./github-id";
 import { hostIdentitySchema } from "./host";
 
 /** `run.json`, the local claim, created with an exclusive create in the ticket's run directory. */
@@ -12,7 +13,7 @@ export const runJsonSchema = z.object({
   pid: z.number().int().positive(),
   startedAt: z.string().datetime(),
   holder: z.enum(["person", "machine"]),
-  commentId: z.number().int().positive().nullable(),
+  commentId: githubIdSchema.nullable(),
   worktree: z.string().nullable(),
   branch: z.string().nullable(),
   offline: z.boolean(),

@@ -62,8 +62,12 @@ class CommentNode {
   get id(): string {
     return nodeId("IC", this.c.id);
   }
+  /** Past 2^31 graphql-js's `Int` refuses it: a field error and null, as on github.com (ADR 0130). */
   get databaseId(): number {
     return this.c.id;
+  }
+  get fullDatabaseId(): string {
+    return String(this.c.id);
   }
   get body(): string {
     return this.c.body;
@@ -138,6 +142,7 @@ export function issueNode(ctx: GqlCtx, repo: RepoRec, issue: IssueRec): Record<s
     __typename: pr ? "PullRequest" : "Issue",
     id: nodeId(pr ? "PR" : "I", issue.id),
     databaseId: issue.id,
+    fullDatabaseId: String(issue.id),
     number: issue.number,
     title: issue.title,
     body: issue.body ?? "",

@@ -8,6 +8,7 @@ const sdl = /* GraphQL */ `
 scalar DateTime
 scalar URI
 scalar GitObjectID
+scalar BigInt
 
 interface Node { id: ID! }
 interface Actor { login: String! avatarUrl: URI! url: URI! }
@@ -41,7 +42,7 @@ type LabelEdge { cursor: String! node: Label }
 type LabelConnection { nodes: [Label] edges: [LabelEdge] totalCount: Int! pageInfo: PageInfo! }
 
 type IssueComment implements Node {
-  id: ID! databaseId: Int body: String! author: Actor authorAssociation: CommentAuthorAssociation!
+  id: ID! databaseId: Int fullDatabaseId: BigInt body: String! author: Actor authorAssociation: CommentAuthorAssociation!
   url: URI! createdAt: DateTime! updatedAt: DateTime! lastEditedAt: DateTime issue: Issue! viewerCanUpdate: Boolean!
 }
 type IssueCommentEdge { cursor: String! node: IssueComment }
@@ -59,7 +60,7 @@ type IssueTimelineItemsEdge { cursor: String! node: IssueTimelineItems }
 type IssueTimelineItemsConnection { nodes: [IssueTimelineItems] edges: [IssueTimelineItemsEdge] totalCount: Int! pageInfo: PageInfo! }
 
 type Issue implements Node & Labelable & Assignable {
-  id: ID! databaseId: Int number: Int! title: String! body: String! state: IssueState! stateReason: IssueStateReason
+  id: ID! databaseId: Int fullDatabaseId: BigInt number: Int! title: String! body: String! state: IssueState! stateReason: IssueStateReason
   url: URI! createdAt: DateTime! updatedAt: DateTime! closedAt: DateTime closed: Boolean!
   author: Actor authorAssociation: CommentAuthorAssociation! repository: Repository!
   labels(first: Int, after: String, last: Int, before: String): LabelConnection
@@ -74,7 +75,7 @@ type IssueConnection { nodes: [Issue] edges: [IssueEdge] totalCount: Int! pageIn
 
 type Commit { oid: GitObjectID! }
 type PullRequest implements Node & Labelable & Assignable {
-  id: ID! databaseId: Int number: Int! title: String! body: String! state: PullRequestState!
+  id: ID! databaseId: Int fullDatabaseId: BigInt number: Int! title: String! body: String! state: PullRequestState!
   url: URI! permalink: URI! createdAt: DateTime! updatedAt: DateTime! closedAt: DateTime closed: Boolean!
   author: Actor authorAssociation: CommentAuthorAssociation! repository: Repository!
   isDraft: Boolean! merged: Boolean! mergedAt: DateTime mergeable: MergeableState! mergeCommit: Commit

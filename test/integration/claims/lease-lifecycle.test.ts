@@ -35,7 +35,7 @@ describe("claims (integration): the lease lifecycle", function () {
   });
   after(async () => s?.stop());
 
-  async function leaseOf(n: number, commentId: number) {
+  async function leaseOf(n: number, commentId: string) {
     const c = (await s.tracker("alice").listComments(n)).find((x) => x.id === commentId)!;
     const p = parseLeaseComment(c.body, { repo: FULL, issue: n });
     assert.equal(p.kind, "lease");

@@ -73,6 +73,6 @@ describe("run (integration): a Run frozen past its lease and taken over writes n
 });
 
 function leases(comments: { id: number; body: string }[], n: number): LeaseRecord[] {
-  const full = comments.map((c) => ({ id: c.id, body: c.body, url: "", author: "ana", createdAt: "", updatedAt: "" }));
+  const full = comments.map((c) => ({ id: String(c.id), body: c.body, url: "", author: "ana", createdAt: "", updatedAt: "" }));
   return parseComments(full, "demo/shop", n).candidates;
 }

@@ -11,7 +11,7 @@ interface BoardIssue {
   number: number;
   labels: { nodes: { name: string }[] };
   assignees: { nodes: { login: string }[] };
-  comments: { totalCount: number; nodes: { databaseId: number; body: string; author: { login: string }; authorAssociation: string; url: string; createdAt: string; updatedAt: string }[] };
+  comments: { totalCount: number; nodes: { fullDatabaseId: string; body: string; author: { login: string }; authorAssociation: string; url: string; createdAt: string; updatedAt: string }[] };
 }
 interface Board {
   repository: { issues: { totalCount: number; pageInfo: { hasNextPage: boolean; endCursor: string | null }; nodes: BoardIssue[] } };
@@ -26,7 +26,7 @@ const BOARD = `query($owner: String!, $name: String!, $after: String) {
         id number
         labels(first: 20) { nodes { name } }
         assignees(first: 10) { nodes { login } }
-        comments(last: 20) { totalCount nodes { databaseId body author { login } authorAssociation url createdAt updatedAt } }
+        comments(last: 20) { totalCount nodes { fullDatabaseId body author { login } authorAssociation url createdAt updatedAt } }
       }
     }
   }
@@ -64,9 +64,25 @@ describe("sandbox GraphQL", function () {
     assert.equal(first.comments.nodes[0]?.author.login, "alice");
     assert.equal(first.comments.nodes[0]?.authorAssociation, "COLLABORATOR");
     assert.match(first.comments.nodes[0]?.url ?? "", /#issuecomment-\d+$/);
+    // Ids past 2^32, as on github.com: the BigInt string carries them (ADR 0130).
+    assert.ok(BigInt(first.comments.nodes[0]?.fullDatabaseId ?? "0") > 2n ** 32n, "comment ids are past 2^32");
     const page2 = await gql<Board>(BOARD, { owner: OWNER, name: REPO, after: issues.pageInfo.endCursor });
     assert.deepEqual(page2.repository.issues.nodes.map((i) => i.number), [3]);
     assert.equal(page2.repository.issues.pageInfo.hasNextPage, false);
+  });
+
+  it("databaseId past 2^31 is a field error and null, as GitHub's 32-bit Int must answer; fullDatabaseId carries it", async () => {
+    const q = `{ repository(owner: "${OWNER}", name: "${REPO}") { issue(number: 1) { fullDatabaseId comments(first: 1) { nodes { databaseId fullDatabaseId } } } } }`;
+    const err = await gql(q).then(
+      () => null,
+      (e: { errors?: { message: string; path?: (string | number)[] }[]; data?: { repository: { issue: { fullDatabaseId: string; comments: { nodes: { databaseId: number | null; fullDatabaseId: string }[] } } } } }) => e,
+    );
+    assert.ok(err, "the query is refused in part");
+    assert.match(err.errors?.[0]?.message ?? "", /Int cannot represent non 32-bit signed integer/);
+    assert.deepEqual(err.errors?.[0]?.path, ["repository", "issue", "comments", "nodes", 0, "databaseId"]);
+    const node = err.data?.repository.issue.comments.nodes[0];
+    assert.equal(node?.databaseId, null);
+    assert.match(node?.fullDatabaseId ?? "", /^\d{10,}$/);
   });
 
   it("a connection without first/last is an error, as on GitHub", async () => {
@@ -88,17 +104,17 @@ describe("sandbox GraphQL", function () {
       `{ viewer { id } repository(owner: "${OWNER}", name: "${REPO}") { issue(number: 3) { id } label(name: "ready-for-agent") { id } inProgress: label(name: "bug") { id } } }`,
     );
     const issueId = ids.repository.issue.id;
-    const r = await gql<{ a: { commentEdge: { node: { databaseId: number; body: string } } }; e: { issueComment: { body: string } } }>(
+    const r = await gql<{ a: { commentEdge: { node: { fullDatabaseId: string; body: string } } }; e: { issueComment: { body: string } } }>(
       `mutation($issue: ID!, $me: ID!, $ready: ID!, $bug: ID!) {
         r: removeLabelsFromLabelable(input: {labelableId: $issue, labelIds: [$ready]}) { clientMutationId }
         l: addLabelsToLabelable(input: {labelableId: $issue, labelIds: [$bug]}) { clientMutationId }
         s: addAssigneesToAssignable(input: {assignableId: $issue, assigneeIds: [$me]}) { clientMutationId }
-        a: addComment(input: {subjectId: $issue, body: "claimed"}) { commentEdge { node { id databaseId body } } }
+        a: addComment(input: {subjectId: $issue, body: "claimed"}) { commentEdge { node { id fullDatabaseId body } } }
       }`,
       { issue: issueId, me: ids.viewer.id, ready: ids.repository.label.id, bug: ids.repository.inProgress.id },
     );
     assert.equal(r.a.commentEdge.node.body, "claimed");
-    const commentId = (await w.as("bob").issues.getComment({ ...repo, comment_id: r.a.commentEdge.node.databaseId })).data.node_id;
+    const commentId = (await w.as("bob").issues.getComment({ ...repo, comment_id: Number(r.a.commentEdge.node.fullDatabaseId) })).data.node_id;
     const edited = await gql<{ e: { issueComment: { body: string } } }>(`mutation($id: ID!) { e: updateIssueComment(input: {id: $id, body: "renewed"}) { issueComment { body } } }`, { id: commentId });
     assert.equal(edited.e.issueComment.body, "renewed");
     const issue = (await w.as("carol").issues.get({ ...repo, issue_number: 3 })).data;

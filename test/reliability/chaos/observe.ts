@@ -27,7 +27,7 @@ export interface TicketView {
   state: "open" | "closed";
   labels: string[];
   assignees: string[];
-  comments: { id: number; body: string; author: string; createdAt: string; updatedAt: string; url: string }[];
+  comments: { id: string; body: string; author: string; createdAt: string; updatedAt: string; url: string }[];
   prs: { number: number; state: string; merged: boolean; head: string; draft: boolean }[];
 }
 
@@ -46,7 +46,7 @@ export async function viewTickets(world: ChaosWorld, t: ChaosTarget): Promise<Ti
       state: issue.state as "open" | "closed",
       labels: issue.labels.map((l) => (typeof l === "string" ? l : (l.name ?? ""))),
       assignees: (issue.assignees ?? []).map((a) => a.login),
-      comments: comments.map((c) => ({ id: c.id, body: c.body ?? "", author: c.user?.login ?? "ghost", createdAt: c.created_at, updatedAt: c.updated_at, url: c.html_url })),
+      comments: comments.map((c) => ({ id: String(c.id), body: c.body ?? "", author: c.user?.login ?? "ghost", createdAt: c.created_at, updatedAt: c.updated_at, url: c.html_url })),
       prs: pulls.filter((p) => p.head.ref.startsWith(prefix)).map((p) => ({ number: p.number, state: p.state, merged: !!p.merged_at, head: p.head.ref, draft: !!p.draft })),
     });
   }

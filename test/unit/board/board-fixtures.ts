@@ -32,7 +32,7 @@ export function lease(issue: number, over: Partial<Lease> = {}): Lease {
   };
 }
 
-export function reading(l: Lease, commentId = 1000 + l.issue, updatedAt = minutes(-5)): LeaseRecord {
+export function reading(l: Lease, commentId = String(4_294_967_296 + l.issue), updatedAt = minutes(-5)): LeaseRecord {
   const url = `https://github.com/${REPO}/issues/${l.issue}#issuecomment-${commentId}`;
   return { lease: l, finished: l.state === "finished", comment: { id: commentId, url, author: l.user, createdAt: l.claimedAt, updatedAt } };
 }

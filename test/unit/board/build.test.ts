@@ -75,7 +75,7 @@ describe("board model: sections and counts", () => {
 
   it("links a claimed row to its lease comment and a free row to nothing but the issue", () => {
     const model = buildBoard(oneOfEach());
-    assert.match(row(model, 2).leaseUrl ?? "", /issues\/2#issuecomment-1002$/);
+    assert.match(row(model, 2).leaseUrl ?? "", /issues\/2#issuecomment-4294967298$/);
     assert.equal(row(model, 4).leaseUrl, null);
     assert.equal(row(model, 4).issueUrl, "https://github.com/acme/shop/issues/4");
   });
@@ -114,25 +114,25 @@ describe("board model: claims and records", () => {
   it("picks the earliest claimedAt, then the smallest nonce, among live leases", () => {
     const early = lease(10, { host: LAPTOP, user: "bob", claimedAt: minutes(-30), nonce: "zzzzzzzz" });
     const late = lease(10, { claimedAt: minutes(-29), nonce: "aaaaaaaa" });
-    const model = buildBoard(input([issue(10, { labels: ["in-progress"], readings: [reading(late, 1), reading(early, 2)] })]));
+    const model = buildBoard(input([issue(10, { labels: ["in-progress"], readings: [reading(late, "1"), reading(early, "2")] })]));
     assert.equal(row(model, 10).holder?.hostName, "laptop-2");
     const tieA = lease(11, { host: LAPTOP, claimedAt: minutes(-30), nonce: "bbbbbbbb" });
     const tieB = lease(11, { claimedAt: minutes(-30), nonce: "aaaaaaaa" });
-    const tie = buildBoard(input([issue(11, { labels: ["in-progress"], readings: [reading(tieA, 1), reading(tieB, 2)] })], [local(11)]));
+    const tie = buildBoard(input([issue(11, { labels: ["in-progress"], readings: [reading(tieA, "1"), reading(tieB, "2")] })], [local(11)]));
     assert.equal(row(tie, 11).holder?.hostName, "desk");
   });
 
   it("prefers an unexpired lease over an expired one during a take-over-stale", () => {
     const old = lease(12, { host: LAPTOP, claimedAt: minutes(-300), expiresAt: minutes(-60) });
     const taker = lease(12, { claimedAt: minutes(-1), expiresAt: minutes(44) });
-    const model = buildBoard(input([issue(12, { labels: ["in-progress"], readings: [reading(old, 1), reading(taker, 2)] })], [local(12)]));
+    const model = buildBoard(input([issue(12, { labels: ["in-progress"], readings: [reading(old, "1"), reading(taker, "2")] })], [local(12)]));
     assert.equal(row(model, 12).section, "running-here");
   });
 
   it("follows a take-over: the displaced lease holds nothing even before its comment is rewritten", () => {
     const old = lease(22, { host: LAPTOP, claimedAt: minutes(-300), expiresAt: minutes(30), nonce: "old-nonce-1" });
     const taker = lease(22, { claimedAt: minutes(-1), takeover: { from: "old-nonce-1", kind: "take-over", at: minutes(-1) } });
-    const model = buildBoard(input([issue(22, { labels: ["in-progress"], readings: [reading(old, 1), reading(taker, 2)] })], [local(22)]));
+    const model = buildBoard(input([issue(22, { labels: ["in-progress"], readings: [reading(old, "1"), reading(taker, "2")] })], [local(22)]));
     assert.equal(row(model, 22).section, "running-here");
   });
 
@@ -152,7 +152,7 @@ describe("board model: claims and records", () => {
   });
 
   it("reads the older finished form as a record, not a claim", () => {
-    const legacy = { lease: null, finished: true, comment: { id: 5, url: "u", author: "ana", createdAt: minutes(-60 * 24 * 3), updatedAt: minutes(-60 * 24 * 3) } };
+    const legacy = { lease: null, finished: true, comment: { id: "5", url: "u", author: "ana", createdAt: minutes(-60 * 24 * 3), updatedAt: minutes(-60 * 24 * 3) } };
     const model = buildBoard(input([issue(14, { readings: [legacy] })]));
     assert.equal(row(model, 14).runColumn, "finished 3d ago");
   });

@@ -62,7 +62,7 @@ describe("board tree view-models", () => {
     const rows = tickets(snap(buildBoard(oneOfEach())));
     const claimed = rows.find((r) => r.label.startsWith("#2 "));
     const free = rows.find((r) => r.label.startsWith("#4 "));
-    assert.deepEqual(claimed?.command, { id: "ticketRunner.board.open", title: "Open the lease comment", args: ["https://github.com/acme/shop/issues/2#issuecomment-1002"] });
+    assert.deepEqual(claimed?.command, { id: "ticketRunner.board.open", title: "Open the lease comment", args: ["https://github.com/acme/shop/issues/2#issuecomment-4294967298"] });
     assert.deepEqual(free?.command, { id: "ticketRunner.board.open", title: "Open the issue", args: ["https://github.com/acme/shop/issues/4"] });
   });
 

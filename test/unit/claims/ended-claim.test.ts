@@ -78,7 +78,7 @@ describe("claims: a run directory whose claim has ended (ADR 0125)", () => {
     await c.root.create(dir, {
       version: 1, repo: "acme/widgets", issue: n, host: { id: "host-m1", name: "m1", kind: "cloud" },
       session: "other-session", run: "other-run", pid: 4242, startedAt: new Date(0).toISOString(),
-      holder: "person", commentId: 999_999, worktree: null, branch: null, offline: false,
+      holder: "person", commentId: "3076667581", worktree: null, branch: null, offline: false,
     });
     const r = await refusal(c.gate.take(n));
     assert.equal(r.reason, "claimed-locally");
@@ -87,7 +87,7 @@ describe("claims: a run directory whose claim has ended (ADR 0125)", () => {
     // resume, where start points, does not point back to start: it gives the mv that clears the way.
     const again = await refusal(c.gate.resume(n));
     assert.equal(again.details.next, `mv ${dir} ${dir}.old && ticket-runner start ${n}`);
-    assert.match(again.message, /names lease comment 999999, which is not on the issue/);
+    assert.match(again.message, /names lease comment 3076667581, which is not on the issue/);
     renameSync(dir, `${dir}.old`);
     assert.equal((await c.gate.take(n)).claim.ticket, n);
   });

@@ -216,7 +216,7 @@ if (raw) {
       assert.match(confirm?.detail ?? "", /marked superseded/);
       assert.match(confirm?.detail ?? "", /Nothing is deleted/);
       const comments = (await admin.rest.issues.listComments({ ...repo, issue_number: held })).data;
-      assert.ok(comments.find((c) => c.html_url === won.claim.commentUrl || c.id === won.claim.commentId)?.body?.includes('"superseded"'), "bob's lease is marked superseded");
+      assert.ok(comments.find((c) => c.html_url === won.claim.commentUrl || String(c.id) === won.claim.commentId)?.body?.includes('"superseded"'), "bob's lease is marked superseded");
 
       // Release puts it back on the Frontier for the next test's Run.
       await vscode.commands.executeCommand("ticketRunner.release", held);

@@ -93,6 +93,15 @@ export async function standAside(
 export type Ending = "finished" | "released" | "handed-off";
 
 /**
+ * Whether a release puts `ready-for-agent` back: only when a writer applied it last (ADR 0162). The
+ * release is written with the releaser's token, so putting back a label a non-writer applied (or
+ * one the issue never had) would make it a writer's label, and a machine would take the ticket.
+ */
+export async function readyGoesBack(ctx: ClaimContext, ticket: number, reading: TicketReading): Promise<boolean> {
+  return (await ctx.trust.readyLabelTrusted(ctx.o.tracker, ticket, ctx.o.labels.ready, reading.labelActors)).trusted;
+}
+
+/**
  * The endings: finished (in-progress off), released (ready-for-agent back on), handed off
  * (ready-for-human on). Unassigning is the last write of the document. When a rival holds the
  * ticket now, only our lease is marked: the labels are the holder's.
@@ -108,7 +117,7 @@ export async function endClaim(ctx: ClaimContext, claim: HeldClaim, ending: Endi
     // leave `claim:<that host>` behind and try to remove its own instead.
     const hostLabel = ctx.hostLabel(claim.lease.host);
     write.removeLabels = [labels.inProgress, ...(hostLabel ? [hostLabel] : [])];
-    if (ending === "released") write.addLabels = [labels.ready];
+    if (ending === "released" && (await readyGoesBack(ctx, claim.ticket, reading))) write.addLabels = [labels.ready];
     if (ending === "handed-off") write.addLabels = [labels.human];
     if (ending !== "finished") write.removeAssignees = [reading.viewer];
   } else {

@@ -15,7 +15,7 @@ import type { HeldClaim } from "../claim-gate";
 import { Refusal } from "../errors";
 import type { Lease } from "../schemas/lease";
 import type { ClaimContext, TicketReading } from "./claim-context";
-import { endClaim, sameUser } from "./give-back";
+import { endClaim, readyGoesBack, sameUser } from "./give-back";
 import { compareClaims, type LeaseRecord } from "./lease-standing";
 import { claimedElsewhere, heldByExpiredLease, notYoursToRelease } from "./refusals";
 
@@ -81,20 +81,22 @@ export async function releaseByHand(ctx: ClaimContext, ticket: number, opts: { r
     throw notYoursToRelease({ repo: ctx.repoName, ticket, reading, labels, ownLast, localDir: local.kind === "none" ? null : dir, now });
   }
 
+  const readyBack = await readyGoesBack(ctx, ticket, reading);
+  const ready = readyBack ? `${labels.ready} on` : `${labels.ready} not put back (no writer applied it; a writer labels it if agents should take it)`;
   let summary: string;
   if (held?.lease) {
     const claim: HeldClaim = { ticket, commentId: held.comment.id, commentUrl: held.comment.url, lease: held.lease, runDir: dir };
     await endClaim(ctx, claim, "released", reading);
     const which = held === expired ? `your expired lease ${held.comment.url}` : `lease ${held.comment.url}`;
-    summary = `Released ${ctx.repoName}#${ticket}: ${which} marked released, ${labels.ready} on, ${labels.inProgress} off, ${viewer} unassigned.`;
+    summary = `Released ${ctx.repoName}#${ticket}: ${which} marked released, ${ready}, ${labels.inProgress} off, ${viewer} unassigned.`;
   } else if (onBoard) {
     const hostLabel = ctx.hostLabel();
     await ctx.o.tracker.writeIssue(ticket, {
-      addLabels: [labels.ready],
+      ...(readyBack ? { addLabels: [labels.ready] } : {}),
       removeLabels: [labels.inProgress, ...(hostLabel && issue.labels.includes(hostLabel) ? [hostLabel] : [])],
       removeAssignees: [viewer],
     });
-    summary = `Released ${ctx.repoName}#${ticket} on the board (your claim there had no lease): ${labels.ready} on, ${labels.inProgress} off, ${viewer} unassigned.`;
+    summary = `Released ${ctx.repoName}#${ticket} on the board (your claim there had no lease): ${ready}, ${labels.inProgress} off, ${viewer} unassigned.`;
   } else {
     summary = `Released ${ctx.repoName}#${ticket} on this Host only: it was started --offline, so GitHub holds no claim of it and nothing changed there.`;
   }

@@ -12,13 +12,21 @@ import { isCurrentHandoff, markedAsHistory } from "./handoff-comment";
 
 export type SetupResult = { ok: true } | { ok: false; handoff: HandoffInput };
 
-export function carriesCurrentHandoff(comments: TrackerComment[]): boolean {
-  return comments.some((c) => isCurrentHandoff(c.body));
+/**
+ * The current hand-off comments the Run's own account wrote. Anyone can post a comment shaped like a
+ * hand-off; only ours are records (ADR 0162), so an outsider's is neither believed nor edited.
+ */
+export function ownCurrentHandoffs(comments: TrackerComment[], viewer: string): TrackerComment[] {
+  return comments.filter((c) => c.author.toLowerCase() === viewer.toLowerCase() && isCurrentHandoff(c.body));
 }
 
-/** Marks every current hand-off comment as history (an edit under its marker notifies nobody). */
+export function carriesCurrentHandoff(comments: TrackerComment[], viewer: string): boolean {
+  return ownCurrentHandoffs(comments, viewer).length > 0;
+}
+
+/** Marks every current hand-off comment of ours as history (an edit under its marker notifies nobody). */
 export async function markHandoffsTaken(env: RunEnv, ticket: number, comments: TrackerComment[]): Promise<void> {
-  for (const c of comments.filter((x) => isCurrentHandoff(x.body))) {
+  for (const c of ownCurrentHandoffs(comments, env.viewer)) {
     try {
       await env.deps.tracker.updateComment(c.id, markedAsHistory(c.body));
     } catch (error) {

@@ -95,7 +95,7 @@ export async function takeTicket(env: RunEnv, candidate: Candidate, laneIndex: n
   } catch (error) {
     log.warn(`#${issue.number}: could not read its comments`, { error: errorText(error) });
   }
-  const afterHandoff = carriesCurrentHandoff(comments);
+  const afterHandoff = carriesCurrentHandoff(comments, env.viewer);
   if (afterHandoff) await markHandoffsTaken(env, issue.number, comments);
   const existing = afterHandoff ? null : findProgressComment(comments, env.viewer);
 

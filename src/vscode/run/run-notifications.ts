@@ -10,7 +10,7 @@ import { noticeFor, type NotificationLevel } from "./notification-policy";
 export interface NotificationContext {
   readonly repo: string;
   readonly level: NotificationLevel;
-  readonly tracker: Pick<Tracker, "listComments" | "getIssue">;
+  readonly tracker: Pick<Tracker, "listComments" | "getIssue" | "viewer">;
 }
 
 /**
@@ -46,8 +46,9 @@ export class RunNotifications {
   /** The newest hand-off comment on the issue; the issue itself when none is found. Asked only on a click. */
   private async openHandoff(ctx: NotificationContext, ticket: number): Promise<void> {
     try {
-      const comments = await ctx.tracker.listComments(ticket);
-      const handoff = [...comments].reverse().find((c) => c.body.startsWith(HANDOFF_MARKER));
+      const [comments, viewer] = await Promise.all([ctx.tracker.listComments(ticket), ctx.tracker.viewer()]);
+      // Only our own account's hand-off is a record; anyone can post one shaped like it (ADR 0162).
+      const handoff = [...comments].reverse().find((c) => c.author.toLowerCase() === viewer.toLowerCase() && c.body.startsWith(HANDOFF_MARKER));
       if (handoff) {
         await this.links.open(handoff.url);
         return;

@@ -49,7 +49,7 @@ describe("reliability: forged claims, forged labels and huge comments from non-c
   let forged = 0;
 
   before(async () => {
-    s = await startClaimsSandbox({ alice: "write", bob: "write", mallory: "read", trudy: "write" });
+    s = await startClaimsSandbox({ alice: "write", bob: "write", mallory: "read", trudy: "write", tom: "write" });
   });
   after(async () => s?.stop());
 
@@ -139,6 +139,27 @@ describe("reliability: forged claims, forged labels and huge comments from non-c
     await s.client("alice").request("DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}", { owner: OWNER, repo: NAME, issue_number: n, name: LABELS.ready });
     await s.client("alice").request("POST /repos/{owner}/{repo}/issues/{issue_number}/labels", { owner: OWNER, repo: NAME, issue_number: n, labels: [LABELS.ready] });
     assert.deepEqual(await eligibility(tracker, config, labelTrust(tracker, LABELS.ready, s.log), (await tracker.getIssue(n))!), { ok: true });
+  });
+
+  it("a writer's claim and release do not turn a non-writer's ready label into a writer's", async () => {
+    const n = await s.issue("laundered label target", [LABELS.ready], "tom");
+    await s.sandbox.admin.setRole("tom", FULL, "read");
+    forged += 1;
+    const person = s.claimer({ user: "alice", host: "a5", holder: "person" });
+    await person.gate.take(n);
+    const report = await person.gate.releaseByHand(n);
+    assert.match(report.summary, /ready-for-agent not put back \(no writer applied it/);
+    const tracker = s.tracker("alice");
+    const issue = (await tracker.getIssue(n))!;
+    assert.ok(!issue.labels.includes(LABELS.ready), `labels after release: ${issue.labels.join(", ")}`);
+    assert.ok(!issue.labels.includes(LABELS.inProgress));
+    const attempt = await s.claimer({ user: "bob", host: "b5" }).gate.claim(n);
+    assert.equal(attempt.kind, "lost", "a machine took the ticket after the release");
+    // A writer's own label still comes back after a release.
+    const fair = await s.issue("fair label target");
+    await person.gate.take(fair);
+    await person.gate.releaseByHand(fair);
+    assert.ok((await tracker.getIssue(fair))!.labels.includes(LABELS.ready));
   });
 
   it("a comment over 65,536 characters is never a lease; the real lease beside it still counts", async () => {

@@ -12,6 +12,7 @@ import type { Log } from "../../ports/log";
 import type { Permission, RepoRef, TrackerComment } from "../../ports/tracker";
 import type { BoardPoller } from "./board-poller";
 import { toBoardError } from "./board-errors";
+import { lacks, withOptionalFeature } from "./capabilities";
 import { githubIdSchema } from "../../core/schemas/github-id";
 
 export type BoardOctokit = Pick<Octokit, "graphql" | "request">;
@@ -48,13 +49,6 @@ function boardPageQuery(withDependencies: boolean): string {
 export const BOARD_PAGE_QUERY = boardPageQuery(true);
 /** For a server without issue dependencies (some GitHub Enterprise Server versions). */
 export const BOARD_PAGE_QUERY_NO_DEPENDENCIES = boardPageQuery(false);
-
-/**
- * Clients whose server rejected `Issue.blockedBy`. Kept per client (not per board) so a new board
- * on the same connection does not pay the failed query again; a new client (new token or API URL)
- * asks once more.
- */
-const withoutDependencies = new WeakSet<BoardOctokit>();
 
 export const ISSUE_COMMENTS_QUERY = /* GraphQL */ `
   query BoardIssueComments($owner: String!, $name: String!, $number: Int!, $after: String) {
@@ -196,27 +190,21 @@ export class GitHubBoardSource implements BoardSource {
   }
 
   private dependenciesFlag(): { dependencies?: false } {
-    return withoutDependencies.has(this.opts.octokit) ? { dependencies: false } : {};
+    return lacks(this.opts.octokit, "issueDependencies") ? { dependencies: false } : {};
   }
 
-  /** One page; on a server without issue dependencies, the same page again without `blockedBy`. */
+  /** One page; on a server without issue dependencies, without `blockedBy` (learnt once per client: ./capabilities.ts). */
   private async page(variables: Record<string, unknown>, cost: SourceCost): Promise<unknown> {
-    const what = `reading the open tickets of ${this.where}`;
-    const { octokit } = this.opts;
-    if (withoutDependencies.has(octokit)) {
+    const { octokit, log } = this.opts;
+    const send = (query: string) => {
       cost.requests += 1;
-      return this.graphql(BOARD_PAGE_QUERY_NO_DEPENDENCIES, variables, what);
-    }
+      return octokit.graphql<unknown>(query, variables);
+    };
     try {
-      cost.requests += 1;
-      return await octokit.graphql<unknown>(BOARD_PAGE_QUERY, variables);
+      return await withOptionalFeature(octokit, "issueDependencies", { warn: (m) => log.warn(`board: ${m}`, { repo: this.where }) }, () => send(BOARD_PAGE_QUERY), () => send(BOARD_PAGE_QUERY_NO_DEPENDENCIES));
     } catch (e) {
-      if (!rejectsBlockedBy(e)) throw toBoardError(e, what);
+      throw toBoardError(e, `reading the open tickets of ${this.where}`);
     }
-    withoutDependencies.add(octokit);
-    this.opts.log.warn(`board: the GitHub server at ${serverOf(octokit)} has no issue dependencies (Issue.blockedBy); blocked issues are not shown`, { repo: this.where });
-    cost.requests += 1;
-    return this.graphql(BOARD_PAGE_QUERY_NO_DEPENDENCIES, variables, what);
   }
 
   private async graphql(query: string, variables: Record<string, unknown>, what: string): Promise<unknown> {
@@ -273,43 +261,6 @@ export class GitHubBoardSource implements BoardSource {
     }
     return out;
   }
-}
-
-interface GraphqlErrorLike {
-  type?: unknown;
-  message?: unknown;
-  path?: unknown;
-  extensions?: { code?: unknown; fieldName?: unknown; typeName?: unknown };
-}
-
-/**
- * True when GitHub refused the query because `Issue.blockedBy` is not in its schema. GitHub says
- * so with `extensions.code: "undefinedField"` and `fieldName`; an older answer may carry only a
- * `type` and the field's path. Any other error is a real failure.
- */
-export function rejectsBlockedBy(e: unknown): boolean {
-  const errors = typeof e === "object" && e !== null ? (e as { errors?: unknown }).errors : undefined;
-  if (!Array.isArray(errors) || errors.length === 0) return false;
-  return (errors as GraphqlErrorLike[]).every((x) => {
-    const code = x.extensions?.code ?? x.type;
-    const field = x.extensions?.fieldName ?? (Array.isArray(x.path) ? x.path[x.path.length - 1] : undefined);
-    if (code === "undefinedField") return field === "blockedBy" && (x.extensions?.typeName ?? "Issue") === "Issue";
-    return typeof x.message === "string" && saysBlockedByIsUnknown(x.message);
-  });
-}
-
-/**
- * The last resort, for a server that names the problem only in words (no code, no path): the
- * message GitHub and graphql-js give for a field missing from the schema. Text only here.
- */
-function saysBlockedByIsUnknown(message: string): boolean {
-  return /^Field 'blockedBy' doesn't exist on type 'Issue'/.test(message) || /^Cannot query field "blockedBy" on type "Issue"/.test(message);
-}
-
-/** The API host for the warning (no path, no token). */
-function serverOf(octokit: BoardOctokit): string {
-  const url = (octokit.request as { endpoint?: { DEFAULTS?: { baseUrl?: unknown } } }).endpoint?.DEFAULTS?.baseUrl;
-  return typeof url === "string" ? url : "this API URL";
 }
 
 function addPoints(total: number | null, cost: number | undefined): number | null {

@@ -5,6 +5,7 @@
  */
 import type { CiReport, IssueThread, IssueWrite, Permission, PullRequestInfo, RepoRef, Tracker, TrackerComment, TrackerIssue } from "../../ports/tracker";
 import type { GitHubClient } from "./client";
+import { withOptionalFeature } from "./capabilities";
 import { NodeIds, readIssueThread } from "./issue-thread";
 import { writeIssue } from "./issue-write";
 import { Pulls } from "./pulls";
@@ -34,6 +35,8 @@ export function toRestComment(raw: unknown): TrackerComment {
   const c = check(restComment, raw, "a comment");
   return { id: c.id, body: c.body ?? "", author: c.user?.login ?? "ghost", url: c.html_url, createdAt: c.created_at, updatedAt: c.updated_at };
 }
+
+export const BLOCKERS_QUERY = `query Blockers($owner: String!, $name: String!, $number: Int!) { repository(owner: $owner, name: $name) { issue(number: $number) { blockedBy(first: 50) { nodes { number state } } } } }`;
 
 export class OctokitTracker implements Tracker {
   private readonly ids = new NodeIds();
@@ -118,10 +121,13 @@ export class OctokitTracker implements Tracker {
       .map((e) => e.actor!.login);
   }
 
+  /** On a server without issue dependencies (an older GitHub Enterprise Server) nothing blocks: ./capabilities.ts. */
   async openBlockers(number: number): Promise<number[]> {
-    const q = `query($owner: String!, $name: String!, $number: Int!) { repository(owner: $owner, name: $name) { issue(number: $number) { blockedBy(first: 50) { nodes { number state } } } } }`;
-    const data = check(gqlBlockers, await this.octokit.graphql(q, { owner: this.repo.owner, name: this.repo.repo, number }), `blockers of #${number}`);
-    return (data.repository?.issue?.blockedBy.nodes ?? []).flatMap((n) => (n && n.state === "OPEN" ? [n.number] : []));
+    const ask = async () => {
+      const data = check(gqlBlockers, await this.octokit.graphql(BLOCKERS_QUERY, { owner: this.repo.owner, name: this.repo.repo, number }), `blockers of #${number}`);
+      return (data.repository?.issue?.blockedBy.nodes ?? []).flatMap((n) => (n && n.state === "OPEN" ? [n.number] : []));
+    };
+    return withOptionalFeature(this.octokit, "issueDependencies", this.octokit.log, ask, () => Promise.resolve([]));
   }
 
   /** One GraphQL document (a POST): sent again after a 5xx, safely (./safe-writes.ts). */

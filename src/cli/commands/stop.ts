@@ -50,6 +50,15 @@ export async function stopRun(deps: StopDeps, io: Pick<CliIo, "out" | "err">): P
     io.err(`No Run to stop: ${who} is no longer running on this Host. A dead lock is left for the next Run to take over.`);
     return 2;
   }
+  // The lock is on the remote, where anyone who can push can write it: a pid alone may name any
+  // process of this user. Only pid, Host and start time together prove it is that Run.
+  if (lock.processStartTime === null) {
+    io.err(
+      `Not stopping ${who}: the Run lock records no start time for pid ${lock.pid}, so nothing proves that pid is still that Run (pids are reused, and anyone who can push can write the lock). Nothing was sent. ` +
+        `Check it yourself and stop it by hand: \`ps -o pid,lstart,args -p ${lock.pid}\`, then \`kill -TERM ${lock.pid}\`.`,
+    );
+    return 2;
+  }
   try {
     deps.kill(lock.pid);
   } catch (error) {

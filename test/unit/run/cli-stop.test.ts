@@ -58,6 +58,15 @@ describe("ticket-runner stop", () => {
     }
   });
 
+  it("a lock with no start time (written by anyone who can push): nothing is signalled, whatever runs under that pid; exit 2 with the way to check by hand", async () => {
+    // Fails on the code before this test: a live process under the pid got SIGTERM.
+    const r = await stop(held({ processStartTime: null }), "boot:1");
+    assert.equal(r.code, 2);
+    assert.deepEqual(r.sent, []);
+    assert.match(r.err[0]!, /records no start time for pid 4321, so nothing proves that pid is still that Run/);
+    assert.match(r.err[0]!, /Nothing was sent\. .*`ps -o pid,lstart,args -p 4321`, then `kill -TERM 4321`\.$/);
+  });
+
   it("a Run on another Host: names the Host, the Run and its start; Nothing was sent; exit 2", async () => {
     const r = await stop(held({ host: { id: "cloud-x", name: "vm-7", kind: "cloud" } }), "boot:1");
     assert.equal(r.code, 2);

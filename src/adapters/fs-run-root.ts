@@ -7,13 +7,14 @@
  * Keep the run root on a local disk: link and O_EXCL are not reliable on every network filesystem.
  */
 import { randomBytes } from "node:crypto";
-import { link, mkdir, readdir, readFile, rename, unlink, writeFile } from "node:fs/promises";
+import { link, lstat, mkdir, readdir, readFile, rename, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { runJsonSchema, type RunJson } from "../core/schemas/run-json";
 import { parseTicketNumber } from "../core/claims/marker";
 import { repoDirName, runDirFor } from "../core/claims/run-root-path";
 import type { LocalRun, RunJsonRead, RunRoot } from "../ports/run-root";
 import type { RepoRef } from "../ports/tracker";
+import { assertNotLink, safeRunDir } from "./run-root-dirs";
 
 const RUN_FILE = "run.json";
 /** Filesystems that cannot hard-link say so with one of these; there the create falls back to O_EXCL. */
@@ -41,6 +42,9 @@ export class FsRunRoot implements RunRoot {
 
   async read(dir: string): Promise<RunJsonRead> {
     let text: string;
+    const linked = await lstat(dir).then((st) => st.isSymbolicLink(), () => false);
+    const fileLinked = await lstat(join(dir, RUN_FILE)).then((st) => st.isSymbolicLink(), () => false);
+    if (linked || fileLinked) return { kind: "invalid", reason: `${linked ? dir : join(dir, RUN_FILE)} is a symbolic link; Ticket Runner does not follow links in its run root` };
     try {
       text = await readFile(join(dir, RUN_FILE), "utf8");
     } catch (error) {
@@ -64,7 +68,7 @@ export class FsRunRoot implements RunRoot {
   }
 
   async create(dir: string, run: RunJson): Promise<{ kind: "created" } | { kind: "exists"; current: RunJsonRead }> {
-    await mkdir(dir, { recursive: true });
+    await safeRunDir(this.root, dir);
     const text = JSON.stringify(run, null, 2) + "\n";
     const tmp = tempName(dir);
     await writeFile(tmp, text, { flag: "wx" });
@@ -92,6 +96,7 @@ export class FsRunRoot implements RunRoot {
   }
 
   async update(dir: string, run: RunJson): Promise<void> {
+    await safeRunDir(this.root, dir);
     const tmp = tempName(dir);
     await writeFile(tmp, JSON.stringify(run, null, 2) + "\n", { flag: "wx" });
     await rename(tmp, join(dir, RUN_FILE));
@@ -110,6 +115,8 @@ export class FsRunRoot implements RunRoot {
       throw error;
     }
     if (names.length === 0) return null;
+    await safeRunDir(this.root, dir);
+    await assertNotLink(join(dir, ARCHIVE), this.root);
     // Two moves in one millisecond (a take-over right after a yield) must not share a folder.
     let archive = join(dir, ARCHIVE, stamp(note.at));
     try {

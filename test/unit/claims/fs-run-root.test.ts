@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FsRunRoot } from "../../../src/adapters/fs-run-root";
 import { defaultRunRoot, runDirFor } from "../../../src/core/claims/run-root-path";
+import { Refusal } from "../../../src/core/errors";
 import type { RunJson } from "../../../src/core/schemas/run-json";
 import { runJsonFixture } from "../../support/run-json";
 
@@ -22,6 +23,41 @@ describe("claims: the fs run root", () => {
     assert.equal(runDirFor("/r", REPO, 12), "/r/acme__widgets/issue-12");
     assert.equal(defaultRunRoot({}, "/home/u"), "/home/u/.ticket-runner/runs");
     assert.equal(defaultRunRoot({ TICKET_RUNNER_RUN_ROOT: "/tmp/x" }, "/home/u"), "/tmp/x");
+  });
+
+  it("makes the run root and every run directory 0700, and narrows a run root an older version made 0755", async () => {
+    // Fails on the code before this test: 0755 from the umask.
+    const fresh = new FsRunRoot(join(dir, "runs"));
+    const d = fresh.dirFor(REPO, 7);
+    assert.equal((await fresh.create(d, run("a"))).kind, "created");
+    for (const p of [fresh.root, join(fresh.root, "acme__widgets"), d]) assert.equal(statSync(p).mode & 0o777, 0o700, p);
+    const old = join(dir, "old");
+    mkdirSync(old, { mode: 0o755 });
+    const again = new FsRunRoot(old);
+    await again.create(again.dirFor(REPO, 8), run("b"));
+    assert.equal(statSync(old).mode & 0o777, 0o700);
+  });
+
+  it("refuses a symbolic link anywhere in a run directory's path or as its run.json, and writes nothing where it points", async () => {
+    // Fails on the code before this test: run.json was written through the link, into `elsewhere`.
+    const elsewhere = join(dir, "elsewhere");
+    mkdirSync(elsewhere);
+    const root = new FsRunRoot(join(dir, "runs"));
+    mkdirSync(root.root, { mode: 0o700 });
+    symlinkSync(elsewhere, join(root.root, "acme__widgets"));
+    await assert.rejects(root.create(root.dirFor(REPO, 7), run("a")), (e: unknown) => e instanceof Refusal && e.reason === "bad-input" && /acme__widgets is a symbolic link/.test(e.message));
+    rmSync(join(root.root, "acme__widgets"));
+    mkdirSync(join(root.root, "acme__widgets"));
+    symlinkSync(elsewhere, root.dirFor(REPO, 9));
+    await assert.rejects(root.create(root.dirFor(REPO, 9), run("b")), /issue-9 is a symbolic link/);
+    const d = root.dirFor(REPO, 10);
+    mkdirSync(d);
+    writeFileSync(join(elsewhere, "secret.json"), "{}");
+    symlinkSync(join(elsewhere, "secret.json"), join(d, "run.json"));
+    const read = await root.read(d);
+    assert.equal(read.kind, "invalid");
+    assert.match(read.kind === "invalid" ? read.reason : "", /run\.json is a symbolic link/);
+    assert.deepEqual(readdirSync(elsewhere), ["secret.json"]);
   });
 
   it("of 40 simultaneous exclusive creates exactly one wins; the others see the winner's run.json", async () => {

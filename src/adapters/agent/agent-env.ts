@@ -2,17 +2,11 @@
  * The agent's environment. An agent runs code an issue author may have influenced, so by default
  * it gets no GitHub token: it cannot push, comment or merge as us (ADR-0051).
  */
+import { GITHUB_TOKEN_VARS } from "../../core/token-vars";
 import type { StageName } from "../../ports/agent-runner";
 
 /** Dropped unless the runner is configured with `passGitHubToken`. */
-export const GITHUB_TOKEN_VARS = [
-  "GITHUB_TOKEN",
-  "GH_TOKEN",
-  "TICKET_RUNNER_TOKEN",
-  "TICKET_RUNNER_SANDBOX_TOKEN",
-  "GH_ENTERPRISE_TOKEN",
-  "GITHUB_ENTERPRISE_TOKEN",
-] as const;
+export { GITHUB_TOKEN_VARS };
 
 export interface AgentEnvInput {
   base: NodeJS.ProcessEnv;

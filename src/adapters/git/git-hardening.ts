@@ -5,7 +5,7 @@
  * start a program or reach a network, and gets no token at all; the calls that reach the remote
  * run in a private git directory (remote-git.ts) whose config is the Run's own.
  */
-import { GITHUB_TOKEN_VARS } from "../agent/agent-env";
+import { GITHUB_TOKEN_VARS } from "../../core/token-vars";
 
 /**
  * `-c` entries for every git call in the clone. A `-c` value is read after every config file, so

@@ -16,7 +16,7 @@ import { preflight } from "./preflight";
 import { RemoteGit } from "./remote-git";
 import type { RepoContext } from "./repo";
 import { abortRebase, rebaseInProgress, resumeLane } from "./resume-branch";
-import { runCheck } from "./run-check";
+import { checkEnvironment, runCheck } from "./run-check";
 import type { LockScope } from "./run-lock";
 import { RunLock } from "./run-lock";
 import { branchFor } from "./slug";
@@ -42,7 +42,9 @@ export interface GitWorkspaceOptions {
   remoteUrl?: string;
   /** Extra env for every git call. */
   env?: Record<string, string | undefined>;
-  /** Env for Checks (the project's own commands). */
+  /** Names (or `PREFIX*`) of the Run's variables the Checks get besides the defaults (config `checkEnv`, ADR 0151). */
+  checkEnvNames?: readonly string[];
+  /** Variables set for the Checks on purpose (tests), over the allow-listed ones. */
   checkEnv?: Record<string, string | undefined>;
   /** Retries of a State change after a lost race (default 3). */
   stateRetries?: number;
@@ -151,7 +153,8 @@ export class GitWorkspace implements Workspace {
 
   async runCheck(lane: Lane, command: string[], timeoutMs: number, signal?: AbortSignal): Promise<CheckResult> {
     await this.guard.remember();
-    const result = await runCheck(lane, command, timeoutMs, { env: this.opts.checkEnv, signal, redact: (t) => this.ctx.git.redact(t) });
+    const env = { ...checkEnvironment({ ...process.env, ...this.opts.env }, this.opts.checkEnvNames), ...this.opts.checkEnv };
+    const result = await runCheck(lane, command, timeoutMs, { env, signal, redact: (t) => this.ctx.git.redact(t) });
     const notes = await this.guard.restore();
     if (notes.length === 0) return result;
     return { ...result, output: `${result.output}\n[ticket-runner: the check wrote into the clone's .git; put back: ${notes.join("; ")}]\n` };

@@ -5,7 +5,7 @@
 import { spawn } from "node:child_process";
 import { constants } from "node:os";
 import type { CheckResult, Lane } from "../../ports/workspace";
-import { GITHUB_TOKEN_VARS } from "../agent/agent-env";
+import { GITHUB_TOKEN_VARS } from "../../core/token-vars";
 
 /** Keep at most this much output: the end of a log is where a failure is explained. */
 export const CHECK_OUTPUT_CAP = 1024 * 1024;
@@ -76,6 +76,7 @@ function trackGroup(pid: number): void {
 }
 
 export interface RunCheckOptions {
+  /** The whole environment of the Check (checkEnvironment()); the Run's own when not given. */
   env?: Record<string, string | undefined>;
   signal?: AbortSignal;
   outputCap?: number;
@@ -83,12 +84,29 @@ export interface RunCheckOptions {
 }
 
 /**
- * The Checks run the branch's own code, which the agent wrote and an issue author may have steered:
- * like the agent (ADR-0051), they get none of the Run's GitHub tokens. `checkEnv` may add one on purpose.
+ * What the Checks inherit from the Run's environment by default: enough to find programs, a home,
+ * a locale and a temp folder. Nothing else: the Checks run code the agent wrote (and an issue
+ * author may have steered), so the Run's secrets (its GitHub token, ANTHROPIC_API_KEY, cloud keys)
+ * stay out. `checkEnv` in ticket-runner.json adds names (ADR 0151).
  */
-export function withoutGitHubTokens(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const out = { ...env };
-  for (const name of GITHUB_TOKEN_VARS) delete out[name];
+export const CHECK_ENV_DEFAULT: readonly string[] = [
+  "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "LC_*", "TERM", "TZ", "TMPDIR", "TMP", "TEMP", "CI",
+  "SYSTEMROOT", "COMSPEC", "PATHEXT", "WINDIR",
+];
+
+function allowed(name: string, allow: readonly string[]): boolean {
+  return allow.some((a) => (a.endsWith("*") ? name.startsWith(a.slice(0, -1)) : name === a));
+}
+
+/**
+ * The Checks' environment: only the allow-listed variables of `env`, and never one of the Run's
+ * GitHub tokens, whatever the list says (like the agent, ADR-0051).
+ */
+export function checkEnvironment(env: NodeJS.ProcessEnv | Record<string, string | undefined>, extra: readonly string[] = []): NodeJS.ProcessEnv {
+  const allow = [...CHECK_ENV_DEFAULT, ...extra];
+  const tokens = new Set<string>(GITHUB_TOKEN_VARS);
+  const out: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(env)) if (value !== undefined && !tokens.has(name) && allowed(name, allow)) out[name] = value;
   return out;
 }
 
@@ -105,7 +123,7 @@ export function runCheck(lane: Lane, argv: string[], timeoutMs: number, opts: Ru
     let exitCode: number | null = null;
     const child = spawn(file, args, {
       cwd: lane.path,
-      env: { ...withoutGitHubTokens(process.env), ...opts.env },
+      env: opts.env ?? checkEnvironment(process.env),
       stdio: ["ignore", "pipe", "pipe"],
       detached: true, // own process group: the timeout can kill the whole tree it starts
       shell: false,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { GITHUB_TOKEN_VARS } from "../token-vars";
 
 export const AGENT_KINDS = ["claude", "codex", "gemini", "demo", "command"] as const;
 
@@ -32,6 +33,17 @@ export const configSchema = z
     lockScope: z.enum(["target", "host"]).default("target"),
     checks: z.array(z.array(z.string().min(1)).min(1)).default([]),
     checkTimeoutMinutes: z.number().positive().max(240).default(20),
+    /** Variables of the Run the Checks also get, by name or `PREFIX*` (ADR 0151). */
+    checkEnv: z
+      .array(
+        z
+          .string()
+          .regex(/^[A-Za-z_][A-Za-z0-9_]*\*?$/, "must be a variable name, or a prefix ending in *")
+          .refine((n) => !GITHUB_TOKEN_VARS.some((t) => t.startsWith(n.replace(/\*$/, "")) && (n.endsWith("*") || t === n)), {
+            message: "names a GitHub token variable: the Checks run code the agent wrote and never get the Run's token",
+          }),
+      )
+      .default([]),
     agent: z
       .object({
         kind: z.enum(AGENT_KINDS).default("claude"),

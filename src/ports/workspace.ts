@@ -85,7 +85,7 @@ export interface Workspace {
   /** Discards uncommitted changes (after verify). Committed work is untouched. */
   resetWorktree(lane: Lane): Promise<void>;
   /** `--force-with-lease=refs/heads/<b>:<the remote sha this Host last saw, or empty>`. */
-  push(lane: Lane): Promise<{ ok: boolean; detail: string }>;
+  push(lane: Lane): Promise<PushResult>;
   /** The remote's tip of a branch (ls-remote), or null when the remote has none. */
   remoteBranchSha(branch: string): Promise<string | null>;
   /** On the fetched base. A conflict is left in place for a conflict Stage. */
@@ -127,4 +127,20 @@ export interface Workspace {
   releaseLock(runId: string): Promise<{ released: boolean; detail: string } | void>;
   /** A person's release: writes {"held": false} whoever holds it. */
   unlock(note: string): Promise<{ previous: string }>;
+}
+
+/**
+ * Why GitHub refused a push, when it said why (src/adapters/git/push-refusal.ts): the cause in
+ * words, and what a person changes so the next push goes through.
+ */
+export interface PushRefusal {
+  reason: "workflow-scope" | "push-protection" | "rule-violation";
+  cause: string;
+  fix: string;
+}
+
+export interface PushResult {
+  ok: boolean;
+  detail: string;
+  refused?: PushRefusal;
 }

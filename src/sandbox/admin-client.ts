@@ -60,7 +60,7 @@ export class SandboxAdmin {
     await this.call("POST", "repos", input);
   }
 
-  async addUser(input: { login: string; repos?: Record<string, Role> }): Promise<{ token: string }> {
+  async addUser(input: { login: string; repos?: Record<string, Role>; scopes?: string[] }): Promise<{ token: string }> {
     return (await this.call("POST", "users", input)) as { token: string };
   }
 

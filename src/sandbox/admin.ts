@@ -45,7 +45,7 @@ export async function handleAdmin(app: App, req: IncomingMessage, res: ServerRes
       }
       case "POST /_sandbox/users": {
         const spec = parseBody(addUserSchema, body, "User");
-        reply(201, await addUser(app, spec.login, spec.repos));
+        reply(201, await addUser(app, spec.login, spec.repos, spec.scopes));
         return;
       }
       case "PUT /_sandbox/roles": {

@@ -9,6 +9,8 @@ export interface UserRec {
   id: number;
   login: string;
   token: string;
+  /** The token's classic OAuth scopes (GitHub's X-OAuth-Scopes). Absent: every scope. */
+  scopes?: string[];
   createdAt: string;
 }
 

@@ -32,7 +32,7 @@ const DEFAULT_LABELS = [
 
 export type CreateRepoSpec = z.infer<typeof createRepoSchema>;
 
-export const addUserSchema = z.object({ login: z.string(), repos: z.record(roleSchema).optional() }).strict();
+export const addUserSchema = z.object({ login: z.string(), repos: z.record(roleSchema).optional(), scopes: z.array(z.string().regex(/^[a-z:_]+$/)).max(50).optional() }).strict();
 export const setRoleSchema = z.object({ login: z.string(), repo: z.string(), role: roleSchema }).strict();
 
 export async function createRepo(app: App, spec: CreateRepoSpec): Promise<RepoRec> {
@@ -91,7 +91,7 @@ export function ensureAdminUser(app: App, token?: string): void {
   app.store.state.users[ADMIN_LOGIN] = { id: app.store.nextId(), login: ADMIN_LOGIN, token: token ?? newToken(), createdAt: isoNow() };
 }
 
-export async function addUser(app: App, login: string, repos: Record<string, Role> = {}): Promise<{ token: string }> {
+export async function addUser(app: App, login: string, repos: Record<string, Role> = {}, scopes?: string[]): Promise<{ token: string }> {
   if (!/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$/.test(login) && !/^[A-Za-z0-9-]+\[bot\]$/.test(login)) {
     throw validationFailed([{ resource: "User", field: "login", code: "invalid", message: "a login is letters, digits and single hyphens" }]);
   }
@@ -100,6 +100,7 @@ export async function addUser(app: App, login: string, repos: Record<string, Rol
     user = { id: app.store.nextId(), login, token: newToken(), createdAt: isoNow() };
     app.store.state.users[login] = user;
   }
+  if (scopes) user.scopes = scopes;
   for (const [full, role] of Object.entries(repos)) setRole(app, login, full, role);
   await app.store.changed();
   return { token: user.token };

@@ -90,6 +90,8 @@ async function handle(app: App, router: Router, req: IncomingMessage, res: Serve
       const info = app.rates.check(rateKey, !who, resource);
       rateHeaders = headersOf({ ...info, used: info.used + 1, remaining: info.remaining - 1 });
     }
+    // GitHub names a classic token's scopes on every answer (https://docs.github.com/apps/oauth-apps/building-oauth-apps/scopes-for-oauth-apps).
+    if (who?.scopes) rateHeaders["x-oauth-scopes"] = who.scopes.join(", ");
     const raw = WRITE_METHODS.has(method) ? await readBody(req) : Buffer.alloc(0);
     const body = parseJson(raw);
     write = isWrite(method, path, body);

@@ -1,7 +1,8 @@
 /** What a Run does inside a Lane: read it, push it, rebase it, tidy it, and clean it up after a merge. */
 import { readFile, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import type { Lane } from "../../ports/workspace";
+import type { Lane, PushResult } from "../../ports/workspace";
+import { readPushRefusal } from "./push-refusal";
 import type { RepoContext } from "./repo";
 import { isAncestor, listWorktrees, lsRemoteBranch, resolveRef } from "./repo";
 import { rebaseInProgress } from "./resume-branch";
@@ -32,7 +33,7 @@ export async function resetWorktree(ctx: RepoContext, lane: Lane): Promise<void>
  * Pushes the lane's HEAD with an explicit lease: the remote branch must still be where this Host
  * last saw it (or absent, if it never saw it), so another Host's newer work is never overwritten.
  */
-export async function push(ctx: RepoContext, lane: Lane): Promise<{ ok: boolean; detail: string }> {
+export async function push(ctx: RepoContext, lane: Lane): Promise<PushResult> {
   const track = `refs/remotes/${ctx.remote}/${lane.branch}`;
   const expected = (await resolveRef(ctx, track)) ?? "";
   const head = await headSha(ctx, lane);
@@ -40,7 +41,8 @@ export async function push(ctx: RepoContext, lane: Lane): Promise<{ ok: boolean;
   const res = await ctx.net.call(["push", "--quiet", "--porcelain", `--force-with-lease=refs/heads/${lane.branch}:${expected}`, { url: true }, `${head}:refs/heads/${lane.branch}`]);
   if (res.code !== 0) {
     const said = ctx.git.redact(`${res.stdout.toString("utf8")}\n${res.stderr}`.trim());
-    return { ok: false, detail: `The remote refused \`${lane.branch}\` at ${head.slice(0, 12)}: ${said}` };
+    const refused = readPushRefusal(said, lane.branch);
+    return { ok: false, detail: `The remote refused \`${lane.branch}\` at ${head.slice(0, 12)}: ${said}`, ...(refused ? { refused } : {}) };
   }
   // Single-branch clones have no refspec for the lane's branch, so the tracking ref is kept by hand.
   await ctx.git.text(["update-ref", track, head], { cwd: ctx.root });

@@ -7,7 +7,7 @@ import type { Clock } from "../../ports/clock";
 import type { Host } from "../../ports/host";
 import type { Log } from "../../ports/log";
 import type { Tracker, TrackerComment, TrackerIssue } from "../../ports/tracker";
-import type { Lane, Workspace } from "../../ports/workspace";
+import type { Lane, PushRefusal, Workspace } from "../../ports/workspace";
 import type { ClaimGate, HeldClaim } from "../claim-gate";
 import type { Config } from "../schemas/config";
 import type { StateFile } from "../schemas/state-file";
@@ -88,6 +88,8 @@ export interface TicketCtx {
   pushedOnce: boolean;
   /** Whether the latest push reached the remote. */
   lastPushOk: boolean;
+  /** Why GitHub refused the latest push, when it said why. */
+  lastPushRefusal?: PushRefusal;
   stageCounts: Map<string, number>;
   /** The head commit GitHub was asked to merge (not the merge commit it made): the clean-up deletes the branch only while it still points there. */
   mergedHead: string | null;

@@ -176,13 +176,20 @@ async function merge(env: RunEnv, ctx: TicketCtx, pr: PullRequestInfo): Promise<
   }
 }
 
+/** Why the branch is not on the remote, with GitHub's reason and its fix when GitHub gave one. */
+function pushFailure(ctx: TicketCtx): string {
+  const refused = ctx.lastPushRefusal;
+  const what = `the branch \`${ctx.branch}\` could not be pushed to the remote`;
+  return refused ? `${what}: ${refused.cause}. To fix: ${refused.fix}` : what;
+}
+
 /** The part of a Landing one Lane does at a time: rebase, push, pull request. */
 async function prepare(env: RunEnv, ctx: TicketCtx): Promise<{ pr: PullRequestInfo } | { step: Step }> {
   const rebased = await rebase(env, ctx);
   if (!rebased.ok) return { step: rebased };
   const pushed = await pushWork(env, ctx, "rebase");
   if (!pushed.ok) return { step: pushed };
-  if (!ctx.lastPushOk) return { step: fail("final", "push", `the branch \`${ctx.branch}\` could not be pushed to the remote`) };
+  if (!ctx.lastPushOk) return { step: fail("final", "push", pushFailure(ctx)) };
   return ensurePullRequest(env, ctx);
 }
 
@@ -202,7 +209,7 @@ async function catchUp(env: RunEnv, ctx: TicketCtx, pr: PullRequestInfo): Promis
   if (!rebased.ok) return rebased;
   const pushed = await pushWork(env, ctx, "rebase");
   if (!pushed.ok) return pushed;
-  if (!ctx.lastPushOk) return fail("final", "push", `the branch \`${ctx.branch}\` could not be pushed to the remote`);
+  if (!ctx.lastPushOk) return fail("final", "push", pushFailure(ctx));
   return awaitCi(env, ctx, pr);
 }
 

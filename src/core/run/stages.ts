@@ -124,6 +124,7 @@ export async function pushWork(env: RunEnv, ctx: TicketCtx, stage: string, headB
   try {
     const pushed = await workspace.push(ctx.lane);
     ctx.lastPushOk = pushed.ok;
+    ctx.lastPushRefusal = pushed.refused;
     if (pushed.ok) {
       ctx.pushedOnce = true;
       ctx.remoteHasBranch = true;

@@ -10,6 +10,7 @@ import { canRead, hasRole, tokenFrom } from "../auth";
 import { gitEnv, listRefs } from "../git";
 import { repoKey } from "../model";
 import type { RepoRec } from "../model";
+import { pushRuleEnv } from "../push-rules";
 import { onPushed } from "../pushes";
 import { spoolBody } from "../spool";
 
@@ -80,6 +81,7 @@ async function runBackend(app: App, req: IncomingMessage, res: ServerResponse, r
     REMOTE_ADDR: req.socket.remoteAddress ?? "127.0.0.1",
     CONTENT_TYPE: req.headers["content-type"] ?? "",
   };
+  if (rest === "/git-receive-pack") Object.assign(env, await pushRuleEnv(app, remoteUser));
   const encoding = req.headers["content-encoding"];
   if (encoding) env.HTTP_CONTENT_ENCODING = encoding;
   const protocol = req.headers["git-protocol"];

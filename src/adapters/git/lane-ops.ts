@@ -6,6 +6,7 @@ import { readPushRefusal } from "./push-refusal";
 import type { RepoContext } from "./repo";
 import { isAncestor, listWorktrees, lsRemoteBranch, resolveRef } from "./repo";
 import { rebaseInProgress } from "./resume-branch";
+import { ticketOfBranch } from "./slug";
 import { baseStart } from "./worktrees";
 
 export async function headSha(ctx: RepoContext, lane: Lane): Promise<string> {
@@ -34,6 +35,8 @@ export async function resetWorktree(ctx: RepoContext, lane: Lane): Promise<void>
  * last saw it (or absent, if it never saw it), so another Host's newer work is never overwritten.
  */
 export async function push(ctx: RepoContext, lane: Lane): Promise<PushResult> {
+  // The last guard before the remote: a Lane's work goes to its ticket's own branch, never the base.
+  if (ticketOfBranch(lane.branch) !== lane.ticket) return { ok: false, detail: `Refused to push ${JSON.stringify(lane.branch)}: it is not ticket ${lane.ticket}'s own agent/${lane.ticket}-… branch.` };
   const track = `refs/remotes/${ctx.remote}/${lane.branch}`;
   const expected = (await resolveRef(ctx, track)) ?? "";
   const head = await headSha(ctx, lane);

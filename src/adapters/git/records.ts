@@ -4,6 +4,7 @@
  */
 import { STATE_FORMAT, stateFileSchema } from "../../core/schemas/state-file";
 import type { StateFile } from "../../core/schemas/state-file";
+import { isTicketBranch } from "./slug";
 
 /** A short, printable picture of a file's content for an error message. */
 export function contentSummary(content: Buffer | string, max = 120): string {
@@ -52,6 +53,10 @@ export function parseStateFile(path: string, ticket: number, content: Buffer | s
   }
   if (parsed.data.ticket !== ticket) {
     return { ok: false, reason: `${path} names ticket ${parsed.data.ticket}, not ${ticket}`, writtenBy };
+  }
+  // Anyone who can push writes this file: it may only send the Run to the ticket's own branch.
+  if (!isTicketBranch(ticket, parsed.data.branch)) {
+    return { ok: false, reason: `${path} names the branch ${JSON.stringify(parsed.data.branch.slice(0, 100))}, which is not ticket ${ticket}'s own agent/${ticket}-… branch; the Run never works on another branch for it (the base included)`, writtenBy };
   }
   return { ok: true, state: parsed.data };
 }

@@ -45,3 +45,20 @@ export function branchFor(ticket: number, title: string): string {
   if (!Number.isInteger(ticket) || ticket <= 0) throw new RangeError(`not a ticket number: ${ticket}`);
   return `agent/${ticket}-${slugify(title)}`;
 }
+
+const TICKET_BRANCH = /^agent\/([1-9][0-9]*)-[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+/**
+ * Whether `branch` is one branchFor could have made for `ticket`: the only branch a record read
+ * from the remote (a State file) may send the Run's commits to. Never the base, never another's.
+ */
+export function isTicketBranch(ticket: number, branch: string): boolean {
+  const m = TICKET_BRANCH.exec(branch);
+  return m !== null && Number(m[1]) === ticket;
+}
+
+/** The ticket whose branch this is, or null when it is no ticket's branch. */
+export function ticketOfBranch(branch: string): number | null {
+  const m = TICKET_BRANCH.exec(branch);
+  return m ? Number(m[1]) : null;
+}

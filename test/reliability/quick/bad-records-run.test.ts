@@ -11,6 +11,7 @@ import { execFile } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { PRODUCT_VERSION } from "../../../src/core/version";
 import { DEMO_ISSUES } from "../../../src/sandbox/seeds/demo-project";
 import { endingOf, viewTickets } from "../chaos/observe";
 import { CLI, startRun } from "../chaos/run-process";
@@ -68,6 +69,25 @@ describe("reliability: records this version cannot read, through `ticket-runner 
     assert.equal(endingOf(views[1]!), "merged", "the other ticket is worked");
     assert.equal(await gitOut(t.gitDir, ["rev-parse", "refs/heads/ticket-runner/state:ticket-1.json"]), before, "the file is byte for byte as it was");
     record("input.records.run", { what: "the Run leaves a newer State file and its claim alone, refuses a corrupt lock", test: "test/reliability/quick/bad-records-run.test.ts", inputs: 1, losses: 0 });
+  });
+
+  it("a State file that names the base branch (anyone who can push writes one) is refused and reported, left as it is; nothing reaches main", async () => {
+    const t = await world.target({ name: "steer-state", issues: [DEMO_ISSUES[0]!], config: { lanes: 1 } });
+    const host = await world.host(t, "host-a");
+    const steer = `${JSON.stringify({ ticket: 1, branch: "main", state: "implemented", fixUsed: false, pullRequest: null, title: null, runId: "r", version: PRODUCT_VERSION, updatedAt: "2026-01-01T00:00:00.000Z" }, null, 2)}\n`;
+    await commitTo(host, t, "ticket-runner/state", { "ticket-1.json": steer });
+    // #1 looks Stranded, so the Run resumes it from that State file.
+    await world.adminOctokit.rest.issues.update({ owner: t.owner, repo: t.name, issue_number: 1, labels: ["in-progress"], assignees: [t.login] });
+    const mainBefore = await gitOut(t.gitDir, ["rev-parse", "refs/heads/main"]);
+    const fileBefore = await gitOut(t.gitDir, ["rev-parse", "refs/heads/ticket-runner/state:ticket-1.json"]);
+
+    const run = startRun(host.clone, host.env, ["--repo", t.full, "--api-url", world.sandbox.apiUrl]);
+    const { code } = await run.exited;
+    assert.equal(code, 0, run.stderr());
+    assert.match(run.stderr(), /#1 has a State file .*names the branch "main", which is not ticket 1's own agent\/1-… branch/);
+    assert.equal(await gitOut(t.gitDir, ["rev-parse", "refs/heads/main"]), mainBefore, "nothing was pushed to main");
+    assert.equal(await gitOut(t.gitDir, ["rev-parse", "refs/heads/ticket-runner/state:ticket-1.json"]), fileBefore, "the file is left as it was");
+    record("input.records.steer", { what: "a State file naming the base (or any branch not the ticket's own) is refused and reported; nothing pushed there", test: "test/reliability/quick/bad-records-run.test.ts", inputs: 1, losses: 0 });
   });
 
   it("a corrupt lock.json: refused before anything is taken, with the way out; unlock, then it runs", async () => {

@@ -61,6 +61,12 @@ export class StateRefs {
    */
   private readonly trees = new Map<string, TreeFiles>();
   private readonly blobs = new Map<string, Buffer>();
+  /**
+   * Each ticket's record as this process last read or wrote it. A write starts from it and skips
+   * the listing: the push's lease still refuses it if the remote moved since, and the write then
+   * reads again, so a stale guess costs one try, never a lost change.
+   */
+  private readonly views = new Map<number, TicketView>();
 
   constructor(
     private readonly ctx: RepoContext,
@@ -85,7 +91,9 @@ export class StateRefs {
     const legacy = refs.get(LEGACY_REF) ?? null;
     const old = legacy ? ticketFiles(await listFiles(this.ctx, legacy), ticket) : new Map<string, string>();
     const legacyTip = old.size > 0 ? legacy : null;
-    return { tip, files: tip ? await this.filesOf(tip) : old, legacyTip };
+    const view = { tip, files: tip ? await this.filesOf(tip) : old, legacyTip };
+    this.remember(this.views, ticket, view);
+    return view;
   }
 
   private remember<K, V>(cache: Map<K, V>, key: K, value: V): void {
@@ -206,21 +214,28 @@ export class StateRefs {
     const ref = stateRecordRef(ticket);
     return takeTurn(`${this.ctx.root}\0${this.ctx.remote}\0${ref}`, async () => {
       for (let attempt = 0; attempt <= this.retries; attempt++) {
-        const view = await this.view(ticket);
+        const known = attempt === 0 ? this.views.get(ticket) : undefined;
+        const view = known ?? (await this.view(ticket));
+        this.views.delete(ticket);
         const files = new Map(view.files);
         const out = await edit(files, view);
         if (!out.changed) return out.value;
         if (files.size === 0) {
           // Off the old branch first: were it left there, the ticket's old State would come back.
           if (view.legacyTip) await this.drainLegacy(ticket);
-          if (!view.tip || (await swapRef(this.ctx, ref, null, view.tip)) === "pushed") return out.value;
+          if (!view.tip || (await swapRef(this.ctx, ref, null, view.tip)) === "pushed") {
+            this.remember(this.views, ticket, { tip: null, files: new Map(), legacyTip: null });
+            return out.value;
+          }
         } else {
           const tree = (await flatTree(this.ctx, files)) ?? (await buildTree(this.ctx, files));
           const commit = await commitTree(this.ctx, tree, view.tip ? [view.tip] : [], out.message);
           this.remember(this.trees, commit, new Map(files));
           if ((await swapRef(this.ctx, ref, commit, view.tip)) === "pushed") {
             // Its own ref now wins over the old branch; taking it off there keeps the old branch draining.
-            if (view.legacyTip) await this.drainLegacy(ticket).catch(() => undefined);
+            const drained = view.legacyTip ? await this.drainLegacy(ticket).then(() => true, () => false) : true;
+            // Only a drained ticket is known to be off the old branch; otherwise the next write reads it again.
+            if (drained) this.remember(this.views, ticket, { tip: commit, files, legacyTip: null });
             return out.value;
           }
         }

@@ -12,7 +12,7 @@ import type { ClaimGate, HeldClaim } from "../claim-gate";
 import type { Config } from "../schemas/config";
 import type { StateFile } from "../schemas/state-file";
 import type { Criterion } from "./criteria";
-import type { FifoMutex, MergeTrain } from "./mutex";
+import type { MergeTrain } from "./merge-train";
 import type { ProgressComment } from "./progress-comment";
 import type { RunEvents } from "./run-events";
 import type { Verdict } from "./stage-answers";
@@ -51,7 +51,6 @@ export interface RunEnv {
   base: string;
   hostName: string;
   events: RunEvents;
-  landing: FifoMutex;
   /** The merge order of the Landings (ADR 0181). */
   train: MergeTrain;
   flags: RunFlags;

@@ -1,9 +1,8 @@
 /**
  * The Landing: rebase on the freshly fetched base (one conflict Stage if it stops), push, open or
- * update the pull request, wait for CI, merge guarded by the head sha (ADR 0181). The rebase, push
- * and pull request are one Lane at a time (the Run's FIFO mutex); CI is waited for side by side;
- * merges go in the order the Landings started, and a ticket whose files a neighbour's merge touched
- * is rebased and tested again before it merges.
+ * update the pull request, wait for CI, merge guarded by the head sha (ADR 0181). Lanes do all of
+ * it side by side except the merge: merges go in the order the Landings started, and a ticket whose
+ * files a neighbour's merge touched is rebased and tested again before it merges.
  */
 import { inertReferences } from "../inert-text";
 import type { PullRequestInfo } from "../../ports/tracker";
@@ -183,7 +182,7 @@ function pushFailure(ctx: TicketCtx): string {
   return refused ? `${what}: ${refused.cause}. To fix: ${refused.fix}` : what;
 }
 
-/** The part of a Landing one Lane does at a time: rebase, push, pull request. */
+/** The start of a Landing: rebase, push, pull request. */
 async function prepare(env: RunEnv, ctx: TicketCtx): Promise<{ pr: PullRequestInfo } | { step: Step }> {
   const rebased = await rebase(env, ctx);
   if (!rebased.ok) return { step: rebased };
@@ -217,7 +216,7 @@ export async function land(env: RunEnv, ctx: TicketCtx): Promise<LandingResult> 
   if (!ctx.lane) return fail("final", "rebase", "no worktree to land from");
   const seat = env.train.join();
   try {
-    const opened = await env.landing.run(() => prepare(env, ctx));
+    const opened = await prepare(env, ctx);
     if ("step" in opened) return opened.step;
     if (opened.pr.merged) return { ok: true, merged: opened.pr };
     const ci = await awaitCi(env, ctx, opened.pr);

@@ -11,7 +11,7 @@ import type { RunDeps, RunEnv } from "./context";
 import { errorText } from "./context";
 import { labelTrust } from "./frontier";
 import { drainLanes } from "./lanes";
-import { FifoMutex, MergeTrain } from "./mutex";
+import { MergeTrain } from "./merge-train";
 import { runIdFor } from "./naming";
 import { RunEvents } from "./run-events";
 import { TicketSources } from "./sources";
@@ -63,7 +63,6 @@ export class Run {
       base: config.base ?? "",
       hostName: deps.host.identity().name,
       events: this.events,
-      landing: new FifoMutex(),
       train: new MergeTrain(),
       flags: { stopping: false, stoppedAt: null, stoppedHolding: [], rateLimited: false, killed: false },
       held: new Map(),

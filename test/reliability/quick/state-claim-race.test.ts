@@ -12,7 +12,7 @@ import { strict as assert } from "node:assert";
 import { composeRun } from "../../../src/adapters/compose-run";
 import { loadConfig } from "../../../src/core/config-load";
 import { stateRecordRef } from "../../../src/core/schemas/state-file";
-import { FifoMutex, MergeTrain } from "../../../src/core/run/mutex";
+import { MergeTrain } from "../../../src/core/run/merge-train";
 import { RunEvents } from "../../../src/core/run/run-events";
 import type { RunEnv } from "../../../src/core/run/context";
 import { takeTicket } from "../../../src/core/run/take";
@@ -35,7 +35,6 @@ async function envFor(world: ChaosWorld, t: ChaosTarget, h: HostSpec, runId: str
     base: "main",
     hostName: h.name,
     events: new RunEvents(() => undefined),
-    landing: new FifoMutex(),
     train: new MergeTrain(),
     flags: { stopping: false, stoppedAt: null, stoppedHolding: [], rateLimited: false, killed: false },
     held: new Map(),

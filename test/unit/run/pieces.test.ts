@@ -2,7 +2,7 @@ import { strict as assert } from "node:assert";
 import fc from "fast-check";
 import { tickCriteria, uncheckedCriteria } from "../../../src/core/run/criteria";
 import { HANDOFF_HISTORY, HANDOFF_MARKER, handoffComment, isCurrentHandoff, markedAsHistory } from "../../../src/core/run/handoff-comment";
-import { FifoMutex } from "../../../src/core/run/mutex";
+import { MergeTrain } from "../../../src/core/run/merge-train";
 import { runIdFor, utcClock } from "../../../src/core/run/naming";
 import { renderSection, withSection } from "../../../src/core/run/progress-comment";
 import { issueBlock } from "../../../src/core/run/prompts";
@@ -71,21 +71,20 @@ describe("Run pieces", () => {
     assert.ok(!parseAnswer(codeAnswerSchema, undefined).ok);
   });
 
-  it("the FIFO mutex runs work one at a time in call order", async () => {
-    const m = new FifoMutex();
-    const log: string[] = [];
-    let inside = 0;
-    const job = (name: string) =>
-      m.run(async () => {
-        inside += 1;
-        assert.equal(inside, 1);
-        log.push(`${name}+`);
-        await new Promise((r) => setImmediate(r));
-        log.push(`${name}-`);
-        inside -= 1;
-      });
-    await Promise.all([job("a"), job("b"), job("c")]);
-    assert.deepEqual(log, ["a+", "a-", "b+", "b-", "c+", "c-"]);
+  it("the merge train lets a seat through only once every earlier seat has left, even when a later one leaves first", async () => {
+    const train = new MergeTrain();
+    const [a, b, c] = [train.join(), train.join(), train.join()];
+    const passed: string[] = [];
+    void c.turn().then(() => passed.push("c"));
+    await a.turn();
+    // b leaves early (its CI failed): c must still wait for a, which is merging.
+    b.leave();
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(passed, []);
+    a.leave();
+    await c.turn();
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(passed, ["c"]);
   });
 
   it("summary: the closing line and exit code per docs/endings.md", () => {

@@ -1,29 +1,3 @@
-/** A first-come-first-served mutex: the start of a Landing (rebase, push, pull request) is one Lane at a time. */
-export class FifoMutex {
-  private tail: Promise<void> = Promise.resolve();
-  private waiting = 0;
-
-  /** Runs `work` once every earlier caller's work has settled, in call order. */
-  async run<T>(work: () => Promise<T>): Promise<T> {
-    const before = this.tail;
-    let done!: () => void;
-    this.tail = new Promise<void>((resolve) => (done = resolve));
-    this.waiting += 1;
-    try {
-      await before;
-      this.waiting -= 1;
-      return await work();
-    } finally {
-      done();
-    }
-  }
-
-  /** Callers queued behind the holder. */
-  get queued(): number {
-    return this.waiting;
-  }
-}
-
 /** A place in the merge order: `turn()` resolves once every earlier seat has left. */
 export interface Seat {
   turn(): Promise<void>;

@@ -40,93 +40,138 @@ function kindOf(message: { messageId: string; data?: object }): string {
   return typeof data?.typeName === "string" ? data.typeName : message.messageId;
 }
 
-/** Masks every secret secretlint finds, after `redactSecrets` masked the known tokens. */
-export async function scrubSecrets(text: string, env: Record<string, string | undefined> = process.env): Promise<Scrubbed> {
-  const first = redactSecrets(text, env);
-  const counts = new Map<string, number>();
-  if (first !== text) counts.set("token", 1);
-  const result = await lintSource({ source: { content: first, filePath: "/text", ext: "", contentType: "text" }, options: { config: CONFIG, maskSecrets: false } });
-  // A rule's range is not always the secret's (the AWS rule's starts at the key's name), so the
-  // secret's own value, which the rule reports in its data, is masked wherever it appears as well.
-  const hits: { start: number; end: number; kind: string }[] = [];
-  for (const m of result.messages) {
-    const kind = kindOf(m);
-    hits.push({ start: m.range[0], end: m.range[1], kind });
-    for (const value of Object.entries(m.data ?? {}).flatMap(([k, v]) => (k !== "typeName" && typeof v === "string" && v.length >= 8 ? [v] : []))) {
-      for (let i = first.indexOf(value); i >= 0; i = first.indexOf(value, i + value.length)) hits.push({ start: i, end: i + value.length, kind });
-    }
-  }
-  hits.sort((a, b) => a.start - b.start || b.end - a.end);
-  let out = "";
-  let at = 0;
-  let open: { end: number; kind: string } | null = null;
-  for (const hit of hits) {
-    if (open && hit.start <= open.end) {
-      open.end = Math.max(open.end, hit.end);
-      continue;
-    }
-    if (open) at = open.end;
-    out += first.slice(at, hit.start) + redactionMark(hit.kind);
-    open = { end: hit.end, kind: hit.kind };
-    counts.set(hit.kind, (counts.get(hit.kind) ?? 0) + 1);
-  }
-  if (open) at = open.end;
-  out += first.slice(at);
-  return { text: out, found: [...counts].map(([kind, count]) => ({ kind, count })) };
+interface Finding {
+  value: string;
+  kind: string;
 }
 
-function merge(into: Map<string, number>, found: Scrubbed["found"]): void {
-  for (const f of found) into.set(f.kind, (into.get(f.kind) ?? 0) + f.count);
+type Counts = Map<string, number>;
+
+function found(counts: Counts): Scrubbed["found"] {
+  return [...counts].map(([kind, count]) => ({ kind, count }));
+}
+
+// Joins many strings for one scan; no rule's pattern spans a NUL.
+const SEPARATOR = "\n\u0000\n";
+
+/**
+ * One secretlint pass over `text`. A rule's range is not always the secret's (the AWS rule's starts
+ * at the key's name), so the secret's own value, which the rule reports in its data, comes first;
+ * then the text of the range. One pass over many strings joined is what keeps this cheap: secretlint
+ * costs milliseconds per call, whatever the length.
+ */
+async function findSecrets(text: string): Promise<Finding[]> {
+  const result = await lintSource({ source: { content: text, filePath: "/text", ext: "", contentType: "text" }, options: { config: CONFIG, maskSecrets: false } });
+  const exact: Finding[] = [];
+  const ranged: Finding[] = [];
+  for (const m of result.messages) {
+    const kind = kindOf(m);
+    for (const [key, v] of Object.entries(m.data ?? {})) if (key !== "typeName" && typeof v === "string" && v.length >= 8) exact.push({ value: v, kind });
+    const inRange = text.slice(m.range[0], m.range[1]);
+    if (inRange.length >= 8 && !inRange.includes(SEPARATOR)) ranged.push({ value: inRange, kind });
+  }
+  const longestFirst = (a: Finding, b: Finding) => b.value.length - a.value.length;
+  return [...exact.sort(longestFirst), ...ranged.sort(longestFirst)];
+}
+
+function maskAll(text: string, findings: Finding[], counts: Counts): string {
+  let out = text;
+  for (const f of findings) {
+    if (!out.includes(f.value)) continue;
+    const parts = out.split(f.value);
+    counts.set(f.kind, (counts.get(f.kind) ?? 0) + parts.length - 1);
+    out = parts.join(redactionMark(f.kind));
+  }
+  return out;
+}
+
+/** Masks the known tokens (`redactSecrets`) and every secret secretlint finds in each of `texts`, with one scan. */
+async function scrubMany(texts: string[], env: Record<string, string | undefined>, counts: Counts): Promise<string[]> {
+  const first = texts.map((t) => {
+    const r = redactSecrets(t, env);
+    if (r !== t) counts.set("token", (counts.get("token") ?? 0) + 1);
+    return r;
+  });
+  const findings = await findSecrets(first.join(SEPARATOR));
+  return findings.length === 0 ? first : first.map((t) => maskAll(t, findings, counts));
+}
+
+/** Masks every secret secretlint finds, after `redactSecrets` masked the known tokens. */
+export async function scrubSecrets(text: string, env: Record<string, string | undefined> = process.env): Promise<Scrubbed> {
+  const counts: Counts = new Map();
+  const [out] = await scrubMany([text], env, counts);
+  return { text: out!, found: found(counts) };
+}
+
+/** Every string inside a JSON value (keys too), in a fixed walk order. */
+function stringsOf(v: unknown, out: string[]): string[] {
+  if (typeof v === "string") out.push(v);
+  else if (Array.isArray(v)) for (const x of v) stringsOf(x, out);
+  else if (v && typeof v === "object") {
+    for (const [k, inner] of Object.entries(v)) {
+      out.push(k);
+      stringsOf(inner, out);
+    }
+  }
+  return out;
+}
+
+/** Rebuilds `v` with its strings taken, in the same walk order, from `next`. */
+function withStrings(v: unknown, next: () => string): unknown {
+  if (typeof v === "string") return next();
+  if (Array.isArray(v)) return v.map((x) => withStrings(x, next));
+  if (v && typeof v === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [, inner] of Object.entries(v)) {
+      const key = next();
+      out[key] = withStrings(inner, next);
+    }
+    return out;
+  }
+  return v;
+}
+
+function replaceStrings<T>(values: T[], scrubbed: string[]): T[] {
+  let i = 0;
+  const next = () => scrubbed[i++]!;
+  return values.map((v) => withStrings(v, next) as T);
 }
 
 /** Scrubs every string inside a JSON value (keys too), so a secret split by JSON escapes (`\n` in a private key) is still seen. */
 export async function scrubJsonValue<T>(value: T, env: Record<string, string | undefined> = process.env): Promise<{ value: T; found: Scrubbed["found"] }> {
-  const counts = new Map<string, number>();
-  const walk = async (v: unknown): Promise<unknown> => {
-    if (typeof v === "string") {
-      const s = await scrubSecrets(v, env);
-      merge(counts, s.found);
-      return s.text;
-    }
-    if (Array.isArray(v)) return Promise.all(v.map(walk));
-    if (v && typeof v === "object") {
-      const out: Record<string, unknown> = {};
-      for (const [k, inner] of Object.entries(v)) out[(await walk(k)) as string] = await walk(inner);
-      return out;
-    }
-    return v;
-  };
-  const value2 = (await walk(value)) as T;
-  return { value: value2, found: [...counts].map(([kind, count]) => ({ kind, count })) };
+  const counts: Counts = new Map();
+  const strings = stringsOf(value, []);
+  if (strings.length === 0) return { value, found: [] };
+  const scrubbed = await scrubMany(strings, env, counts);
+  if (counts.size === 0) return { value, found: [] };
+  return { value: replaceStrings([value], scrubbed)[0]!, found: found(counts) };
 }
 
 /**
- * Scrubs a transcript (.jsonl: each line's JSON strings; a line that is not JSON as text) and, when it
- * masked anything, ends it with one `ticket_runner_redaction` line saying what and how often.
+ * Scrubs a transcript (.jsonl: each line's JSON strings; a line that is not JSON as text) with one
+ * scan and, when it masked anything, ends it with one `ticket_runner_redaction` line saying what and how often.
  */
 export async function scrubTranscript(text: string, env: Record<string, string | undefined> = process.env): Promise<Scrubbed> {
-  const counts = new Map<string, number>();
-  const lines: string[] = [];
-  for (const line of text.split("\n")) {
-    let parsed: unknown;
+  const lines = text.split("\n").map((line): { raw: string; json: object | null } => {
     try {
-      parsed = line.trim() ? JSON.parse(line) : undefined;
+      const parsed: unknown = line.trim() ? JSON.parse(line) : null;
+      return { raw: line, json: parsed && typeof parsed === "object" ? parsed : null };
     } catch {
-      parsed = undefined;
+      return { raw: line, json: null };
     }
-    if (parsed === undefined || typeof parsed !== "object" || parsed === null) {
-      const s = await scrubSecrets(line, env);
-      merge(counts, s.found);
-      lines.push(s.text);
-      continue;
-    }
-    const s = await scrubJsonValue(parsed, env);
-    merge(counts, s.found);
-    lines.push(s.found.length > 0 ? JSON.stringify(s.value) : line);
-  }
-  const found = [...counts].map(([kind, count]) => ({ kind, count }));
-  if (found.length === 0) return { text, found };
-  const note = JSON.stringify({ type: "ticket_runner_redaction", note: "Secrets were masked before this file left the machine.", redacted: found });
-  const body = lines.join("\n");
-  return { text: body.endsWith("\n") ? `${body}${note}\n` : `${body}\n${note}\n`, found };
+  });
+  const perLine = lines.map((l) => (l.json ? stringsOf(l.json, []) : [l.raw]));
+  const counts: Counts = new Map();
+  const scrubbed = await scrubMany(perLine.flat(), env, counts);
+  if (counts.size === 0) return { text, found: [] };
+  let at = 0;
+  const out = lines.map((l, i) => {
+    const mine = scrubbed.slice(at, at + perLine[i]!.length);
+    at += perLine[i]!.length;
+    if (mine.every((s, j) => s === perLine[i]![j])) return l.raw;
+    return l.json ? JSON.stringify(replaceStrings([l.json], mine)[0]) : mine[0]!;
+  });
+  const note = JSON.stringify({ type: "ticket_runner_redaction", note: "Secrets were masked before this file left the machine.", redacted: found(counts) });
+  const body = out.join("\n");
+  return { text: body.endsWith("\n") ? `${body}${note}\n` : `${body}\n${note}\n`, found: found(counts) };
 }

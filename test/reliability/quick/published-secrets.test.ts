@@ -61,7 +61,9 @@ describe("reliability: secrets the agent read are not published", function () {
       assert.ok(!p.text.includes(KEY_ID) && !p.text.includes(SECRET), `the key is readable in ${p.where}`);
     }
     const verify = transcripts.find((f) => f.name.endsWith("/verify.transcript.jsonl"))!.text;
-    assert.match(verify, /"type":"ticket_runner_redaction".*"AWSAccessKeyID".*"AWSSecretAccessKey"/);
+    const note = verify.trimEnd().split("\n").pop()!;
+    assert.match(note, /"type":"ticket_runner_redaction"/);
+    for (const kind of ["AWSAccessKeyID", "AWSSecretAccessKey"]) assert.ok(note.includes(`"kind":"${kind}"`), note);
     assert.match(verify, /\[redacted: AWSAccessKeyID\]/);
     record("secrets.published", { what: "a key the agent read is in no kept transcript, State file, comment or PR body", test: "test/reliability/quick/published-secrets.test.ts", inputs: published.length, losses: 0 });
   });

@@ -68,7 +68,7 @@ export class FakeAgentRunner implements AgentRunner {
         workspace.commit(lane, label ?? request.stage);
       },
       criteria: () => {
-        const block = request.prompt.split("Acceptance criteria to grade, in order:\n")[1] ?? "";
+        const block = request.prompt.split("\n<<<CRITERIA\n")[1]?.split("\nCRITERIA>>>")[0] ?? "";
         return block.split("\n").filter((l) => /^\d+\. /.test(l)).map((l) => l.replace(/^\d+\. /, ""));
       },
     };

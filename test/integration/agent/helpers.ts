@@ -79,16 +79,21 @@ export function isAlive(pid: number): boolean {
  * Returns the directory holding demo-agent.js.
  */
 export async function buildDemoAgent(): Promise<string> {
-  const { build } = await import("esbuild");
+  const { build, stop } = await import("esbuild");
   const dir = await makeTempDir("tr-demo-dist-");
-  await build({
-    entryPoints: [join(REPO_ROOT, "src/sandbox/demo-agent-main.ts")],
-    outfile: join(dir, "demo-agent.js"),
-    bundle: true,
-    platform: "node",
-    target: "node20",
-    format: "cjs",
-    logLevel: "silent",
-  });
+  try {
+    await build({
+      entryPoints: [join(REPO_ROOT, "src/sandbox/demo-agent-main.ts")],
+      outfile: join(dir, "demo-agent.js"),
+      bundle: true,
+      platform: "node",
+      target: "node20",
+      format: "cjs",
+      logLevel: "silent",
+    });
+  } finally {
+    // esbuild keeps a service process for later builds; a suite must leave no process running.
+    await stop();
+  }
   return dir;
 }

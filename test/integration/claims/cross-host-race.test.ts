@@ -11,9 +11,10 @@ import { parseLeaseComment } from "../../../src/core/claims/lease-comment";
 import type { Refusal } from "../../../src/core/errors";
 import { FULL, NAME, OWNER, startClaimsSandbox, type ClaimsSandbox } from "./claims-sandbox";
 import { cloneWithToken, runCli, writeTargetConfig } from "./cli-process";
+import { rounds } from "../../support/rounds";
 
-const RACES = Number(process.env.CLAIMS_CROSS_RACES ?? 200);
-const PROCESS_RACES = Number(process.env.CLAIMS_PROCESS_RACES ?? 12);
+const RACES = Number(process.env.CLAIMS_CROSS_RACES ?? rounds(200, 30));
+const PROCESS_RACES = Number(process.env.CLAIMS_PROCESS_RACES ?? rounds(12, 4));
 const READ_LAG_MS = 150;
 const SETTLE_MS = 450;
 const PARALLEL = 10;

@@ -1,5 +1,5 @@
 /**
- * BRIEF §3.1, one winner on one Host: 8 simultaneous `ticket-runner start <n>` processes (the built
+ * One winner on one Host (docs/claims.md): 8 simultaneous `ticket-runner start <n>` processes (the built
  * CLI, real child processes) for one ticket on one run root, through the whole protocol against
  * the sandbox. Exactly one wins, seven are refused with the run directory and the resume command.
  * Repeated ROUNDS times, a fresh ticket each round.
@@ -9,8 +9,9 @@ import { join } from "node:path";
 import { parseLeaseComment } from "../../../src/core/claims/lease-comment";
 import { FULL, NAME, OWNER, startClaimsSandbox, type ClaimsSandbox } from "./claims-sandbox";
 import { cloneWithToken, runCli, writeTargetConfig } from "./cli-process";
+import { rounds } from "../../support/rounds";
 
-const ROUNDS = Number(process.env.CLAIMS_RACE_ROUNDS ?? 50);
+const ROUNDS = Number(process.env.CLAIMS_RACE_ROUNDS ?? rounds(50, 5));
 const STARTS = 8;
 
 describe("claims (integration): 8 simultaneous starts on one Host", function () {

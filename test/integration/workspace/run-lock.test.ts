@@ -6,6 +6,7 @@ import type { Host } from "../../../src/ports/host";
 import type { LockHolder } from "../../../src/ports/workspace";
 import type { RemoteFixture } from "../../support/git-fixtures";
 import { commitFiles, git, makeRemote } from "../../support/git-fixtures";
+import { rounds } from "../../support/rounds";
 import type { WorkspaceChild } from "./support/child-process";
 import { startChild } from "./support/child-process";
 import { otherWorkstation, workspaceOn } from "./support/workspace-fixture";
@@ -170,11 +171,12 @@ describe("workspace: the Run lock", () => {
     assert.equal(!refused.ok && refused.standing, "elsewhere");
   });
 
-  it("two processes race for it 50 times, and exactly one wins each time", async function () {
+  const RACES = rounds(50, 5);
+  it(`two processes race for it ${RACES} times, and exactly one wins each time`, async function () {
     this.timeout(110_000);
     const children: WorkspaceChild[] = [await startChild(await fx.clone("racer-a")), await startChild(await fx.clone("racer-b"))];
     try {
-      for (let round = 0; round < 50; round++) {
+      for (let round = 0; round < RACES; round++) {
         const replies = await Promise.all(children.map((c, i) => c.send({ op: "acquire", runId: `race-${round}-${i}` })));
         const values = replies.map((r) => {
           assert.ok(r.ok, JSON.stringify(r));
@@ -189,7 +191,7 @@ describe("workspace: the Run lock", () => {
         const released = await children[winner]!.send({ op: "release", runId: `race-${round}-${winner}` });
         assert.ok(released.ok && (released.value as { released: boolean }).released);
       }
-      assert.equal(await git(fx.remote, ["rev-list", "--count", BRANCH]), "100", "50 takes and 50 releases, all in the history");
+      assert.equal(await git(fx.remote, ["rev-list", "--count", BRANCH]), String(2 * RACES), `${RACES} takes and ${RACES} releases, all in the history`);
     } finally {
       await Promise.all(children.map((c) => c.close()));
     }

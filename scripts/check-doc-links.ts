@@ -5,7 +5,8 @@
  *
  *   npx tsx scripts/check-doc-links.ts      (part of `npm run test:static`)
  *
- * Prints each broken link as file:line and exits 1 when there is one.
+ * Also: every ADR has a row in docs/adr/README.md (the index by area), and CONTRIBUTING.md's links
+ * resolve too. Prints each problem as file:line and exits 1 when there is one.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -47,7 +48,7 @@ function broken(file: string, target: string): boolean {
   return !existsSync(path.startsWith("/") ? join(root, path) : resolve(dirname(file), path));
 }
 
-const files = [join(root, "README.md"), join(root, "CHANGELOG.md"), ...markdownFiles(join(root, "docs"))].filter((f) => existsSync(f));
+const files = [join(root, "README.md"), join(root, "CHANGELOG.md"), join(root, "CONTRIBUTING.md"), ...markdownFiles(join(root, "docs"))].filter((f) => existsSync(f));
 let bad = 0;
 for (const file of files) {
   for (const { target, line } of linkTargets(readFileSync(file, "utf8"))) {
@@ -56,8 +57,16 @@ for (const file of files) {
     console.error(`${relative(root, file)}:${line}: broken link ${target}`);
   }
 }
+const adrDir = join(root, "docs", "adr");
+const adrIndex = join(adrDir, "README.md");
+const indexed = new Set(existsSync(adrIndex) ? linkTargets(readFileSync(adrIndex, "utf8")).map((l) => l.target) : []);
+for (const adr of readdirSync(adrDir).filter((name) => /^\d{4}-.+\.md$/.test(name))) {
+  if (indexed.has(adr)) continue;
+  bad++;
+  console.error(`docs/adr/${adr}: not listed in docs/adr/README.md. Add a row for it under its area.`);
+}
 if (bad) {
-  console.error(`${bad} broken link(s) in the docs. Fix the path, or drop the link.`);
+  console.error(`${bad} problem(s) in the docs. Fix the path, add the row, or drop the link.`);
   process.exit(1);
 }
 console.log(`Doc links: ${files.length} files checked, every relative link resolves.`);

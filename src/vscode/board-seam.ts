@@ -5,8 +5,8 @@ export type BoardFilter = "mine" | "all";
 /**
  * The seam between the extension frame and the board. `activate()` calls a `registerBoard`
  * function once; it registers the `ticketRunner.board` tree view, pushes its disposables into
- * `services.context.subscriptions`, and returns this handle for the commands to use.
- * board-placeholder.ts provides one until src/vscode/board/ replaces it.
+ * `services.context.subscriptions`, and returns this handle for the commands to use
+ * (src/vscode/board/register.ts).
  */
 export interface BoardHandle {
   readonly view: vscode.TreeView<unknown>;

@@ -91,8 +91,3 @@ export class TranscriptFormatter {
     }
   }
 }
-
-/** One-shot helper for a single event without Stage context. */
-export function formatAgentEvent(event: AgentEvent, opts: TranscriptFormatOptions = {}): string[] {
-  return new TranscriptFormatter(opts).format(event);
-}

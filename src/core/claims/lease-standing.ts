@@ -89,7 +89,3 @@ export function standings(records: LeaseRecord[], now: Date): Standings {
   out.winner = out.live[0] ?? null;
   return out;
 }
-
-export function findByNonce(records: LeaseRecord[], nonce: string): LeaseRecord | null {
-  return records.find((r) => r.lease?.nonce === nonce) ?? null;
-}

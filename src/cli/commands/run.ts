@@ -8,6 +8,8 @@ import { killAllStageGroups } from "../../adapters/agent/process-group";
 import { composeRun } from "../../adapters/compose-run";
 import { parseTicketNumber } from "../../core/claims/marker";
 import { loadConfig } from "../../core/config-load";
+import { AGENT_KINDS } from "../../core/schemas/config";
+import type { Config } from "../../core/schemas/config";
 import { Refusal } from "../../core/errors";
 import type { CliCommand } from "../command";
 import { checkoutTop } from "../checkout";
@@ -15,13 +17,14 @@ import { cliLog } from "../claim-wiring";
 import { RunDisplay } from "../run-display";
 import { parseArgs, requireToken, resolveTarget } from "../target-options";
 
-const USAGE = `ticket-runner run [<n>...] [--lanes <N>] [--repo owner/name] [--api-url <url>]
+const USAGE = `ticket-runner run [<n>...] [--lanes <N>] [--agent <kind>] [--repo owner/name] [--api-url <url>]
 
 Drains the Target's ready-for-agent tickets: its own Stranded tickets first, then the Frontier,
 each through implement, the Checks, verify, at most one fix, rebase, pull request, CI and merge.
 With ticket numbers, only those tickets (and only their State files are swept).
 
   --lanes <N>   how many tickets at once (default: "lanes" in ticket-runner.json)
+  --agent <kind>  claude, codex, gemini or demo (default: "agent.kind" in ticket-runner.json)
 
 Stop it with \`ticket-runner stop\` (SIGTERM): busy Lanes finish, nothing new is taken.
 Ctrl+C kills it: claims stay, and the next Run resumes them.
@@ -34,24 +37,34 @@ function lanesArg(text: string | undefined): number | undefined {
   return n;
 }
 
+/** `--agent`: the agents that need nothing more than their kind (a command's argv comes from the config). */
+function agentArg(text: string | undefined): Config["agent"]["kind"] | undefined {
+  if (text === undefined) return undefined;
+  const kind = AGENT_KINDS.find((k) => k === text && k !== "command");
+  if (!kind) throw new Refusal("bad-input", `--agent must be one of claude, codex, gemini, demo, not "${text}", e.g. \`ticket-runner run --agent codex\`.`, { next: "ticket-runner run --agent codex" });
+  return kind;
+}
+
 export const runCommand: CliCommand = {
   name: "run",
   summary: "take tickets through the Stages to a merge, headless",
   usage: USAGE,
   async run(argv, io) {
-    const args = parseArgs(argv, { values: ["--lanes"] });
+    const args = parseArgs(argv, { values: ["--lanes", "--agent"] });
     const tickets = args.positionals.map((p) => {
       const n = parseTicketNumber(p);
       if (n === null) throw new Refusal("bad-input", `"${p}" is not a ticket number. Name tickets by number, e.g. \`ticket-runner run 4 9\`.`, { next: "ticket-runner run 4 9" });
       return n;
     });
     const lanes = lanesArg(args.values.get("--lanes"));
+    const agentKind = agentArg(args.values.get("--agent"));
     // The config first: its errors name the key and the fix (and a Target without it was never set up).
     const top = checkoutTop(io.cwd);
     if (top) loadConfig(top);
     const target = resolveTarget(args, io, { command: "run", needsClone: true });
     if (!target.checkout) throw new Refusal("not-a-target", "`ticket-runner run` works in a clone of the Target: its worktrees, State and lock live there.", { next: "git clone <the repository's URL> && cd <clone> && ticket-runner run" });
-    const config = loadConfig(target.checkout);
+    const loaded = loadConfig(target.checkout);
+    const config: Config = agentKind ? { ...loaded, agent: { ...loaded.agent, kind: agentKind } } : loaded;
     const token = requireToken(target);
     const tty = io.env.TICKET_RUNNER_TTY ? io.env.TICKET_RUNNER_TTY === "1" : Boolean(process.stdout.isTTY);
     const display = new RunDisplay({ line: io.out, raw: (text) => process.stdout.write(text) }, tty, process.stdout.columns || 100);

@@ -4,6 +4,7 @@
  * runner adds. Used by the real-agent tests and `ticket-runner demo --agent codex|gemini`.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
 import { join } from "node:path";
 
 /** The key the scripted servers accept; the CLIs refuse to start without one. Not a secret. */
@@ -14,14 +15,39 @@ export interface AgentWiring {
   env: Record<string, string>;
 }
 
-/** Codex: a `scripted` model provider speaking the Responses API at `<url>/v1`, no retries (the server scripts failures). */
+/**
+ * Codex: its home's config.toml names a `scripted` model provider speaking the Responses API at
+ * `<url>/v1`, with no retries (the server scripts failures). A config file rather than `-c`
+ * arguments, so a Run whose config has no `agent.args` (the demo's) uses it too.
+ */
 export function codexScriptedWiring(serverUrl: string, home: string): AgentWiring {
   mkdirSync(home, { recursive: true });
-  const provider = `{name="scripted",base_url=${JSON.stringify(`${serverUrl}/v1`)},wire_api="responses",env_key="TICKET_RUNNER_SCRIPTED_KEY",request_max_retries=0,stream_max_retries=0}`;
-  return {
-    extraArgs: ["-c", 'model_provider="scripted"', "-c", `model_providers.scripted=${provider}`],
-    env: { CODEX_HOME: home, TICKET_RUNNER_SCRIPTED_KEY: SCRIPTED_API_KEY },
-  };
+  const toml = [
+    // A model Codex has no metadata for: it falls back to its classic function tools (exec_command),
+    // which the scripted model speaks; its own models use a JavaScript "code mode" tool instead.
+    'model = "scripted"',
+    'model_provider = "scripted"',
+    "",
+    "[model_providers.scripted]",
+    'name = "scripted"',
+    `base_url = ${JSON.stringify(`${serverUrl}/v1`)}`,
+    'wire_api = "responses"',
+    'env_key = "TICKET_RUNNER_SCRIPTED_KEY"',
+    "request_max_retries = 0",
+    "stream_max_retries = 0",
+    "",
+  ].join("\n");
+  writeFileSync(join(home, "config.toml"), toml);
+  return { extraArgs: [], env: { CODEX_HOME: home, TICKET_RUNNER_SCRIPTED_KEY: SCRIPTED_API_KEY } };
+}
+
+export const CODEX_VERSION = "0.171.0";
+export const GEMINI_CLI_VERSION = "0.61.0";
+
+/** Where scripts/install-agents.sh puts the pinned CLI (`TICKET_RUNNER_CACHE`, default ~/.cache/ticket-runner). */
+export function installedAgentPath(kind: "codex" | "gemini", env: NodeJS.ProcessEnv): string {
+  const root = env.TICKET_RUNNER_CACHE ?? join(env.HOME ?? homedir(), ".cache", "ticket-runner");
+  return kind === "codex" ? join(root, `codex-${CODEX_VERSION}`, "node_modules", ".bin", "codex") : join(root, `gemini-cli-${GEMINI_CLI_VERSION}`, "node_modules", ".bin", "gemini");
 }
 
 /**
@@ -29,10 +55,12 @@ export function codexScriptedWiring(serverUrl: string, home: string): AgentWirin
  * "gateway" auth type of its own that its validation then rejects ("Invalid auth method
  * selected."), so the home's settings name the API-key auth explicitly. Two attempts per request
  * (the CLI's default is 10, 5 s apart and growing): the server scripts failures, retries only slow them.
+ * A named model: with its default ("auto") the CLI first asks a classifier model which model to
+ * use, in a JSON shape of its own; unanswered, that costs two retries per Stage.
  */
 export function geminiScriptedWiring(serverUrl: string, home: string): AgentWiring {
   mkdirSync(join(home, ".gemini"), { recursive: true });
-  writeFileSync(join(home, ".gemini", "settings.json"), JSON.stringify({ security: { auth: { selectedType: "gemini-api-key" } }, privacy: { usageStatisticsEnabled: false }, general: { maxAttempts: 2 } }, null, 2));
+  writeFileSync(join(home, ".gemini", "settings.json"), JSON.stringify({ security: { auth: { selectedType: "gemini-api-key" } }, privacy: { usageStatisticsEnabled: false }, general: { maxAttempts: 2 }, model: { name: "gemini-2.5-pro" } }, null, 2));
   return {
     extraArgs: [],
     env: { GEMINI_CLI_HOME: home, GEMINI_API_KEY: SCRIPTED_API_KEY, GOOGLE_GEMINI_BASE_URL: serverUrl },

@@ -10,7 +10,8 @@
  */
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
-import { ProviderFaultBook } from "./provider-faults";
+import type { BeforeTurn } from "./demo-behaviours";
+import { ProviderFaultBook, providerFaultSchema } from "./provider-faults";
 import type { ErrorAnswer, ProviderFault } from "./provider-faults";
 import { safeJson, sendJson, sendSse, startScriptedServer } from "./scripted-http";
 import type { RouteContext, ScriptedServer, ScriptedServerOptions } from "./scripted-http";
@@ -155,7 +156,7 @@ export function geminiErrorAnswer(fault: ProviderFault, model: string): ErrorAns
   }
 }
 
-export async function startGeminiApiServer(options: ScriptedServerOptions = {}): Promise<ScriptedServer> {
+export async function startGeminiApiServer(options: ScriptedServerOptions & { beforeTurn?: BeforeTurn } = {}): Promise<ScriptedServer> {
   const faults = new ProviderFaultBook();
   const route = async (ctx: RouteContext): Promise<boolean> => {
     const m = MODEL_PATH.exec(ctx.path);
@@ -175,7 +176,8 @@ export async function startGeminiApiServer(options: ScriptedServerOptions = {}):
     // Only the Stage's own conversation is scripted; the CLI's side calls (routing, summaries) get a plain answer.
     const sp = method === "streamGenerateContent" ? stagePromptIn(userTexts(request)) : null;
     const step = stepOfGemini(request);
-    const fault = sp ? faults.take({ ticket: sp.ticket, stage: sp.stage, step }) : null;
+    const scripted = sp && options.beforeTurn ? await options.beforeTurn(sp, step) : null;
+    const fault = sp ? (faults.take({ ticket: sp.ticket, stage: sp.stage, step }) ?? (scripted ? providerFaultSchema.parse(scripted) : null)) : null;
     // The CLI sends no session header (x-gemini-api-privileged-user-id is the installation).
     ctx.record({ session: null, ticket: sp?.ticket ?? null, stage: sp?.stage ?? null, step, answer: fault ? fault.answer : sp ? "message" : "utility" });
     if (fault?.answer === "drop") {

@@ -11,7 +11,8 @@
 import { randomBytes } from "node:crypto";
 import { dirname } from "node:path";
 import { z } from "zod";
-import { ProviderFaultBook } from "./provider-faults";
+import type { BeforeTurn } from "./demo-behaviours";
+import { ProviderFaultBook, providerFaultSchema } from "./provider-faults";
 import type { ErrorAnswer, ProviderFault } from "./provider-faults";
 import { safeJson, sendJson, sendSse, startScriptedServer } from "./scripted-http";
 import type { RouteContext, ScriptedServer, ScriptedServerOptions } from "./scripted-http";
@@ -150,11 +151,13 @@ function turnItems(r: ResponsesRequest, sp: StagePrompt | null): OutputItem[] {
     const schemaGiven = r.text?.format?.type === "json_schema";
     return [messageItem(schemaGiven ? JSON.stringify(turn.value) : answerText(sp, turn))];
   }
-  const shellTool = (r.tools ?? []).some((t) => t.name === "exec_command") ? "exec_command" : "shell";
+  // Codex's own models use "code mode" (one JavaScript `exec` tool) instead of function tools;
+  // the scripted model speaks only the classic `exec_command` one (agent-wiring.ts picks a model
+  // Codex has no metadata for, so it falls back to it).
+  if (!(r.tools ?? []).some((t) => t.name === "exec_command")) return [messageItem("The scripted model needs Codex's exec_command tool, and this request offers none (code mode?). Run Codex with a model it has no metadata for, e.g. `-m scripted`.")];
   const calls = turn.actions.map((a, index): OutputItem => {
-    const cmd = shellFor(a);
-    const args = shellTool === "exec_command" ? { cmd } : { command: ["bash", "-lc", cmd] };
-    return { item: { type: "function_call", id: `fc_scripted_${hex()}`, call_id: `${CALL_PREFIX}${step}_${index}_${hex()}`, name: shellTool, arguments: JSON.stringify(args), status: "completed" } };
+    const args = { cmd: shellFor(a) };
+    return { item: { type: "function_call", id: `fc_scripted_${hex()}`, call_id: `${CALL_PREFIX}${step}_${index}_${hex()}`, name: "exec_command", arguments: JSON.stringify(args), status: "completed" } };
   });
   return [messageItem(turn.text), ...calls];
 }
@@ -193,7 +196,7 @@ export function openAiErrorAnswer(fault: ProviderFault, nowMs: number): ErrorAns
   }
 }
 
-export async function startOpenAiResponsesServer(options: ScriptedServerOptions & { now?: () => number } = {}): Promise<ScriptedServer> {
+export async function startOpenAiResponsesServer(options: ScriptedServerOptions & { now?: () => number } & { beforeTurn?: BeforeTurn } = {}): Promise<ScriptedServer> {
   const now = options.now ?? Date.now;
   const faults = new ProviderFaultBook();
   const route = async (ctx: RouteContext): Promise<boolean> => {
@@ -207,7 +210,8 @@ export async function startOpenAiResponsesServer(options: ScriptedServerOptions 
     const request = parsed.data;
     const sp = stagePromptIn(userTexts(request));
     const step = stepOfResponses(request);
-    const fault = faults.take({ ticket: sp?.ticket ?? null, stage: sp?.stage ?? null, step });
+    const scripted = sp && options.beforeTurn ? await options.beforeTurn(sp, step) : null;
+    const fault = faults.take({ ticket: sp?.ticket ?? null, stage: sp?.stage ?? null, step }) ?? (scripted ? providerFaultSchema.parse(scripted) : null);
     const session = ctx.req.headers["session-id"];
     ctx.record({ session: typeof session === "string" ? session : null, ticket: sp?.ticket ?? null, stage: sp?.stage ?? null, step, answer: fault ? fault.answer : sp ? "message" : "utility" });
     if (fault?.answer === "drop") {

@@ -101,7 +101,8 @@ function conflictTurn(sp: StagePrompt, title: string, step: number): ScriptedTur
   const files = [...sp.prompt.matchAll(/^- (.+)$/gm)].map((m) => m[1]!.trim()).filter((f) => !f.includes(" "));
   if (step === 0) {
     const list = files.map(shellQuote).join(" ");
-    const command = `git checkout --theirs -- ${list} && git add -- ${list} && GIT_EDITOR=true git rebase --continue`;
+    // GIT_EDITOR=true comes from the runner's env: a command prefixed with it would not match a Gemini policy prefix.
+    const command = `git checkout --theirs -- ${list} && git add -- ${list} && git rebase --continue`;
     return { kind: "act", text: "I'll keep the ticket's side of each conflict.", actions: [{ kind: "shell", command, description: "Take the ticket's side and finish the rebase" }] };
   }
   return { kind: "answer", text: "The rebase is complete.", value: { title, summary: "Resolved the conflicts in favour of the ticket's files." } };

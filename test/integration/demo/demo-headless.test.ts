@@ -263,4 +263,24 @@ describe("demo --headless (integration)", function () {
     assert.match(demo.err.join("\n"), /is not a Ticket Runner demo folder/);
     assert.ok(existsSync(join(data, "notes.txt")));
   });
+
+  for (const agent of [
+    { kind: "codex", name: "Codex CLI" },
+    { kind: "gemini", name: "Gemini CLI" },
+  ]) {
+    it(`--agent ${agent.kind}: the real ${agent.name} with a scripted model ends like the demo agent (4 merged, #3 handed off, #6 released, exit 1)`, async () => {
+      const data = join(scratch, `agent-${agent.kind}`);
+      const demo = startDemo(["--headless", "--agent", agent.kind, "--data", data], cleanEnv(scratch));
+      const code = await finished(demo, 600_000);
+      const text = `stdout:\n${demo.out.join("\n")}\nstderr:\n${demo.err.join("\n")}`;
+      assert.ok(demo.out.some((l) => l.startsWith(`Agent: the real ${agent.name} with a scripted model at http://127.0.0.1:`)), text);
+      assert.equal(code, 1, text);
+      const rows = summaryRows(demo.out);
+      assert.deepEqual([...rows.entries()].sort((a, b) => a[0] - b[0]), [[1, "merged"], [2, "merged"], [3, "handed off"], [4, "merged"], [5, "merged"], [6, "released"]], text);
+      // The behaviours the model cannot play from inside the agent's sandbox were played: a fix, and the teammate's conflict.
+      assert.ok(demo.out.some((l) => /#2 fix: ✅/.test(l)), text);
+      assert.ok(demo.out.some((l) => /#4 conflict: ✅ resolved/.test(l)), text);
+      assert.deepEqual(processesIn(data), []);
+    });
+  }
 });

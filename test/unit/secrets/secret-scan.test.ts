@@ -1,4 +1,5 @@
 import { strict as assert } from "node:assert";
+import { secretLintProfiler } from "@secretlint/profiler";
 import { scrubJsonValue, scrubSecrets, scrubTranscript } from "../../../src/adapters/secret-scan";
 
 const KEY_ID = "AKIA2E0A8F3B244C9986";
@@ -42,5 +43,22 @@ describe("secret scan (secretlint's recommended preset, before text leaves the m
   it("a JSON value keeps its shape; only its strings change", async () => {
     const { value } = await scrubJsonValue({ n: 3, title: `key ${KEY_ID}`, list: [true, null, KEY_ID] }, {});
     assert.deepEqual(value, { n: 3, title: "key [redacted: AWSAccessKeyID]", list: [true, null, "[redacted: AWSAccessKeyID]"] });
+  });
+
+  it("leaves secretlint's profiler no growing record to search: bounded however many scans run", async () => {
+    const settle = () => new Promise((r) => setImmediate(r));
+    const marks = async () => (await secretLintProfiler.getEntries()).length;
+    // Scans in a Run are spread out: the profiler's observer gets their marks in between.
+    const scan = async (i: number) => {
+      await scrubSecrets(`line ${i}\n`, {});
+      await settle();
+    };
+    for (let i = 0; i < 10; i++) await scan(i);
+    await settle();
+    const after10 = await marks();
+    for (let i = 0; i < 200; i++) await scan(i);
+    await settle();
+    const after210 = await marks();
+    assert.ok(after210 <= after10 + 50, `the profiler's record grew from ${after10} to ${after210} marks over 200 more scans`);
   });
 });

@@ -38,6 +38,23 @@ export function pullJson(state: SandboxState, app: App, repo: RepoRec, issue: Is
     base: { label: `${repo.owner}:${pr.base}`, ref: pr.base, sha: baseSha ?? "", user: owner, repo: repoObj },
     author_association: asIssue.author_association,
     auto_merge: null,
+    _links: {
+      self: { href: api },
+      html: { href: asIssue.html_url },
+      issue: { href: `${repoApi(app.urls, repo)}/issues/${issue.number}` },
+      comments: { href: `${repoApi(app.urls, repo)}/issues/${issue.number}/comments` },
+      review_comments: { href: `${api}/comments` },
+      review_comment: { href: `${repoApi(app.urls, repo)}/pulls/comments{/number}` },
+      commits: { href: `${api}/commits` },
+      statuses: { href: `${repoApi(app.urls, repo)}/statuses/${pr.headSha}` },
+    },
+    commits_url: `${api}/commits`,
+    review_comments_url: `${api}/comments`,
+    review_comment_url: `${repoApi(app.urls, repo)}/pulls/comments{/number}`,
+    comments_url: `${repoApi(app.urls, repo)}/issues/${issue.number}/comments`,
+    statuses_url: `${repoApi(app.urls, repo)}/statuses/${pr.headSha}`,
+    requested_reviewers: [],
+    requested_teams: [],
   };
   if (!full) return json;
   const known = pr.mergeable && pr.mergeable.headSha === pr.headSha && pr.mergeable.baseSha === baseSha ? pr.mergeable.value : null;

@@ -25,8 +25,67 @@ export function userJson(state: SandboxState, urls: Urls, login: string): Record
     gravatar_id: "",
     url: `${urls.api}/users/${login}`,
     html_url: `${urls.api}/${login}`,
+    ...userLinks(`${urls.api}/users/${login}`),
     type: state.users[login] ? "User" : "Organization",
     site_admin: false,
+  };
+}
+
+/** The hypermedia links GitHub's simple-user schema requires (RFC 6570 templates, as GitHub sends them). */
+function userLinks(api: string): Record<string, string> {
+  return {
+    followers_url: `${api}/followers`,
+    following_url: `${api}/following{/other_user}`,
+    gists_url: `${api}/gists{/gist_id}`,
+    starred_url: `${api}/starred{/owner}{/repo}`,
+    subscriptions_url: `${api}/subscriptions`,
+    organizations_url: `${api}/orgs`,
+    repos_url: `${api}/repos`,
+    events_url: `${api}/events{/privacy}`,
+    received_events_url: `${api}/received_events`,
+  };
+}
+
+/** The hypermedia links GitHub's repository schemas require. */
+function repoLinks(api: string): Record<string, string> {
+  const t = (path: string) => `${api}/${path}`;
+  return {
+    archive_url: t("{archive_format}{/ref}"),
+    assignees_url: t("assignees{/user}"),
+    blobs_url: t("git/blobs{/sha}"),
+    branches_url: t("branches{/branch}"),
+    collaborators_url: t("collaborators{/collaborator}"),
+    comments_url: t("comments{/number}"),
+    commits_url: t("commits{/sha}"),
+    compare_url: t("compare/{base}...{head}"),
+    contents_url: t("contents/{+path}"),
+    contributors_url: t("contributors"),
+    deployments_url: t("deployments"),
+    downloads_url: t("downloads"),
+    events_url: t("events"),
+    forks_url: t("forks"),
+    git_commits_url: t("git/commits{/sha}"),
+    git_refs_url: t("git/refs{/sha}"),
+    git_tags_url: t("git/tags{/sha}"),
+    hooks_url: t("hooks"),
+    issue_comment_url: t("issues/comments{/number}"),
+    issue_events_url: t("issues/events{/number}"),
+    issues_url: t("issues{/number}"),
+    keys_url: t("keys{/key_id}"),
+    labels_url: t("labels{/name}"),
+    languages_url: t("languages"),
+    merges_url: t("merges"),
+    milestones_url: t("milestones{/number}"),
+    notifications_url: t("notifications{?since,all,participating}"),
+    pulls_url: t("pulls{/number}"),
+    releases_url: t("releases{/id}"),
+    stargazers_url: t("stargazers"),
+    statuses_url: t("statuses/{sha}"),
+    subscribers_url: t("subscribers"),
+    subscription_url: t("subscription"),
+    tags_url: t("tags"),
+    teams_url: t("teams"),
+    trees_url: t("git/trees{/sha}"),
   };
 }
 
@@ -141,6 +200,7 @@ export function eventJson(state: SandboxState, urls: Urls, repo: RepoRec, e: Eve
     commit_id: e.commitId ?? null,
     commit_url: e.commitId ? `${repoApi(urls, repo)}/commits/${e.commitId}` : null,
     created_at: e.createdAt,
+    performed_via_github_app: null,
   };
   if (e.label) json.label = e.label;
   if (e.assignee) {
@@ -174,6 +234,7 @@ export function repoJson(state: SandboxState, urls: Urls, repo: RepoRec, viewer:
     description: repo.description,
     fork: false,
     url: repoApi(urls, repo),
+    ...repoLinks(repoApi(urls, repo)),
     clone_url: gitUrl,
     git_url: gitUrl,
     default_branch: repo.defaultBranch,
@@ -182,9 +243,30 @@ export function repoJson(state: SandboxState, urls: Urls, repo: RepoRec, viewer:
     allow_rebase_merge: repo.allowRebaseMerge,
     delete_branch_on_merge: repo.deleteBranchOnMerge,
     has_issues: true,
+    has_projects: false,
+    has_wiki: false,
+    has_pages: false,
+    has_downloads: false,
+    has_discussions: false,
+    homepage: null,
+    language: null,
+    mirror_url: null,
+    license: null,
+    // Shaped as GitHub's; the sandbox serves git over HTTP only.
+    ssh_url: `git@${new URL(urls.api || "http://localhost").host}:${repo.owner}/${repo.name}.git`,
+    svn_url: repoHtml(urls, repo),
+    network_count: 0,
+    subscribers_count: 0,
+    forks: 0,
+    forks_count: 0,
+    stargazers_count: 0,
+    watchers: 0,
+    watchers_count: 0,
+    size: 0,
     archived: false,
     disabled: false,
     open_issues_count: repo.issues.filter((i) => i.state === "open").length,
+    open_issues: repo.issues.filter((i) => i.state === "open").length,
     created_at: repo.createdAt,
     updated_at: repo.updatedAt,
     pushed_at: repo.pushedAt,

@@ -240,7 +240,7 @@ export function repoNode(ctx: GqlCtx, repo: RepoRec): Record<string, unknown> {
       prefix: "refs/heads/",
       target: async () => {
         const sha = await revParse(ctx.app.gitDir(repo), `refs/heads/${repo.defaultBranch}`);
-        return sha ? { oid: sha } : null;
+        return sha ? { __typename: "Commit", oid: sha } : null;
       },
     },
     issues: (args: ConnectionArgs & Parameters<typeof issueFilter>[0] & { orderBy?: { field: string; direction: string } | null }) => {

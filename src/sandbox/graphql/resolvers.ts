@@ -83,7 +83,7 @@ export function rootValue(): Record<string, unknown> {
       const c = createComment(ctx.app, issue, input.body, ctx.viewer.login);
       const node = commentNode(ctx, repo, issue, c);
       const edge = { cursor: cursorFor(issue.comments.length - 1), node };
-      return { clientMutationId: input.clientMutationId ?? null, commentEdge: edge, timelineEdge: edge, subject: issueNode(ctx, repo, issue) };
+      return { clientMutationId: input.clientMutationId ?? null, commentEdge: edge, subject: issueNode(ctx, repo, issue) };
     },
     updateIssueComment: ({ input }: Input<{ id: string; body: string }>, ctx: GqlCtx) => {
       const parsed = parseNodeId(input.id);

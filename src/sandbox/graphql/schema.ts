@@ -12,11 +12,14 @@ scalar BigInt
 
 interface Node { id: ID! }
 interface Actor { login: String! avatarUrl: URI! url: URI! }
+interface RepositoryOwner { id: ID! login: String! avatarUrl: URI! url: URI! }
+interface GitObject { oid: GitObjectID! }
 interface Labelable { labels(first: Int, after: String, last: Int, before: String): LabelConnection }
 interface Assignable { assignees(first: Int, after: String, last: Int, before: String): UserConnection! }
 
 enum IssueState { OPEN CLOSED }
 enum IssueStateReason { COMPLETED NOT_PLANNED REOPENED DUPLICATE }
+enum IssueClosedStateReason { COMPLETED NOT_PLANNED DUPLICATE }
 enum PullRequestState { OPEN CLOSED MERGED }
 enum MergeableState { MERGEABLE CONFLICTING UNKNOWN }
 enum CommentAuthorAssociation { OWNER MEMBER COLLABORATOR CONTRIBUTOR FIRST_TIMER FIRST_TIME_CONTRIBUTOR MANNEQUIN NONE }
@@ -32,8 +35,9 @@ input IssueFilters { assignee: String createdBy: String labels: [String!] since:
 type PageInfo { hasNextPage: Boolean! hasPreviousPage: Boolean! startCursor: String endCursor: String }
 type RateLimit { limit: Int! cost: Int! remaining: Int! resetAt: DateTime! used: Int! nodeCount: Int! }
 
-type User implements Node & Actor { id: ID! databaseId: Int login: String! name: String avatarUrl: URI! url: URI! }
+type User implements Node & Actor & RepositoryOwner { id: ID! databaseId: Int login: String! name: String avatarUrl: URI! url: URI! }
 type Bot implements Node & Actor { id: ID! login: String! avatarUrl: URI! url: URI! }
+union Assignee = User | Bot
 type UserEdge { cursor: String! node: User }
 type UserConnection { nodes: [User] edges: [UserEdge] totalCount: Int! pageInfo: PageInfo! }
 
@@ -50,8 +54,8 @@ type IssueCommentConnection { nodes: [IssueComment] edges: [IssueCommentEdge] to
 
 type LabeledEvent implements Node { id: ID! actor: Actor label: Label! createdAt: DateTime! }
 type UnlabeledEvent implements Node { id: ID! actor: Actor label: Label! createdAt: DateTime! }
-type AssignedEvent implements Node { id: ID! actor: Actor assignee: User createdAt: DateTime! }
-type UnassignedEvent implements Node { id: ID! actor: Actor assignee: User createdAt: DateTime! }
+type AssignedEvent implements Node { id: ID! actor: Actor assignee: Assignee createdAt: DateTime! }
+type UnassignedEvent implements Node { id: ID! actor: Actor assignee: Assignee createdAt: DateTime! }
 type ClosedEvent implements Node { id: ID! actor: Actor createdAt: DateTime! }
 type ReopenedEvent implements Node { id: ID! actor: Actor createdAt: DateTime! }
 type RenamedTitleEvent implements Node { id: ID! actor: Actor createdAt: DateTime! previousTitle: String! currentTitle: String! }
@@ -73,7 +77,7 @@ type Issue implements Node & Labelable & Assignable {
 type IssueEdge { cursor: String! node: Issue }
 type IssueConnection { nodes: [Issue] edges: [IssueEdge] totalCount: Int! pageInfo: PageInfo! }
 
-type Commit { oid: GitObjectID! }
+type Commit implements GitObject { oid: GitObjectID! }
 type PullRequest implements Node & Labelable & Assignable {
   id: ID! databaseId: Int fullDatabaseId: BigInt number: Int! title: String! body: String! state: PullRequestState!
   url: URI! permalink: URI! createdAt: DateTime! updatedAt: DateTime! closedAt: DateTime closed: Boolean!
@@ -88,9 +92,9 @@ type PullRequestEdge { cursor: String! node: PullRequest }
 type PullRequestConnection { nodes: [PullRequest] edges: [PullRequestEdge] totalCount: Int! pageInfo: PageInfo! }
 union IssueOrPullRequest = Issue | PullRequest
 
-type Ref { name: String! prefix: String! target: Commit }
+type Ref { name: String! prefix: String! target: GitObject }
 type Repository implements Node {
-  id: ID! databaseId: Int name: String! nameWithOwner: String! owner: Actor! url: URI! isPrivate: Boolean!
+  id: ID! databaseId: Int name: String! nameWithOwner: String! owner: RepositoryOwner! url: URI! isPrivate: Boolean!
   defaultBranchRef: Ref viewerPermission: RepositoryPermission
   deleteBranchOnMerge: Boolean! squashMergeAllowed: Boolean! mergeCommitAllowed: Boolean! rebaseMergeAllowed: Boolean!
   issues(first: Int, after: String, last: Int, before: String, states: [IssueState!], labels: [String!], orderBy: IssueOrder, filterBy: IssueFilters): IssueConnection!
@@ -113,7 +117,7 @@ type Query {
 }
 
 input AddCommentInput { subjectId: ID! body: String! clientMutationId: String }
-type AddCommentPayload { clientMutationId: String commentEdge: IssueCommentEdge subject: Node timelineEdge: IssueTimelineItemsEdge }
+type AddCommentPayload { clientMutationId: String commentEdge: IssueCommentEdge subject: Node }
 input UpdateIssueCommentInput { id: ID! body: String! clientMutationId: String }
 type UpdateIssueCommentPayload { clientMutationId: String issueComment: IssueComment }
 input DeleteIssueCommentInput { id: ID! clientMutationId: String }
@@ -126,7 +130,7 @@ input AddAssigneesToAssignableInput { assignableId: ID! assigneeIds: [ID!]! clie
 type AddAssigneesToAssignablePayload { clientMutationId: String assignable: Assignable }
 input RemoveAssigneesFromAssignableInput { assignableId: ID! assigneeIds: [ID!]! clientMutationId: String }
 type RemoveAssigneesFromAssignablePayload { clientMutationId: String assignable: Assignable }
-input CloseIssueInput { issueId: ID! stateReason: IssueStateReason clientMutationId: String }
+input CloseIssueInput { issueId: ID! stateReason: IssueClosedStateReason clientMutationId: String }
 type CloseIssuePayload { clientMutationId: String issue: Issue }
 input ReopenIssueInput { issueId: ID! clientMutationId: String }
 type ReopenIssuePayload { clientMutationId: String issue: Issue }

@@ -31,7 +31,9 @@ const patchRepoSchema = z
 export function registerRepoRoutes(router: Router): void {
   router.add("GET", "/user", (ctx) => {
     const user = requireUser(ctx);
-    return ok({ ...userJson(ctx.app.store.state, ctx.app.urls, user.login), name: user.login, email: null, created_at: user.createdAt, updated_at: user.createdAt });
+    // GitHub's public-user profile: a sandbox account has none of it, so empty and zero.
+    const profile = { company: null, blog: "", location: null, hireable: null, bio: null, public_repos: 0, public_gists: 0, followers: 0, following: 0, collaborators: 0 };
+    return ok({ ...userJson(ctx.app.store.state, ctx.app.urls, user.login), name: user.login, email: null, ...profile, created_at: user.createdAt, updated_at: user.createdAt });
   });
 
   router.add("GET", "/users/:login", (ctx) => {
@@ -84,7 +86,7 @@ export function registerRepoRoutes(router: Router): void {
     let role: string = roleOf(repo, user.login);
     // A public repository is readable by everyone, and GitHub answers "read" for non-collaborators.
     if (role === "none" && !repo.private) role = "read";
-    return ok({ permission: role, role_name: role, user: { ...userJson(ctx.app.store.state, ctx.app.urls, user.login), permissions: { admin: role === "admin", maintain: role === "admin", push: role !== "read" && role !== "none", triage: role !== "read" && role !== "none", pull: role !== "none" } } });
+    return ok({ permission: role, role_name: role, user: { ...userJson(ctx.app.store.state, ctx.app.urls, user.login), role_name: role, permissions: { admin: role === "admin", maintain: role === "admin", push: role !== "read" && role !== "none", triage: role !== "read" && role !== "none", pull: role !== "none" } } });
   });
 
   router.add("GET", "/repos/:owner/:repo/assignees/:user", (ctx) => {

@@ -14,21 +14,33 @@ import path from "node:path";
 import type { App } from "./app";
 
 const PRE_RECEIVE = `#!/bin/sh
-# Written by the Ticket Runner sandbox (src/sandbox/push-rules.ts).
+# Written by the Ticket Runner sandbox (src/sandbox/push-rules.ts). Runs the repository's own
+# pre-receive hook afterwards, when it has one, with the same input.
 zero=0000000000000000000000000000000000000000
-case " $SANDBOX_TOKEN_SCOPES " in *" workflow "*|*" all "*) exit 0 ;; esac
-while read old new ref; do
-  [ "$new" = "$zero" ] && continue
-  if [ "$old" = "$zero" ]; then
-    files=$(git log --format= --name-only "$new" --not --all -- .github/workflows/ | sed '/^$/d' | head -n 1)
-  else
-    files=$(git diff --name-only "$old" "$new" -- .github/workflows/ | head -n 1)
-  fi
-  if [ -n "$files" ]; then
-    echo "refusing to allow an OAuth App to create or update workflow \\\`$files\\\` without \\\`workflow\\\` scope" >&2
-    exit 1
-  fi
-done
+input=$(cat)
+case " $SANDBOX_TOKEN_SCOPES " in
+  *" workflow "*|*" all "*) ;;
+  *)
+    printf '%s\\n' "$input" | while read old new ref; do
+      [ -z "$ref" ] && continue
+      [ "$new" = "$zero" ] && continue
+      if [ "$old" = "$zero" ]; then
+        files=$(git log --format= --name-only "$new" --not --all -- .github/workflows/ | sed '/^$/d' | head -n 1)
+      else
+        files=$(git diff --name-only "$old" "$new" -- .github/workflows/ | head -n 1)
+      fi
+      if [ -n "$files" ]; then
+        echo "refusing to allow an OAuth App to create or update workflow \\\`$files\\\` without \\\`workflow\\\` scope" >&2
+        exit 1
+      fi
+    done || exit 1
+    ;;
+esac
+own="$(git rev-parse --absolute-git-dir)/hooks/pre-receive"
+if [ -x "$own" ]; then
+  printf '%s\\n' "$input" | "$own"
+  exit $?
+fi
 exit 0
 `;
 

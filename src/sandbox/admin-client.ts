@@ -84,6 +84,21 @@ export class SandboxAdmin {
     await this.call("PUT", "ci", { repo, script });
   }
 
+  /** How many writes `holdWrites` holds now. */
+  async heldWrites(): Promise<number> {
+    return ((await this.call("GET", "held")) as { count: number }).count;
+  }
+
+  /** Lets every held write go on (they land with the sandbox clock of now). */
+  async releaseHeld(): Promise<number> {
+    return ((await this.call("POST", "held/release")) as { released: number }).released;
+  }
+
+  /** Sets the sandbox clock `offsetMs` ahead of real time (it never moves back). */
+  async setClock(offsetMs: number): Promise<void> {
+    await this.call("PUT", "clock", { offsetMs });
+  }
+
   async reset(): Promise<void> {
     await this.call("POST", "reset");
   }

@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { z } from "zod";
 import type { App } from "./app";
 import { tokenFrom } from "./auth";
+import { clockOffset, resetClock, sandboxNow, setClockOffset } from "./clock";
 import { faultsSchema } from "./faults";
 import { errorBody, HttpError, parseBody } from "./http";
 import { addUser, addUserSchema, createRepo, createRepoSchema, ensureAdminUser, setRole, setRoleSchema } from "./repos-admin";
@@ -18,6 +19,8 @@ const ciScriptSchema = z
     script: z.object({ conclusion: z.enum(["success", "failure"]).optional(), delayMs: z.number().int().min(0).max(600_000).optional() }).strict().nullable(),
   })
   .strict();
+
+const clockSchema = z.object({ offsetMs: z.number().int().min(0).max(365 * 24 * 3_600_000) }).strict();
 
 const AVATAR = '<svg xmlns="http://www.w3.org/2000/svg" width="40" height="40"><rect width="40" height="40" fill="#8a8"/></svg>';
 
@@ -70,6 +73,21 @@ export async function handleAdmin(app: App, req: IncomingMessage, res: ServerRes
         reply(204);
         return;
       }
+      case "GET /_sandbox/held":
+        reply(200, { count: app.faults.heldCount() });
+        return;
+      case "POST /_sandbox/held/release":
+        reply(200, { released: app.faults.releaseHeld() });
+        return;
+      case "GET /_sandbox/clock":
+        reply(200, { offsetMs: clockOffset(), now: new Date(sandboxNow()).toISOString() });
+        return;
+      case "PUT /_sandbox/clock": {
+        const spec = parseBody(clockSchema, body, "Clock");
+        setClockOffset(spec.offsetMs);
+        reply(200, { offsetMs: clockOffset(), now: new Date(sandboxNow()).toISOString() });
+        return;
+      }
       case "GET /_sandbox/requests":
         reply(200, app.requestLog);
         return;
@@ -110,6 +128,7 @@ export async function resetSandbox(app: App): Promise<void> {
   app.store.reset();
   ensureAdminUser(app, token);
   app.faults.set({});
+  resetClock();
   app.rates.userLimit = 5000;
   app.rates.reset();
   app.store.setReadLag(0);

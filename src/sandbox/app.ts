@@ -1,4 +1,5 @@
 /** The services one running sandbox shares between its routes. */
+import { resetClock } from "./clock";
 import path from "node:path";
 import { ADMIN_LOGIN } from "./auth";
 import { FaultInjector } from "./faults";
@@ -43,7 +44,10 @@ export class App {
     readonly reposRoot: string,
     /** Where git request bodies are read whole before git sees them (spool.ts). */
     readonly spoolDir: string,
-  ) {}
+  ) {
+    // A new sandbox starts at real time, whatever an earlier one in this process was moved to.
+    resetClock();
+  }
 
   get adminToken(): string {
     return this.store.state.users[ADMIN_LOGIN]?.token ?? "";

@@ -30,6 +30,13 @@ export const faultsSchema = z
      * GraphQL counts as a write only for a mutation.
      */
     loseResponses: z.object({ routes: z.string().max(1000), count: z.number().int().min(1).max(1000) }).nullable().optional(),
+    /**
+     * Writes by `user` whose route ("METHOD /path") matches `routes` wait, before they are applied,
+     * until the admin API releases them (`POST /_sandbox/held/release`): a write delayed as long as
+     * a test likes (a secondary rate limit, a slow network), landing with the sandbox clock of its
+     * release. GraphQL counts as a write only for a mutation.
+     */
+    holdWrites: z.object({ user: z.string().min(1).max(100), routes: z.string().max(1000) }).nullable().optional(),
     /** false: act as a GitHub Enterprise Server without issue dependencies (GraphQL rejects `Issue.blockedBy`). */
     issueDependencies: z.boolean().optional(),
     /** Primary rate limit per user per hour (GitHub: 5000). */
@@ -45,12 +52,35 @@ export class FaultInjector {
   private writes = new Map<string, number[]>();
 
   private lose: { routes: RegExp; left: number } | null = null;
+  private holdRule: { user: string; routes: RegExp } | null = null;
+  private held: (() => void)[] = [];
 
   set(f: Faults): void {
+    this.releaseHeld();
+    this.holdRule = f.holdWrites ? { user: f.holdWrites.user.toLowerCase(), routes: new RegExp(f.holdWrites.routes) } : null;
     this.faults = f;
     this.errorRegex = f.errorRoutes ? new RegExp(f.errorRoutes) : null;
     this.lose = f.loseResponses ? { routes: new RegExp(f.loseResponses.routes), left: f.loseResponses.count } : null;
     this.writes.clear();
+  }
+
+  /** Waits while this write is held (see `holdWrites`); resolves at once for any other request. */
+  hold(route: string, user: string): Promise<void> {
+    const rule = this.holdRule;
+    if (!rule || rule.user !== user.toLowerCase() || !rule.routes.test(route)) return Promise.resolve();
+    return new Promise((resolve) => this.held.push(resolve));
+  }
+
+  heldCount(): number {
+    return this.held.length;
+  }
+
+  /** Lets every held write go on; returns how many there were. */
+  releaseHeld(): number {
+    const waiting = this.held;
+    this.held = [];
+    for (const go of waiting) go();
+    return waiting.length;
   }
 
   /** True when this applied write's response is to be lost (see `loseResponses`); counts it. */

@@ -2,6 +2,7 @@
  * The sandbox's whole state as plain JSON-able records. Everything GitHub would keep in its
  * database lives here; git objects and refs live in real bare repositories next to it.
  */
+import { sandboxNow } from "./clock";
 
 export type Role = "admin" | "write" | "read" | "none";
 
@@ -149,7 +150,7 @@ export function emptyState(): SandboxState {
 }
 
 /** GitHub timestamps have second precision and a literal Z. */
-export function isoNow(ms: number = Date.now()): string {
+export function isoNow(ms: number = sandboxNow()): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 

@@ -95,6 +95,7 @@ async function handle(app: App, router: Router, req: IncomingMessage, res: Serve
     const raw = WRITE_METHODS.has(method) ? await readBody(req) : Buffer.alloc(0);
     const body = parseJson(raw);
     write = isWrite(method, path, body);
+    if (who && write) await app.faults.hold(`${method} ${path}`, who.login);
     const match = router.match(method, path);
     if (!match) throw new HttpError(404, "Not Found");
     if ("methodNotAllowed" in match) throw new HttpError(404, "Not Found");

@@ -6,7 +6,7 @@
 import { canRead } from "../auth";
 import { cursorFor, parseNodeId } from "../ids";
 import { addAssignees, addEvent, addLabels, checkCanEditComment, createComment, removeAssignees, setState, updateComment } from "../issue-ops";
-import type { RepoRec } from "../model";
+import { isoNow, type RepoRec } from "../model";
 import { commentNode, findRepoForGql, gqlError, issueNode, labelNode, repoNode, userNode } from "./models";
 import type { GqlCtx } from "./models";
 import { pullMutations } from "./pull-mutations";
@@ -130,7 +130,7 @@ export function rootValue(): Record<string, unknown> {
         if (!label || !names.has(label.name.toLowerCase())) continue;
         issue.labels = issue.labels.filter((x) => x !== id);
         addEvent(ctx.app, issue, ctx.viewer.login, "unlabeled", { label: { name: label.name, color: label.color } });
-        issue.updatedAt = new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
+        issue.updatedAt = isoNow();
       }
       return { clientMutationId: input.clientMutationId ?? null, labelable: issueNode(ctx, repo, issue) };
     },

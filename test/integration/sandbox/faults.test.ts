@@ -39,6 +39,24 @@ describe("sandbox faults and request log", function () {
     assert.equal((await w.as("bob").issues.listForRepo(repo)).status, 200);
   });
 
+  it("holdWrites: one user's matching writes wait until released, and land with the sandbox clock of their release", async () => {
+    const issue = (await w.as("bob").issues.create({ ...repo, title: "held" })).data.number;
+    await w.sb.admin.setFaults({ holdWrites: { user: "bob", routes: "^POST /repos/[^/]+/[^/]+/issues/\\d+/comments$" } });
+    let landed = false;
+    const posting = w.as("bob").issues.createComment({ ...repo, issue_number: issue, body: "late" }).then((r) => ((landed = true), r));
+    await waitFor(async () => (await w.sb.admin.heldWrites()) === 1, { what: "the comment to be held" });
+    // Reads, other routes and other users pass.
+    assert.equal((await w.as("bob").issues.get({ ...repo, issue_number: issue })).status, 200);
+    await w.as("bob").issues.update({ ...repo, issue_number: issue, title: "held still" });
+    assert.equal(landed, false);
+    assert.equal((await w.as("bob").issues.listComments({ ...repo, issue_number: issue })).data.length, 0, "nothing applied while held");
+    const before = Date.now();
+    await w.sb.admin.setClock(60_000);
+    assert.equal(await w.sb.admin.releaseHeld(), 1);
+    const created = Date.parse((await posting).data.created_at);
+    assert.ok(created >= Math.floor((before + 60_000) / 1000) * 1000, `stamped with the sandbox clock: ${(await posting).data.created_at}`);
+  });
+
   it("secondary rate limit as 403, and GraphQL mutations count as writes", async () => {
     await w.sb.admin.setFaults({ secondaryRateLimit: { writesPerMinute: 1, status: 403, retryAfterSeconds: 1 } });
     await w.as("bob").issues.create({ ...repo, title: "x" });

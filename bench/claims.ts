@@ -171,6 +171,51 @@ async function runStrategy(sandbox: SandboxHandle, s: Strategy, tokens: Record<s
   return r;
 }
 
+/**
+ * Round trips of one claim as a Run takes a ticket (#17 item 5, goal 2): the claim through the real
+ * gate, then the comments the Run needs for the ticket (the read-back carries them; a claim that did
+ * not would cost one more read). Counted on the sandbox's request log, one user, one claim at a time,
+ * after a first claim has made the one-off label and trust look-ups.
+ */
+async function measureRoundTrips(sandbox: SandboxHandle, tokens: Record<string, string>, dir: string, admin: GitHubClient): Promise<{ take: number; claim: number; tickets: number }> {
+  const user = "round-trips";
+  const gh = createOctokit({ apiUrl: sandbox.apiUrl, token: tokens[user]!, log: silent, retryBaseMs: 20 });
+  const tracker = new OctokitTracker(gh, { owner: OWNER, repo: REPO });
+  const gate = createClaimGate({
+    tracker,
+    runRoot: new FsRunRoot(join(dir, "round-trips")),
+    host: { id: "cloud-round-trips", name: "machine-1", kind: "cloud" },
+    clock,
+    log: silent,
+    labels: { ready: "ready-for-agent", inProgress: "in-progress", human: "ready-for-human", hostLabels: true },
+    lease: { ttlMinutes: 45, heartbeatMinutes: 30, settleMs: SETTLE },
+    holder: "machine",
+    runId: "bench-round-trips",
+    pid: process.pid,
+  });
+  const take = async (n: number): Promise<void> => {
+    const attempt = await gate.claim(n);
+    if (attempt.kind !== "won") throw new Error(`round trips: the claim of #${n} was refused: ${attempt.reason}`);
+    if (!attempt.comments) await tracker.listComments(n);
+  };
+  const fresh = async (): Promise<number> => {
+    const { data } = await admin.request("POST /repos/{owner}/{repo}/issues", { owner: OWNER, repo: REPO, title: "round trips", labels: ["ready-for-agent"] });
+    return (data as { number: number }).number;
+  };
+  await take(await fresh());
+  const TICKETS = 5;
+  let requests = 0;
+  for (let i = 0; i < TICKETS; i++) {
+    const n = await fresh();
+    const before = (await sandbox.admin.requestLog()).filter((x) => x.user === user).length;
+    await take(n);
+    requests += (await sandbox.admin.requestLog()).filter((x) => x.user === user).length - before;
+  }
+  const perTake = requests / TICKETS;
+  // A Run reads every ticket's comments when it takes it, claimed or resumed: that read is not the claim's.
+  return { take: perTake, claim: perTake - 1, tickets: TICKETS };
+}
+
 function pct(x: number, of: number): string {
   return `${((100 * x) / of).toFixed(1)}%`;
 }
@@ -188,6 +233,7 @@ async function main(): Promise<void> {
         tokens[login] = (await sandbox.admin.addUser({ login, repos: { [FULL]: "write" } })).token;
       }
     }
+    tokens["round-trips"] = (await sandbox.admin.addUser({ login: "round-trips", repos: { [FULL]: "write" } })).token;
     const admin = createOctokit({ apiUrl: sandbox.apiUrl, token: sandbox.adminToken, log: silent });
     for (const name of ["ready-for-agent", "in-progress", "ready-for-human", "claim:machine-1", "claim:machine-3"]) {
       await admin.request("POST /repos/{owner}/{repo}/labels", { owner: OWNER, repo: REPO, name, color: "ededed" });
@@ -216,7 +262,16 @@ async function main(): Promise<void> {
     console.log(`|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`);
     for (const row of rows) console.log(line(row));
     console.log(`\nrequests/claim: every request each Host made per attempt (sandbox request log), D including the pre-push re-check (1 read)`);
-    console.log(`D's claim itself: 1 read + 1 write (one GraphQL document) + 1 read-back, plus one-off label creation and trust look-ups.`);
+    await sandbox.admin.setFaults({ rateLimit: 1_000_000 });
+    const trips = await measureRoundTrips(sandbox, tokens, dir, admin);
+    console.log(
+      `round trips per claim, read-back included (measured, ${trips.tickets} claims, sandbox request log): ${trips.claim.toFixed(2)} (goal 2): ` +
+        `a Run's take of a ticket costs ${trips.take.toFixed(2)} requests, one of them the read of the comments every take needs, which the claim's read-back is.`,
+    );
+    if (trips.claim > 2) {
+      console.error(`FAIL: a claim takes ${trips.claim.toFixed(2)} round trips; the goal is 2`);
+      process.exitCode = 1;
+    }
     const d = results.find((r) => r.label.startsWith("D claim"))!;
     if (d.dual !== 0 || d.dupPr !== 0) {
       console.error("FAIL: the protocol let two Hosts start the same ticket");

@@ -20,7 +20,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     io.out(helpText());
     return name ? 0 : 2;
   }
-  const command = commandTable.find((c) => c.name === name);
+  // What people type for a version, as most tools take it.
+  const command = commandTable.find((c) => c.name === (name === "--version" || name === "-v" ? "version" : name));
   if (!command) {
     io.err(redactSecrets(`Unknown command "${name}". Run \`ticket-runner help\` for the list.`, io.env));
     return 2;

@@ -3,6 +3,7 @@
  * assignees or lease comments itself: it asks the gate, so every way of holding a ticket goes
  * through one protocol (docs/claims.md).
  */
+import type { TrackerComment } from "../ports/tracker";
 import type { Refusal } from "./errors";
 import type { Lease } from "./schemas/lease";
 import type { GithubId } from "./schemas/github-id";
@@ -25,7 +26,11 @@ export interface StoodDown {
 }
 
 export type ClaimAttempt =
-  | { kind: "won"; claim: HeldClaim }
+  /**
+   * `comments`: the issue's comments as the claim's read-back saw them, so the Run needs no read of
+   * its own (the read-back is folded into it: a claim costs the Run a read and a write, #17).
+   */
+  | { kind: "won"; claim: HeldClaim; comments?: TrackerComment[] }
   /** Refused (live claim elsewhere, local claim exists) or lost the read-after-write race: start nothing. */
   | { kind: "lost"; reason: string; link?: string; refusal?: Refusal };
 

@@ -59,6 +59,7 @@ const taker: LeaseRecord = {
 };
 const reading: TicketReading = {
   issue: { number: 12, title: "t", body: "", state: "open", labels: ["ready-for-agent"], assignees: [], url: ISSUE_URL },
+  comments: [],
   viewer: "bob",
   records: [taken, taker],
   ignored: [],
@@ -101,7 +102,7 @@ const rows: Row[] = [
   { name: "run lock held on this Host", make: () => lockRefusal("running", holder), holder: /run run-z \(pid 5151/ },
   { name: "run lock held elsewhere", make: () => lockRefusal("elsewhere", holder), holder: /`build-7`/ },
   { name: "workspace lock running here", make: () => runningRefusal(holder), holder: /run run-z on the cloud host `build-7`/ },
-  { name: "workspace lock elsewhere", make: () => elsewhereRefusal(holder, "lock.json", LOCK_URL), holder: /host id host-z/, link: LOCK_URL },
+  { name: "workspace lock elsewhere", make: () => elsewhereRefusal(holder, "lock.json", LOCK_URL), holder: /run run-z on the cloud host `build-7`/, link: LOCK_URL },
   { name: "workspace lock unreadable", make: () => corruptLockRefusal("lock.json", "not JSON", LOCK_URL), link: LOCK_URL },
   { name: "local branch in the way", make: () => branchInWay(repo, 12, "agent/12-fix", "/src/widgets/.worktrees/ticket-12"), holder: /worktree \/src\/widgets\/\.worktrees\/ticket-12/ },
   { name: "branches parted", make: () => partedRefusal(repo, 12, "agent/12-fix", "a".repeat(40), "b".repeat(40), null) },

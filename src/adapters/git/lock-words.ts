@@ -23,6 +23,11 @@ export function describeHolder(holder: LockHolder): string {
   return `run ${holder.runId} on ${hostWords(holder)} (host id ${holder.host.id}, pid ${holder.pid}, since ${holder.startedAt}): \`${holder.command}\``;
 }
 
+/** Another Host's Run, for a person there: the Host and the run (its pid means nothing on this Host). */
+export function describeElsewhere(holder: LockHolder): string {
+  return `run ${holder.runId} on ${hostWords(holder)} (since ${holder.startedAt}): \`${holder.command}\``;
+}
+
 export function runningRefusal(holder: LockHolder): Refusal {
   return new Refusal(
     "lock-held",
@@ -35,10 +40,10 @@ export function elsewhereRefusal(holder: LockHolder, lockPath: string, link: str
   const where = link ? ` (${link})` : "";
   return new Refusal(
     "lock-held",
-    `The Run lock is held by ${describeHolder(holder)}. Nothing on this Host can see that Host's processes, so its lock is never presumed dead. ` +
-      `If no Run is running there, a person frees it: commit a ${lockPath} that reads {"held": false} to the ${LOCK_BRANCH} branch${where}, ` +
-      `or run \`ticket-runner unlock\` from a clone of the Target. Then start again.`,
-    { next: "ticket-runner unlock", ...(link ? { link } : {}) },
+    `The Run lock is held by ${describeElsewhere(holder)}. Nothing on this Host can see that Host's processes, so its lock is never presumed dead. ` +
+      `If no Run is running there, a person frees it: run \`ticket-runner unlock --yes\` from a clone of the Target, ` +
+      `or commit a ${lockPath} that reads {"held": false} to the ${LOCK_BRANCH} branch${where}. Then start again.`,
+    { next: "ticket-runner unlock --yes", ...(link ? { link } : {}) },
   );
 }
 
@@ -46,7 +51,7 @@ export function corruptLockRefusal(path: string, reason: string, link: string | 
   return new Refusal(
     "bad-input",
     `${path} on ${LOCK_BRANCH} cannot be read: ${reason}. It is left as it is. If no Run is running, replace it with {"held": false} ` +
-      `(commit it to ${LOCK_BRANCH}, or run \`ticket-runner unlock\`), then start again.`,
-    { path: `${LOCK_BRANCH}:${path}`, next: "ticket-runner unlock", ...(link ? { link } : {}) },
+      `(run \`ticket-runner unlock --yes\`, or commit it to ${LOCK_BRANCH}), then start again.`,
+    { path: `${LOCK_BRANCH}:${path}`, next: "ticket-runner unlock --yes", ...(link ? { link } : {}) },
   );
 }

@@ -39,17 +39,23 @@ export async function abortRebase(ctx: RepoContext, cwd: string): Promise<boolea
   return true;
 }
 
+/**
+ * Parted copies: one recommended way out, the one that destroys nothing (ADR 0173). This Host's copy
+ * stays on a branch of its own; the Lane's branch takes the remote's copy (`reset --keep` refuses to
+ * overwrite uncommitted changes). No force-push: the remote's copy may be another Host's work.
+ */
 export function partedRefusal(ctx: RepoContext, ticket: number, branch: string, local: string, remote: string, worktree: string | null): Refusal {
   const track = `${ctx.remote}/${branch}`;
-  const drop = worktree ? `git -C ${worktree} reset --hard ${track}` : `git -C ${ctx.root} branch -f ${branch} ${track}`;
-  const force = `git -C ${ctx.root} push --force-with-lease=refs/heads/${branch}:${remote} ${ctx.remote} ${branch}`;
+  const keep = `git -C ${ctx.root} branch ${branch}-here-${local.slice(0, 7)} ${local}`;
+  const take = worktree ? `git -C ${worktree} reset --keep ${track}` : `git -C ${ctx.root} branch -f ${branch} ${track}`;
+  const fix = `${keep} && ${take}`;
   return new Refusal(
     "branches-parted",
     `Ticket #${ticket}'s branch \`${branch}\` has parted: this Host's copy${worktree ? ` (worktree ${worktree})` : ""} is at ${local.slice(0, 12)}, ` +
       `the remote's is at ${remote.slice(0, 12)}, and each holds commits the other lacks. Ticket Runner does not pick a side. ` +
-      `Make them one, then relabel the Ticket ready-for-agent: either throw this Host's copy away with \`${drop}\`, ` +
-      `or keep it and force-push it over the remote's with \`${force}\`.`,
-    { next: `${drop}   |   ${force}`, ...(worktree ? { path: worktree } : {}) },
+      `The safe way to make them one keeps both: this Host's copy stays on a branch of its own and the Lane's branch takes the remote's: \`${fix}\`. ` +
+      `Carry over what this Host's copy adds, if it is needed, then relabel the Ticket ready-for-agent.`,
+    { next: fix, ...(worktree ? { path: worktree } : {}) },
   );
 }
 

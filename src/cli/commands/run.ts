@@ -6,7 +6,7 @@
  */
 import { killAllStageGroups } from "../../adapters/agent/process-group";
 import { composeRun } from "../../adapters/compose-run";
-import { parseTicketNumber } from "../../core/claims/marker";
+import { parseTicketInput } from "../../core/claims/marker";
 import { loadConfig } from "../../core/config-load";
 import { AGENT_KINDS } from "../../core/schemas/config";
 import type { Config } from "../../core/schemas/config";
@@ -52,7 +52,7 @@ export const runCommand: CliCommand = {
   async run(argv, io) {
     const args = parseArgs(argv, { values: ["--lanes", "--agent"] });
     const tickets = args.positionals.map((p) => {
-      const n = parseTicketNumber(p);
+      const n = parseTicketInput(p);
       if (n === null) throw new Refusal("bad-input", `"${p}" is not a ticket number. Name tickets by number, e.g. \`ticket-runner run 4 9\`.`, { next: "ticket-runner run 4 9" });
       return n;
     });

@@ -6,7 +6,7 @@
 import { GitWorkspace } from "../../adapters/git/git-workspace";
 import { FsRunRoot } from "../../adapters/fs-run-root";
 import { NodeHost } from "../../adapters/node-host";
-import { parseTicketNumber } from "../../core/claims/marker";
+import { parseTicketInput } from "../../core/claims/marker";
 import { badTicket, claimedLocally } from "../../core/claims/refusals";
 import { Refusal } from "../../core/errors";
 import type { RunJson } from "../../core/schemas/run-json";
@@ -40,7 +40,7 @@ export function ticketArg(args: ParsedArgs, usage: string): number {
   const text = args.positionals[0];
   if (!text) throw new Refusal("bad-input", `Which ticket? ${usage.split("\n")[0]}`);
   if (args.positionals.length > 1) throw new Refusal("bad-input", `One ticket at a time: got ${args.positionals.join(" ")}. Start the first: \`ticket-runner start ${args.positionals[0]}\`.`);
-  const n = parseTicketNumber(text);
+  const n = parseTicketInput(text);
   if (n === null) throw badTicket(text);
   return n;
 }

@@ -91,13 +91,13 @@ export async function adoptClaim(ctx: ClaimContext, ticket: number, opts: { runD
     const claim = { ticket, commentId: rec.comment.id, commentUrl: rec.comment.url, lease, runDir: dir };
     await ctx.o.clock.sleep(ctx.o.lease.settleMs);
     const back = await ctx.read(ticket);
-    const verdict = judge(claim, back);
+    const verdict = judge(claim, back, ctx.lateMs);
     if (verdict.kind === "yield") {
       const { archived: moved } = await yieldNow(ctx, claim, back, verdict);
       throw raceLost(ctx.repoName, ticket, verdict.winner, moved, ctx.now());
     }
     ctx.o.log.info("adopted", { ticket, lease: rec.comment.url });
-    return { claim, issue: back.issue, displaced: [], archived: null, setAside: null, viewer };
+    return { claim, issue: back.issue, comments: back.comments, displaced: [], archived: null, setAside: null, viewer };
   } catch (error) {
     if (error instanceof Refusal && error.reason === "race-yielded") throw error;
     await ctx.o.runRoot.moveAside(dir, { reason: `adopt failed: ${String(error).slice(0, 200)}`, at: ctx.now().toISOString(), by: ctx.session }, { ifSession: ctx.session });

@@ -7,7 +7,7 @@ import type { Clock } from "../../ports/clock";
 import type { HostIdentity } from "../../ports/host";
 import type { Log } from "../../ports/log";
 import type { RunRoot } from "../../ports/run-root";
-import type { Tracker, TrackerIssue } from "../../ports/tracker";
+import type { Tracker, TrackerComment, TrackerIssue } from "../../ports/tracker";
 import { Refusal } from "../errors";
 import type { RunJson } from "../schemas/run-json";
 import { readLeases, type IgnoredComment } from "./claim-view";
@@ -58,6 +58,8 @@ export interface ClaimProtocolOptions {
 
 export interface TicketReading {
   issue: TrackerIssue;
+  /** Every comment as read (the Run reuses a claim's read-back instead of reading them again). */
+  comments: TrackerComment[];
   viewer: string;
   records: LeaseRecord[];
   ignored: IgnoredComment[];
@@ -71,6 +73,8 @@ export class ClaimContext {
   readonly trust: TrustCache;
   readonly session: string;
   private viewerLogin: Promise<string> | null = null;
+  /** Ignored lease comments already logged by this process (each is said once). */
+  private readonly warned = new Set<string>();
 
   constructor(readonly o: ClaimProtocolOptions) {
     this.repoName = `${o.tracker.repo.owner}/${o.tracker.repo.repo}`;
@@ -101,6 +105,14 @@ export class ClaimContext {
     return `claim:${name}`.slice(0, 50);
   }
 
+  /**
+   * How long after its `claimedAt` a claim's comment may land and still rank as made in time: the
+   * settle, and at least a second (GitHub stamps comments in whole seconds). ADR 0172.
+   */
+  get lateMs(): number {
+    return Math.max(this.o.lease.settleMs, 1000);
+  }
+
   expiresAt(from: Date): string | null {
     if (this.o.holder === "person") return null;
     return new Date(from.getTime() + this.o.lease.ttlMinutes * 60_000).toISOString();
@@ -120,8 +132,8 @@ export class ClaimContext {
     } else {
       viewer = await this.viewer();
     }
-    const { records, ignored } = await readLeases(thread.comments, { repo: this.repoName, issue: ticket, trust: this.trust, log: this.o.log });
-    return { issue: thread.issue, viewer, records, ignored, standing: standings(records, this.now()), labelActors: thread.labelActors };
+    const { records, ignored } = await readLeases(thread.comments, { repo: this.repoName, issue: ticket, trust: this.trust, log: this.o.log, warned: this.warned });
+    return { issue: thread.issue, comments: thread.comments, viewer, records, ignored, standing: standings(records, this.now(), this.lateMs), labelActors: thread.labelActors };
   }
 
   /**

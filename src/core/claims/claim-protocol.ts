@@ -60,7 +60,8 @@ export class ClaimProtocol implements ClaimGate {
 
   async claim(ticket: number): Promise<ClaimAttempt> {
     try {
-      return { kind: "won", claim: (await this.take(ticket)).claim };
+      const won = await this.take(ticket);
+      return { kind: "won", claim: won.claim, comments: won.comments };
     } catch (error) {
       return lost(error);
     }
@@ -68,7 +69,8 @@ export class ClaimProtocol implements ClaimGate {
 
   async adopt(ticket: number): Promise<ClaimAttempt> {
     try {
-      return { kind: "won", claim: (await this.resume(ticket)).claim };
+      const won = await this.resume(ticket);
+      return { kind: "won", claim: won.claim, comments: won.comments };
     } catch (error) {
       return lost(error);
     }

@@ -44,7 +44,7 @@ export function parseComments(comments: TrackerComment[], repo: string, issue: n
 
 export async function readLeases(
   comments: TrackerComment[],
-  ctx: { repo: string; issue: number; trust: TrustCache; log: Log },
+  ctx: { repo: string; issue: number; trust: TrustCache; log: Log; warned?: Set<string> },
 ): Promise<LeaseReadings> {
   const { candidates, ignored } = parseComments(comments, ctx.repo, ctx.issue);
   const verdicts = await Promise.all(candidates.map((r) => ctx.trust.trusted(r.comment.author)));
@@ -54,6 +54,10 @@ export async function readLeases(
     else ignored.push({ commentId: r.comment.id, url: r.comment.url, author: r.comment.author, reason: `written by ${r.comment.author}, who has no write access to ${ctx.repo}` });
   });
   for (const g of ignored) {
+    // A claim reads a ticket more than once (read, read-back, heartbeats): each comment is said once.
+    const key = `${ctx.repo}#${ctx.issue} ${g.commentId} ${g.reason}`;
+    if (ctx.warned?.has(key)) continue;
+    ctx.warned?.add(key);
     ctx.log.warn("ignored a lease comment", { repo: ctx.repo, issue: ctx.issue, comment: g.url, author: g.author, reason: g.reason });
   }
   return { records, ignored };

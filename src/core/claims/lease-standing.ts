@@ -9,7 +9,8 @@
  *   comment edits are last-writer-wins, so a heartbeat racing the take-over's edit must not revive it.
  * - A machine lease past `expiresAt` is stale: it no longer holds the ticket and may be taken over.
  *   A person's lease (or one without an expiry) is never stale for a machine.
- * - Among live claims the earliest `claimedAt` wins, then the smallest `nonce`.
+ * - Among live claims the earliest `claimedAt` wins, then the smallest `nonce`; a claim whose
+ *   comment landed later than the settle allows (isLate) ranks after every claim that did not.
  */
 import type { Lease } from "../schemas/lease";
 import type { GithubId } from "../schemas/github-id";
@@ -66,6 +67,25 @@ export function compareClaims(a: Lease, b: Lease): number {
   return a.nonce < b.nonce ? -1 : a.nonce > b.nonce ? 1 : 0;
 }
 
+/**
+ * A claim whose comment landed (GitHub's `createdAt`, whole seconds) more than `lateMs` after its
+ * own `claimedAt`: its write was held up (a secondary rate limit, a slow network) past what the
+ * settle allows for. It ranks after every claim that landed in time, whatever its `claimedAt`
+ * (ADR 0172). Everyone reads the same two stamps, so everyone ranks it the same way.
+ */
+export function isLate(record: LeaseRecord, lateMs: number | undefined): boolean {
+  const lease = record.lease;
+  if (!lease || lateMs === undefined) return false;
+  const landed = Date.parse(record.comment.createdAt);
+  const stamped = Date.parse(lease.claimedAt);
+  return Number.isFinite(landed) && Number.isFinite(stamped) && landed - stamped > lateMs;
+}
+
+/** The order among claims: made in time before late, then earliest `claimedAt`, then smallest `nonce`. */
+export function rankClaims(a: LeaseRecord, b: LeaseRecord, lateMs: number | undefined): number {
+  return Number(isLate(a, lateMs)) - Number(isLate(b, lateMs)) || compareClaims(a.lease as Lease, b.lease as Lease);
+}
+
 export interface Standings {
   live: LeaseRecord[];
   stale: LeaseRecord[];
@@ -75,7 +95,8 @@ export interface Standings {
   winner: LeaseRecord | null;
 }
 
-export function standings(records: LeaseRecord[], now: Date): Standings {
+/** `lateMs`: rank late claims last (the protocol passes it; a display of who holds what need not). */
+export function standings(records: LeaseRecord[], now: Date, lateMs?: number): Standings {
   const gone = displacedNonces(records);
   const out: Standings = { live: [], stale: [], displaced: [], records: [], winner: null };
   for (const r of records) {
@@ -85,7 +106,7 @@ export function standings(records: LeaseRecord[], now: Date): Standings {
     else if (s === "displaced") out.displaced.push(r);
     else out.records.push(r);
   }
-  out.live.sort((a, b) => compareClaims(a.lease as Lease, b.lease as Lease));
+  out.live.sort((a, b) => rankClaims(a, b, lateMs));
   out.winner = out.live[0] ?? null;
   return out;
 }

@@ -8,14 +8,14 @@ import type { Lease } from "../schemas/lease";
 import type { ClaimContext, TicketReading } from "./claim-context";
 import { endClaim, standAside, standDown, type Ending, type StandDownResult } from "./give-back";
 import { archiveTail, renderLeaseComment } from "./lease-comment";
-import { compareClaims, type LeaseRecord } from "./lease-standing";
+import { rankClaims, type LeaseRecord } from "./lease-standing";
 
 export type Verdict =
   | { kind: "held"; record: LeaseRecord }
   | { kind: "yield"; why: string; state: "race-yielded" | "superseded"; winner: LeaseRecord | null };
 
 /** Does `claim` still hold its ticket, judging by `reading`? */
-export function judge(claim: HeldClaim, reading: TicketReading): Verdict {
+export function judge(claim: HeldClaim, reading: TicketReading, lateMs?: number): Verdict {
   const nonce = claim.lease.nonce;
   const record = reading.records.find((r) => r.lease?.nonce === nonce) ?? null;
   const winner = reading.standing.winner;
@@ -29,7 +29,7 @@ export function judge(claim: HeldClaim, reading: TicketReading): Verdict {
     return { kind: "yield", why: `our lease now reads "${record.finished ? "finished" : state}"`, state: "superseded", winner };
   }
   // Our own lease may have expired (a late heartbeat); it still holds unless someone earlier is live.
-  const earlier = reading.standing.live.find((r) => r.lease && r.lease.nonce !== nonce && compareClaims(r.lease, claim.lease) < 0);
+  const earlier = reading.standing.live.find((r) => r.lease && r.lease.nonce !== nonce && rankClaims(r, record, lateMs) < 0);
   if (earlier) return { kind: "yield", why: "an earlier claim turned up", state: "race-yielded", winner: earlier };
   return { kind: "held", record };
 }
@@ -64,7 +64,7 @@ async function rewrite(ctx: ClaimContext, claim: HeldClaim, lease: Lease, readin
  */
 async function holding(ctx: ClaimContext, claim: HeldClaim): Promise<TicketReading | null> {
   const reading = await ctx.read(claim.ticket);
-  const verdict = judge(claim, reading);
+  const verdict = judge(claim, reading, ctx.lateMs);
   if (verdict.kind === "held") return reading;
   await yieldNow(ctx, claim, reading, verdict);
   return null;

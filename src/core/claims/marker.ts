@@ -27,6 +27,11 @@ export function parseTicketNumber(text: string): number | null {
   return Number.isSafeInteger(n) ? n : null;
 }
 
+/** A ticket number as a person types it: `12` or `#12` (GitHub's own way of writing it). */
+export function parseTicketInput(text: string): number | null {
+  return parseTicketNumber(text.startsWith("#") ? text.slice(1) : text);
+}
+
 export type MarkerParse =
   | { kind: "marker"; repo: string; issue: number; version: number }
   | { kind: "bad"; reason: string };

@@ -21,11 +21,31 @@ function resumeCommand(ticket: number, dir: string, customDir: boolean): string 
   return customDir ? `ticket-runner resume ${ticket} --run-dir ${dir}` : `ticket-runner resume ${ticket}`;
 }
 
-export function holderText(rec: LeaseRecord, now: Date): string {
+/** The parts every sentence about a holder is built from, so each sentence reads whole (ADR 0173). */
+export interface HolderParts {
+  /** `@bob on host "x" (machine, session 1a2b3c4d)`, or `@bob` for a finished record. */
+  who: string;
+  /** `2026-12-01 12:05:03 UTC`, or null for a record without a lease. */
+  since: string | null;
+  /** `its lease expires … (in 35 min)`, `its lease expired … (3 min ago)`, `it is a person's claim, which never expires`. */
+  expiry: string | null;
+}
+
+export function holderParts(rec: LeaseRecord, now: Date): HolderParts {
   const l = rec.lease;
-  if (!l) return `a finished record by @${rec.comment.author}`;
-  const expiry = l.expiresAt ? `expires ${when(l.expiresAt)} (${minutesFrom(l.expiresAt, now)})` : "a person's claim: it never expires";
-  return `@${rec.comment.author} on host "${l.host.name}" (${l.holder}, session ${l.session.slice(0, 8)}), claimed ${when(l.claimedAt)}, ${expiry}`;
+  if (!l) return { who: `@${rec.comment.author} (a finished record)`, since: null, expiry: null };
+  const expiry = !l.expiresAt
+    ? "it is a person's claim, which never expires"
+    : Date.parse(l.expiresAt) > now.getTime()
+      ? `its lease expires ${when(l.expiresAt)} (${minutesFrom(l.expiresAt, now)})`
+      : `its lease expired ${when(l.expiresAt)} (${minutesFrom(l.expiresAt, now)})`;
+  return { who: `@${rec.comment.author} on host "${l.host.name}" (${l.holder}, session ${l.session.slice(0, 8)})`, since: when(l.claimedAt), expiry };
+}
+
+/** "@bob on host "x" (machine, session …), claimed since …; its lease expires …": a clause that ends a sentence. */
+export function holderText(rec: LeaseRecord, now: Date): string {
+  const p = holderParts(rec, now);
+  return [p.since ? `${p.who}, since ${p.since}` : p.who, p.expiry].filter(Boolean).join("; ");
 }
 
 export function claimedElsewhere(repo: string, ticket: number, rec: LeaseRecord, now: Date): Refusal {
@@ -84,12 +104,24 @@ export function runDirMismatch(repo: string, ticket: number, dir: string, run: R
 }
 
 export function raceLost(repo: string, ticket: number, winner: LeaseRecord | null, archived: string | null, now: Date): Refusal {
-  const who = winner ? `${holderText(winner, now)} claimed it first.\nLease: ${winner.comment.url}` : "its lease was taken over or withdrawn.";
+  const parts = winner ? holderParts(winner, now) : null;
+  const first = parts ? [parts.since ? `${parts.who} claimed it first, at ${parts.since}` : `${parts.who} claimed it first`, parts.expiry].filter(Boolean).join("; ") : "";
+  const who = winner ? `another claim won the race: ${first}.\nLease: ${winner.comment.url}` : "this claim did not win the race, and the claim that did has since been taken over or withdrawn.";
   const moved = archived ? ` Its local claim was moved to ${archived}.` : "";
   return new Refusal(
     "race-yielded",
-    `${repo}#${ticket}: another claim won the race: ${who}\nThis session started nothing; its lease is marked race-yielded.${moved} Pick another ticket: \`ticket-runner board\`.`,
+    `${repo}#${ticket}: ${who}\nThis session started nothing; its lease is marked race-yielded.${moved} Pick another ticket: \`ticket-runner board\`.`,
     { link: winner?.comment.url, next: "ticket-runner board", path: archived ?? undefined },
+  );
+}
+
+/** The claim's read-back found the ticket closed, handed off or finished by another claim since the first read. */
+export function overtakenMeanwhile(repo: string, ticket: number, why: string, link: string, archived: string | null): Refusal {
+  const moved = archived ? ` Its local claim was moved to ${archived}.` : "";
+  return new Refusal(
+    "race-yielded",
+    `${repo}#${ticket}: ${why} while this claim was being written: ${link}\nThis session started nothing; its lease is marked race-yielded.${moved} Pick another ticket: \`ticket-runner board\`.`,
+    { link, next: "ticket-runner board", path: archived ?? undefined },
   );
 }
 

@@ -4,9 +4,10 @@
  *   2. refuse a live claim held by someone else
  *   3. take the local claim              (exclusive create of run.json)
  *   4. write board claim + lease          (1 request: one GraphQL document)
- *   5. settle                            (lease.settleMs: GitHub is eventually consistent)
- *   6. read back every lease             (1 request)
- *   7. earliest claimedAt, then smallest nonce, wins; a loser stands down and starts nothing.
+ *   5. settle                            (until claimedAt + lateMs + 1 s + settleMs: read-back.ts)
+ *   6. read back every lease             (1 request; a claim that landed late reads once more)
+ *   7. claims that landed in time first, then earliest claimedAt, then smallest nonce, wins; a
+ *      loser, or a claim on a ticket closed, handed off or finished meanwhile, stands down.
  * Throws a Refusal for every "no" (including a lost race); a Failure when GitHub could not be asked.
  */
 import type { IssueWrite, TrackerComment, TrackerIssue } from "../../ports/tracker";
@@ -19,8 +20,9 @@ import { setAsideEndedRun, type SetAside } from "./ended-claim";
 import { sameUser, standDown } from "./give-back";
 import { leavingHostLabels } from "./host-labels";
 import { archiveTail, renderLeaseComment } from "./lease-comment";
-import { standings, type LeaseRecord } from "./lease-standing";
-import { claimedElsewhere, claimedLocally, heldHereWithoutRun, raceLost, runDirMismatch } from "./refusals";
+import type { LeaseRecord } from "./lease-standing";
+import { readBack } from "./read-back";
+import { claimedElsewhere, claimedLocally, heldHereWithoutRun, overtakenMeanwhile, raceLost, runDirMismatch } from "./refusals";
 
 export interface TakeOptions {
   /** Displace live claims held by others (a person's explicit --take-over; never a machine's). */
@@ -34,6 +36,8 @@ export interface TakeOptions {
 export interface ClaimWon {
   claim: HeldClaim;
   issue: TrackerIssue;
+  /** The comments as the read-back saw them. */
+  comments: TrackerComment[];
   /** Leases this claim displaced (take-over or takeover-stale). */
   displaced: LeaseRecord[];
   /** Where a displaced local run was moved (take-over), if there was one. */
@@ -208,22 +212,16 @@ export async function takeClaim(ctx: ClaimContext, ticket: number, opts: TakeOpt
       writeError = error;
       ctx.o.log.warn("claim write failed; reading back to see whether it landed", { ticket, error: String(error) });
     }
-    await ctx.o.clock.sleep(ctx.o.lease.settleMs);
-    const back = await ctx.read(ticket);
-    const nonce = lease.nonce;
-    let mine = back.records.find((r) => r.lease?.nonce === nonce) ?? null;
-    if (!mine && written) {
-      // Our own write is not visible yet (read lag longer than the settle): count it anyway.
-      mine = { comment: { ...written }, lease, finished: false };
-      back.records.push(mine);
-      back.standing = standings(back.records, ctx.now());
-    }
-    if (!mine) {
+    const got = await readBack(ctx, ticket, lease, written, reading);
+    if (got.kind === "missing") {
       throw new Failure("github", `Could not write the claim on ${ctx.repoName}#${ticket}: ${String(writeError ?? "the lease did not appear")}. Nothing was started; try again.`);
     }
-    const winner = back.standing.winner;
-    if (winner?.lease?.nonce !== nonce) {
-      const { archived: moved } = await standDown(ctx, { ticket, viewer, mine: lease, commentId: mine.comment.id, reading: back, winner, runDir: dir, why: "race-yielded" });
+    const { back, mine } = got;
+    if (got.kind !== "won") {
+      const winner = got.kind === "lost" ? got.winner : null;
+      const why = got.kind === "lost" ? "race-yielded" : got.why;
+      const { archived: moved } = await standDown(ctx, { ticket, viewer, mine: lease, commentId: mine.comment.id, reading: back, winner, runDir: dir, why });
+      if (got.kind === "overtaken") throw overtakenMeanwhile(ctx.repoName, ticket, got.why, got.link, moved);
       throw raceLost(ctx.repoName, ticket, winner, moved, ctx.now());
     }
     const run = await ctx.o.runRoot.read(dir);
@@ -232,6 +230,7 @@ export async function takeClaim(ctx: ClaimContext, ticket: number, opts: TakeOpt
     return {
       claim: { ticket, commentId: mine.comment.id, commentUrl: mine.comment.url, lease, runDir: dir },
       issue: back.issue,
+      comments: back.comments,
       displaced,
       archived,
       setAside,

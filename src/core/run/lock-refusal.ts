@@ -6,11 +6,16 @@ export function describeHolder(h: LockHolder): string {
   return `run ${h.runId} (pid ${h.pid}, \`${h.command}\`) on the ${h.host.kind} \`${h.host.name}\`, started ${h.startedAt}`;
 }
 
+/** Another Host's Run: its Host and its run, not its pid (a number that means nothing here). */
+export function describeElsewhere(h: LockHolder): string {
+  return `the Host \`${h.host.name}\` (${h.host.kind}) runs run ${h.runId} (\`${h.command}\`), started ${h.startedAt}`;
+}
+
 export function lockRefusal(standing: LockStanding, holder: LockHolder): Refusal {
   if (standing === "elsewhere") {
     return new Refusal(
       "lock-held",
-      `A Run on another Host holds this Target: ${describeHolder(holder)}. Nothing on this Host can see that Run, so it is never presumed dead. If that Host is gone and no Run is running, release the lock with \`ticket-runner unlock --yes\` (or commit a lock.json reading {"held": false} to the ticket-runner/lock branch), then run \`ticket-runner run\` again.`,
+      `A Run on another Host holds this Target: ${describeElsewhere(holder)}. Nothing on this Host can see that Run, so it is never presumed dead. If that Host is gone and no Run is running, release the lock with \`ticket-runner unlock --yes\` (or commit a lock.json reading {"held": false} to the ticket-runner/lock branch), then run \`ticket-runner run\` again.`,
       { next: "ticket-runner unlock --yes" },
     );
   }

@@ -53,7 +53,8 @@ function parted(ctx: TicketCtx, detail: string, worktree: string): HandoffInput 
     stage: "setup",
     state: "keep",
     worktree,
-    line: `this Host's copy of \`${ctx.branch}\` and the remote's have parted (each has commits the other lacks). Make them one: throw this Host's copy away (\`git worktree remove ${worktree}\` and \`git branch -D ${ctx.branch}\`), or force-push it over the remote by hand (\`git push --force origin ${ctx.branch}\`). Then relabel the Ticket ready-for-agent.`,
+    // One way out, and the one that destroys nothing: the workspace's words name it (Evidence).
+    line: `this Host's copy of \`${ctx.branch}\` (worktree \`${worktree}\`) and the remote's have parted (each has commits the other lacks). The Evidence below gives the safe way to make them one, which keeps both copies; then relabel the Ticket ready-for-agent.`,
     evidence: detail,
   };
 }

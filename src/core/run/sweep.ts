@@ -63,7 +63,8 @@ export async function sweep(env: RunEnv, only: ReadonlySet<number> | null): Prom
     }
     const others = issue.assignees.filter((a) => a !== env.viewer);
     if (!issue.assignees.includes(env.viewer) && others.length > 0) {
-      log.info(`#${state.ticket} is resumable, but ${others.join(", ")} holds it now`);
+      // Said at the default log level: a person looking for the ticket must not have to guess why it was skipped.
+      log.warn(`#${state.ticket} is resumable, but ${others.map((o) => `@${o}`).join(", ")} holds it now; this Run leaves it to them`);
       continue;
     }
     if (issue.assignees.includes(env.viewer) && issue.labels.includes(env.config.labels.inProgress)) {

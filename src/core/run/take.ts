@@ -23,7 +23,9 @@ export type TakeResult = { taken: true; ctx: TicketCtx } | { taken: false; reaso
 
 type Untaken = { reason: string; transient: boolean };
 
-async function claimWithState(env: RunEnv, issue: TrackerIssue): Promise<{ claim: HeldClaim; state: StateFile | null } | Untaken> {
+type Held = { claim: HeldClaim; state: StateFile | null; comments?: TrackerComment[] };
+
+async function claimWithState(env: RunEnv, issue: TrackerIssue): Promise<Held | Untaken> {
   const { workspace, gate, log, clock } = env.deps;
   let state: StateFile | null;
   try {
@@ -64,7 +66,7 @@ async function claimWithState(env: RunEnv, issue: TrackerIssue): Promise<{ claim
     }
     return { reason: attempt.reason, transient: !attempt.refusal };
   }
-  return { claim: attempt.claim, state };
+  return { claim: attempt.claim, state, comments: attempt.comments };
 }
 
 export async function takeTicket(env: RunEnv, candidate: Candidate, laneIndex: number): Promise<TakeResult> {
@@ -72,6 +74,7 @@ export async function takeTicket(env: RunEnv, candidate: Candidate, laneIndex: n
   const issue = candidate.issue;
   let claim: HeldClaim;
   let state: StateFile | null;
+  let seen: TrackerComment[] | undefined;
   if (candidate.kind === "stranded") {
     let attempt;
     try {
@@ -82,16 +85,19 @@ export async function takeTicket(env: RunEnv, candidate: Candidate, laneIndex: n
     if (attempt.kind === "lost") return { taken: false, reason: attempt.reason, transient: !attempt.refusal };
     claim = attempt.claim;
     state = candidate.state;
+    seen = attempt.comments;
   } else {
     const got = await claimWithState(env, issue);
     if ("reason" in got) return { taken: false, ...got };
     claim = got.claim;
     state = got.state;
+    seen = got.comments;
   }
 
-  let comments: TrackerComment[] = [];
+  // The claim's read-back already read every comment, after the claim was written: no read of our own.
+  let comments: TrackerComment[] = seen ?? [];
   try {
-    comments = await tracker.listComments(issue.number);
+    if (!seen) comments = await tracker.listComments(issue.number);
   } catch (error) {
     log.warn(`#${issue.number}: could not read its comments`, { error: errorText(error) });
   }

@@ -115,8 +115,10 @@ describe("workspace: resuming a ticket's branch across two Hosts", () => {
     assert.equal(err.reason, "branches-parted");
     assert.match(err.message, new RegExp(local.slice(0, 12)));
     assert.match(err.message, new RegExp(remote.slice(0, 12)));
-    assert.match(err.message, /reset --hard origin\/agent\/7-resume-me/);
-    assert.match(err.message, new RegExp(`--force-with-lease=refs/heads/${branch}:${remote}`));
+    // One way out, the safe one: this Host's copy kept on a branch of its own, the remote's taken.
+    assert.equal(err.details.next, `git -C ${b.root} branch ${branch}-here-${local.slice(0, 7)} ${local} && git -C ${b.lanePath(7)} reset --keep origin/${branch}`);
+    assert.ok(err.message.includes(`\`${err.details.next}\``), err.message);
+    assert.doesNotMatch(err.message, /--force|--hard|branch -D/);
     assert.equal(err.details.path, b.lanePath(7));
     // Nothing was picked: both copies are where they were.
     assert.equal(await git(b.root, ["rev-parse", branch]), local);

@@ -109,7 +109,10 @@ describe("workspace: the Run lock", () => {
     assert.match(res.refusal!.message, /held by run run-desk on the workstation `desk`/);
     assert.match(res.refusal!.message, /never presumed dead/);
     assert.match(res.refusal!.message, /commit a lock\.json that reads \{"held": false\} to the ticket-runner\/lock branch/);
-    assert.match(res.refusal!.message, /ticket-runner unlock/);
+    // The command that works (unlock asks for --yes for another Host's lock), and the Host and run, not a pid.
+    assert.match(res.refusal!.message, /run `ticket-runner unlock --yes` from a clone of the Target/);
+    assert.equal(res.refusal!.details.next, "ticket-runner unlock --yes");
+    assert.doesNotMatch(res.refusal!.message, /pid|4000000/);
     assert.equal((await ws.readLock()).held, true, "left exactly as it was");
   });
 

@@ -35,7 +35,7 @@ describe("claims: protocol (fake GitHub, real run roots)", () => {
     // read (issue + comments + viewer + label events in one), write, read back.
     const calls = w.gh.requests.slice(before).map((r) => r.method);
     assert.deepEqual(calls, ["readIssueThread", "writeIssue", "readIssueThread"]);
-    assert.equal(w.clock.advancedMs, 1500, "one settle delay");
+    assert.equal(w.clock.advancedMs, 1500 + 1000 + 1500, "read back at claimedAt + lateMs (the settle) + 1 s (GitHub's whole seconds) + the settle");
   });
 
   it("refuses a second start on the same Host with the run dir and the resume command", async () => {
@@ -204,11 +204,14 @@ describe("claims: protocol (fake GitHub, real run roots)", () => {
     assert.match(r.message, /never expires/);
   });
 
-  it("ignores a fake lease from a commenter without write access, and logs why", async () => {
+  it("ignores a fake lease from a commenter without write access, and logs why once (a claim reads twice, a heartbeat again)", async () => {
     const n = w.gh.addIssue({ title: "t", labels: ["ready-for-agent"], by: "alice" });
     w.gh.postComment(n, "mallory", leaseBody({ issue: n, user: "mallory", holder: "person", expiresAt: null, claimedAt: "2020-01-01T00:00:00.000Z" }));
-    const won = await w.claimer({ user: "alice", host: "m1" }).gate.take(n);
+    const { gate } = w.claimer({ user: "alice", host: "m1" });
+    const won = await gate.take(n);
     assert.equal(won.claim.ticket, n);
+    assert.equal(await gate.heartbeat(won.claim), "held");
+    assert.equal(w.log.lines.filter((l) => l.message === "ignored a lease comment").length, 1);
     assert.ok(w.log.has("no write access"));
   });
 

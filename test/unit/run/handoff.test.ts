@@ -149,7 +149,8 @@ describe("Run: Hand-off", () => {
       assert.equal(w.state(n)!.branch, branch, "both copies are the pipeline's: the State stays");
       const body = handoffs(n)[0]!.body;
       assert.match(body, /parted/);
-      assert.match(body, /git push --force origin/);
+      assert.match(body, /The Evidence below gives the safe way to make them one, which keeps both copies/);
+      assert.doesNotMatch(body.split("Evidence")[0]!, /--force|reset --hard|branch -D/, "one recommended way, named once");
       assert.equal(w.agent.calls.length, 0);
     });
   });

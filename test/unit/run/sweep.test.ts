@@ -61,12 +61,12 @@ describe("Run: the sweep of State files", () => {
     assert.equal(w.remote.transcripts.size, 0);
   });
 
-  it("assigned to someone else: logs who holds it and leaves it", async () => {
+  it("assigned to someone else: says at the default level (a warning) who holds it, and leaves it", async () => {
     const n = w.ticket("Taken by a person", { labels: ["in-progress"] });
     w.issue(n).assignees.push("bob");
     w.remote.states.set(n, stateFor(w, n));
     await w.run().start();
-    assert.ok(w.log.has(`#${n} is resumable, but bob holds it now`));
+    assert.ok(w.log.has(`warn #${n} is resumable, but @bob holds it now; this Run leaves it to them`), w.log.lines.join("\n"));
     assert.ok(w.state(n));
     assert.equal(w.agent.calls.length, 0);
   });

@@ -18,6 +18,7 @@ import type { CliIo } from "../../src/cli/command";
 import { badTicket, claimedElsewhere, claimedLocally, heldByExpiredLease, heldHereWithoutRun, raceLost, runDirMismatch } from "../../src/core/claims/refusals";
 import type { TicketReading } from "../../src/core/claims/claim-context";
 import { nothingToResume } from "../../src/core/claims/ended-claim";
+import { parseTicketInput } from "../../src/core/claims/marker";
 import { standings, type LeaseRecord } from "../../src/core/claims/lease-standing";
 import { parseConfig } from "../../src/core/config-load";
 import { Refusal } from "../../src/core/errors";
@@ -157,6 +158,22 @@ describe("main() refusals", () => {
     const outs: string[] = [];
     return { errs, outs, env, cwd: "/", err: (l) => errs.push(l), out: (l) => outs.push(l) };
   }
+
+  it("--version and -v print the version, as `version` does", async () => {
+    const cli = io();
+    assert.equal(await main(["version"], cli), 0);
+    assert.equal(await main(["--version"], cli), 0);
+    assert.equal(await main(["-v"], cli), 0);
+    assert.equal(cli.outs.length, 3);
+    assert.equal(new Set(cli.outs).size, 1);
+    assert.match(cli.outs[0]!, /^\d+\.\d+\.\d+/);
+  });
+
+  it("a ticket written #12 is ticket 12 (and #, ## or #x are still refused)", () => {
+    assert.equal(parseTicketInput("#12"), 12);
+    assert.equal(parseTicketInput("12"), 12);
+    for (const bad of ["#", "##12", "#x", "#0", "12#"]) assert.equal(parseTicketInput(bad), null, bad);
+  });
 
   it("an unknown command says how to list the commands and exits 2", async () => {
     const cli = io();

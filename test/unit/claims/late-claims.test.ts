@@ -4,7 +4,7 @@ import { lease } from "./claims-fixtures";
 
 function rec(nonce: string, claimedAt: string, landed: string): LeaseRecord {
   return {
-    comment: { id: nonce.length, url: `https://github.test/c/${nonce}`, author: "alice", createdAt: landed, updatedAt: landed },
+    comment: { id: String(nonce.length), url: `https://github.test/c/${nonce}`, author: "alice", createdAt: landed, updatedAt: landed },
     lease: lease({ nonce, claimedAt, expiresAt: "2026-12-01T13:00:00.000Z" }),
     finished: false,
   };

@@ -15,7 +15,7 @@ const LEASE = `Lease: ${URL}`;
 
 function rec(over: Partial<Lease>): LeaseRecord {
   return {
-    comment: { id: 901, url: URL, author: "bob", createdAt: "2026-12-01T12:05:03Z", updatedAt: "2026-12-01T12:05:03Z" },
+    comment: { id: "901", url: URL, author: "bob", createdAt: "2026-12-01T12:05:03Z", updatedAt: "2026-12-01T12:05:03Z" },
     lease: lease({ claimedAt: "2026-12-01T12:05:03.000Z", expiresAt: "2026-12-01T12:50:03.000Z", session: "5e55104a-1111", ...over }),
     finished: false,
   };

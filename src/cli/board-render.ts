@@ -3,6 +3,7 @@
  * same way (one GraphQL query per 100 tickets), printed as a table with the Run column, or as
  * JSON with `--json`. The command file (commands/board.ts) parses options and calls printBoard.
  */
+import { rememberTitles, titlesFile } from "./ticket-titles";
 import { FsRunRoot } from "../adapters/fs-run-root";
 import { createGitHubBoard } from "../adapters/github/board-wiring";
 import type { BoardOctokit } from "../adapters/github/board-query";
@@ -40,6 +41,10 @@ export async function printBoard(target: Target, wiring: { octokit: BoardOctokit
     return 1;
   }
   for (const line of opts.json ? [JSON.stringify(boardJson(view.model), null, 2)] : renderBoardText(view.model, opts.titleWidth ?? 48)) io.out(line);
+  // What `start --offline` names a branch after, later, with no network.
+  const rows = view.model.sections.flatMap((s) => s.rows.map((r) => ({ ticket: r.number, title: r.fullTitle })));
+  const unsaved = rememberTitles(titlesFile(target.runRoot, target.repo), rows, systemClock.now());
+  if (unsaved) wiring.log.debug(`ticket titles not kept for --offline: ${unsaved}`);
   return 0;
 }
 

@@ -3,6 +3,7 @@
  * base fetched with a forced refspec and the worktree `.worktrees/ticket-<n>` cut on
  * `agent/<n>-<slug>`. Prints the run directory and the worktree.
  */
+import { recallTitle, rememberTitles, titlesFile } from "../ticket-titles";
 import { GitWorkspace } from "../../adapters/git/git-workspace";
 import { FsRunRoot } from "../../adapters/fs-run-root";
 import { NodeHost } from "../../adapters/node-host";
@@ -76,7 +77,12 @@ async function startOffline(n: number, args: ParsedArgs, target: Target, io: Cli
   io.out(`Claimed ${run.repo}#${n} on this Host only (offline: no lease was written; \`ticket-runner resume ${n}\` online writes it).`);
   io.out(`Run directory: ${dir}`);
   const base = args.values.get("--base") ?? target.config.base ?? "main";
-  const lane = await prepareLane({ ws: workspace(target, io, null), ticket: n, title: "", base, offline: true, freshBranch: args.flags.has("--fresh-branch"), forceDelete: args.flags.has("--delete-branch-force"), say: io.out });
+  // No network: the title this Host last read (board, online start), or a plain name, said so.
+  const known = recallTitle(titlesFile(target.runRoot, target.repo), n);
+  if (known.kind === "known") io.out(`Title: "${known.title}" (as this Host last read it, ${known.at}).`);
+  else io.out(`No title for #${n} is known on this Host (${known.why}), so a new branch is named agent/${n}-ticket; rename it later with \`git branch -m\` if you like.`);
+  const title = known.kind === "known" ? known.title : "";
+  const lane = await prepareLane({ ws: workspace(target, io, null), ticket: n, title, base, offline: true, freshBranch: args.flags.has("--fresh-branch"), forceDelete: args.flags.has("--delete-branch-force"), say: io.out });
   await root.update(dir, { ...run, worktree: lane.path, branch: lane.branch });
   io.out(`Worktree: ${lane.path} (branch ${lane.branch})`);
   return 0;
@@ -101,6 +107,8 @@ export const startCommand: CliCommand = {
     io.out(`Run directory: ${won.claim.runDir}`);
     if (won.archived) io.out(`The displaced local run was moved to ${won.archived}`);
     if (won.setAside) io.out(won.setAside.note);
+    const unsaved = rememberTitles(titlesFile(target.runRoot, target.repo), [{ ticket: n, title: won.issue.title }], systemClock.now());
+    if (unsaved) w.log.debug(`ticket title not kept for --offline: ${unsaved}`);
     try {
       const base = args.values.get("--base") ?? target.config.base ?? (await w.tracker.defaultBranch());
       const lane = await prepareLane({

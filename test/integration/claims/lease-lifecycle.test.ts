@@ -128,10 +128,20 @@ describe("claims (integration): the lease lifecycle", function () {
     assert.ok(seen.some((p) => p.includes("/graphql")), seen.join(", "));
     assert.ok(seen.some((p) => p.includes(".git/")), seen.join(", "));
 
+    // The board read keeps the titles this Host saw; a ticket opened after it is unknown here.
+    const board = await runCli(["board"], { cwd: clone, env });
+    assert.equal(board.code, 0, board.stderr);
+    const unseen = await s.issue("opened after the board read");
+
     await s.sandbox.admin.clearRequestLog();
     const off = await runCli(["start", String(n), "--offline"], { cwd: clone, env });
     assert.equal(off.code, 0, off.stderr);
-    assert.match(off.stdout, /Worktree: .*ticket-\d+/);
+    assert.match(off.stdout, /^Title: "offline work" \(as this Host last read it, /m);
+    assert.match(off.stdout, new RegExp(`Worktree: .*ticket-${n} \\(branch agent/${n}-offline-work\\)`));
+    const blind = await runCli(["start", String(unseen), "--offline"], { cwd: clone, env });
+    assert.equal(blind.code, 0, blind.stderr);
+    assert.match(blind.stdout, new RegExp(`^No title for #${unseen} is known on this Host \\(no board or online start on this Host has seen #${unseen}\\), so a new branch is named agent/${unseen}-ticket; rename it later with \`git branch -m\` if you like\\.$`, "m"));
+    assert.match(blind.stdout, new RegExp(`\\(branch agent/${unseen}-ticket\\)`));
     // A run started online, resumed --offline: still no request.
     const res = await runCli(["resume", String(online), "--offline"], { cwd: clone, env });
     assert.equal(res.code, 0, res.stderr);

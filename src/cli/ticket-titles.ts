@@ -4,7 +4,7 @@
  * every `board` and online `start`. Best effort: a cache that cannot be read or written is logged
  * and ignored, never a reason to refuse.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { z } from "zod";
 import { repoDirName } from "../core/claims/run-root-path";
@@ -23,7 +23,17 @@ export function titlesFile(runRoot: string, repo: RepoRef): string {
   return join(runRoot, repoDirName(repo), "titles.json");
 }
 
+function isLink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
 function read(file: string): Titles | { error: string } | null {
+  // Like the run directories beside it, never read through a link.
+  if (isLink(file) || isLink(dirname(file))) return { error: `${file} is a symbolic link; it is not read` };
   let text: string;
   try {
     text = readFileSync(file, "utf8");
@@ -45,9 +55,11 @@ export function rememberTitles(file: string, entries: { ticket: number; title: s
   const titles: Titles = current && !("error" in current) ? current : { version: 1, titles: {} };
   for (const e of entries) titles.titles[String(e.ticket)] = { title: e.title.slice(0, 1024), at: at.toISOString() };
   try {
-    mkdirSync(dirname(file), { recursive: true });
+    if (isLink(dirname(file))) return `${dirname(file)} is a symbolic link; nothing is written through it`;
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    // An exclusive create never follows a link; the rename replaces the name, never what it points to.
     const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify(titles, null, 2) + "\n");
+    writeFileSync(tmp, JSON.stringify(titles, null, 2) + "\n", { flag: "wx", mode: 0o600 });
     renameSync(tmp, file);
     return null;
   } catch (error) {

@@ -10,7 +10,7 @@ import type { AgentEvent, AgentRunner, StageRequest, StageResult } from "../../p
 import type { Log } from "../../ports/log";
 import { agentEnv } from "./agent-env";
 import { decideCliEnding } from "./cli-ending";
-import type { CliWording } from "./cli-ending";
+import type { CliUnavailableReason, CliWording } from "./cli-ending";
 import { runSessionProcess } from "./session-process";
 
 export interface CliStageRequest extends StageRequest {
@@ -21,10 +21,10 @@ export interface CliStageRequest extends StageRequest {
 export interface CliStageResult extends StageResult {
   /** The CLI's session id, for a later resume. */
   sessionId?: string;
-  /** Epoch ms the rate limit resets, when the CLI said. */
-  resetsAt?: number;
-  /** Set when the agent itself is unavailable (not signed in, bad key, missing, provider down). */
-  unavailable?: string;
+  /** When the limit that stopped the Stage resets (ISO 8601), if the CLI said. */
+  limitResetsAt?: string;
+  /** Set when the agent itself is unavailable (not signed in, bad key, missing, provider down): not the ticket's fault. */
+  unavailable?: CliUnavailableReason;
 }
 
 export interface CliArgsInput {
@@ -154,8 +154,8 @@ export class CliAgentRunner implements AgentRunner {
       ...(seen.structured !== undefined ? { structured: seen.structured } : {}),
       ...(detail ? { detail } : {}),
       ...(decision.rateLimitSign ? { rateLimitSign: decision.rateLimitSign } : {}),
-      ...(decision.resetsAt !== undefined ? { resetsAt: decision.resetsAt } : {}),
-      ...(decision.unavailable !== undefined ? { unavailable: logs.redact(decision.unavailable) } : {}),
+      ...(decision.resetsAt !== undefined ? { limitResetsAt: new Date(decision.resetsAt).toISOString() } : {}),
+      ...(decision.unavailable !== undefined ? { unavailable: decision.unavailable } : {}),
       ...(seen.sessionId ? { sessionId: seen.sessionId } : {}),
       exitCode: facts.spawnError ? null : facts.exitCode,
       ...(facts.aborted ? { aborted: true } : {}),

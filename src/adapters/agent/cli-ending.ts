@@ -20,9 +20,15 @@ export interface CliSessionFacts extends ProcessFacts {
   maxTurns: number;
 }
 
+/** Why an agent could not work, whatever the ticket: the same reasons as the port's (agent-neutral). */
+export type CliUnavailableReason = "not-signed-in" | "not-installed" | "refused-to-start" | "provider-down";
+
 export interface CliWording {
   rateLimit: RegExp;
-  unavailable: RegExp;
+  /** A bad or missing key, no credentials. */
+  notSignedIn: RegExp;
+  /** The provider down or unreachable after the CLI's own retries. */
+  providerDown: RegExp;
   /** When the limit resets, from a failure message; null when it does not say. */
   resetsAt(message: string, nowMs: number): number | null;
 }
@@ -33,8 +39,8 @@ export interface CliDecision {
   rateLimitSign?: RateLimitSign;
   /** Epoch ms the limit resets, when the CLI said. */
   resetsAt?: number;
-  /** Set when the agent itself is unavailable: why, in its own words. */
-  unavailable?: string;
+  /** Set when the agent itself is unavailable (the detail says it in the agent's words). */
+  unavailable?: CliUnavailableReason;
 }
 
 function lastLine(text: string): string {
@@ -50,7 +56,7 @@ function lastLines(text: string, n: number): string[] {
 
 export function decideCliEnding(f: CliSessionFacts, wording: CliWording, nowMs: number): CliDecision {
   if (f.aborted) return { outcome: "nonzero-exit", detail: "the Stage was stopped (aborted) and its process group killed" };
-  if (f.spawnError !== null) return { outcome: "nonzero-exit", detail: f.spawnError, unavailable: f.spawnError };
+  if (f.spawnError !== null) return { outcome: "nonzero-exit", detail: `the agent is unavailable: ${f.spawnError}`, unavailable: "not-installed" };
   if (!f.timedOut && !f.turnCapped && f.exitCode === 0 && f.damage.length === 0 && f.completed && f.failures.length === 0) return { outcome: "success" };
 
   const said = [...f.failures].reverse();
@@ -62,13 +68,15 @@ export function decideCliEnding(f: CliSessionFacts, wording: CliWording, nowMs: 
     return { outcome: "rate-limited", rateLimitSign: sign, detail: `rate limited: ${lastLine(limit)}${when}`, ...(resetsAt === null ? {} : { resetsAt }) };
   }
   // Cut by the time limit while the CLI was retrying an outage: the provider's fault, as a limit is.
-  const retrying = lastLines(f.stderrTail, 5).find((l) => wording.unavailable.test(l));
-  if (f.timedOut && retrying !== undefined) return { outcome: "nonzero-exit", detail: `the agent is unavailable: still retrying when the ${Math.round(f.timeoutMs / 1000)} s time limit passed: ${retrying}`, unavailable: retrying };
+  const retrying = lastLines(f.stderrTail, 5).find((l) => wording.providerDown.test(l));
+  if (f.timedOut && retrying !== undefined) return { outcome: "nonzero-exit", detail: `the agent is unavailable: still retrying when the ${Math.round(f.timeoutMs / 1000)} s time limit passed: ${retrying}`, unavailable: "provider-down" };
   if (f.timedOut) return { outcome: "timed-out", detail: `no result within ${Math.round(f.timeoutMs / 1000)} s; the agent's process group was killed` };
   if (f.turnCapped) return { outcome: "turn-capped", detail: `stopped at the turn limit after ${f.turns} turns (maxTurns ${f.maxTurns})` };
-  const down = said.find((m) => wording.unavailable.test(m)) ?? (wording.unavailable.test(f.stderrTail) ? lastLine(f.stderrTail.split("\n").filter((l) => wording.unavailable.test(l)).join("\n")) : undefined);
   const exit = f.signal ? `killed by ${f.signal}` : `exited ${f.exitCode}`;
-  if (down !== undefined) return { outcome: "nonzero-exit", detail: `the agent is unavailable (${exit}): ${lastLine(down)}`, unavailable: lastLine(down) };
+  for (const [reason, re] of [["not-signed-in", wording.notSignedIn], ["provider-down", wording.providerDown]] as const) {
+    const said_ = said.find((m) => re.test(m)) ?? (re.test(f.stderrTail) ? lastLine(f.stderrTail.split("\n").filter((l) => re.test(l)).join("\n")) : undefined);
+    if (said_ !== undefined) return { outcome: "nonzero-exit", detail: `the agent is unavailable (${exit}): ${lastLine(said_)}`, unavailable: reason };
+  }
   if (f.exitCode !== 0) {
     const err = lastLine(said[0] ?? "") || lastLine(f.stderrTail);
     return { outcome: "nonzero-exit", detail: `the agent ${exit}${err ? `: ${err}` : ""}` };

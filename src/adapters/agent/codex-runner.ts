@@ -20,8 +20,9 @@ import { codexEvents, isToolItem, parseCodexLine } from "./codex-events";
 export const CODEX_WORDING: CliWording = {
   // "You've hit your usage limit…try again at 3:19 PM", "Quota exceeded. Check your plan…", "exceeded retry limit, last status: 429 Too Many Requests"
   rateLimit: /usage limit|rate limit|quota|429 Too Many Requests/i,
-  // A bad or missing key, not signed in, the provider down or unreachable after Codex's own retries.
-  unavailable: /401 Unauthorized|403 Forbidden|Missing environment variable|not logged in|codex login|last status: 5\d\d|unexpected status 5\d\d|high demand|stream disconnected|error sending request|Connection failed|failed to lookup address/i,
+  notSignedIn: /401 Unauthorized|403 Forbidden|Missing environment variable|not logged in|codex login/i,
+  // The provider down or unreachable after Codex's own retries.
+  providerDown: /last status: 5\d\d|unexpected status 5\d\d|high demand|stream disconnected|error sending request|Connection failed|failed to lookup address/i,
   resetsAt: (message, nowMs) => nextClockTime(message, nowMs) ?? afterDelay(message, nowMs),
 };
 

@@ -22,7 +22,8 @@ import { resultSummary, toolSummary } from "./event-mapper";
 export const GEMINI_WORDING: CliWording = {
   // "You exceeded your current quota…", "You have exhausted your daily quota on this model.", "Suggested retry after 3600s."
   rateLimit: /quota|rate limit|RESOURCE_EXHAUSTED|status 429|\b429\b/i,
-  unavailable: /API key not valid|API_KEY_INVALID|GEMINI_API_KEY|Invalid auth method|Please set an Auth method|PERMISSION_DENIED|status 40[13]|status 5\d\d|\b50[034]\b|UNAVAILABLE|overloaded|INTERNAL|fetch failed|ECONNREFUSED|ECONNRESET|socket hang up/i,
+  notSignedIn: /API key not valid|API_KEY_INVALID|GEMINI_API_KEY|Invalid auth method|Please set an Auth method|PERMISSION_DENIED|status 40[13]/i,
+  providerDown: /status 5\d\d|\b50[034]\b|UNAVAILABLE|overloaded|INTERNAL|fetch failed|ECONNREFUSED|ECONNRESET|socket hang up/i,
   resetsAt: (message, nowMs) => afterDelay(message, nowMs),
 };
 

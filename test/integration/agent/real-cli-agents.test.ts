@@ -162,9 +162,9 @@ for (const c of CASES) {
       const before = Date.now();
       const first = await stage(wt, "implement", 1);
       assert.equal(first.result.outcome, "rate-limited", first.result.detail);
-      assert.ok(first.result.resetsAt !== undefined, `a reset time: ${first.result.detail}`);
+      assert.ok(first.result.limitResetsAt !== undefined, `a reset time: ${first.result.detail}`);
       // Codex shows the reset to the minute in local time; Gemini in seconds.
-      assert.ok(Math.abs(first.result.resetsAt - (before + 7200_000)) < 120_000, `resets ${new Date(first.result.resetsAt).toISOString()}`);
+      assert.ok(Math.abs(Date.parse(first.result.limitResetsAt) - (before + 7200_000)) < 120_000, `resets ${first.result.limitResetsAt}`);
       assert.equal(await git(wt, ["log", "-1", "--format=%s"]), "initial commit", "nothing committed yet");
       const session = first.result.sessionId!;
       const spent = server.requests().length;
@@ -188,7 +188,8 @@ for (const c of CASES) {
       fault({ answer: "unauthorized", times: 0 });
       const { result } = await stage(wt, "implement", 1);
       assert.equal(result.outcome, "nonzero-exit", result.detail);
-      assert.match(result.unavailable ?? "", c.badKey);
+      assert.equal(result.unavailable, "not-signed-in", result.detail);
+      assert.match(result.detail ?? "", c.badKey);
       assert.equal(await git(wt, ["log", "-1", "--format=%s"]), "initial commit");
     });
 
@@ -197,7 +198,7 @@ for (const c of CASES) {
       fault({ answer: "server-error", times: 0 });
       const { result } = await stage(wt, "implement", 1);
       assert.equal(result.outcome, "nonzero-exit", result.detail);
-      assert.ok(result.unavailable, `unavailable: ${result.detail}`);
+      assert.equal(result.unavailable, "provider-down", result.detail);
     });
 
     it("a kill mid-stream ends the Stage and its whole process group", async () => {
@@ -218,7 +219,8 @@ for (const c of CASES) {
       const wt = await lane(1);
       const { result } = await stage(wt, "implement", 1, { command: [join(home, "no-such-agent")] });
       assert.equal(result.outcome, "nonzero-exit");
-      assert.match(result.unavailable ?? "", /not found/);
+      assert.equal(result.unavailable, "not-installed");
+      assert.match(result.detail ?? "", /not found/);
     });
   });
 }

@@ -75,7 +75,8 @@ describe("the Codex dialect on Codex CLI 0.171.0's own streams", () => {
     const { end } = replay(codexDialect(undefined), "codex-streams/bad-key.jsonl");
     const d = decideCliEnding(facts({ exitCode: 1, completed: false, failures: end.failures }), CODEX_WORDING, NOW);
     assert.equal(d.outcome, "nonzero-exit");
-    assert.match(d.unavailable ?? "", /401 Unauthorized/);
+    assert.equal(d.unavailable, "not-signed-in");
+    assert.match(d.detail ?? "", /401 Unauthorized/);
   });
 
   it("shows the command inside Codex's shell wrapper", () => {
@@ -109,7 +110,8 @@ describe("the Gemini dialect on Gemini CLI 0.61.0's own streams", () => {
     assert.equal(decideCliEnding(facts({ exitCode: 1, completed: false, failures: limit.failures }), GEMINI_WORDING, NOW).outcome, "rate-limited");
     const bad = replay(geminiDialect({}), "gemini-streams/bad-key.jsonl").end;
     const d = decideCliEnding(facts({ exitCode: 144, completed: false, failures: bad.failures }), GEMINI_WORDING, NOW);
-    assert.match(d.unavailable ?? "", /API key not valid/);
+    assert.equal(d.unavailable, "not-signed-in");
+    assert.match(d.detail ?? "", /API key not valid/);
   });
 
   it("the policy allows the Stage's git commands and each Check, as TOML strings", () => {
@@ -135,13 +137,14 @@ describe("endings of CLI agents", () => {
   it("timed out while retrying an outage: the agent is unavailable; timed out otherwise: timed-out", () => {
     const retrying = decideCliEnding(facts({ timedOut: true, exitCode: null, signal: "SIGTERM", completed: false, stderrTail: "Attempt 2 failed with status 503. Retrying with backoff... UNAVAILABLE\n" }), GEMINI_WORDING, NOW);
     assert.equal(retrying.outcome, "nonzero-exit");
-    assert.ok(retrying.unavailable);
+    assert.equal(retrying.unavailable, "provider-down");
     assert.equal(decideCliEnding(facts({ timedOut: true, exitCode: null, signal: "SIGTERM", completed: false, stderrTail: "working\n" }), GEMINI_WORDING, NOW).outcome, "timed-out");
   });
   it("turn cap, missing binary, a truncated stream and damage each say so", () => {
     assert.equal(decideCliEnding(facts({ turnCapped: true, exitCode: null, signal: "SIGTERM", completed: false }), CODEX_WORDING, NOW).outcome, "turn-capped");
     const missing = decideCliEnding(facts({ spawnError: 'could not start "codex": not found on PATH', exitCode: null }), CODEX_WORDING, NOW);
-    assert.match(missing.unavailable ?? "", /not found/);
+    assert.equal(missing.unavailable, "not-installed");
+    assert.match(missing.detail ?? "", /not found/);
     assert.equal(decideCliEnding(facts({ completed: false }), CODEX_WORDING, NOW).outcome, "invalid-result");
     assert.equal(decideCliEnding(facts({ damage: ["line 3 is not JSON"] }), CODEX_WORDING, NOW).outcome, "invalid-result");
   });

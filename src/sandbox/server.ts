@@ -86,6 +86,13 @@ async function handle(app: App, router: Router, req: IncomingMessage, res: Serve
     user = who?.login ?? null;
     rateKey = who ? String(who.id) : (req.socket.remoteAddress ?? "anonymous");
     const counted = path !== "/rate_limit";
+    if (counted && who && resource === "graphql" && app.rates.info(rateKey, false, resource).remaining <= 0) {
+      // GitHub answers a spent GraphQL budget with 200, an error of type RATE_LIMITED and the headers
+      // (https://docs.github.com/graphql/overview/rate-limits-and-query-limits-for-the-graphql-api#exceeding-the-rate-limit).
+      send(res, 200, { errors: [{ type: "RATE_LIMITED", message: `API rate limit already exceeded for user ID ${who.id}.` }] }, headersOf(app.rates.info(rateKey, false, resource)));
+      log(200);
+      return;
+    }
     if (counted) {
       const info = app.rates.check(rateKey, !who, resource);
       rateHeaders = headersOf({ ...info, used: info.used + 1, remaining: info.remaining - 1 });

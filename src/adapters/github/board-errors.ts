@@ -10,6 +10,8 @@ type Headers = Record<string, string | number | undefined>;
 interface OctokitLikeError {
   status?: number;
   message?: string;
+  /** plugin-throttling's "GraphQL Rate Limit Exceeded" carries GitHub's 200 answer here. */
+  data?: { errors?: { type?: string }[] };
   response?: { headers?: Headers; data?: unknown };
   headers?: Headers;
   errors?: { type?: string; message?: string }[];
@@ -34,6 +36,12 @@ export function toBoardError(e: unknown, what: string, now: Date = new Date()): 
   const err = (typeof e === "object" && e !== null ? e : {}) as OctokitLikeError;
   const text = (err.message ?? String(e)).split("\n")[0]?.slice(0, 300) ?? "";
   const headers = err.response?.headers ?? err.headers;
+  // GitHub's spent GraphQL budget is a 200 with errors[].type RATE_LIMITED; the throttling plugin
+  // rethrows it with no status, which must not read as "could not reach the API".
+  if (err.status === undefined && (err.data?.errors ?? []).some((x) => x.type === "RATE_LIMITED")) {
+    const retryAt = retryAtFrom(headers, now);
+    return new BoardSourceError("rate-limited", `GitHub's GraphQL rate limit is spent (${what})${retryAt ? `; it resets at ${retryAt.toISOString()}` : ""}.`, { retryAt, cause: e });
+  }
   if (Array.isArray(err.errors)) {
     if (err.errors.some((x) => x.type === "RATE_LIMITED")) {
       return new BoardSourceError("rate-limited", `GitHub's GraphQL rate limit is spent (${what}).`, { retryAt: retryAtFrom(headers, now), cause: e });

@@ -9,22 +9,38 @@ import { agentsOnPath } from "../agents-on-path";
 import { checkoutTop } from "../checkout";
 import type { CliCommand } from "../command";
 import { cliLog } from "../claim-wiring";
+import { initActions } from "../init-actions";
 import { initTarget } from "../init-target";
 import { parseArgs, requireToken, resolveTarget } from "../target-options";
 
-const USAGE = `ticket-runner init [--repo owner/name] [--api-url <url>]
+const USAGE = `ticket-runner init [--actions [--hosts <N>] [--schedule "<cron>"]] [--repo owner/name] [--api-url <url>]
 
 Run in a clone of the Target. Creates the labels (ready-for-agent, in-progress, ready-for-human),
 ticket-runner.json (its Checks guessed from package.json, its agent the first of claude, codex,
 gemini found on the PATH) and the .gitignore lines for
-.worktrees/ and .ticket-runner/. Reports what it did; run again, it does nothing.`;
+.worktrees/ and .ticket-runner/. Reports what it did; run again, it does nothing.
+
+  --actions          also write .github/workflows/ticket-runner.yml: Hosts as GitHub Actions jobs
+                     (docs/actions.md); never over an existing file
+  --hosts <N>        how many Hosts (parallel jobs) a Run starts, 1-20 (default 2)
+  --schedule "<cron>"  when a Run starts on its own (default "*/30 * * * *")`;
+
+function hostsArg(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1 || n > 20) throw new Refusal("bad-input", `--hosts must be a whole number from 1 to 20, not "${text}", e.g. \`ticket-runner init --actions --hosts 2\`.`, { next: "ticket-runner init --actions --hosts 2" });
+  return n;
+}
 
 export const initCommand: CliCommand = {
   name: "init",
   summary: "set a Target up: labels, ticket-runner.json, .gitignore",
   usage: USAGE,
   async run(argv, io) {
-    const args = parseArgs(argv, {});
+    const args = parseArgs(argv, { flags: ["--actions"], values: ["--hosts", "--schedule"] });
+    const actions = args.flags.has("--actions");
+    if (!actions && (args.values.has("--hosts") || args.values.has("--schedule"))) throw new Refusal("bad-input", "--hosts and --schedule shape the Actions workflow: add --actions.", { next: "ticket-runner init --actions --hosts 2" });
+    const hosts = hostsArg(args.values.get("--hosts"));
     if (args.positionals.length) throw new Refusal("bad-input", `ticket-runner init takes no arguments (got ${args.positionals.join(" ")}). Run it in the Target's clone: \`ticket-runner init\`.`, { next: "ticket-runner init" });
     // An existing config with an error is named here with the key and the fix, before anything else.
     const top = checkoutTop(io.cwd);
@@ -35,6 +51,7 @@ export const initCommand: CliCommand = {
     const tracker = new OctokitTracker(createOctokit({ apiUrl: target.apiUrl, token, log: cliLog(io) }), target.repo);
     const report = await initTarget(target.checkout, tracker, agentsOnPath(io.env));
     for (const line of report.lines) io.out(line);
+    if (actions) for (const line of initActions(target.checkout, { hosts, schedule: args.values.get("--schedule") })) io.out(line);
     return 0;
   },
 };

@@ -113,16 +113,20 @@ describe("sandbox killed mid-push (integration)", function () {
     return req;
   }
 
-  /** A pre-receive hook that holds receive-pack until `release` exists: git at work, caught in the act. */
+  /**
+   * An `update` hook that holds receive-pack until `release` exists: git at work, caught in the act.
+   * It goes beside the sandbox's own pre-receive, in the hooks folder every receive-pack of the
+   * sandbox runs (`<data>/spool/hooks`, src/sandbox/push-rules.ts).
+   */
   async function holdReceivePack(): Promise<{ started: string; release: string }> {
     const started = path.join(tmp, "hook-started");
     const release = path.join(tmp, "hook-release");
-    const hook = path.join(gitDir, "hooks", "pre-receive");
+    const hook = path.join(data, "spool", "hooks", "update");
     await fsp.mkdir(path.dirname(hook), { recursive: true });
-    await fsp.writeFile(hook, `#!/bin/sh\ncat >/dev/null\n: > '${started}'\nwhile [ ! -e '${release}' ]; do sleep 0.05; done\n`, { mode: 0o755 });
+    await fsp.writeFile(hook, `#!/bin/sh\n: > '${started}'\nwhile [ ! -e '${release}' ]; do sleep 0.05; done\n`, { mode: 0o755 });
     const req = startPush(sb!, token, push);
     req.end(push.body);
-    await waitFor(() => fsp.access(started).then(() => true), { timeoutMs: 20_000, what: "receive-pack to run the pre-receive hook" });
+    await waitFor(() => fsp.access(started).then(() => true), { timeoutMs: 20_000, what: "receive-pack to run the update hook" });
     return { started, release };
   }
 

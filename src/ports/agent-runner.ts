@@ -8,10 +8,26 @@ export type StageOutcome =
   | "timed-out"
   | "turn-capped"
   | "nonzero-exit"
-  | "invalid-result";
+  | "invalid-result"
+  /** The agent could not work at all, whatever the ticket: see `unavailable` on the result. */
+  | "unavailable";
 
-/** Which of the three rate-limit signs (ADR 0050) made a failed session `rate-limited`, in the order they are read. */
-export type RateLimitSign = "api-error-429" | "rejected-event" | "result-wording" | "stderr-wording";
+/**
+ * Why an agent could not work, whatever the ticket (ADR-0141). Agent-neutral: each adapter maps
+ * its own signs (Claude Code's "Not logged in", a 529, ...) onto these.
+ */
+export type UnavailableReason =
+  /** The agent has no credentials on this Host. */
+  | "not-signed-in"
+  /** The agent's executable is not there. */
+  | "not-installed"
+  /** The agent refused to start with these settings (e.g. bypassing permissions as root). */
+  | "refused-to-start"
+  /** The model provider is down: overloaded, server errors, or unreachable, after the agent's own retries. */
+  | "provider-down";
+
+/** Which rate-limit sign (ADR 0050, ADR 0141) made a failed session `rate-limited`, in the order they are read. */
+export type RateLimitSign = "api-error-429" | "rejected-event" | "result-wording" | "stderr-wording" | "retrying-429";
 
 /** What a transcript shows, already parsed and validated from the agent's stream. Every string is redacted. */
 export type AgentEvent =
@@ -40,6 +56,13 @@ export interface StageRequest {
   jsonSchema?: object;
   timeoutMs: number;
   maxTurns: number;
+  /**
+   * Shell commands the Stage may run without asking, as argv prefixes (`["git", "commit"]` allows
+   * `git commit -m …`). Edits inside the worktree are the permission mode's business. ADR-0140.
+   */
+  allowedCommands?: string[][];
+  /** An agent session of this Stage to continue (from a result's `sessionId`), instead of a fresh one. */
+  resumeSession?: string;
   /** Extra environment for the agent (e.g. TICKET_RUNNER_BASE). GitHub tokens in it are dropped unless the runner passes them. */
   env?: Record<string, string>;
   onEvent?: (event: AgentEvent) => void;
@@ -59,6 +82,18 @@ export interface StageResult {
   detail?: string;
   /** Set when the outcome is `rate-limited`: the first sign that matched. */
   rateLimitSign?: RateLimitSign;
+  /** Set when the outcome is `unavailable`. */
+  unavailable?: UnavailableReason;
+  /** When the limit that stopped the Stage resets (ISO 8601), if the agent said. */
+  limitResetsAt?: string;
+  /** Which limit, in the agent's words for a person (e.g. "5-hour limit", "weekly limit"), if it said. */
+  limitName?: string;
+  /** The agent's session, to continue it later with `resumeSession`. */
+  sessionId?: string;
+  /** `resumeSession` was given and the agent has no such session (nothing ran): start a fresh one. */
+  resumeFailed?: boolean;
+  /** Tool calls the agent was refused, one line each (`Bash: git commit -m …`). */
+  permissionDenials?: string[];
   /** The agent process's exit code, or null when a signal ended it (or it never started). */
   exitCode?: number | null;
   /** True when `request.signal` aborted the Stage (outcome is then `nonzero-exit`). */

@@ -37,7 +37,7 @@ export const commitsThenRateLimited: AgentScript = (act) => {
 
 export class FakeAgentRunner implements AgentRunner {
   readonly name = "fake";
-  readonly calls: { ticket: number; stage: StageName; logName: string; prompt: string; env?: Record<string, string> }[] = [];
+  readonly calls: { ticket: number; stage: StageName; logName: string; prompt: string; env?: Record<string, string>; allowedCommands?: string[][]; resumeSession?: string }[] = [];
   private readonly entries: Entry[] = [];
 
   constructor(private readonly workspaces: () => FakeWorkspace) {}
@@ -53,7 +53,7 @@ export class FakeAgentRunner implements AgentRunner {
   }
 
   async run(request: StageRequest): Promise<StageResult> {
-    this.calls.push({ ticket: request.ticket, stage: request.stage, logName: request.logName, prompt: request.prompt, env: request.env });
+    this.calls.push({ ticket: request.ticket, stage: request.stage, logName: request.logName, prompt: request.prompt, env: request.env, allowedCommands: request.allowedCommands, resumeSession: request.resumeSession });
     const stem = path.join(request.logDir, request.logName);
     fs.mkdirSync(path.dirname(stem), { recursive: true });
     fs.writeFileSync(`${stem}.command`, `fake-agent -p <prompt> # ${request.stage}\n`);

@@ -17,7 +17,7 @@ import type { SessionFacts } from "./outcome";
 import { reapGroup, spawnGroup } from "./process-group";
 import { SlicedQueue } from "./sliced-queue";
 import { StageLogs } from "./stage-logs";
-import { parseStreamLine } from "./stream-events";
+import { apiRetrySchema, parseStreamLine } from "./stream-events";
 import type { ResultEvent } from "./stream-events";
 
 export type PermissionMode = "default" | "acceptEdits" | "bypassPermissions" | "plan";
@@ -46,6 +46,31 @@ export interface ClaudeCodeRunnerOptions {
 }
 
 const STDERR_TAIL_BYTES = 16 * 1024;
+
+/** Claude Code's name for each subscription limit, as its own messages say it. */
+const LIMIT_NAMES: Record<string, string> = {
+  five_hour: "5-hour limit",
+  seven_day: "weekly limit",
+  seven_day_opus: "Opus limit",
+  seven_day_sonnet: "Sonnet limit",
+};
+
+function shellWord(word: string): string {
+  return /^[A-Za-z0-9_./@%+=:,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** `["git", "commit"]` -> `Bash(git commit:*)`: the command and anything after it. */
+export function permissionRules(commands: readonly string[][]): string[] {
+  return [...new Set(commands.filter((c) => c.length > 0).map((c) => `Bash(${c.map(shellWord).join(" ")}:*)`))];
+}
+
+/** One line per refused tool call: `Bash: git commit -m 'x'`. */
+function denialLine(d: { tool_name: string; tool_input?: unknown }): string {
+  const input = d.tool_input as Record<string, unknown> | undefined;
+  const what = typeof input?.command === "string" ? input.command : typeof input?.file_path === "string" ? input.file_path : "";
+  const flat = what.replace(/\s+/g, " ").trim();
+  return flat ? `${d.tool_name}: ${flat.length > 200 ? flat.slice(0, 199) + "…" : flat}` : d.tool_name;
+}
 
 function redactEvent(e: AgentEvent, redact: (s: string) => string): AgentEvent {
   switch (e.kind) {
@@ -81,6 +106,11 @@ export class ClaudeCodeRunner implements AgentRunner {
     args.push("--output-format", "stream-json", "--verbose");
     args.push("--permission-mode", this.opts.permissionMode ?? "acceptEdits");
     args.push("--max-turns", String(request.maxTurns));
+    // Exactly the commands the Stage needs, as settings rather than a variadic --allowedTools, whose
+    // parsing would swallow the next argument (ADR-0140).
+    const allow = permissionRules(request.allowedCommands ?? []);
+    if (allow.length > 0) args.push("--settings", JSON.stringify({ permissions: { allow } }));
+    if (request.resumeSession) args.push("--resume", request.resumeSession);
     if (this.opts.model) args.push("--model", this.opts.model);
     if (request.jsonSchema) args.push("--json-schema", JSON.stringify(request.jsonSchema));
     return { args, promptIndex, viaStdin };
@@ -141,6 +171,10 @@ export class ClaudeCodeRunner implements AgentRunner {
       spawnError: null,
     };
     let assistantMessages = 0;
+    // The CLI prints one assistant line per content block; a turn is one API message.
+    const messageIds = new Set<string>();
+    let sessionId: string | undefined;
+    let rejected: { resetsAt?: number; rateLimitType?: string } | null = null;
     let roots = request.cwd;
     let lastResult: ResultEvent | null = null;
 
@@ -166,9 +200,22 @@ export class ClaudeCodeRunner implements AgentRunner {
       }
       logs.transcriptLine(line.text);
       if (parsed.kind === "result") lastResult = parsed.event;
-      if (parsed.kind === "assistant") assistantMessages += 1;
-      if (parsed.kind === "system" && parsed.event.cwd && parsed.event.cwd !== request.cwd) roots = `${request.cwd}\0${parsed.event.cwd}`;
-      if (parsed.kind === "rate-limit" && parsed.event.rate_limit_info.status === "rejected") facts.sawRejectedRateLimit = true;
+      if (parsed.kind === "assistant") {
+        const id = parsed.event.message.id;
+        if (id === undefined) assistantMessages += 1;
+        else messageIds.add(id);
+        if (parsed.event.error === "authentication_failed") facts.authFailed = true;
+      }
+      if (parsed.kind === "system") {
+        if (parsed.event.cwd && parsed.event.cwd !== request.cwd) roots = `${request.cwd}\0${parsed.event.cwd}`;
+        if (parsed.event.session_id && parsed.event.subtype === "init") sessionId = parsed.event.session_id;
+        const retry = apiRetrySchema.safeParse(parsed.event);
+        if (retry.success) facts.lastRetryStatus = retry.data.error_status ?? null;
+      }
+      if (parsed.kind === "rate-limit" && parsed.event.rate_limit_info.status === "rejected") {
+        facts.sawRejectedRateLimit = true;
+        rejected = { resetsAt: parsed.event.rate_limit_info.resetsAt, rateLimitType: parsed.event.rate_limit_info.rateLimitType };
+      }
       for (const e of toAgentEvents(parsed, roots)) emit(e);
     };
     // Lines are handled in time slices so a flood of events never blocks the host's event loop;
@@ -204,6 +251,7 @@ export class ClaudeCodeRunner implements AgentRunner {
     await new Promise<void>((resolve) => {
       group.child.once("error", (error: NodeJS.ErrnoException) => {
         if (group.child.pid === undefined) {
+          facts.spawnMissing = error.code === "ENOENT";
           facts.spawnError = error.code === "ENOENT" ? `could not start ${JSON.stringify(executable)}: not found on PATH` : `could not start ${JSON.stringify(executable)}: ${error.message}`;
           resolve();
         }
@@ -226,7 +274,13 @@ export class ClaudeCodeRunner implements AgentRunner {
     const decision = decideOutcome(facts);
     const result = facts.result as ResultEvent | null;
     const durationMs = Date.now() - started;
-    const turns = result?.num_turns ?? assistantMessages;
+    const turns = result?.num_turns ?? assistantMessages + messageIds.size;
+    const limit = rejected as { resetsAt?: number; rateLimitType?: string } | null;
+    const resetsAt = decision.outcome === "rate-limited" && limit?.resetsAt ? new Date(limit.resetsAt * 1000).toISOString() : undefined;
+    const limitName = decision.outcome === "rate-limited" && limit?.rateLimitType ? (LIMIT_NAMES[limit.rateLimitType] ?? limit.rateLimitType) : undefined;
+    const denials = (result?.permission_denials ?? []).map((d) => logs.redact(denialLine(d)));
+    // Asked to continue a session the agent does not have: nothing ran, so a fresh one may start.
+    const resumeFailed = Boolean(request.resumeSession) && result !== null && result.num_turns === 0 && (result.errors ?? []).some((e) => typeof e === "string" && /no conversation found/i.test(e));
     const text = logs.redact(result?.result ?? "");
     const detail = decision.detail === undefined ? undefined : logs.redact(decision.detail);
     logs.transcriptRecord({
@@ -251,6 +305,12 @@ export class ClaudeCodeRunner implements AgentRunner {
       ...(result && result.structured_output !== undefined ? { structured: result.structured_output } : {}),
       ...(detail ? { detail } : {}),
       ...(decision.rateLimitSign ? { rateLimitSign: decision.rateLimitSign } : {}),
+      ...(decision.unavailable ? { unavailable: decision.unavailable } : {}),
+      ...(resetsAt ? { limitResetsAt: resetsAt } : {}),
+      ...(limitName ? { limitName } : {}),
+      ...(sessionId ?? result?.session_id ? { sessionId: sessionId ?? result?.session_id } : {}),
+      ...(resumeFailed ? { resumeFailed: true } : {}),
+      ...(denials.length > 0 ? { permissionDenials: denials } : {}),
       exitCode: facts.spawnError ? null : facts.exitCode,
       ...(facts.aborted ? { aborted: true } : {}),
       files: { ...logs.paths },

@@ -138,7 +138,9 @@ export class CliAgentRunner implements AgentRunner {
     });
     const { facts, logs, emit } = session;
     const seen = reader.end();
-    const decision = decideCliEnding({ ...facts, timeoutMs: request.timeoutMs, completed: seen.completed, failures: seen.failures, turns: seen.turns, turnCapped: seen.turnCapped, maxTurns: request.maxTurns }, this.dialect.wording, now());
+    const ending = decideCliEnding({ ...facts, timeoutMs: request.timeoutMs, completed: seen.completed, failures: seen.failures, turns: seen.turns, turnCapped: seen.turnCapped, maxTurns: request.maxTurns }, this.dialect.wording, now());
+    // Unavailable is the port's own outcome: the environment's fault, not the ticket's (ADR-0141).
+    const decision = ending.unavailable !== undefined ? { ...ending, outcome: "unavailable" as const } : ending;
     const durationMs = now() - started;
     const text = logs.redact(seen.text);
     const detail = decision.detail === undefined ? undefined : logs.redact(decision.detail);

@@ -6,19 +6,34 @@
  *   2. a clean success                -> success. Never rate-limited, whatever it says about limits.
  *   3. a rate-limit sign              -> rate-limited (429, then a rejected rate_limit_event, then
  *                                        limit wording in the result text, then in stderr: read last
- *                                        because its wording has changed before)
- *   4. the time limit passed          -> timed-out
- *   5. result subtype error_max_turns -> turn-capped
- *   6. exit code not 0 / killed       -> nonzero-exit
- *   7. a broken stream                -> invalid-result (no result, garbage, > 10 MB line, bad UTF-8)
- *   8. an error result that exited 0  -> nonzero-exit (the agent said it failed)
+ *                                        because its wording has changed before; then a session that
+ *                                        was still retrying a 429, e.g. cut by the time limit)
+ *   4. the agent cannot work at all   -> unavailable (not signed in, refused to start, the provider
+ *                                        down after the CLI's own retries: 5xx, 529, connection lost)
+ *   5. the time limit passed          -> timed-out
+ *   6. result subtype error_max_turns -> turn-capped
+ *   7. exit code not 0 / killed       -> nonzero-exit
+ *   8. a broken stream                -> invalid-result (no result, garbage, > 10 MB line, bad UTF-8)
+ *   9. an error result that exited 0  -> nonzero-exit (the agent said it failed)
+ * The signs were read from Claude Code 2.1.332 against the scripted model server
+ * (test/fixtures/claude-streams/README.md).
  * A rate limit is checked before the timeout because a session stalled by the limit is the
  * limit's fault: Releasing it costs nothing, a Hand-off costs a person.
  */
-import type { RateLimitSign, StageOutcome } from "../../ports/agent-runner";
+import type { RateLimitSign, StageOutcome, UnavailableReason } from "../../ports/agent-runner";
 import type { ResultEvent } from "./stream-events";
 
-export const LIMIT_WORDING = /usage limit|session limit|rate limit|rate_limit/i;
+/**
+ * Every limit wording the CLI prints: "You've hit your 5-hour limit", "… weekly limit", "… Opus
+ * limit", "… Sonnet limit", "… session limit", "Claude AI usage limit reached", "out of usage
+ * credits", "monthly spend limit", and the API's "rate limit".
+ */
+export const LIMIT_WORDING = /usage limit|session limit|rate limit|rate_limit|hit your [\w -]*limit|weekly limit|opus limit|sonnet limit|out of (extra )?usage|usage credits|spend limit/i;
+
+/** The CLI has no credentials. */
+const NOT_SIGNED_IN = /not logged in|please run \/login|invalid api key|oauth token (has expired|is invalid)|authentication_error/i;
+/** The CLI refuses --dangerously-skip-permissions / bypassPermissions as root. */
+const REFUSED_AS_ROOT = /cannot be used with root\/sudo privileges/i;
 
 export interface SessionFacts {
   aborted: boolean;
@@ -35,12 +50,19 @@ export interface SessionFacts {
   stderrTail: string;
   /** The executable could not be started at all. */
   spawnError: string | null;
+  /** The executable is not there (ENOENT). */
+  spawnMissing?: boolean;
+  /** An assistant message carried `error: "authentication_failed"`. */
+  authFailed?: boolean;
+  /** The error_status of the last `system/api_retry` (null: a lost connection); undefined when none. */
+  lastRetryStatus?: number | null;
 }
 
 export interface Decision {
   outcome: StageOutcome;
   detail?: string;
   rateLimitSign?: RateLimitSign;
+  unavailable?: UnavailableReason;
 }
 
 function lastLine(text: string): string {
@@ -68,6 +90,24 @@ export function rateLimitSign(f: SessionFacts): RateLimitSign | null {
   if (f.sawRejectedRateLimit) return "rejected-event";
   if (f.result?.result && LIMIT_WORDING.test(f.result.result)) return "result-wording";
   if (LIMIT_WORDING.test(f.stderrTail)) return "stderr-wording";
+  if (f.lastRetryStatus === 429) return "retrying-429";
+  return null;
+}
+
+function isServerDown(status: number | null | undefined): boolean {
+  return status === null || (typeof status === "number" && status >= 500);
+}
+
+/** Why the agent could not work at all, whatever the ticket; null when it could. Only meaningful for a failed session. */
+export function unavailableReason(f: SessionFacts): UnavailableReason | null {
+  if (f.spawnMissing) return "not-installed";
+  const said = `${f.result?.result ?? ""}\n${f.stderrTail}`;
+  if (f.authFailed || NOT_SIGNED_IN.test(said)) return "not-signed-in";
+  if (REFUSED_AS_ROOT.test(f.stderrTail)) return "refused-to-start";
+  const r = f.result;
+  if (r && r.terminal_reason === "api_error" && (isServerDown(r.api_error_status) || r.api_error === "connection_failed")) return "provider-down";
+  // Cut while the CLI was still retrying an overloaded, failing or unreachable API.
+  if (f.timedOut && f.lastRetryStatus !== undefined && isServerDown(f.lastRetryStatus)) return "provider-down";
   return null;
 }
 
@@ -77,7 +117,7 @@ function exitText(f: SessionFacts): string {
 
 export function decideOutcome(f: SessionFacts): Decision {
   if (f.aborted) return { outcome: "nonzero-exit", detail: "the Stage was stopped (aborted) and its process group killed" };
-  if (f.spawnError !== null) return { outcome: "nonzero-exit", detail: f.spawnError };
+  if (f.spawnError !== null && !f.spawnMissing) return { outcome: "nonzero-exit", detail: f.spawnError };
   if (isCleanSuccess(f)) return { outcome: "success" };
 
   const sign = rateLimitSign(f);
@@ -87,8 +127,14 @@ export function decideOutcome(f: SessionFacts): Decision {
       "rejected-event": "a rate_limit_event said rejected",
       "result-wording": `the result says: ${lastLine(f.result?.result ?? "")}`,
       "stderr-wording": `stderr says: ${lastLine(f.stderrTail.split("\n").filter((l) => LIMIT_WORDING.test(l)).join("\n"))}`,
+      "retrying-429": `the agent was still retrying an API answer 429 when it ${f.timedOut ? "ran out of time" : "stopped"}`,
     };
     return { outcome: "rate-limited", rateLimitSign: sign, detail: `rate limited: ${why[sign]}` };
+  }
+  const unavailable = unavailableReason(f);
+  if (unavailable) {
+    const said = f.spawnError ?? (lastLine(f.result?.result ?? "") || lastLine(f.stderrTail) || (f.timedOut ? `no answer within ${Math.round(f.timeoutMs / 1000)} s while the agent retried the API (last status ${f.lastRetryStatus ?? "connection lost"})` : `the agent ${exitText(f)}`));
+    return { outcome: "unavailable", unavailable, detail: said };
   }
   if (f.timedOut) return { outcome: "timed-out", detail: `no result within ${Math.round(f.timeoutMs / 1000)} s; the agent's process group was killed` };
   if (f.result?.subtype === "error_max_turns") return { outcome: "turn-capped", detail: `stopped at the turn limit after ${f.result.num_turns} turns` };

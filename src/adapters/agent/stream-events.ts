@@ -18,6 +18,14 @@ export const systemEventSchema = z
   })
   .passthrough();
 
+/** `system/api_retry`: the CLI is retrying a failed API call (error_status 429, 529, 500, or null for a lost connection). */
+export const apiRetrySchema = systemEventSchema.extend({
+  subtype: z.literal("api_retry"),
+  attempt: z.number().int().optional(),
+  error_status: z.number().int().nullable().optional(),
+  error: z.string().optional(),
+});
+
 export const systemInitSchema = systemEventSchema.extend({
   subtype: z.literal("init"),
   session_id: z.string(),
@@ -43,10 +51,10 @@ export const toolResultBlockSchema = z
 export const assistantEventSchema = z
   .object({
     type: z.literal("assistant"),
-    message: z.object({ content: z.array(contentBlockSchema) }).passthrough(),
+    message: z.object({ id: z.string().optional(), content: z.array(contentBlockSchema) }).passthrough(),
     session_id: z.string().optional(),
     parent_tool_use_id: z.string().nullable().optional(),
-    /** Set by the CLI when the API call behind this message failed (e.g. `rate_limit`). */
+    /** Set by the CLI when the API call behind this message failed (`rate_limit`, `authentication_failed`, `server_error`, `overloaded`). */
     error: z.string().optional(),
   })
   .passthrough();
@@ -83,6 +91,12 @@ export const resultEventSchema = z
     session_id: z.string().optional(),
     total_cost_usd: z.number().optional(),
     errors: z.array(z.unknown()).optional(),
+    /** Why the session ended, e.g. `completed` or `api_error`. */
+    terminal_reason: z.string().optional(),
+    /** The CLI's own name for the API failure, e.g. `usage_limit_reached`, `connection_failed`. */
+    api_error: z.string().optional(),
+    /** Tool calls the permission rules refused. */
+    permission_denials: z.array(z.object({ tool_name: z.string(), tool_input: z.unknown().optional() }).passthrough()).optional(),
   })
   .passthrough();
 

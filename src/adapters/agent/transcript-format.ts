@@ -33,6 +33,7 @@ const OUTCOME_MARK: Record<StageOutcome, string> = {
   "turn-capped": "↻",
   "nonzero-exit": "✗",
   "invalid-result": "✗",
+  unavailable: "⊘",
 };
 
 function rule(title: string): string {
@@ -80,6 +81,8 @@ export class TranscriptFormatter {
       case "tool-result":
         return [`  ${event.isError ? "✗" : "✓"} ${event.summary}`];
       case "rate-limit":
+        // A subscriber's CLI reports `allowed` on every request: that is no news.
+        if (event.status === "allowed") return [];
         return [event.status === "rejected" ? "⏸ rate limit reached (rejected)" : `⚠ rate limit: ${event.status}`];
       case "result": {
         const out = [formatStageFooter(this.stage, event.outcome, event.turns, event.durationMs)];

@@ -4,7 +4,7 @@ import { OK, endStage, errorText, fail, recordState, yielded } from "./context";
 import { fixPrompt, implementPrompt, verifyPrompt } from "./prompts";
 import { codeAnswerSchema, verifyAnswerSchema } from "./stage-answers";
 import type { Verdict } from "./stage-answers";
-import { outcomeText, pushWork, runAgentStage, safeHead } from "./stages";
+import { notTheTicketsFault, outcomeText, pushWork, refusedText, runAgentStage, safeHead } from "./stages";
 
 async function commitsAhead(env: RunEnv, ctx: TicketCtx): Promise<number> {
   if (!ctx.lane) return 0;
@@ -26,9 +26,10 @@ export async function implement(env: RunEnv, ctx: TicketCtx): Promise<Step> {
   const ahead = run.result.outcome === "success" ? await commitsAhead(env, ctx) : 0;
   const outcome = run.result.outcome === "success" && ahead === 0 ? "❌ no commits" : outcomeText(run.result.outcome);
   await endStage(env, ctx, { stage: "implement", outcome, turns: run.result.turns, durationMs: run.result.durationMs });
-  if (run.result.outcome === "rate-limited") return fail("rate-limited", "implement", run.problem ?? "");
-  if (run.problem) return fail("final", "implement", run.problem, run.result.text);
-  if (ahead === 0) return fail("final", "implement", "the implement Stage left no commits on the branch", run.result.text);
+  const stopped = notTheTicketsFault("implement", run);
+  if (stopped) return stopped;
+  if (run.problem) return fail("final", "implement", run.problem + refusedText(run.result), run.result.text);
+  if (ahead === 0) return fail("final", "implement", `the implement Stage left no commits on the branch${refusedText(run.result)}`, run.result.text);
   ctx.implemented = true;
   ctx.title = run.answer?.title ?? ctx.title;
   await recordState(env, ctx, "implemented");
@@ -55,10 +56,11 @@ export async function verify(env: RunEnv, ctx: TicketCtx): Promise<Step> {
     }
   }
   if (ctx.silenced) return yielded("verify");
-  if (run.result.outcome === "rate-limited" || run.problem || !run.answer) {
+  if (run.problem || !run.answer) {
     await endStage(env, ctx, { stage: "verify", outcome: outcomeText(run.result.outcome), turns: run.result.turns, durationMs: run.result.durationMs });
-    if (run.result.outcome === "rate-limited") return fail("rate-limited", "verify", run.problem ?? "");
-    return fail("final", "verify", run.problem ?? "the verify Stage gave no answer", run.result.text);
+    const stopped = notTheTicketsFault("verify", run);
+    if (stopped) return stopped;
+    return fail("final", "verify", (run.problem ?? "the verify Stage gave no answer") + refusedText(run.result), run.result.text);
   }
   const answers = run.answer.criteria;
   const graded: GradedCriterion[] = ctx.criteria.map((criterion, i) => {
@@ -90,11 +92,12 @@ export async function fix(env: RunEnv, ctx: TicketCtx, failure: StepFailure): Pr
   const added = after !== null && after !== before;
   const outcome = run.result.outcome === "success" && !added ? "❌ no commits" : outcomeText(run.result.outcome);
   await endStage(env, ctx, { stage: "fix", outcome, turns: run.result.turns, durationMs: run.result.durationMs });
-  if (run.result.outcome === "rate-limited") return fail("rate-limited", "fix", run.problem ?? "");
+  const stopped = notTheTicketsFault("fix", run);
+  if (stopped) return stopped;
   ctx.fixUsed = true;
   if (run.answer?.title) ctx.title = run.answer.title;
   await recordState(env, ctx, "fix came back");
   if (run.problem) return fail("final", "fix", `${run.problem} (fixing: ${failure.line})`, failure.evidence);
-  if (!added) return fail("final", "fix", `the fix Stage added no commits (fixing: ${failure.line})`, failure.evidence);
+  if (!added) return fail("final", "fix", `the fix Stage added no commits${refusedText(run.result)} (fixing: ${failure.line})`, failure.evidence);
   return OK;
 }

@@ -3,6 +3,7 @@
  * Everything a Stage needs is passed in here; nothing is global.
  */
 import type { AgentRunner } from "../../ports/agent-runner";
+import type { Unavailable } from "./agent-faults";
 import type { Clock } from "../../ports/clock";
 import type { Host } from "../../ports/host";
 import type { Log } from "../../ports/log";
@@ -39,6 +40,10 @@ export interface RunFlags {
   stoppedAt: Date | null;
   stoppedHolding: number[];
   rateLimited: boolean;
+  /** When the limit that stopped a Stage resets (ISO), the latest one heard of. */
+  limitResetsAt: string | null;
+  /** The agent could not work at all: the Run takes nothing more (ADR-0141). */
+  unavailable: Unavailable | null;
   killed: boolean;
 }
 
@@ -97,6 +102,8 @@ export interface TicketCtx {
   abort: AbortController;
   /** Set by a heartbeat "yield" or a kill: the ticket stops and writes nothing more. */
   silenced: boolean;
+  /** Stage -> the agent session it was interrupted in, to continue rather than pay again (ADR-0142). */
+  sessions: Record<string, string>;
 }
 
 /** How a step of the pipeline went. A failure is either coverable by the Fix budget or not. */
@@ -105,7 +112,7 @@ export type Step =
   | { ok: false; failure: StepFailure };
 
 export interface StepFailure {
-  kind: "fixable" | "final" | "rate-limited" | "yield";
+  kind: "fixable" | "final" | "rate-limited" | "unavailable" | "yield";
   stage: string;
   line: string;
   evidence: string;
@@ -129,6 +136,7 @@ export function stateSnapshot(env: RunEnv, ctx: TicketCtx, now: Date): StateFile
     fixUsed: ctx.fixUsed,
     pullRequest: ctx.pullRequest,
     title: ctx.title,
+    ...(Object.keys(ctx.sessions).length > 0 ? { sessions: { ...ctx.sessions } } : {}),
     runId: env.runId,
     version: env.version,
     updatedAt: now.toISOString(),

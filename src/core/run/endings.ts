@@ -75,7 +75,8 @@ export async function handOff(env: RunEnv, ctx: TicketCtx, input: HandoffInput):
   if (pr) ctx.pullRequest = pr.number;
 
   // 2. The State file: kept with the draft in it and the Fix budget unspent, or removed.
-  if (input.state === "keep") await recordState(env, ctx, "hand-off", { fixUsed: false });
+  // A person takes over: the agent sessions of this take-up are not continued after it.
+  if (input.state === "keep") await recordState(env, ctx, "hand-off", { fixUsed: false, sessions: undefined });
   else await removeState(env, ctx.ticket, "hand-off where no Stage of this Run worked on the branch");
 
   // 3. The transcripts, onto the state branch. 4. The draft's body names them.
@@ -123,10 +124,10 @@ export async function handOff(env: RunEnv, ctx: TicketCtx, input: HandoffInput):
  * Release on a rate limit: the row is the whole report, the State brought up to date, the Claim
  * undone (ready-for-agent on, in-progress off, unassigned last, by the gate). No comment, no draft.
  */
-export async function release(env: RunEnv, ctx: TicketCtx, stage: string): Promise<void> {
-  env.flags.rateLimited = true;
+export async function release(env: RunEnv, ctx: TicketCtx, stage: string, why = "rate limited"): Promise<void> {
+  if (why === "rate limited") env.flags.rateLimited = true;
   if (!(await stillHolds(env, ctx, "the release"))) return;
-  env.deps.log.warn(`#${ctx.ticket}: rate limited at ${stage}; releasing it and claiming nothing more`);
+  env.deps.log.warn(`#${ctx.ticket}: ${why} at ${stage}; releasing it and claiming nothing more`);
   await ctx.progress.flush();
   await recordState(env, ctx, "release");
   try {

@@ -13,7 +13,7 @@ import { formatMinutes } from "./naming";
 import { prBody } from "./pr-body";
 import { conflictPrompt } from "./prompts";
 import { codeAnswerSchema } from "./stage-answers";
-import { outcomeText, pushWork, runAgentStage, stillHolds } from "./stages";
+import { notTheTicketsFault, outcomeText, pushWork, runAgentStage, stillHolds } from "./stages";
 
 export type LandingResult = Step | { ok: true; merged: PullRequestInfo };
 
@@ -41,12 +41,14 @@ async function rebase(env: RunEnv, ctx: TicketCtx): Promise<Step> {
   }
   const run = await runAgentStage(env, ctx, "conflict", conflictPrompt(ctx.issue, ctx.branch, env.base, files), codeAnswerSchema);
   if (ctx.silenced) return yielded("conflict");
+  // The limit or the environment stopped it: a Release or a stopped Run, not the ticket's fault.
+  const stopped = notTheTicketsFault("conflict", run);
   let unfinished = false;
   let clean = false;
   try {
     // The agent may have finished the rebase itself, or only resolved the files: continue it for
     // the agent, and what is still stopped after that is unresolved (aborted back to the tip).
-    if (run.result.outcome !== "rate-limited" && (await workspace.rebaseInProgress(lane))) {
+    if (stopped === null && (await workspace.rebaseInProgress(lane))) {
       await workspace.continueRebase(lane);
     }
     unfinished = await workspace.abortRebaseInProgress(lane);
@@ -54,9 +56,9 @@ async function rebase(env: RunEnv, ctx: TicketCtx): Promise<Step> {
   } catch (error) {
     log.warn(`#${ctx.ticket}: could not inspect the worktree after the conflict Stage`, { error: errorText(error) });
   }
-  const resolved = !unfinished && clean && run.result.outcome !== "rate-limited";
-  await endStage(env, ctx, { stage: "conflict", outcome: resolved ? "✅ resolved" : run.result.outcome === "rate-limited" ? outcomeText("rate-limited") : "❌ unresolved", turns: run.result.turns, durationMs: run.result.durationMs });
-  if (run.result.outcome === "rate-limited") return fail("rate-limited", "conflict", run.problem ?? "");
+  const resolved = !unfinished && clean && stopped === null;
+  await endStage(env, ctx, { stage: "conflict", outcome: resolved ? "✅ resolved" : stopped ? outcomeText(run.result.outcome) : "❌ unresolved", turns: run.result.turns, durationMs: run.result.durationMs });
+  if (stopped) return stopped;
   if (!resolved) {
     const why = unfinished ? "the rebase was still stopped after the conflict Stage (aborted back to the branch tip)" : "the conflict Stage left uncommitted changes";
     return fail("final", "conflict", `rebase onto ${env.base} stopped with conflicts and ${why}`, run.problem ?? run.result.text);

@@ -24,7 +24,7 @@ export async function drainLanes(env: RunEnv, laneCount: number, sources: Ticket
   const seen = new Set<number>();
   /** Tickets whose take failed on a fault once already in this Run. */
   const retried = new Set<number>();
-  const canTake = () => !env.flags.stopping && !env.flags.rateLimited && !env.flags.killed;
+  const canTake = () => !env.flags.stopping && !env.flags.rateLimited && !env.flags.unavailable && !env.flags.killed;
 
   const startLane = (lane: number, ctx: TicketCtx) => {
     env.held.set(lane, ctx);

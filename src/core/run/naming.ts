@@ -11,6 +11,13 @@ export function utcClock(at: Date): string {
   return at.toISOString().slice(11, 16);
 }
 
+/** When a limit resets, unambiguous whatever the day: `2026-12-03 22:13 UTC`; null for a bad value. */
+export function resetTime(iso: string | null | undefined): string | null {
+  const at = iso ? new Date(iso) : null;
+  if (!at || Number.isNaN(at.getTime())) return null;
+  return `${at.toISOString().slice(0, 16).replace("T", " ")} UTC`;
+}
+
 /** `.ticket-runner/runs/<runId>` under the Target's clone. */
 export function runLogDir(root: string, runId: string): string {
   return path.join(root, ".ticket-runner", "runs", runId);

@@ -8,6 +8,8 @@ import { fix, implement, verify } from "./code-stages";
 import type { RunEnv, Step, StepFailure, TicketCtx } from "./context";
 import { errorText } from "./context";
 import { afterMerge, handOff, release } from "./endings";
+import { UNAVAILABLE_REASONS } from "./agent-faults";
+import { resetTime } from "./naming";
 import { land } from "./landing";
 import { setUpLane } from "./resume";
 import { stillHolds, stoodDownWords } from "./stages";
@@ -22,7 +24,16 @@ async function conclude(env: RunEnv, ctx: TicketCtx, failure: StepFailure): Prom
   if (failure.kind === "yield" || ctx.silenced) return { kind: "yielded", line: stoodDownWords(ctx, "stopped without writing: an earlier claim was found") };
   if (failure.kind === "rate-limited") {
     await release(env, ctx, failure.stage);
-    return { kind: "released", stage: failure.stage, line: `rate limited at ${failure.stage}` };
+    const when = resetTime(env.flags.limitResetsAt);
+    const resets = when ? ` (resets ${when})` : "";
+    return { kind: "released", stage: failure.stage, line: `rate limited at ${failure.stage}${resets}` };
+  }
+  if (failure.kind === "unavailable") {
+    // Not this ticket's fault: released with its work kept, and the Run takes nothing more (ADR-0141).
+    const reason = UNAVAILABLE_REASONS.find((r) => r === failure.evidence) ?? "provider-down";
+    env.flags.unavailable ??= { reason, stage: failure.stage, ticket: ctx.ticket, detail: failure.line };
+    await release(env, ctx, failure.stage, "the agent is unavailable");
+    return { kind: "released", stage: failure.stage, line: `at ${failure.stage}: ${failure.line}` };
   }
   const budgetNote = ctx.fixUsed ? " (after the fix budget was used)" : "";
   await handOff(env, ctx, { stage: failure.stage, line: failure.line, evidence: failure.evidence, state: "keep" });

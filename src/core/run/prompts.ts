@@ -97,3 +97,17 @@ export function conflictPrompt(issue: PromptIssue, branch: string, base: string,
     "Do not abort the rebase and do not push. Answer with a pull request title for the whole branch and a short summary.",
   ].join("\n");
 }
+
+/**
+ * Continuing an interrupted session: the original prompt is already in it, so this only says to go
+ * on. The prompt is repeated below it for an agent whose session kept less than it should.
+ */
+export function resumePrompt(original: string): string {
+  return [
+    "This session was interrupted before you finished (a usage limit, a stop, or a lost connection). Continue the same task from where you stopped; every instruction you were given still applies.",
+    "Some of your work may already be committed: look at `git status` and `git log` before you redo anything.",
+    "",
+    "The task, as it was given:",
+    original,
+  ].join("\n");
+}

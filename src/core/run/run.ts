@@ -64,7 +64,7 @@ export class Run {
       hostName: deps.host.identity().name,
       events: this.events,
       train: new MergeTrain(),
-      flags: { stopping: false, stoppedAt: null, stoppedHolding: [], rateLimited: false, killed: false },
+      flags: { stopping: false, stoppedAt: null, stoppedHolding: [], rateLimited: false, limitResetsAt: null, unavailable: null, killed: false },
       held: new Map(),
     };
   }
@@ -155,7 +155,7 @@ export class Run {
       if (this.env.flags.killed) throw error;
       log.error("the Run failed", { error: errorText(error) });
       extra.push(`The Run failed: ${errorText(error)}`);
-      const summary = summarize({ runId: this.runId, rows, narrowed: this.narrowed !== null, stoppedAt: this.env.flags.stoppedAt, stoppedHolding: this.env.flags.stoppedHolding, rateLimited: this.env.flags.rateLimited, extraLines: extra });
+      const summary = summarize({ runId: this.runId, rows, narrowed: this.narrowed !== null, stoppedAt: this.env.flags.stoppedAt, stoppedHolding: this.env.flags.stoppedHolding, rateLimited: this.env.flags.rateLimited, limitResetsAt: this.env.flags.limitResetsAt, unavailable: this.env.flags.unavailable, extraLines: extra });
       await this.releaseLock(summary.lines);
       const failed = { ...summary, exitCode: Math.max(summary.exitCode, 1) };
       this.events.emit({ kind: "run-ended", exitCode: failed.exitCode, lines: failed.lines, at: clock.now().toISOString() });
@@ -166,7 +166,7 @@ export class Run {
       const summary = summarize({ runId: this.runId, rows, narrowed: false, stoppedAt: null, stoppedHolding: [], rateLimited: false, extraLines: ["Killed: the Claims stay; the next Run resumes them."] });
       return summary;
     }
-    const summary = summarize({ runId: this.runId, rows, narrowed: this.narrowed !== null, stoppedAt: this.env.flags.stoppedAt, stoppedHolding: this.env.flags.stoppedHolding, rateLimited: this.env.flags.rateLimited, extraLines: extra });
+    const summary = summarize({ runId: this.runId, rows, narrowed: this.narrowed !== null, stoppedAt: this.env.flags.stoppedAt, stoppedHolding: this.env.flags.stoppedHolding, rateLimited: this.env.flags.rateLimited, limitResetsAt: this.env.flags.limitResetsAt, unavailable: this.env.flags.unavailable, extraLines: extra });
     await this.releaseLock(summary.lines);
     this.events.emit({ kind: "run-ended", exitCode: summary.exitCode, lines: summary.lines, at: clock.now().toISOString() });
     return summary;

@@ -3,11 +3,14 @@
  * garbage or gives a malformed answer fails with a clear outcome; it never takes the Run down.
  */
 import type { z } from "zod";
-import type { StageName, StageOutcome, StageResult } from "../../ports/agent-runner";
+import type { AgentEvent, StageName, StageOutcome, StageResult } from "../../ports/agent-runner";
 import { redactSecrets } from "../redact";
+import { OUTCOME_FAULT, UNAVAILABLE_WHAT } from "./agent-faults";
 import type { RunEnv, Step, TicketCtx } from "./context";
-import { OK, errorText, startStage, yielded } from "./context";
-import { formatMinutes, ticketLogDir } from "./naming";
+import { OK, errorText, fail, recordState, startStage, yielded } from "./context";
+import { formatMinutes, resetTime, ticketLogDir } from "./naming";
+import { resumePrompt } from "./prompts";
+import { stagePermissions } from "./stage-permissions";
 import { jsonSchemaFor, parseAnswer } from "./stage-answers";
 
 export interface StageRun<T> {
@@ -25,6 +28,7 @@ const OUTCOME_TEXT: Record<StageOutcome, string> = {
   "turn-capped": "✋ turn limit reached",
   "nonzero-exit": "❌ agent exited with an error",
   "invalid-result": "❌ invalid result",
+  unavailable: "⊘ agent unavailable",
 };
 
 export function outcomeText(outcome: StageOutcome): string {
@@ -50,14 +54,36 @@ export function describeProblem(stage: string, result: StageResult, env: RunEnv)
     case "invalid-result":
       return `the ${stage} Stage gave an invalid result${detail}`;
     case "rate-limited":
-      return `the ${stage} Stage hit the subscription rate limit`;
+      return `the ${stage} Stage hit the ${result.limitName ?? "subscription rate limit"}${resetTime(result.limitResetsAt) ? ` (resets ${resetTime(result.limitResetsAt)})` : ""}`;
+    case "unavailable":
+      return `${UNAVAILABLE_WHAT[result.unavailable ?? "provider-down"]}${detail}`;
     case "success":
       return "";
   }
 }
 
+/** The commands the agent was refused, for a hand-off that says why nothing was committed. */
+export function refusedText(result: StageResult): string {
+  const denied = result.permissionDenials ?? [];
+  if (denied.length === 0) return "";
+  const shown = denied.slice(0, 5).map((d) => `\`${d.replace(/`/g, "'")}\``).join(", ");
+  const more = denied.length > 5 ? ` and ${denied.length - 5} more` : "";
+  return `; the agent was refused ${shown}${more} (allow what the Stage needs: agent.permissionMode and the Checks in ticket-runner.json, docs/agents.md)`;
+}
+
+/**
+ * A Stage that the limit or the environment stopped: a Release or a stopped Run, never a Hand-off
+ * (agent-faults.ts). Null when the outcome is the ticket's business.
+ */
+export function notTheTicketsFault(stage: string, run: StageRun<unknown>): Step | null {
+  const fault = OUTCOME_FAULT[run.result.outcome];
+  if (fault === "limit") return fail("rate-limited", stage, run.problem ?? "");
+  if (fault === "environment") return fail("unavailable", stage, run.problem ?? "", run.result.unavailable ?? "provider-down");
+  return null;
+}
+
 export async function runAgentStage<T>(env: RunEnv, ctx: TicketCtx, stage: StageName, prompt: string, schema: z.ZodType<T>): Promise<StageRun<T>> {
-  const { agent, gate, log } = env.deps;
+  const { gate, log } = env.deps;
   const logName = nextLogName(ctx, stage);
   try {
     if ((await gate.markStage(ctx.claim, stage)) === "yield") {
@@ -69,26 +95,15 @@ export async function runAgentStage<T>(env: RunEnv, ctx: TicketCtx, stage: Stage
     log.warn(`#${ctx.ticket}: could not checkpoint the lease at ${stage}`, { error: errorText(error) });
   }
   const started = await startStage(env, ctx, stage);
-  let result: StageResult;
-  try {
-    result = await agent.run({
-      stage,
-      ticket: ctx.ticket,
-      prompt,
-      cwd: ctx.lane?.path ?? env.deps.workspace.root,
-      logDir: ticketLogDir(env.deps.workspace.root, env.runId, ctx.ticket),
-      logName,
-      jsonSchema: jsonSchemaFor(stage),
-      timeoutMs: env.config.agent.stageTimeoutMinutes * 60_000,
-      maxTurns: env.config.agent.maxTurns,
-      // The demo agent reads the base from here when it is not the remote's HEAD.
-      env: { TICKET_RUNNER_STAGE: stage, TICKET_RUNNER_TICKET: String(ctx.ticket), TICKET_RUNNER_BASE: env.base },
-      onEvent: (event) => env.events.emit({ kind: "transcript", lane: ctx.laneIndex, ticket: ctx.ticket, stage, event }),
-      signal: ctx.abort.signal,
-    });
-  } catch (error) {
-    result = { outcome: "nonzero-exit", turns: 0, durationMs: env.deps.clock.now().getTime() - started, text: "", detail: `the agent runner failed: ${errorText(error)}` };
+  let result = await runSession(env, ctx, stage, prompt, logName, started);
+  if (result.resumeFailed) {
+    // The session is gone (another Host, a cleared home): the Stage starts over in a fresh one.
+    env.deps.log.info(`#${ctx.ticket}: the ${stage} Stage's session ${ctx.sessions[stage]} could not be resumed; starting a fresh one`);
+    delete ctx.sessions[stage];
+    result = await runSession(env, ctx, stage, prompt, nextLogName(ctx, stage), started);
   }
+  // A session the ticket's own outcome ended is not continued; one the limit or the environment cut is.
+  if (OUTCOME_FAULT[result.outcome] !== "limit" && OUTCOME_FAULT[result.outcome] !== "environment") delete ctx.sessions[stage];
   if (result.outcome !== "success") {
     return { result, answer: null, problem: describeProblem(stage, result, env), logName };
   }
@@ -98,6 +113,49 @@ export async function runAgentStage<T>(env: RunEnv, ctx: TicketCtx, stage: Stage
     return { result: invalid, answer: null, problem: describeProblem(stage, invalid, env), logName };
   }
   return { result, answer: parsed.value, problem: null, logName };
+}
+
+/**
+ * One agent session of a Stage: continued when the Stage was interrupted before (its session is in
+ * ctx.sessions), else fresh. The session id is recorded in the State file as soon as the agent names
+ * it, so even a Run killed mid-stream leaves it for the next one (ADR-0142).
+ */
+async function runSession(env: RunEnv, ctx: TicketCtx, stage: StageName, prompt: string, logName: string, started: number): Promise<StageResult> {
+  const resume = ctx.sessions[stage];
+  let recording: Promise<unknown> = Promise.resolve();
+  const onEvent = (event: AgentEvent): void => {
+    if (event.kind === "init" && event.sessionId && ctx.sessions[stage] !== event.sessionId) {
+      ctx.sessions[stage] = event.sessionId;
+      recording = recording.then(() => recordState(env, ctx, `${stage} session`));
+    }
+    env.events.emit({ kind: "transcript", lane: ctx.laneIndex, ticket: ctx.ticket, stage, event });
+  };
+  let result: StageResult;
+  try {
+    result = await env.deps.agent.run({
+      stage,
+      ticket: ctx.ticket,
+      prompt: resume ? resumePrompt(prompt) : prompt,
+      cwd: ctx.lane?.path ?? env.deps.workspace.root,
+      logDir: ticketLogDir(env.deps.workspace.root, env.runId, ctx.ticket),
+      logName,
+      jsonSchema: jsonSchemaFor(stage),
+      timeoutMs: env.config.agent.stageTimeoutMinutes * 60_000,
+      maxTurns: env.config.agent.maxTurns,
+      allowedCommands: stagePermissions(stage, env.config),
+      ...(resume ? { resumeSession: resume } : {}),
+      // The demo agent reads the base from here when it is not the remote's HEAD.
+      env: { TICKET_RUNNER_STAGE: stage, TICKET_RUNNER_TICKET: String(ctx.ticket), TICKET_RUNNER_BASE: env.base },
+      onEvent,
+      signal: ctx.abort.signal,
+    });
+  } catch (error) {
+    result = { outcome: "nonzero-exit", turns: 0, durationMs: env.deps.clock.now().getTime() - started, text: "", detail: `the agent runner failed: ${errorText(error)}` };
+  }
+  await recording;
+  if (result.sessionId && !result.resumeFailed && ctx.sessions[stage] !== result.sessionId) ctx.sessions[stage] = result.sessionId;
+  if (result.limitResetsAt) env.flags.limitResetsAt = result.limitResetsAt;
+  return result;
 }
 
 /**

@@ -4,7 +4,9 @@
  * its tickets counts as refused, like `start <n>` would be).
  */
 import type { EndingKind } from "./run-events";
-import { utcClock } from "./naming";
+import { resetTime, utcClock } from "./naming";
+import { unavailableLine } from "./agent-faults";
+import type { Unavailable } from "./agent-faults";
 
 export interface SummaryRow {
   ticket: number;
@@ -39,11 +41,17 @@ export interface SummaryFacts {
   stoppedAt: Date | null;
   stoppedHolding: number[];
   rateLimited: boolean;
+  /** When the limit resets (ISO), if the agent said. */
+  limitResetsAt?: string | null;
+  /** The agent could not work at all: the Run stopped taking tickets (ADR-0141). */
+  unavailable?: Unavailable | null;
   extraLines?: string[];
 }
 
 export function exitCodeFor(facts: SummaryFacts): number {
   if (facts.rows.some((r) => r.ending === "handed-off" || r.ending === "failed")) return 1;
+  // Nothing was handed off, but the Run could not do its work: a person has to act on this Host.
+  if (facts.unavailable) return 1;
   if (facts.narrowed && !facts.rows.some(isTaken)) return 2;
   return 0;
 }
@@ -53,7 +61,11 @@ export function closingLine(facts: SummaryFacts): string {
     const holding = facts.stoppedHolding.length ? ` · finishing ${facts.stoppedHolding.map((n) => `#${n}`).join(" ")}` : "";
     return `Stopped at ${utcClock(facts.stoppedAt)}${holding}.`;
   }
-  if (facts.rateLimited) return "Rate limited.";
+  if (facts.unavailable) return unavailableLine(facts.unavailable);
+  if (facts.rateLimited) {
+    const when = resetTime(facts.limitResetsAt);
+    return when ? `Rate limited: the limit resets ${when}; run \`ticket-runner run\` again then.` : "Rate limited.";
+  }
   const count = (k: EndingKind) => facts.rows.filter((r) => r.ending === k).length;
   if (!facts.rows.some(isTaken)) return facts.narrowed ? "None of the given tickets could be taken." : "Nothing to do: the Frontier is empty.";
   const parts = [`${count("merged")} merged`];

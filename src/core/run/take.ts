@@ -131,6 +131,7 @@ export async function takeTicket(env: RunEnv, candidate: Candidate, laneIndex: n
     progress: new ProgressComment(tracker, log, issue.number, env.runId, env.hostName, existing, () => env.deps.clock.now().getTime()),
     abort: new AbortController(),
     silenced: false,
+    sessions: { ...(state?.sessions ?? {}) },
   };
   if (state && state.runId !== env.runId) await recordState(env, ctx, "taken up by this Run");
   return { taken: true, ctx };

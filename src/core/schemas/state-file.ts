@@ -16,6 +16,8 @@ export const stateFileSchema = z.object({
   fixUsed: z.boolean(),
   pullRequest: z.number().int().positive().nullable(),
   title: z.string().max(300).nullable(),
+  /** Stage -> the agent session a Stage was interrupted in (ADR-0142). Absent in older files. */
+  sessions: z.record(z.enum(["implement", "verify", "fix", "conflict"]), z.string().min(1).max(200)).optional(),
   runId: z.string().min(1),
   version: z.string().min(1),
   updatedAt: z.string().datetime(),

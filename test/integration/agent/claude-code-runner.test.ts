@@ -120,9 +120,9 @@ describe("ClaudeCodeRunner against a fake claude on PATH", function () {
   });
 
   it("error_max_turns => turn-capped", async () => {
-    const { result } = await run("turn-capped");
+    const { result } = await run("real-2.1.332-turn-capped");
     assert.equal(result.outcome, "turn-capped");
-    assert.equal(result.turns, 5);
+    assert.equal(result.turns, 3);
   });
 
   it("a hang => timed-out, and the whole process group (a grandchild too) is killed", async () => {
@@ -204,9 +204,10 @@ describe("ClaudeCodeRunner against a fake claude on PATH", function () {
     assert.ok(reasons.some((r) => r.includes('assistant block "thinking"')));
   });
 
-  it("an executable that is not there => nonzero-exit saying so", async () => {
+  it("an executable that is not there => unavailable (not-installed) saying so: the environment's fault, not the ticket's", async () => {
     const { result } = await run("success", { runner: { command: ["claude-not-installed-here"] } });
-    assert.equal(result.outcome, "nonzero-exit");
+    assert.equal(result.outcome, "unavailable");
+    assert.equal(result.unavailable, "not-installed");
     assert.match(result.detail ?? "", /not found on PATH/);
   });
 

@@ -187,7 +187,7 @@ for (const c of CASES) {
       const wt = await lane(1);
       fault({ answer: "unauthorized", times: 0 });
       const { result } = await stage(wt, "implement", 1);
-      assert.equal(result.outcome, "nonzero-exit", result.detail);
+      assert.equal(result.outcome, "unavailable", result.detail);
       assert.equal(result.unavailable, "not-signed-in", result.detail);
       assert.match(result.detail ?? "", c.badKey);
       assert.equal(await git(wt, ["log", "-1", "--format=%s"]), "initial commit");
@@ -197,7 +197,7 @@ for (const c of CASES) {
       const wt = await lane(1);
       fault({ answer: "server-error", times: 0 });
       const { result } = await stage(wt, "implement", 1);
-      assert.equal(result.outcome, "nonzero-exit", result.detail);
+      assert.equal(result.outcome, "unavailable", result.detail);
       assert.equal(result.unavailable, "provider-down", result.detail);
     });
 
@@ -218,7 +218,7 @@ for (const c of CASES) {
     it("a missing binary makes the agent unavailable", async () => {
       const wt = await lane(1);
       const { result } = await stage(wt, "implement", 1, { command: [join(home, "no-such-agent")] });
-      assert.equal(result.outcome, "nonzero-exit");
+      assert.equal(result.outcome, "unavailable");
       assert.equal(result.unavailable, "not-installed");
       assert.match(result.detail ?? "", /not found/);
     });

@@ -36,7 +36,7 @@ async function envFor(world: ChaosWorld, t: ChaosTarget, h: HostSpec, runId: str
     hostName: h.name,
     events: new RunEvents(() => undefined),
     train: new MergeTrain(),
-    flags: { stopping: false, stoppedAt: null, stoppedHolding: [], rateLimited: false, killed: false },
+    flags: { stopping: false, stoppedAt: null, stoppedHolding: [], rateLimited: false, limitResetsAt: null, unavailable: null, killed: false },
     held: new Map(),
   };
 }

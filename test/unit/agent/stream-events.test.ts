@@ -9,9 +9,11 @@ const FIXTURES = join(__dirname, "../../fixtures/claude-streams");
 
 describe("stream-events: parsing Claude Code stream-json lines", () => {
   it("reads every well-formed fixture line as a known event or an ignored one, never damage", () => {
-    const clean = ["success", "success-structured", "success-mentions-limits", "rate-limit-429", "rate-limit-rejected-event", "rate-limit-result-wording", "turn-capped", "unknown-events", "leaks-token"];
+    const recorded = readdirSync(FIXTURES).filter((f) => f.startsWith("real-") && f.endsWith(".jsonl")).map((f) => f.replace(/\.jsonl$/, ""));
+    assert.ok(recorded.length >= 10, "the streams recorded from the real claude are read too");
+    const clean = ["success", "success-structured", "success-mentions-limits", "rate-limit-429", "rate-limit-rejected-event", "rate-limit-result-wording", "unknown-events", "leaks-token", ...recorded];
     for (const name of clean) {
-      const lines = readFileSync(join(FIXTURES, `${name}.jsonl`), "utf8").trim().split("\n");
+      const lines = readFileSync(join(FIXTURES, `${name}.jsonl`), "utf8").trim().split("\n").filter((l) => l.length > 0);
       lines.forEach((line, i) => assert.notEqual(parseStreamLine(line, i + 1).kind, "damage", `${name}:${i + 1}`));
     }
   });

@@ -45,8 +45,10 @@ describe("Run: a green ticket merges", () => {
     };
     await w.run().start();
     assert.deepEqual(order, ["claim with state=claimed"]);
-    const seq = w.remote.stateWrites.filter((s) => s.ticket === n).map((s) => (s.value ? `${s.value.state}/pr=${s.value.pullRequest ?? "-"}` : "removed"));
-    assert.deepEqual(seq, ["claimed/pr=-", "implemented/pr=-", "implemented/pr=" + w.pulls()[0]!.number, "removed"]);
+    const seq = w.remote.stateWrites.filter((s) => s.ticket === n).map((s) => (s.value ? `${s.value.state}/pr=${s.value.pullRequest ?? "-"}/sessions=${Object.keys(s.value.sessions ?? {}).join("+") || "-"}` : "removed"));
+    // Each Stage's session is written as soon as the agent names it, so a kill mid-Stage can resume it;
+    // a finished Stage's session is dropped with the next write.
+    assert.deepEqual(seq, ["claimed/pr=-/sessions=-", "claimed/pr=-/sessions=implement", "implemented/pr=-/sessions=-", "implemented/pr=-/sessions=verify", "implemented/pr=" + w.pulls()[0]!.number + "/sessions=-", "removed"]);
   });
 
   it("keeps one progress comment with one row per Stage", async () => {

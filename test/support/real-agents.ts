@@ -18,3 +18,9 @@ export function codexBinary(): string {
 export function geminiBinary(): string {
   return located("TICKET_RUNNER_GEMINI", "gemini", `Gemini CLI ${GEMINI_CLI_VERSION}`);
 }
+
+export const CLAUDE_CODE_VERSION = "2.1.332";
+
+export function claudeBinary(): string {
+  return located("TICKET_RUNNER_CLAUDE", join(cacheRoot(), `claude-code-${CLAUDE_CODE_VERSION}`, "node_modules", ".bin", "claude"), `Claude Code ${CLAUDE_CODE_VERSION}`);
+}

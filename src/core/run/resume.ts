@@ -108,7 +108,10 @@ export async function setUpLane(env: RunEnv, ctx: TicketCtx): Promise<SetupResul
     // A killed Run may have left a rebase stopped (the adapter aborts it too), or a Stage's
     // uncommitted edits: those are lost (docs/workspace.md).
     if (await workspace.abortRebaseInProgress(ctx.lane)) log.info(`#${ctx.ticket}: aborted a rebase a killed Run left in progress`);
-    if (!(await workspace.isClean(ctx.lane))) await workspace.resetWorktree(ctx.lane);
+    // A code Stage whose agent session is continued keeps its uncommitted edits: the session
+    // remembers making them (ADR-0142). Otherwise they are lost, as seed 002 says.
+    const continuing = (["implement", "fix", "conflict"] as const).some((stage) => ctx.sessions[stage] !== undefined);
+    if (!continuing && !(await workspace.isClean(ctx.lane))) await workspace.resetWorktree(ctx.lane);
   } catch (error) {
     log.warn(`#${ctx.ticket}: could not tidy the resumed worktree`, { error: errorText(error) });
   }

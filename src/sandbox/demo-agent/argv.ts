@@ -1,7 +1,9 @@
 /**
  * The demo agent accepts the argv Ticket Runner gives `claude`:
  *   -p [<prompt>] --output-format stream-json --verbose --permission-mode <m> --max-turns <n>
- *   [--model <m>] [--json-schema <json>]
+ *   [--settings <json>] [--resume <session>] [--model <m>] [--json-schema <json>]
+ * `--settings` (the Stage's allowed commands) and `--resume` are accepted and not acted on: the demo
+ * agent runs only its own scripted git, and every session of it starts from the issue.
  * With no prompt after -p, the prompt is read from stdin (as claude does for long prompts).
  */
 export interface DemoArgs {
@@ -13,7 +15,7 @@ export interface DemoArgs {
   jsonSchema: unknown;
 }
 
-const WITH_VALUE = new Set(["--output-format", "--permission-mode", "--max-turns", "--model", "--json-schema", "--input-format"]);
+const WITH_VALUE = new Set(["--output-format", "--permission-mode", "--max-turns", "--model", "--json-schema", "--input-format", "--settings", "--resume"]);
 const FLAGS = new Set(["-p", "--print", "--verbose"]);
 
 export class ArgvError extends Error {}

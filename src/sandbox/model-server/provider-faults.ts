@@ -21,6 +21,10 @@ export const providerFaultSchema = z
     answer: z.enum(PROVIDER_FAULT_ANSWERS),
     /** rate-limit / quota: when it resets, from now. */
     resetInSeconds: z.number().int().positive().max(30 * 24 * 3600).default(3600),
+    /** Anthropic rate-limit: which subscription limit (`anthropic-ratelimit-unified-representative-claim`). */
+    limit: z.enum(["five_hour", "seven_day", "seven_day_opus", "seven_day_sonnet"]).default("five_hour"),
+    /** Anthropic rate-limit: send the subscription's `anthropic-ratelimit-unified-*` headers (false: an API key's limit, which Claude Code retries). */
+    unified: z.boolean().default(true),
   })
   .strict();
 

@@ -21,9 +21,9 @@ export interface StagePrompt {
 }
 
 const STAGE_OPENINGS: [RegExp, DemoStage][] = [
-  [/^You are working on GitHub issue #(\d+)/, "implement"],
-  [/^You are verifying the work on GitHub issue #(\d+)/, "verify"],
-  [/^You are fixing the work on GitHub issue #(\d+)/, "fix"],
+  [/^You are working on GitHub issue #(\d+)/m, "implement"],
+  [/^You are verifying the work on GitHub issue #(\d+)/m, "verify"],
+  [/^You are fixing the work on GitHub issue #(\d+)/m, "fix"],
   [/^A rebase of branch .*\(GitHub issue #(\d+)\)/m, "conflict"],
 ];
 

@@ -20,8 +20,6 @@ export const OUTCOME_FAULT: Record<StageOutcome, FaultOf> = {
   "invalid-result": "ticket",
 };
 
-export const UNAVAILABLE_REASONS: readonly UnavailableReason[] = ["not-signed-in", "not-installed", "refused-to-start", "provider-down"];
-
 /** What it is, in a person's words. */
 export const UNAVAILABLE_WHAT: Record<UnavailableReason, string> = {
   "not-signed-in": "the agent is not signed in on this Host",
@@ -47,6 +45,7 @@ export interface Unavailable {
 
 /** The closing advice of a Run the agent's unavailability stopped. */
 export function unavailableLine(u: Unavailable): string {
-  const said = u.detail ? ` (${u.detail.replace(/\s+/g, " ").slice(0, 200)})` : "";
+  const detail = u.detail.replace(/\s+/g, " ").trim().slice(0, 200).replace(/[.\s]+$/, "");
+  const said = detail ? ` (${detail})` : "";
   return `Stopped: ${UNAVAILABLE_WHAT[u.reason]}${said}. Nothing was handed off; the tickets it held were released with their work kept. ${UNAVAILABLE_ADVICE[u.reason]}, then run \`ticket-runner run\` again.`;
 }

@@ -2,7 +2,7 @@
  * What one Run shares across its Lanes (RunEnv) and what one Lane knows about its Ticket (TicketCtx).
  * Everything a Stage needs is passed in here; nothing is global.
  */
-import type { AgentRunner } from "../../ports/agent-runner";
+import type { AgentRunner, UnavailableReason } from "../../ports/agent-runner";
 import type { Unavailable } from "./agent-faults";
 import type { Clock } from "../../ports/clock";
 import type { Host } from "../../ports/host";
@@ -116,6 +116,8 @@ export interface StepFailure {
   stage: string;
   line: string;
   evidence: string;
+  /** With kind "unavailable": why, as the agent runner said it. */
+  unavailable?: { reason: UnavailableReason; detail: string };
 }
 
 export const OK: Step = { ok: true };

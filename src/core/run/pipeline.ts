@@ -8,7 +8,6 @@ import { fix, implement, verify } from "./code-stages";
 import type { RunEnv, Step, StepFailure, TicketCtx } from "./context";
 import { errorText } from "./context";
 import { afterMerge, handOff, release } from "./endings";
-import { UNAVAILABLE_REASONS } from "./agent-faults";
 import { resetTime } from "./naming";
 import { land } from "./landing";
 import { setUpLane } from "./resume";
@@ -30,8 +29,8 @@ async function conclude(env: RunEnv, ctx: TicketCtx, failure: StepFailure): Prom
   }
   if (failure.kind === "unavailable") {
     // Not this ticket's fault: released with its work kept, and the Run takes nothing more (ADR-0141).
-    const reason = UNAVAILABLE_REASONS.find((r) => r === failure.evidence) ?? "provider-down";
-    env.flags.unavailable ??= { reason, stage: failure.stage, ticket: ctx.ticket, detail: failure.line };
+    const why = failure.unavailable ?? { reason: "provider-down" as const, detail: failure.line };
+    env.flags.unavailable ??= { reason: why.reason, stage: failure.stage, ticket: ctx.ticket, detail: why.detail };
     await release(env, ctx, failure.stage, "the agent is unavailable");
     return { kind: "released", stage: failure.stage, line: `at ${failure.stage}: ${failure.line}` };
   }

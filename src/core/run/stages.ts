@@ -78,7 +78,10 @@ export function refusedText(result: StageResult): string {
 export function notTheTicketsFault(stage: string, run: StageRun<unknown>): Step | null {
   const fault = OUTCOME_FAULT[run.result.outcome];
   if (fault === "limit") return fail("rate-limited", stage, run.problem ?? "");
-  if (fault === "environment") return fail("unavailable", stage, run.problem ?? "", run.result.unavailable ?? "provider-down");
+  if (fault === "environment") {
+    const unavailable = { reason: run.result.unavailable ?? "provider-down", detail: run.result.detail ?? "" };
+    return { ok: false, failure: { kind: "unavailable", stage, line: run.problem ?? "", evidence: "", unavailable } };
+  }
   return null;
 }
 

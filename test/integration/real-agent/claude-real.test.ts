@@ -95,7 +95,7 @@ describe("the real Claude Code through whole tickets on the sandbox", function (
     const run = await cw.world.cliDone(["run"], { host: cw.host, timeoutMs: RUN_MS });
     const text = `${run.out.join("\n")}\n${run.err.join("\n")}`;
     assert.equal(run.code, 1, text);
-    assert.doesNotMatch(run.out.join("\n"), /handed off/, text);
+    assert.doesNotMatch(run.out.join("\n"), /^\s+#\d+\s+handed off/m, text);
     assert.match(run.out.at(-1) ?? "", /^Stopped: the model provider is down or unreachable \(.*529.*\)\. Nothing was handed off; .* then run `ticket-runner run` again\.$/, text);
     for (const n of tickets) {
       assert.deepEqual((await cw.world.issue(n)).labelNames, ["ready-for-agent"], `#${n} back on the Frontier`);

@@ -109,7 +109,7 @@ export async function setUpLane(env: RunEnv, ctx: TicketCtx): Promise<SetupResul
     // uncommitted edits: those are lost (docs/workspace.md).
     if (await workspace.abortRebaseInProgress(ctx.lane)) log.info(`#${ctx.ticket}: aborted a rebase a killed Run left in progress`);
     // A code Stage whose agent session is continued keeps its uncommitted edits: the session
-    // remembers making them (ADR-0142). Otherwise they are lost, as seed 002 says.
+    // remembers making them (ADR-0142). Otherwise they are lost (docs/workspace.md).
     const continuing = (["implement", "fix", "conflict"] as const).some((stage) => ctx.sessions[stage] !== undefined);
     if (!continuing && !(await workspace.isClean(ctx.lane))) await workspace.resetWorktree(ctx.lane);
   } catch (error) {

@@ -66,7 +66,8 @@ export function describeProblem(stage: string, result: StageResult, env: RunEnv)
 export function refusedText(result: StageResult): string {
   const denied = result.permissionDenials ?? [];
   if (denied.length === 0) return "";
-  const shown = denied.slice(0, 5).map((d) => `\`${d.replace(/`/g, "'")}\``).join(", ");
+  // Quoted, not code-spanned: the hand-off comment neutralises markup in what an agent wrote.
+  const shown = denied.slice(0, 5).map((d) => JSON.stringify(d)).join(", ");
   const more = denied.length > 5 ? ` and ${denied.length - 5} more` : "";
   return `; the agent was refused ${shown}${more} (allow what the Stage needs: agent.permissionMode and the Checks in ticket-runner.json, docs/agents.md)`;
 }

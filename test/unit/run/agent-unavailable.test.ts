@@ -52,7 +52,7 @@ describe("Run: the agent unavailable (ADR-0141)", () => {
     w.agent.on(n, "implement", () => ({ structured: { title: "t", summary: "s" }, permissionDenials: ["Bash: git commit -m 'Add it'"] }));
     await w.run().start();
     const handoff = w.comments(n).find((c) => c.body.startsWith(HANDOFF_MARKER))!;
-    assert.match(handoff.body, /left no commits on the branch; the agent was refused `Bash: git commit -m 'Add it'`/);
+    assert.match(handoff.body, /left no commits on the branch; the agent was refused "Bash: git commit -m 'Add it'"/);
   });
 
   it("a rate limit's reset time is in the release line and the closing line", async () => {

@@ -7,7 +7,7 @@
 import { strict as assert } from "node:assert";
 import { ClaudeCodeRunner } from "../../../src/adapters/agent/claude-code-runner";
 import type { AgentEvent, StageRequest, StageResult } from "../../../src/ports/agent-runner";
-import { formatAgentEvent } from "../../../src/adapters/agent/transcript-format";
+import { TranscriptFormatter } from "../../../src/adapters/agent/transcript-format";
 import { fakeClaudeSandbox } from "./helpers";
 import type { FakeClaudeSandbox } from "./helpers";
 
@@ -56,7 +56,7 @@ describe("ClaudeCodeRunner on streams recorded from the real claude 2.1.332", fu
       assert.equal(result.rateLimitSign, "api-error-429");
       assert.equal(result.limitName, name);
       assert.equal(result.limitResetsAt, resets);
-      const shown = events.filter((e) => e.kind === "rate-limit").flatMap((e) => formatAgentEvent(e));
+      const shown = events.filter((e) => e.kind === "rate-limit").flatMap((e) => new TranscriptFormatter().format(e));
       assert.deepEqual(shown, ["⏸ rate limit reached (rejected)"]);
     });
   }

@@ -3,9 +3,9 @@
  * `.ci/run` runs it). A missing binary fails the suite with the command that installs it.
  */
 import { existsSync } from "node:fs";
-import { CODEX_VERSION, GEMINI_CLI_VERSION, installedAgentPath } from "../../src/sandbox/model-server/agent-wiring";
+import { CLAUDE_CODE_VERSION, CODEX_VERSION, GEMINI_CLI_VERSION, installedAgentPath } from "../../src/sandbox/model-server/agent-wiring";
 
-function located(envVar: string, kind: "codex" | "gemini", what: string): string {
+function located(envVar: string, kind: "codex" | "gemini" | "claude", what: string): string {
   const chosen = process.env[envVar] ?? installedAgentPath(kind, process.env);
   if (!existsSync(chosen)) throw new Error(`${what} is not installed at ${chosen}: run \`bash scripts/install-agents.sh ${kind}\` (or set ${envVar})`);
   return chosen;
@@ -19,8 +19,7 @@ export function geminiBinary(): string {
   return located("TICKET_RUNNER_GEMINI", "gemini", `Gemini CLI ${GEMINI_CLI_VERSION}`);
 }
 
-export const CLAUDE_CODE_VERSION = "2.1.332";
 
 export function claudeBinary(): string {
-  return located("TICKET_RUNNER_CLAUDE", join(cacheRoot(), `claude-code-${CLAUDE_CODE_VERSION}`, "node_modules", ".bin", "claude"), `Claude Code ${CLAUDE_CODE_VERSION}`);
+  return located("TICKET_RUNNER_CLAUDE", "claude", `Claude Code ${CLAUDE_CODE_VERSION}`);
 }

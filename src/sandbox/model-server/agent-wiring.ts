@@ -45,8 +45,12 @@ export const CODEX_VERSION = "0.171.0";
 export const GEMINI_CLI_VERSION = "0.61.0";
 
 /** Where scripts/install-agents.sh puts the pinned CLI (`TICKET_RUNNER_CACHE`, default ~/.cache/ticket-runner). */
-export function installedAgentPath(kind: "codex" | "gemini", env: NodeJS.ProcessEnv): string {
+/** The Claude Code version scripts/install-agents.sh pins (test/fixtures/claude-streams/real-*). */
+export const CLAUDE_CODE_VERSION = "2.1.332";
+
+export function installedAgentPath(kind: "codex" | "gemini" | "claude", env: NodeJS.ProcessEnv): string {
   const root = env.TICKET_RUNNER_CACHE ?? join(env.HOME ?? homedir(), ".cache", "ticket-runner");
+  if (kind === "claude") return join(root, `claude-code-${CLAUDE_CODE_VERSION}`, "node_modules", ".bin", "claude");
   return kind === "codex" ? join(root, `codex-${CODEX_VERSION}`, "node_modules", ".bin", "codex") : join(root, `gemini-cli-${GEMINI_CLI_VERSION}`, "node_modules", ".bin", "gemini");
 }
 

@@ -9,7 +9,7 @@ import { strict as assert } from "node:assert";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { HANDOFF_MARKER } from "../../../src/core/run/handoff-comment";
-import { CLAUDE_CODE_VERSION } from "../../support/real-agents";
+import { CLAUDE_CODE_VERSION } from "../../../src/sandbox/model-server/agent-wiring";
 import { waitFor } from "../../support/wait-for";
 import { claudeWorld, processesUnder, stageRequests } from "./claude-world";
 import type { ClaudeWorld } from "./claude-world";

@@ -14,6 +14,8 @@ import { Refusal } from "../../core/errors";
 import type { CliCommand } from "../command";
 import { checkoutTop } from "../checkout";
 import { cliLog } from "../claim-wiring";
+import { inActions } from "../actions-output";
+import { reportToActions } from "../actions-report";
 import { RunDisplay } from "../run-display";
 import { parseArgs, requireToken, resolveTarget } from "../target-options";
 
@@ -66,7 +68,9 @@ export const runCommand: CliCommand = {
     const loaded = loadConfig(target.checkout);
     const config: Config = agentKind ? { ...loaded, agent: { ...loaded.agent, kind: agentKind } } : loaded;
     const token = requireToken(target);
-    const tty = io.env.TICKET_RUNNER_TTY ? io.env.TICKET_RUNNER_TTY === "1" : Boolean(process.stdout.isTTY);
+    const actions = inActions(io.env);
+    // In Actions the log is a file: no redraws, whatever TICKET_RUNNER_TTY says.
+    const tty = !actions && (io.env.TICKET_RUNNER_TTY ? io.env.TICKET_RUNNER_TTY === "1" : Boolean(process.stdout.isTTY));
     const display = new RunDisplay({ line: io.out, raw: (text) => process.stdout.write(text) }, tty, process.stdout.columns || 100);
     const log = cliLog({ ...io, err: (line) => display.above(() => io.err(line)) });
     const { run } = composeRun(
@@ -89,6 +93,7 @@ export const runCommand: CliCommand = {
     try {
       const summary = await run.start();
       for (const line of summary.lines) io.out(line);
+      if (actions) reportToActions(summary, io.env, target.repo, io.out, log);
       return summary.exitCode;
     } finally {
       process.off("SIGTERM", onTerm);

@@ -76,6 +76,14 @@ export interface IssueWrite {
   editComments?: { id: GithubId; body: string }[];
 }
 
+/** Who changed an issue's body, and when its ready label was last applied (GitHub's `userContentEdits` and `labeled` events). */
+export interface BodyHistory {
+  /** When the label was last applied (its latest `labeled` event), or null when none is recorded. */
+  labeledAt: string | null;
+  /** Each edit of the body with its editor (null: a deleted account), in any order. */
+  edits: { editor: string | null; editedAt: string }[];
+}
+
 /** An issue with every comment on it, oldest first, and what the same request could tell besides. */
 export interface IssueThread {
   issue: TrackerIssue;
@@ -99,6 +107,8 @@ export interface Tracker {
   readIssueThread(number: number): Promise<IssueThread | null>;
   /** Actors who applied `label` to the issue, from its `labeled` events, oldest first. */
   labelActors(number: number, label: string): Promise<string[]>;
+  /** Who edited the body, and when `label` was last applied. */
+  bodyHistory(number: number, label: string): Promise<BodyHistory>;
   /** Open issues that block `number` (GitHub issue dependencies). */
   openBlockers(number: number): Promise<number[]>;
 

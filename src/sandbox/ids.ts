@@ -3,9 +3,9 @@
  * opaque base64url blob. Clients must treat them as opaque; we decode them to find the record.
  */
 
-export type NodeKind = "U" | "R" | "I" | "PR" | "IC" | "LA" | "CR" | "LE";
+export type NodeKind = "U" | "R" | "I" | "PR" | "IC" | "LA" | "CR" | "LE" | "UCE";
 
-const kinds = new Set<string>(["U", "R", "I", "PR", "IC", "LA", "CR", "LE"]);
+const kinds = new Set<string>(["U", "R", "I", "PR", "IC", "LA", "CR", "LE", "UCE"]);
 
 export function nodeId(kind: NodeKind, dbId: number): string {
   return `${kind}_${Buffer.from(`sbx:${kind}:${dbId}`).toString("base64url")}`;

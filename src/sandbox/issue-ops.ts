@@ -135,6 +135,18 @@ export function checkCanEditComment(repo: RepoRec, comment: CommentRec, login: s
   throw new HttpError(403, "Resource not accessible by personal access token");
 }
 
+/**
+ * Sets an issue's body and keeps the edit as GitHub does: the first edit also records the original
+ * (by its author, at its creation), so `userContentEdits` says who wrote each version.
+ */
+export function editIssueBody(app: App, issue: IssueRec, body: string | null, actor: string): void {
+  if ((body ?? "") === (issue.body ?? "")) return;
+  const edits = (issue.edits ??= []);
+  if (edits.length === 0) edits.push({ id: app.store.nextId(), editor: issue.user, editedAt: issue.createdAt, diff: issue.body ?? "" });
+  edits.push({ id: app.store.nextId(), editor: actor, editedAt: isoNow(), diff: body ?? "" });
+  issue.body = body;
+}
+
 export function updateComment(comment: CommentRec, body: string): void {
   checkBodyLength(body, "IssueComment");
   comment.body = body;

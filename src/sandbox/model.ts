@@ -74,6 +74,16 @@ export interface IssueRec {
   /** Database ids of issues that block this one (GitHub issue dependencies). */
   blockedBy: number[];
   pr?: PullRec;
+  /** Each version of the body with its editor, oldest first, as GitHub's `userContentEdits` (absent until the first edit). */
+  edits?: ContentEditRec[];
+}
+
+export interface ContentEditRec {
+  id: number;
+  editor: string;
+  editedAt: string;
+  /** The whole body as of this edit (GitHub's `diff` field carries the text of that version). */
+  diff: string;
 }
 
 export interface CheckRunRec {

@@ -12,6 +12,7 @@
  * test hold a call at a barrier; `failNext(method, error)` makes the next such call throw.
  */
 import type {
+  BodyHistory,
   CiReport,
   IssueThread,
   IssueWrite,
@@ -304,6 +305,12 @@ export class FakeTracker implements Tracker {
   async labelActors(number: number, label: string): Promise<string[]> {
     await this.enter("labelActors");
     return this.gh.view(this.user).events.filter((e) => e.issue === number && e.label === label && e.kind === "labeled").map((e) => e.actor);
+  }
+
+  /** The fake keeps no body edits: its bodies are never edited after labelling (the sandbox tests that rule). */
+  async bodyHistory(_number: number, _label: string): Promise<BodyHistory> {
+    await this.enter("bodyHistory");
+    return { labeledAt: null, edits: [] };
   }
 
   async openBlockers(number: number): Promise<number[]> {

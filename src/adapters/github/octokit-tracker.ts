@@ -3,14 +3,14 @@
  * Construct with `new OctokitTracker(createOctokit({...}), { owner, repo })`.
  * Every response is checked with zod (./schemas.ts) before it reaches the core.
  */
-import type { CiReport, IssueThread, IssueWrite, Permission, PullRequestInfo, RepoRef, Tracker, TrackerComment, TrackerIssue } from "../../ports/tracker";
+import type { BodyHistory, CiReport, IssueThread, IssueWrite, Permission, PullRequestInfo, RepoRef, Tracker, TrackerComment, TrackerIssue } from "../../ports/tracker";
 import type { GitHubClient } from "./client";
 import { withOptionalFeature } from "./capabilities";
 import { NodeIds, readIssueThread } from "./issue-thread";
 import { writeIssue } from "./issue-write";
 import { Pulls } from "./pulls";
 import { withSafeRetry } from "./safe-writes";
-import { check, gqlBlockers, restComment, restPathId, restEvent, restIssue, restPermission, restRepo, restUser } from "./schemas";
+import { check, gqlBlockers, gqlBodyHistory, restComment, restPathId, restEvent, restIssue, restPermission, restRepo, restUser } from "./schemas";
 import type { GithubId } from "../../core/schemas/github-id";
 
 function status(error: unknown): number | undefined {
@@ -37,6 +37,8 @@ export function toRestComment(raw: unknown): TrackerComment {
 }
 
 export const BLOCKERS_QUERY = `query Blockers($owner: String!, $name: String!, $number: Int!) { repository(owner: $owner, name: $name) { issue(number: $number) { blockedBy(first: 50) { nodes { number state } } } } }`;
+
+export const BODY_HISTORY_QUERY = `query BodyHistory($owner: String!, $name: String!, $number: Int!) { repository(owner: $owner, name: $name) { issue(number: $number) { userContentEdits(first: 100) { nodes { editedAt editor { login } } } timelineItems(last: 100, itemTypes: [LABELED_EVENT]) { nodes { ... on LabeledEvent { createdAt label { name } } } } } } }`;
 
 export class OctokitTracker implements Tracker {
   private readonly ids = new NodeIds();
@@ -119,6 +121,16 @@ export class OctokitTracker implements Tracker {
       .map((r) => check(restEvent, r, `events of #${number}`))
       .filter((e) => e.event === "labeled" && e.label?.name === label && e.actor)
       .map((e) => e.actor!.login);
+  }
+
+  async bodyHistory(number: number, label: string): Promise<BodyHistory> {
+    const data = check(gqlBodyHistory, await this.octokit.graphql(BODY_HISTORY_QUERY, { owner: this.repo.owner, name: this.repo.repo, number }), `body edits of #${number}`);
+    const issue = data.repository?.issue;
+    const labeled = (issue?.timelineItems.nodes ?? []).flatMap((n) => (n?.label?.name === label && n.createdAt ? [n.createdAt] : []));
+    return {
+      labeledAt: labeled.sort().pop() ?? null,
+      edits: (issue?.userContentEdits?.nodes ?? []).flatMap((n) => (n ? [{ editor: n.editor?.login ?? null, editedAt: n.editedAt }] : [])),
+    };
   }
 
   /** On a server without issue dependencies (an older GitHub Enterprise Server) nothing blocks: ./capabilities.ts. */

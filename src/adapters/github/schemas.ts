@@ -136,6 +136,19 @@ export const gqlBlockers = z.object({
   repository: z.object({ issue: z.object({ blockedBy: z.object({ nodes: z.array(z.object({ number: z.number().int(), state: z.string() }).nullable()) }) }).nullable() }).nullable(),
 });
 
+export const gqlBodyHistory = z.object({
+  repository: z
+    .object({
+      issue: z
+        .object({
+          userContentEdits: z.object({ nodes: z.array(z.object({ editedAt: z.string(), editor: z.object({ login: z.string() }).nullable() }).nullable()) }).nullable(),
+          timelineItems: z.object({ nodes: z.array(z.object({ createdAt: z.string().optional(), label: z.object({ name: z.string() }).optional() }).nullable()) }),
+        })
+        .nullable(),
+    })
+    .nullable(),
+});
+
 /** Parses `value` with `schema`, or fails naming what was being read. */
 export function check<T>(schema: z.ZodType<T, z.ZodTypeDef, unknown>, value: unknown, what: string): T {
   const r = schema.safeParse(value);

@@ -79,7 +79,14 @@ async function checkReady(ctx: ClaimContext, reading: TicketReading, ticket: num
   if (!reading.issue.labels.includes(ready)) {
     throw new Refusal("not-ready", `${ctx.repoName}#${ticket} is not labelled ${ready}, so a Run does not take it. A person can: ticket-runner start ${ticket}`);
   }
-  const { trusted, actor } = await ctx.trust.readyLabelTrusted(ctx.o.tracker, ticket, ready, reading.labelActors);
+  const { trusted, actor, editedBy } = await ctx.trust.readyLabelTrusted(ctx.o.tracker, ticket, ready, reading.labelActors);
+  if (editedBy) {
+    throw new Refusal(
+      "untrusted",
+      `${ctx.repoName}#${ticket}'s body was edited by ${editedBy}, who has no write access, after ${actor} applied ${ready}: no writer approved this text. A writer who has read it applies ${ready} again (${reading.issue.url}), or a person starts it: \`ticket-runner start ${ticket}\`.`,
+      { link: reading.issue.url, next: `ticket-runner start ${ticket}` },
+    );
+  }
   if (!trusted) {
     throw new Refusal(
       "untrusted",

@@ -5,6 +5,7 @@
  */
 import type { Log } from "../../ports/log";
 import type { Permission, Tracker } from "../../ports/tracker";
+import { editedAfterLabel } from "./body-edits";
 
 const WRITERS = new Set<Permission>(["admin", "maintain", "write"]);
 
@@ -51,11 +52,11 @@ export class TrustCache {
    * this is rare) is not trusted either.
    */
   async readyLabelTrusted(
-    tracker: Pick<Tracker, "labelActors">,
+    tracker: Pick<Tracker, "labelActors" | "bodyHistory">,
     issue: number,
     label: string,
     known?: Record<string, string[]>,
-  ): Promise<{ trusted: boolean; actor: string | null }> {
+  ): Promise<{ trusted: boolean; actor: string | null; editedBy?: string }> {
     const actors = known?.[label] ?? (await tracker.labelActors(issue, label));
     const actor = actors[actors.length - 1] ?? null;
     if (!actor) {
@@ -63,7 +64,16 @@ export class TrustCache {
       return { trusted: false, actor };
     }
     const trusted = await this.trusted(actor);
-    if (!trusted) this.log.warn("ready label applied by a user without write access; ignoring it", { issue, label, actor });
+    if (!trusted) {
+      this.log.warn("ready label applied by a user without write access; ignoring it", { issue, label, actor });
+      return { trusted, actor };
+    }
+    // The label approves the body the writer read: a later edit by a non-writer is not approved (ADR 0163).
+    const editedBy = await editedAfterLabel(tracker, (user) => this.permission(user), issue, label);
+    if (editedBy) {
+      this.log.warn("body edited by a user without write access after the ready label; ignoring the label", { issue, label, actor, editedBy });
+      return { trusted: false, actor, editedBy };
+    }
     return { trusted, actor };
   }
 }

@@ -172,6 +172,19 @@ export function issueNode(ctx: GqlCtx, repo: RepoRec, issue: IssueRec): Record<s
       items.sort((a, b) => a.id - b.id);
       return connection("timelineItems", items, args, (i) => i.make());
     },
+    // Newest first, as GitHub lists them.
+    userContentEdits: (args: ConnectionArgs) =>
+      connection("userContentEdits", [...(issue.edits ?? [])].reverse(), args, (e) => ({
+        __typename: "UserContentEdit",
+        id: nodeId("UCE", e.id),
+        createdAt: e.editedAt,
+        updatedAt: e.editedAt,
+        editedAt: e.editedAt,
+        editor: () => userNode(ctx, e.editor),
+        diff: e.diff,
+        deletedAt: null,
+        deletedBy: null,
+      })),
     blockedBy: (args: ConnectionArgs) => {
       const blockers = issue.blockedBy.map((id) => findIssueById(ctx.state, id)).filter((f): f is { repo: RepoRec; issue: IssueRec } => !!f);
       return connection("blockedBy", blockers, args, (f) => issueNode(ctx, f.repo, f.issue));

@@ -5,7 +5,7 @@
  */
 import { canRead } from "../auth";
 import { cursorFor, parseNodeId } from "../ids";
-import { addAssignees, addEvent, addLabels, checkCanEditComment, createComment, removeAssignees, setState, updateComment } from "../issue-ops";
+import { addAssignees, addEvent, addLabels, checkCanEditComment, createComment, editIssueBody, removeAssignees, setState, updateComment } from "../issue-ops";
 import { isoNow, type RepoRec } from "../model";
 import { commentNode, findRepoForGql, gqlError, issueNode, labelNode, repoNode, userNode } from "./models";
 import type { GqlCtx } from "./models";
@@ -165,7 +165,7 @@ export function rootValue(): Record<string, unknown> {
         addEvent(ctx.app, issue, ctx.viewer.login, "renamed", { rename: { from: issue.title, to: input.title } });
         issue.title = input.title;
       }
-      if (input.body !== undefined && input.body !== null) issue.body = input.body;
+      if (input.body !== undefined && input.body !== null) editIssueBody(ctx.app, issue, input.body, ctx.viewer.login);
       if (input.state) setState(ctx.app, issue, input.state === "OPEN" ? "open" : "closed", ctx.viewer.login);
       return { clientMutationId: input.clientMutationId ?? null, issue: issueNode(ctx, repo, issue) };
     },

@@ -63,6 +63,10 @@ union IssueTimelineItems = LabeledEvent | UnlabeledEvent | AssignedEvent | Unass
 type IssueTimelineItemsEdge { cursor: String! node: IssueTimelineItems }
 type IssueTimelineItemsConnection { nodes: [IssueTimelineItems] edges: [IssueTimelineItemsEdge] totalCount: Int! pageInfo: PageInfo! }
 
+type UserContentEdit implements Node { id: ID! createdAt: DateTime! updatedAt: DateTime! editedAt: DateTime! editor: Actor diff: String deletedAt: DateTime deletedBy: Actor }
+type UserContentEditEdge { cursor: String! node: UserContentEdit }
+type UserContentEditConnection { nodes: [UserContentEdit] edges: [UserContentEditEdge] totalCount: Int! pageInfo: PageInfo! }
+
 type Issue implements Node & Labelable & Assignable {
   id: ID! databaseId: Int fullDatabaseId: BigInt number: Int! title: String! body: String! state: IssueState! stateReason: IssueStateReason
   url: URI! createdAt: DateTime! updatedAt: DateTime! closedAt: DateTime closed: Boolean!
@@ -72,6 +76,7 @@ type Issue implements Node & Labelable & Assignable {
   comments(first: Int, after: String, last: Int, before: String): IssueCommentConnection!
   timelineItems(first: Int, after: String, last: Int, before: String, itemTypes: [IssueTimelineItemsItemType!], since: DateTime): IssueTimelineItemsConnection!
   blockedBy(first: Int, after: String, last: Int, before: String): IssueConnection!
+  userContentEdits(first: Int, after: String, last: Int, before: String): UserContentEditConnection
   viewerCanUpdate: Boolean!
 }
 type IssueEdge { cursor: String! node: Issue }

@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { hasRole, requireRepo, requireUser } from "../auth";
 import { checkBodyLength, HttpError, ok, parseBody, validationFailed } from "../http";
-import { addAssignees, addEvent, addLabels, getIssue, openIssue, setAssignees, setLabels, setState } from "../issue-ops";
+import { addAssignees, addEvent, addLabels, editIssueBody, getIssue, openIssue, setAssignees, setLabels, setState } from "../issue-ops";
 import { isoNow } from "../model";
 import type { IssueRec, RepoRec } from "../model";
 import { paginate } from "../paginate";
@@ -124,7 +124,7 @@ export function registerIssueRoutes(router: Router): void {
       addEvent(ctx.app, issue, actor, "renamed", { rename: { from: issue.title, to: String(body.title) } });
       issue.title = String(body.title);
     }
-    if (body.body !== undefined) issue.body = body.body;
+    if (body.body !== undefined) editIssueBody(ctx.app, issue, body.body, actor);
     if (body.state) setState(ctx.app, issue, body.state, actor, body.state_reason);
     if (writer && body.labels) setLabels(ctx.app, repo, issue, labelNames(body.labels), actor);
     if (writer && body.assignees) setAssignees(ctx.app, repo, issue, body.assignees, actor);

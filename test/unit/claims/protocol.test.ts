@@ -32,9 +32,9 @@ describe("claims: protocol (fake GitHub, real run roots)", () => {
     assert.equal(leases[0]!.p.kind, "lease");
     const run = JSON.parse(readFileSync(join(root.dirFor(w.gh.repo, n), "run.json"), "utf8"));
     assert.equal(run.commentId, won.claim.commentId);
-    // read (issue + comments + viewer + label events in one), write, read back.
+    // read (issue + comments + viewer + label events in one), who edited the body (ADR 0163), write, read back.
     const calls = w.gh.requests.slice(before).map((r) => r.method);
-    assert.deepEqual(calls, ["readIssueThread", "writeIssue", "readIssueThread"]);
+    assert.deepEqual(calls, ["readIssueThread", "bodyHistory", "writeIssue", "readIssueThread"]);
     assert.equal(w.clock.advancedMs, 1500 + 1000 + 1500, "read back at claimedAt + lateMs (the settle) + 1 s (GitHub's whole seconds) + the settle");
   });
 

@@ -1,0 +1,24 @@
+/**
+ * An issue's body as a writer saw it (ADR 0163). A writer's `ready-for-agent` label approves the
+ * body they read; anyone who may edit the issue (its author, often an outsider) can change it
+ * afterwards. A body edited by a non-writer after the label was last applied is not what a writer
+ * approved, so the label does not count until a writer applies it again.
+ */
+import type { Permission, Tracker } from "../../ports/tracker";
+
+const WRITERS = new Set<Permission>(["admin", "maintain", "write"]);
+
+/** The first non-writer who edited the body after `label` was last applied, or null. */
+export async function editedAfterLabel(tracker: Pick<Tracker, "bodyHistory">, permissionOf: (user: string) => Promise<Permission>, issue: number, label: string): Promise<string | null> {
+  const history = await tracker.bodyHistory(issue, label);
+  const since = history.labeledAt ? Date.parse(history.labeledAt) : Number.NEGATIVE_INFINITY;
+  // The oldest entry is the original text (GitHub records it once the body is first edited). An
+  // edit in the same second as the label may have come after it: it is not approved either.
+  const edits = [...history.edits].sort((a, b) => Date.parse(a.editedAt) - Date.parse(b.editedAt)).slice(1);
+  const later = edits.filter((e) => Date.parse(e.editedAt) >= since);
+  for (const e of later) {
+    if (!e.editor) return "a deleted account";
+    if (!WRITERS.has(await permissionOf(e.editor))) return e.editor;
+  }
+  return null;
+}

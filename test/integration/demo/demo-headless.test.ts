@@ -183,8 +183,8 @@ describe("demo --headless (integration)", function () {
     assert.equal(count(rows, "released"), 1, text);
     assert.equal(rows.get(3), "handed off");
     assert.equal(rows.get(6), "released");
-    // The demo's summary ends with the rate limit, the board is printed before and after.
-    assert.ok(demo.out.includes("Rate limited."), text);
+    // The demo's summary ends with the rate limit and the time it resets; the board is printed before and after.
+    assert.ok(demo.out.some((l) => /^Rate limited: the limit resets \d{4}-\d\d-\d\d \d\d:\d\d UTC; run `ticket-runner run` again then\.$/.test(l)), text);
     const before = demo.out.findIndex((l) => l.startsWith("── The board before the Run"));
     const after = demo.out.findIndex((l) => l.startsWith("── The board after the Run"));
     assert.ok(before >= 0 && after > before, text);

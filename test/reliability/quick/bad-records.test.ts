@@ -117,7 +117,7 @@ describe("reliability: State files and lock files that this version cannot read"
       assert.ok(err instanceof Refusal, `${bad.name}: the take was not refused`);
       assert.equal(err.reason, "bad-input");
       assert.equal(err.details.path, `${LOCK}:lock.json`);
-      assert.equal(err.details.next, "ticket-runner unlock");
+      assert.equal(err.details.next, "ticket-runner unlock --yes");
       assert.equal(await git(fx.remote, ["rev-parse", LOCK]), tip, `${bad.name}: the lock branch moved`);
       assert.match((await ws.unlock("reliability test")).previous, /^unreadable/, bad.name);
       assert.ok((await ws.acquireLock(holder)).ok, `${bad.name}: not takeable after unlock`);

@@ -15,8 +15,8 @@
  */
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { composeRun } from "../src/adapters/compose-run";
-import { loadConfig } from "../src/core/config-load";
+import { composeRun } from "../src/app/compose-run";
+import { loadConfig } from "../src/app/config-load";
 import type { Log } from "../src/ports/log";
 import { makeTempDir } from "../test/support/git-fixtures";
 import { RUN_USER, openTickets, seedRunTarget, simpleTicket } from "../test/support/run-seed";

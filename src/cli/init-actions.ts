@@ -5,7 +5,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { ZodError } from "zod";
-import { loadConfig } from "../core/config-load";
+import { loadConfig } from "../app/config-load";
 import { Refusal } from "../core/errors";
 import { PRODUCT_VERSION } from "../core/version";
 import { actionsWorkflow, WORKFLOW_PATH } from "./actions-workflow";

@@ -20,7 +20,7 @@ import type { TicketReading } from "../../src/core/claims/claim-context";
 import { nothingToResume } from "../../src/core/claims/ended-claim";
 import { parseTicketInput } from "../../src/core/claims/marker";
 import { standings, type LeaseRecord } from "../../src/core/claims/lease-standing";
-import { parseConfig } from "../../src/core/config-load";
+import { parseConfig } from "../../src/app/config-load";
 import { Refusal } from "../../src/core/errors";
 import { lockRefusal } from "../../src/core/run/lock-refusal";
 import type { RunJson } from "../../src/core/schemas/run-json";

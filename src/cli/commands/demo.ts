@@ -7,7 +7,7 @@
  */
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { defaultDistDir } from "../../adapters/compose-run";
+import { defaultDistDir } from "../../app/compose-run";
 import { NodeHost } from "../../adapters/node-host";
 import { Refusal } from "../../core/errors";
 import { ensureCodeServer, freePort, portIsFree, startDemoCodeServer } from "../../demo/code-server";

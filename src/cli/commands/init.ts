@@ -3,14 +3,14 @@ import { createOctokit } from "../../adapters/github/client";
 import { OctokitTracker } from "../../adapters/github/octokit-tracker";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { CONFIG_FILE, loadConfig } from "../../core/config-load";
+import { CONFIG_FILE, loadConfig } from "../../app/config-load";
 import { Refusal } from "../../core/errors";
-import { agentsOnPath } from "../agents-on-path";
+import { agentsOnPath } from "../../app/agents-on-path";
 import { checkoutTop } from "../checkout";
 import type { CliCommand } from "../command";
 import { cliLog } from "../claim-wiring";
 import { initActions } from "../init-actions";
-import { initTarget } from "../init-target";
+import { initTarget } from "../../app/init-target";
 import { parseArgs, requireToken, resolveTarget } from "../target-options";
 
 const USAGE = `ticket-runner init [--actions [--hosts <N>] [--schedule "<cron>"]] [--repo owner/name] [--api-url <url>]

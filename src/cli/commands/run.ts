@@ -5,9 +5,9 @@
  * ignored. Ctrl+C stays a kill on purpose (docs/endings.md).
  */
 import { killAllStageGroups } from "../../adapters/agent/process-group";
-import { composeRun } from "../../adapters/compose-run";
+import { composeRun } from "../../app/compose-run";
 import { parseTicketInput } from "../../core/claims/marker";
-import { loadConfig } from "../../core/config-load";
+import { loadConfig } from "../../app/config-load";
 import { AGENT_KINDS } from "../../core/schemas/config";
 import type { Config } from "../../core/schemas/config";
 import { Refusal } from "../../core/errors";

@@ -2,8 +2,8 @@ import { join } from "node:path";
 import * as vscode from "vscode";
 import { windowOctokit } from "../github-client";
 import { OctokitTracker } from "../../adapters/github/octokit-tracker";
-import { CONFIG_FILE } from "../../core/config-load";
-import { initTarget } from "../../cli/init-target";
+import { CONFIG_FILE } from "../../app/config-load";
+import { initTarget } from "../../app/init-target";
 import type { CommandServices } from "../run-command";
 import { resolveWindowTarget } from "../run/window-target";
 

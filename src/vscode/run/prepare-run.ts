@@ -1,4 +1,4 @@
-import { composeRun } from "../../adapters/compose-run";
+import { composeRun } from "../../app/compose-run";
 import { AGENT_NAMES } from "../../core/schemas/config";
 import type { ExtensionServices } from "../services";
 import type { RunServices } from "./run-services";
@@ -19,7 +19,7 @@ export interface PreparedStart {
 
 /**
  * Everything a Start needs, built with the same factory as `ticket-runner run`
- * (src/adapters/compose-run.ts): the Target and session, the team's ticket-runner.json with this
+ * (src/app/compose-run.ts): the Target and session, the team's ticket-runner.json with this
  * person's settings over it, and the Run (not started). No request and no process yet.
  */
 export async function prepareRun(services: ExtensionServices & { readonly runs: RunServices }, tickets: number[] | null): Promise<PreparedStart> {

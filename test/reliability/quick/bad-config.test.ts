@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { main } from "../../../src/cli/main";
 import { readConfig } from "../../../src/cli/target-options";
 import { isRefusal } from "../../../src/core/errors";
-import { loadConfig } from "../../../src/core/config-load";
+import { loadConfig } from "../../../src/app/config-load";
 import { git } from "../../support/git-fixtures";
 import { record } from "../support/figures";
 

@@ -17,7 +17,7 @@ import { parseStateFile, serializeState } from "../../../src/adapters/git/record
 import { readConfig } from "../../../src/cli/target-options";
 import { parseLeaseComment, renderLeaseComment } from "../../../src/core/claims/lease-comment";
 import { leaseMarker, parseMarkerLine } from "../../../src/core/claims/marker";
-import { loadConfig } from "../../../src/core/config-load";
+import { loadConfig } from "../../../src/app/config-load";
 import { isRefusal } from "../../../src/core/errors";
 import { configSchema } from "../../../src/core/schemas/config";
 import { leaseSchema, type Lease } from "../../../src/core/schemas/lease";

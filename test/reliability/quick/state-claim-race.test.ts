@@ -9,8 +9,8 @@
  * rounds. Expected, every round: exactly one Host takes the ticket, and its State file is there.
  */
 import { strict as assert } from "node:assert";
-import { composeRun } from "../../../src/adapters/compose-run";
-import { loadConfig } from "../../../src/core/config-load";
+import { composeRun } from "../../../src/app/compose-run";
+import { loadConfig } from "../../../src/app/config-load";
 import { stateRecordRef } from "../../../src/core/schemas/state-file";
 import { MergeTrain } from "../../../src/core/run/merge-train";
 import { RunEvents } from "../../../src/core/run/run-events";

@@ -11,7 +11,7 @@ import type { CliSessionFacts } from "../../../src/adapters/agent/cli-ending";
 import { innerCommand } from "../../../src/adapters/agent/codex-events";
 import { CODEX_WORDING, codexDialect } from "../../../src/adapters/agent/codex-runner";
 import { GEMINI_WORDING, geminiDialect, geminiPolicy } from "../../../src/adapters/agent/gemini-runner";
-import { agentFor } from "../../../src/adapters/compose-run";
+import { agentFor } from "../../../src/app/compose-run";
 import { configSchema } from "../../../src/core/schemas/config";
 import { fencedAnswerInstruction, readFencedAnswer } from "../../../src/core/run/fenced-answer";
 import { jsonSchemaFor } from "../../../src/core/run/stage-answers";

@@ -2,9 +2,9 @@ import { strict as assert } from "node:assert";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
-import { agentsOnPath } from "../../../src/cli/agents-on-path";
-import { initTarget } from "../../../src/cli/init-target";
-import { loadConfig } from "../../../src/core/config-load";
+import { agentsOnPath } from "../../../src/app/agents-on-path";
+import { initTarget } from "../../../src/app/init-target";
+import { loadConfig } from "../../../src/app/config-load";
 
 describe("ticket-runner init: which agent", () => {
   let dir: string;

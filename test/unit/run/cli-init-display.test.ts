@@ -2,7 +2,7 @@ import { strict as assert } from "node:assert";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { initTarget } from "../../../src/cli/init-target";
+import { initTarget } from "../../../src/app/init-target";
 import { RunDisplay } from "../../../src/cli/run-display";
 import { Refusal } from "../../../src/core/errors";
 import { FakeGitHub } from "../../fakes/fake-tracker";

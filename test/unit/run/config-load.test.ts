@@ -2,7 +2,7 @@ import { strict as assert } from "node:assert";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadConfig, parseConfig } from "../../../src/core/config-load";
+import { loadConfig, parseConfig } from "../../../src/app/config-load";
 import { Refusal } from "../../../src/core/errors";
 
 describe("config: ticket-runner.json", () => {

@@ -6,9 +6,9 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { ZodIssue } from "zod";
-import { Refusal } from "./errors";
-import { configSchema } from "./schemas/config";
-import type { Config } from "./schemas/config";
+import { Refusal } from "../core/errors";
+import { configSchema } from "../core/schemas/config";
+import type { Config } from "../core/schemas/config";
 
 export const CONFIG_FILE = "ticket-runner.json";
 

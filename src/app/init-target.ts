@@ -5,7 +5,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { CONFIG_FILE, loadConfig } from "../core/config-load";
+import { CONFIG_FILE, loadConfig } from "./config-load";
 import type { Config } from "../core/schemas/config";
 import type { Tracker } from "../ports/tracker";
 import { DETECTED_AGENTS } from "./agents-on-path";

@@ -18,17 +18,17 @@ import type { AgentRunner } from "../ports/agent-runner";
 import type { Clock } from "../ports/clock";
 import type { Log } from "../ports/log";
 import type { RepoRef } from "../ports/tracker";
-import { ClaudeCodeRunner } from "./agent/claude-code-runner";
-import { createCodexRunner } from "./agent/codex-runner";
-import { createDemoAgentRunner } from "./agent/demo-agent-runner";
-import { createGeminiRunner } from "./agent/gemini-runner";
-import { FsRunRoot } from "./fs-run-root";
-import { GitWorkspace } from "./git/git-workspace";
-import { gitUrlFor } from "./git/target-url";
-import { createOctokit } from "./github/client";
-import { OctokitTracker } from "./github/octokit-tracker";
-import { NodeClock } from "./node-clock";
-import { NodeHost } from "./node-host";
+import { ClaudeCodeRunner } from "../adapters/agent/claude-code-runner";
+import { createCodexRunner } from "../adapters/agent/codex-runner";
+import { createDemoAgentRunner } from "../adapters/agent/demo-agent-runner";
+import { createGeminiRunner } from "../adapters/agent/gemini-runner";
+import { FsRunRoot } from "../adapters/fs-run-root";
+import { GitWorkspace } from "../adapters/git/git-workspace";
+import { gitUrlFor } from "../adapters/git/target-url";
+import { createOctokit } from "../adapters/github/client";
+import { OctokitTracker } from "../adapters/github/octokit-tracker";
+import { NodeClock } from "../adapters/node-clock";
+import { NodeHost } from "../adapters/node-host";
 
 export interface ComposeRunInput {
   config: Config;

@@ -14,14 +14,14 @@ import { ensureCodeServer, freePort, portIsFree, startDemoCodeServer } from "../
 import { defaultDemoDir, demoCommandLine, demoPaths, DEMO_DIR_ENV } from "../../demo/folder";
 import { runHeadless } from "../../demo/headless";
 import { startSandboxChild } from "../../demo/sandbox-child";
-import { startScriptedAgent } from "../../demo/scripted-agent";
+import { scriptedAgentName, startScriptedAgent } from "../../demo/scripted-agent";
 import type { ScriptedAgentKind } from "../../demo/scripted-agent";
 import { DemoSession } from "../../demo/session";
 import { demoEnv, prepareTarget, DEMO_USER } from "../../demo/target";
 import type { CliCommand, CliIo } from "../command";
 import { parseArgs } from "../target-options";
 
-const USAGE = `ticket-runner demo [--headless] [--agent codex|gemini] [--fresh] [--data <dir>] [--port <n>]
+const USAGE = `ticket-runner demo [--headless] [--agent claude|codex|gemini] [--fresh] [--data <dir>] [--port <n>]
 
 Runs the whole product on this machine, with no GitHub account and no network: the local sandbox
 with the demo repository demo/shop (a small project whose tests are the Checks and the sandbox's
@@ -31,10 +31,10 @@ CI) and six ready-for-agent tickets, one per ending, worked by the scripted demo
                 with the extension and a clone of demo/shop; prints the URL. Click Start.
   --headless    the same Run in this terminal: the board, \`ticket-runner run\` with its live
                 display and summary, the board again. Exit code 1: one ticket is handed off.
-  --agent codex|gemini
-                with --headless: the real Codex CLI or Gemini CLI (installed once by
-                \`bash scripts/install-agents.sh codex gemini\`) works the tickets against a
-                scripted model this command runs, instead of the demo agent
+  --agent claude|codex|gemini
+                with --headless: the real Claude Code, Codex CLI or Gemini CLI (installed once
+                by \`bash scripts/install-agents.sh claude codex gemini\`) works the tickets
+                against a scripted model this command runs, instead of the demo agent
   --fresh       start over: remove the demo folder first (only a folder the demo made)
   --data <dir>  the demo folder (default: $${DEMO_DIR_ENV}, else ~/.ticket-runner/demo)
   --port <n>    code-server's port (default: the last one, else any free port)
@@ -51,7 +51,7 @@ function portArg(text: string | undefined): number | undefined {
 
 function agentArg(text: string | undefined, headless: boolean): ScriptedAgentKind | undefined {
   if (text === undefined || text === "demo") return undefined;
-  if (text !== "codex" && text !== "gemini") throw new Refusal("bad-input", `--agent must be codex or gemini, not "${text}". Try: ${demoCommandLine(["--headless", "--agent", "codex"])}`);
+  if (text !== "claude" && text !== "codex" && text !== "gemini") throw new Refusal("bad-input", `--agent must be claude, codex or gemini, not "${text}". Try: ${demoCommandLine(["--headless", "--agent", "codex"])}`);
   if (!headless) throw new Refusal("bad-input", `--agent ${text} runs in the terminal demo only. Try: ${demoCommandLine(["--headless", "--agent", text])}`);
   return text;
 }
@@ -95,7 +95,7 @@ export const demoCommand: CliCommand = {
       if (session.interrupted) return 130;
       if (headless && agentKind) {
         const agent = await startScriptedAgent(agentKind, { root: paths.root, clone: target.clone, env });
-        io.out(`Agent: the real ${agentKind === "codex" ? "Codex CLI" : "Gemini CLI"} with a scripted model at ${agent.server.url}.`);
+        io.out(`Agent: the real ${scriptedAgentName(agentKind)} with a scripted model at ${agent.server.url}.`);
         try {
           return await runHeadless({ session, io, cliJs, env: agent.env, clone: target.clone, runArgs: ["--agent", agentKind] });
         } finally {

@@ -1,5 +1,5 @@
 /**
- * How the real Codex and Gemini CLIs are pointed at a scripted model server, with a home of their
+ * How the real Claude Code, Codex and Gemini CLIs are pointed at a scripted model server, with a home of their
  * own (no user config, no stored credentials read or written): the arguments and environment a
  * runner adds. Used by the real-agent tests and `ticket-runner demo --agent codex|gemini`.
  */
@@ -52,6 +52,17 @@ export function installedAgentPath(kind: "codex" | "gemini" | "claude", env: Nod
   const root = env.TICKET_RUNNER_CACHE ?? join(env.HOME ?? homedir(), ".cache", "ticket-runner");
   if (kind === "claude") return join(root, `claude-code-${CLAUDE_CODE_VERSION}`, "node_modules", ".bin", "claude");
   return kind === "codex" ? join(root, `codex-${CODEX_VERSION}`, "node_modules", ".bin", "codex") : join(root, `gemini-cli-${GEMINI_CLI_VERSION}`, "node_modules", ".bin", "gemini");
+}
+
+/**
+ * Claude Code: ANTHROPIC_BASE_URL, and a subscriber's OAuth token (a placeholder the scripted server
+ * accepts), so its limits read as a subscriber's do ("You've hit your 5-hour limit · resets 3:40pm")
+ * and carry a reset time. Its settings and sessions live in `home` (CLAUDE_CONFIG_DIR), never in
+ * the person's ~/.claude.
+ */
+export function claudeScriptedWiring(serverUrl: string, home: string): AgentWiring {
+  mkdirSync(home, { recursive: true });
+  return { extraArgs: [], env: { ANTHROPIC_BASE_URL: serverUrl, CLAUDE_CODE_OAUTH_TOKEN: `sk-ant-oat01-${SCRIPTED_API_KEY}`, CLAUDE_CONFIG_DIR: home } };
 }
 
 /**

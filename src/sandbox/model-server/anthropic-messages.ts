@@ -11,7 +11,8 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { z } from "zod";
-import { ProviderFaultBook } from "./provider-faults";
+import type { BeforeTurn } from "./demo-behaviours";
+import { ProviderFaultBook, providerFaultSchema } from "./provider-faults";
 import type { ErrorAnswer, ProviderFault } from "./provider-faults";
 import { safeJson, sendJson, sendSse, startScriptedServer } from "./scripted-http";
 import type { RouteContext, ScriptedServer, ScriptedServerOptions } from "./scripted-http";
@@ -202,7 +203,7 @@ export function anthropicErrorAnswer(fault: ProviderFault, nowMs: number): Error
   }
 }
 
-export async function startAnthropicServer(options: ScriptedServerOptions & { now?: () => number } = {}): Promise<ScriptedServer> {
+export async function startAnthropicServer(options: ScriptedServerOptions & { now?: () => number; beforeTurn?: BeforeTurn } = {}): Promise<ScriptedServer> {
   const now = options.now ?? Date.now;
   const faults = new ProviderFaultBook();
   const route = async (ctx: RouteContext): Promise<boolean> => {
@@ -224,7 +225,8 @@ export async function startAnthropicServer(options: ScriptedServerOptions & { no
     const request = parsed.data;
     const sp = stagePromptIn(userTexts(request));
     const step = stepOfMessages(request);
-    const fault = faults.take({ ticket: sp?.ticket ?? null, stage: sp?.stage ?? null, step });
+    const scripted = sp && options.beforeTurn ? await options.beforeTurn(sp, step) : null;
+    const fault = faults.take({ ticket: sp?.ticket ?? null, stage: sp?.stage ?? null, step }) ?? (scripted ? providerFaultSchema.parse(scripted) : null);
     const session = ctx.req.headers["x-claude-code-session-id"];
     ctx.record({ session: typeof session === "string" ? session : null, ticket: sp?.ticket ?? null, stage: sp?.stage ?? null, step, answer: fault ? fault.answer : sp ? "message" : "utility" });
     if (fault?.answer === "drop") {

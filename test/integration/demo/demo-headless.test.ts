@@ -265,6 +265,7 @@ describe("demo --headless (integration)", function () {
   });
 
   for (const agent of [
+    { kind: "claude", name: "Claude Code" },
     { kind: "codex", name: "Codex CLI" },
     { kind: "gemini", name: "Gemini CLI" },
   ]) {

@@ -29,6 +29,11 @@ export interface StartCodeServerOptions {
   port?: number;
   /** How long to wait for /healthz. Default 60 s. */
   startTimeoutMs?: number;
+  /**
+   * Keep VS Code's Workspace Trust on (default off for tests of what a trusted folder does). A
+   * fresh browser has trusted nothing, so the folder opens in Restricted Mode; no startup prompt.
+   */
+  workspaceTrust?: boolean;
 }
 
 export interface CodeServer {
@@ -94,7 +99,8 @@ export async function startCodeServer(opts: StartCodeServerOptions = {}): Promis
   const extensionsDir = opts.extensionsDir ?? join(base, "extensions");
   mkdirSync(join(userDataDir, "User"), { recursive: true });
   mkdirSync(extensionsDir, { recursive: true });
-  writeFileSync(join(userDataDir, "User", "settings.json"), JSON.stringify({ ...DEFAULT_SETTINGS, ...opts.settings }, null, 2));
+  const trust = opts.workspaceTrust ? { "security.workspace.trust.enabled": true, "security.workspace.trust.startupPrompt": "never" } : {};
+  writeFileSync(join(userDataDir, "User", "settings.json"), JSON.stringify({ ...DEFAULT_SETTINGS, ...trust, ...opts.settings }, null, 2));
   const logFile = join(base, "code-server.log");
   const port = opts.port ?? (await freePort());
   const args = [
@@ -104,7 +110,7 @@ export async function startCodeServer(opts: StartCodeServerOptions = {}): Promis
     "--user-data-dir", userDataDir,
     "--disable-telemetry",
     "--disable-update-check",
-    "--disable-workspace-trust",
+    ...(opts.workspaceTrust ? [] : ["--disable-workspace-trust"]),
     "--disable-getting-started-override",
     ...(opts.folder ? [opts.folder] : []),
   ];

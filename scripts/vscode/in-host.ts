@@ -24,6 +24,8 @@ export interface InHostOptions {
   timeoutMs?: number;
   /** Where failure screenshots and the browser console go. Default test-results/. */
   artifactsDir?: string;
+  /** Workspace Trust on, so the folder opens in Restricted Mode (the untrusted suite). */
+  workspaceTrust?: boolean;
 }
 
 export interface InHostRun {
@@ -55,6 +57,7 @@ export async function runInHostTests(opts: InHostOptions = {}): Promise<InHostRu
   try {
     server = await startCodeServer({
       unsetEnv: STRAY_ENV,
+      ...(opts.workspaceTrust ? { workspaceTrust: true } : {}),
       env: { ...opts.env, TICKET_RUNNER_TEST_RESULTS: resultsFile, ...(opts.grep ? { TICKET_RUNNER_TEST_GREP: opts.grep } : {}) },
     });
     console.log(`in-host: code-server pid ${server.pid} at ${server.url}`);

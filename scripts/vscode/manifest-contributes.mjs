@@ -1,5 +1,5 @@
 // Sets ONLY the VS Code manifest keys of package.json that the VS Code area owns
-// (contributes, activationEvents, categories, icon, galleryBanner, keywords).
+// (contributes, activationEvents, categories, icon, galleryBanner, keywords, capabilities).
 // Other helpers edit other keys concurrently, so this re-reads the file and touches nothing else.
 // Run: node scripts/vscode/manifest-contributes.mjs
 import { readFileSync, writeFileSync } from "node:fs";
@@ -91,8 +91,10 @@ const configuration = {
       { minimum: 1, maximum: 16 }),
     "ticketRunner.agent": setting("string", "claude",
       "The coding agent each Stage runs. A value set here overrides `agent.kind` in `ticket-runner.json`.",
-      { enum: ["claude", "demo", "command"], markdownEnumDescriptions: [
+      { enum: ["claude", "codex", "gemini", "demo", "command"], markdownEnumDescriptions: [
         "Claude Code (`claude` on the `PATH`).",
+        "OpenAI's Codex CLI (`codex` on the `PATH`), in its workspace-write sandbox.",
+        "Google's Gemini CLI (`gemini` on the `PATH`), allowed only the Stage's git commands and the Checks.",
         "The scripted demo agent that ships with Ticket Runner (for the sandbox and tests).",
         "Your own command, from `#ticketRunner.agentCommand#`; it receives the same arguments as `claude`." ] }),
     "ticketRunner.agentCommand": setting("array", [],
@@ -159,5 +161,14 @@ pkg.keywords = ["github", "issues", "agents", "claude", "automation"];
 pkg.icon = "media/icon.png";
 pkg.galleryBanner = { color: "#1e1e1e", theme: "dark" };
 pkg.contributes = contributes;
+// Restricted Mode (ADR 0230): the board shows, read-only; every command that writes to GitHub, runs
+// git or starts an agent is refused, and a workspace's own agent and lanes settings are ignored.
+pkg.capabilities = {
+  untrustedWorkspaces: {
+    supported: "limited",
+    description: "In Restricted Mode the board is read-only: Start, Claim and every command that writes to GitHub, runs git or starts an agent are refused, because the repository's ticket-runner.json chooses the programs a Run starts. Trust the folder to work on its tickets.",
+    restrictedConfigurations: ["ticketRunner.agent", "ticketRunner.lanes"],
+  },
+};
 writeFileSync(path, JSON.stringify(pkg, null, 2) + "\n");
 console.log(`package.json: contributes ${commands.length} commands, 1 view, ${configuration.properties ? Object.keys(configuration.properties).length : 0} settings`);

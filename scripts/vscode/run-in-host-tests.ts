@@ -9,6 +9,8 @@ import { runInHostTests, printResults, type InHostOptions } from "./in-host";
 export interface InHostSetup {
   env?: Record<string, string>;
   workspace?: string;
+  /** Open the workspace with Workspace Trust on (Restricted Mode). */
+  workspaceTrust?: boolean;
   teardown?: () => Promise<void>;
 }
 
@@ -47,6 +49,7 @@ async function main(): Promise<number> {
       teardown = s.teardown;
       args.env = { ...args.env, ...s.env };
       args.workspace ??= s.workspace;
+      if (s.workspaceTrust) args.workspaceTrust = true;
     }
     const { results, ok } = await runInHostTests(args);
     printResults(results);

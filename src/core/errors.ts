@@ -20,7 +20,9 @@ export type RefusalReason =
   /** Lost the claim protocol's read-after-write race: another claim was earlier. */
   | "race-yielded"
   /** A Run is already active in this window (the extension runs one Run per window). */
-  | "run-active";
+  | "run-active"
+  /** VS Code's Restricted Mode: the folder is not trusted, so nothing it configures may run (ADR 0230). */
+  | "untrusted-workspace";
 
 export class Refusal extends Error {
   override readonly name = "Refusal";

@@ -1,6 +1,7 @@
 import * as vscode from "vscode";
 import type { Refusal } from "../core/errors";
 import type { NoticeAction } from "./notifier";
+import { MANAGE_TRUST_COMMAND } from "./workspace-trust";
 
 /** Commands after which a claim refusal can offer Take Over (never offered unattended). */
 const OFFERS_TAKE_OVER = new Set(["ticketRunner.claim", "ticketRunner.startOnTicket"]);
@@ -28,6 +29,9 @@ export function refusalActions(
   }
   if (refusal.reason === "run-active") {
     actions.push({ title: "Stop the Run", run: () => vscode.commands.executeCommand("ticketRunner.stop") });
+  }
+  if (refusal.reason === "untrusted-workspace") {
+    actions.push({ title: "Manage Workspace Trust", run: () => vscode.commands.executeCommand(MANAGE_TRUST_COMMAND) });
   }
   if (refusal.reason === "bad-config") {
     actions.push({ title: "Open Settings", run: () => vscode.commands.executeCommand("workbench.action.openSettings", "ticketRunner") });

@@ -4,6 +4,7 @@ import type { ExtensionServices } from "./services";
 import type { BoardHandle } from "./board-seam";
 import { refusalActions } from "./refusal-actions";
 import type { RunServices } from "./run/run-services";
+import { requireWorkspaceTrust } from "./workspace-trust";
 
 /** What a command handler receives: everything activate() built, plus the board and the Run side. */
 export interface CommandServices extends ExtensionServices {
@@ -16,6 +17,8 @@ export type CommandHandler = (services: CommandServices, ...args: unknown[]) => 
 export interface CommandEntry {
   readonly id: `ticketRunner.${string}`;
   readonly handler: CommandHandler;
+  /** Set on every command that writes to GitHub, runs git in the folder or starts an agent: refused in Restricted Mode, named by this. */
+  readonly needsTrust?: string;
 }
 
 /**
@@ -32,6 +35,7 @@ export function runCommand(services: CommandServices, entry: CommandEntry): (...
     const started = performance.now();
     services.log.debug("command", { id: entry.id });
     try {
+      if (entry.needsTrust) requireWorkspaceTrust(entry.needsTrust);
       const result = await entry.handler(services, ...args);
       services.log.debug("command done", { id: entry.id, ms: Math.round(performance.now() - started) });
       return result;

@@ -2,7 +2,7 @@ import * as vscode from "vscode";
 import { Refusal } from "../../core/errors";
 import type { CommandServices } from "../run-command";
 import { prepareRun } from "../run/prepare-run";
-import { CONSENT_STATE_KEY, consentCovers, startQuestion } from "../run/start-confirmation";
+import { APPROVALS_STATE_KEY, consentCovers, startQuestion, withApproval } from "../run/start-confirmation";
 import { ticketFromArgs } from "../run/ticket-args";
 import { pickStartableTicket } from "../run/start-picker";
 
@@ -28,11 +28,11 @@ async function startRun(services: CommandServices, tickets: number[] | null): Pr
   );
   const question = startQuestion(prep.consent, prep.readyLabel, tickets);
   const state = services.context.workspaceState;
-  if (!consentCovers(state.get(CONSENT_STATE_KEY), prep.consent)) {
-    const detail = prep.agentNote ? `${question.detail}\n\n${prep.agentNote}` : question.detail;
-    const answer = await services.notifier.confirm(question.message, detail, [question.confirm]);
+  // Approvals are keyed by the exact command line: ticket-runner.json comes with the repository.
+  if (!consentCovers(state.get(APPROVALS_STATE_KEY), prep.consent)) {
+    const answer = await services.notifier.confirm(question.message, question.detail, [question.confirm]);
     if (answer !== question.confirm) throw new vscode.CancellationError();
-    await state.update(CONSENT_STATE_KEY, prep.consent);
+    await state.update(APPROVALS_STATE_KEY, withApproval(state.get(APPROVALS_STATE_KEY), prep.consent));
   }
   await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: `Ticket Runner: starting a Run on ${prep.consent.repo}…` },

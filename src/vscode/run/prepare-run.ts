@@ -3,7 +3,7 @@ import { AGENT_NAMES } from "../../core/schemas/config";
 import type { ExtensionServices } from "../services";
 import type { RunServices } from "./run-services";
 import { applyRunSettings, readRunSettings, type RunSettings } from "./run-settings";
-import type { StartConsent } from "./start-confirmation";
+import { agentCommandLine, type StartConsent } from "./start-confirmation";
 import { loadTargetConfig } from "./target-config";
 import type { PreparedRun } from "./window-run";
 import { resolveWindowTarget } from "./window-target";
@@ -13,8 +13,6 @@ export interface PreparedStart {
   readonly settings: RunSettings;
   readonly consent: StartConsent;
   readonly readyLabel: string;
-  /** Said in the confirmation when the agent is a custom command: which program will run. */
-  readonly agentNote: string | null;
 }
 
 /**
@@ -54,8 +52,7 @@ export async function prepareRun(services: ExtensionServices & { readonly runs: 
       lanePath: (n) => composed.workspace.lanePath(n),
     },
     settings,
-    consent: { repo: target.name, lanes: config.lanes, agent },
+    consent: { repo: target.name, lanes: config.lanes, agent, commandLine: agentCommandLine(config.agent) },
     readyLabel: config.labels.ready,
-    agentNote: config.agent.kind === "command" ? `The agent is this command, from your settings or ticket-runner.json: ${(config.agent.command ?? []).join(" ")}` : null,
   };
 }

@@ -8,6 +8,7 @@ const root = join(__dirname, "..", "..", "..");
 interface MenuItem { command: string; when?: string; group?: string }
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
   activationEvents: string[];
+  capabilities?: { untrustedWorkspaces?: { supported: boolean | "limited"; description?: string; restrictedConfigurations?: string[] } };
   icon: string;
   engines: { vscode: string };
   contributes: {
@@ -31,6 +32,14 @@ describe("package.json contributes", () => {
   it("admits VS Code 1.100 (the code-server release that runs here)", () => {
     assert.match(pkg.engines.vscode, /^\^1\.(\d+)\./);
     assert.ok(Number(/^\^1\.(\d+)\./.exec(pkg.engines.vscode)?.[1]) <= 100);
+  });
+
+  it("declares Workspace Trust: limited, with the settings that choose what runs restricted (ADR 0230)", () => {
+    const trust = pkg.capabilities?.untrustedWorkspaces;
+    assert.equal(trust?.supported, "limited", "without a declaration VS Code would not ask, and a Run could start in Restricted Mode");
+    assert.match(trust?.description ?? "", /read-only/);
+    for (const key of ["ticketRunner.agent", "ticketRunner.lanes"]) assert.ok(trust?.restrictedConfigurations?.includes(key), `${key} is not restricted`);
+    for (const key of trust?.restrictedConfigurations ?? []) assert.ok(c.configuration.properties[key], `${key} is not a setting`);
   });
 
   it("menus only name contributed commands", () => {

@@ -1,7 +1,8 @@
 import * as assert from "node:assert/strict";
 import type { RunEvent } from "../../../src/core/run/run-events";
 import { noticeFor } from "../../../src/vscode/run/notification-policy";
-import { consentCovers, startQuestion } from "../../../src/vscode/run/start-confirmation";
+import { configSchema } from "../../../src/core/schemas/config";
+import { agentCommandLine, consentCovers, consentKey, startQuestion, withApproval } from "../../../src/vscode/run/start-confirmation";
 import { rowFromArgs, ticketFromArgs } from "../../../src/vscode/run/ticket-args";
 import { planWorktreeFolder, worktreeFolderName } from "../../../src/vscode/run/worktree-policy";
 
@@ -55,22 +56,55 @@ describe("notifications: what pops up at which level", () => {
 });
 
 describe("the first Start in a workspace", () => {
-  it("names the repository, the lanes and the agent, and what a Run does", () => {
-    const q = startQuestion({ repo: "demo/shop", lanes: 2, agent: "demo" }, "ready-for-agent", null);
+  const agent = configSchema.parse({}).agent;
+  const consent = (over: Partial<typeof agent> = {}, repo = "demo/shop", lanes = 2) => ({ repo, lanes, agent: "demo", commandLine: agentCommandLine({ ...agent, kind: "demo", ...over }) });
+
+  it("names the repository, the lanes, the agent, its exact command line, and what a Run does", () => {
+    const q = startQuestion(consent(), "ready-for-agent", null);
     assert.equal(q.message, "Start a Run on demo/shop with 2 lanes and the demo agent?");
     assert.match(q.detail, /tickets labelled ready-for-agent/);
     assert.match(q.detail, /kills the Run/);
+    assert.match(q.detail, /The agent runs: the scripted demo agent \(from the PATH\); permission mode acceptEdits, model the agent's default, without your GitHub token\./);
     assert.equal(q.confirm, "Start");
-    assert.match(startQuestion({ repo: "a/b", lanes: 1, agent: "claude" }, "r", [7]).detail, /ticket #7/);
+    assert.match(startQuestion(consent(), "r", [7]).detail, /ticket #7/);
+    const custom = startQuestion(consent({ kind: "command", command: ["/opt/my agent", "--fast"], args: ["-c", "x=1"], model: "big", passGitHubToken: true }), "r", null);
+    assert.match(custom.detail, /The agent runs: '\/opt\/my agent' --fast … -c x=1; permission mode acceptEdits, model big, WITH your GitHub token\./);
   });
 
-  it("is asked again when the repository, the lanes or the agent change", () => {
-    const c = { repo: "demo/shop", lanes: 2, agent: "demo" };
-    assert.ok(consentCovers({ ...c }, c));
-    assert.ok(!consentCovers(undefined, c));
-    assert.ok(!consentCovers({ ...c, lanes: 3 }, c));
-    assert.ok(!consentCovers({ ...c, agent: "claude" }, c));
-    assert.ok(!consentCovers({ ...c, repo: "demo/other" }, c));
+  it("is asked again when the repository, the lanes or anything on the agent's command line differ from an approval", () => {
+    // Before ADR 0230 only the agent's name was compared: each of these ran without a question.
+    const approved = consent({ kind: "claude" });
+    const stored = withApproval(undefined, approved);
+    assert.ok(consentCovers(stored, consent({ kind: "claude" })), "the same command line is not asked twice");
+    assert.ok(!consentCovers(undefined, approved));
+    assert.ok(!consentCovers({ repo: "demo/shop", lanes: 2, agent: "demo" }, approved), "the old single approval approves nothing");
+    const changed: [string, ReturnType<typeof consent>][] = [
+      ["lanes", consent({ kind: "claude" }, "demo/shop", 3)],
+      ["repository", consent({ kind: "claude" }, "demo/other")],
+      ["kind", consent({ kind: "codex" })],
+      ["program", consent({ kind: "claude", command: ["/tmp/evil"] })],
+      ["arguments", consent({ kind: "claude", args: ["--dangerously-skip-permissions"] })],
+      ["model", consent({ kind: "claude", model: "other" })],
+      ["permission mode", consent({ kind: "claude", permissionMode: "bypassPermissions" })],
+      ["token", consent({ kind: "claude", passGitHubToken: true })],
+    ];
+    for (const [what, c] of changed) assert.ok(!consentCovers(stored, c), `a different ${what} is asked again`);
+    const program = (argv: string[]) => consent({ kind: "command", command: argv });
+    const one = withApproval(undefined, program(["my-agent", "--safe"]));
+    assert.ok(!consentCovers(one, program(["my-agent", "--unsafe"])), "the same program with other arguments is asked again");
+    assert.ok(!consentCovers(one, program(["my-agent", "--safe", "--more"])));
+  });
+
+  it("keeps each approval, so going back to an approved command line does not ask again", () => {
+    const a = consent({ model: "a" });
+    const b = consent({ model: "b" });
+    const both = withApproval(withApproval(undefined, a), b);
+    assert.ok(consentCovers(both, a) && consentCovers(both, b));
+    assert.deepEqual(withApproval(both, a), [consentKey(b), consentKey(a)], "an approval is kept once, newest last");
+    let many: string[] = [];
+    for (let i = 0; i < 30; i++) many = withApproval(many, consent({ model: `m${i}` }));
+    assert.equal(many.length, 20);
+    assert.ok(consentCovers(many, consent({ model: "m29" })) && !consentCovers(many, consent({ model: "m0" })));
   });
 });
 

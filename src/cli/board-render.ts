@@ -12,7 +12,7 @@ import type { Log } from "../ports/log";
 import type { BoardFilter, BoardModel, BoardRow } from "../core/board/types";
 import type { CliIo } from "./command";
 import { systemClock } from "./claim-wiring";
-import type { Target } from "./target-options";
+import type { Target } from "../app/target";
 
 export interface PrintBoardOptions {
   json: boolean;

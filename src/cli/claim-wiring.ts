@@ -13,7 +13,7 @@ import { redactSecrets } from "../core/redact";
 import type { Clock } from "../ports/clock";
 import type { Log, LogFields } from "../ports/log";
 import type { CliIo } from "./command";
-import { requireToken, type Target } from "./target-options";
+import { requireToken, type Target } from "../app/target";
 
 export const systemClock: Clock = {
   now: () => new Date(),

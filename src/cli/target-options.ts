@@ -5,7 +5,6 @@
  * only, never argv: TICKET_RUNNER_TOKEN, then GH_TOKEN, then GITHUB_TOKEN). Also the Target's
  * config file (`ticket-runner.json` at the checkout's top level) and this Host's run root.
  */
-import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
@@ -13,6 +12,8 @@ import { defaultRunRoot } from "../core/claims/run-root-path";
 import { Refusal } from "../core/errors";
 import { configSchema, type Config } from "../core/schemas/config";
 import type { RepoRef } from "../ports/tracker";
+import { checkoutTop, originUrl } from "../adapters/git/checkout";
+import { parseRemoteUrl, parseRepo, tokenFrom, type Target } from "../app/target";
 import type { CliIo } from "./command";
 
 export interface ParsedArgs {
@@ -52,65 +53,6 @@ export function parseArgs(argv: string[], known: { flags?: string[]; values?: st
     values.set(name, value);
   }
   return { positionals, flags, values };
-}
-
-export interface Target {
-  repo: RepoRef;
-  apiUrl: string;
-  /** null when no token variable is set (offline commands do not need one). */
-  token: string | null;
-  /** The checkout's top level, or null when the command does not run inside one. */
-  checkout: string | null;
-  config: Config;
-  runRoot: string;
-}
-
-const REPO_RE = /^([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+)$/;
-
-export function parseRepo(text: string): RepoRef | null {
-  const m = REPO_RE.exec(text.trim());
-  return m ? { owner: m[1]!, repo: m[2]!.replace(/\.git$/, "") } : null;
-}
-
-/** owner/name and API URL from a remote URL (https, ssh, scp-like, or a loopback sandbox). */
-export function fromRemoteUrl(url: string): { repo: RepoRef; apiUrl: string } | null {
-  const scp = /^(?:[^@/]+@)?([^:/]+):([^/]+)\/([^/]+?)(?:\.git)?\/?$/.exec(url);
-  if (scp && !url.includes("://")) {
-    const host = scp[1]!;
-    return { repo: { owner: scp[2]!, repo: scp[3]! }, apiUrl: host === "github.com" ? "https://api.github.com" : `https://${host}/api/v3` };
-  }
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    return null;
-  }
-  const parts = u.pathname.replace(/^\/+|\/+$/g, "").split("/");
-  if (parts.length < 2) return null;
-  const owner = parts[parts.length - 2]!;
-  const repo = parts[parts.length - 1]!.replace(/\.git$/, "");
-  const host = u.hostname;
-  let apiUrl: string;
-  if (host === "github.com" || host === "www.github.com") apiUrl = "https://api.github.com";
-  else if (host === "localhost" || host === "127.0.0.1" || host === "[::1]") apiUrl = `${u.protocol}//${u.host}${parts.length > 2 ? `/${parts.slice(0, -2).join("/")}` : ""}`;
-  else apiUrl = `${u.protocol === "http:" ? "http:" : "https:"}//${u.host}/api/v3`;
-  return { repo: { owner, repo }, apiUrl };
-}
-
-function git(cwd: string, args: string[]): string | null {
-  try {
-    return execFileSync("git", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], env: { ...process.env, LC_ALL: "C" } }).trim();
-  } catch {
-    return null;
-  }
-}
-
-export function tokenFrom(env: Record<string, string | undefined>): string | null {
-  for (const name of ["TICKET_RUNNER_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"]) {
-    const v = env[name]?.trim();
-    if (v) return v;
-  }
-  return null;
 }
 
 export function readConfig(checkout: string | null): Config {
@@ -164,10 +106,10 @@ function noClone(use: TargetUse, args: ParsedArgs, cwd: string): Refusal {
 }
 
 export function resolveTarget(args: ParsedArgs, io: CliIo, use: TargetUse): Target {
-  const checkout = git(io.cwd, ["rev-parse", "--show-toplevel"]);
+  const checkout = checkoutTop(io.cwd);
   if (use.needsClone && !checkout) throw noClone(use, args, io.cwd);
-  const origin = checkout ? git(checkout, ["remote", "get-url", "origin"]) : null;
-  const inferred = origin ? fromRemoteUrl(origin) : null;
+  const origin = checkout ? originUrl(checkout) : null;
+  const inferred = origin ? parseRemoteUrl(origin) : null;
   const repoText = args.values.get("--repo");
   const repo = repoText ? parseRepo(repoText) : (inferred?.repo ?? null);
   const withRepo = sameCommand(use, args, ["--repo", "owner/name"]);
@@ -185,9 +127,4 @@ export function resolveTarget(args: ParsedArgs, io: CliIo, use: TargetUse): Targ
 
 function sameRepo(a: RepoRef, b: RepoRef): boolean {
   return a.owner.toLowerCase() === b.owner.toLowerCase() && a.repo.toLowerCase() === b.repo.toLowerCase();
-}
-
-export function requireToken(target: Target): string {
-  if (target.token) return target.token;
-  throw new Refusal("bad-config", "No GitHub token: set TICKET_RUNNER_TOKEN, GH_TOKEN or GITHUB_TOKEN (a token of a user with write access to the Target), or pass --offline where the command allows it. Then run the command again, e.g. `ticket-runner board`.");
 }

@@ -1,7 +1,8 @@
 import * as vscode from "vscode";
 import { isRefusal } from "../core/errors";
 import type { ExtensionServices } from "./services";
-import { readRemoteUrls, remoteMatchesApi } from "./git-remote";
+import { readRemoteUrls } from "../adapters/git/remote-urls";
+import { remoteMatchesApi } from "../app/target";
 
 /**
  * Sets the context keys the Board's welcome views read: signed in? does an open folder have a

@@ -1,6 +1,6 @@
 /**
  * The Target's git URL as the Run computes it from what it talks to (the API URL and owner/name):
- * the one URL the token is ever sent to by git (ADR 0150). The inverse of the CLI's fromRemoteUrl.
+ * the one URL the token is ever sent to by git (ADR 0150). The inverse of parseRemoteUrl (src/app/target.ts).
  */
 import type { RepoRef } from "../../ports/tracker";
 

@@ -6,12 +6,13 @@ import { join } from "node:path";
 import { CONFIG_FILE, loadConfig } from "../../app/config-load";
 import { Refusal } from "../../core/errors";
 import { agentsOnPath } from "../../app/agents-on-path";
-import { checkoutTop } from "../checkout";
+import { checkoutTop } from "../../adapters/git/checkout";
 import type { CliCommand } from "../command";
 import { cliLog } from "../claim-wiring";
 import { initActions } from "../init-actions";
 import { initTarget } from "../../app/init-target";
-import { parseArgs, requireToken, resolveTarget } from "../target-options";
+import { parseArgs, resolveTarget } from "../target-options";
+import { requireToken } from "../../app/target";
 
 const USAGE = `ticket-runner init [--actions [--hosts <N>] [--schedule "<cron>"]] [--repo owner/name] [--api-url <url>]
 

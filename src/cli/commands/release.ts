@@ -6,7 +6,8 @@ import { keptBranchNote } from "../../adapters/git/kept-branch";
 import { NodeHost } from "../../adapters/node-host";
 import type { CliCommand, CliIo } from "../command";
 import { wireClaims, type ClaimWiring } from "../claim-wiring";
-import { parseArgs, resolveTarget, type Target } from "../target-options";
+import { parseArgs, resolveTarget } from "../target-options";
+import { type Target } from "../../app/target";
 import { ticketArg } from "./start";
 
 const USAGE = `ticket-runner release <n> [--run-dir <dir>] [--repo owner/name] [--api-url <url>]

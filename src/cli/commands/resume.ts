@@ -12,7 +12,8 @@ import { Refusal } from "../../core/errors";
 import type { CliCommand, CliIo } from "../command";
 import { wireClaims } from "../claim-wiring";
 import { prepareLane } from "../start-lane";
-import { parseArgs, resolveTarget, type ParsedArgs, type Target } from "../target-options";
+import { parseArgs, resolveTarget, type ParsedArgs } from "../target-options";
+import { type Target } from "../../app/target";
 import { ticketArg } from "./start";
 
 const USAGE = `ticket-runner resume <n> [--offline] [--run-dir <dir>] [--base <branch>] [--repo owner/name] [--api-url <url>]

@@ -12,12 +12,13 @@ import { AGENT_KINDS } from "../../core/schemas/config";
 import type { Config } from "../../core/schemas/config";
 import { Refusal } from "../../core/errors";
 import type { CliCommand } from "../command";
-import { checkoutTop } from "../checkout";
+import { checkoutTop } from "../../adapters/git/checkout";
 import { cliLog } from "../claim-wiring";
 import { inActions } from "../actions-output";
 import { reportToActions } from "../actions-report";
 import { RunDisplay } from "../run-display";
-import { parseArgs, requireToken, resolveTarget } from "../target-options";
+import { parseArgs, resolveTarget } from "../target-options";
+import { requireToken } from "../../app/target";
 
 const USAGE = `ticket-runner run [<n>...] [--lanes <N>] [--agent <kind>] [--repo owner/name] [--api-url <url>]
 

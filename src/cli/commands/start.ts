@@ -14,7 +14,8 @@ import type { RunJson } from "../../core/schemas/run-json";
 import type { CliCommand, CliIo } from "../command";
 import { systemClock, wireClaims } from "../claim-wiring";
 import { prepareLane } from "../start-lane";
-import { parseArgs, resolveTarget, type ParsedArgs, type Target } from "../target-options";
+import { parseArgs, resolveTarget, type ParsedArgs } from "../target-options";
+import { type Target } from "../../app/target";
 
 const USAGE = `ticket-runner start <n> [--take-over] [--offline] [--run-dir <dir>] [--base <branch>]
                        [--fresh-branch] [--delete-branch-force] [--repo owner/name] [--api-url <url>]

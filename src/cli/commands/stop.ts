@@ -10,8 +10,8 @@ import { NodeHost } from "../../adapters/node-host";
 import type { LockFile } from "../../core/schemas/lock-file";
 import type { Host } from "../../ports/host";
 import type { CliCommand, CliIo } from "../command";
-import { checkoutTop } from "../checkout";
-import { tokenFrom } from "../target-options";
+import { checkoutTop } from "../../adapters/git/checkout";
+import { tokenFrom } from "../../app/target";
 
 const USAGE = `ticket-runner stop
 

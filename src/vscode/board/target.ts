@@ -4,28 +4,8 @@ import { join } from "node:path";
 import { configSchema } from "../../core/schemas/config";
 import type { BoardLabels } from "../../core/board/types";
 import type { RepoRef } from "../../ports/tracker";
-import { readRemoteUrls, remoteMatchesApi } from "../git-remote";
-
-const NAME = /^[A-Za-z0-9_.-]+$/;
-
-/** `owner/repo` from a git remote URL: scp form, https, ssh://, or the sandbox's http URL. */
-export function repoFromRemote(url: string): RepoRef | null {
-  const scp = /^(?:[^@/]+@)?[^:/]+:(?!\/\/)(.+)$/.exec(url);
-  let path: string;
-  if (scp?.[1] && !/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) path = scp[1];
-  else {
-    try {
-      path = new URL(url).pathname;
-    } catch {
-      return null;
-    }
-  }
-  const parts = path.replace(/^\/+|\/+$/g, "").replace(/\.git$/, "").split("/");
-  if (parts.length < 2) return null;
-  const [owner, repo] = parts.slice(-2);
-  if (!owner || !repo || !NAME.test(owner) || !NAME.test(repo)) return null;
-  return { owner, repo };
-}
+import { readRemoteUrls } from "../../adapters/git/remote-urls";
+import { parseRemoteUrl, remoteMatchesApi } from "../../app/target";
 
 export interface TargetFolder {
   folder: string;
@@ -37,8 +17,8 @@ export async function findTarget(folders: readonly string[], apiUrl: string): Pr
   for (const folder of folders) {
     for (const url of await readRemoteUrls(folder)) {
       if (!remoteMatchesApi(url, apiUrl)) continue;
-      const repo = repoFromRemote(url);
-      if (repo) return { folder, repo };
+      const remote = parseRemoteUrl(url);
+      if (remote) return { folder, repo: remote.repo };
     }
   }
   return null;

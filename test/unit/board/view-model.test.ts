@@ -2,7 +2,6 @@ import { strict as assert } from "node:assert";
 import { buildBoard } from "../../../src/core/board/build";
 import type { BoardModel } from "../../../src/core/board/types";
 import { escapeMarkdown, mdLink } from "../../../src/vscode/board/markdown";
-import { repoFromRemote } from "../../../src/vscode/board/target";
 import { childNodes, nextSnapshot, nodeVm, noReadyTickets, renderKey, rootNodes, ticketOfNode, type BoardNode, type BoardSnapshot, type NodeVm } from "../../../src/vscode/board/view-model";
 import { input, issue, oneOfEach } from "./board-fixtures";
 
@@ -159,11 +158,4 @@ describe("board tree helpers", () => {
     assert.equal(mdLink("x", "https://h/a(b)"), "[x](https://h/a%28b%29)");
   });
 
-  it("reads owner/repo from every remote form", () => {
-    assert.deepEqual(repoFromRemote("git@github.com:acme/shop.git"), { owner: "acme", repo: "shop" });
-    assert.deepEqual(repoFromRemote("https://github.com/acme/shop"), { owner: "acme", repo: "shop" });
-    assert.deepEqual(repoFromRemote("ssh://git@ghe.example.com:2222/acme/shop.git"), { owner: "acme", repo: "shop" });
-    assert.deepEqual(repoFromRemote("http://127.0.0.1:4000/acme/shop.git"), { owner: "acme", repo: "shop" });
-    assert.equal(repoFromRemote("/srv/git/shop.git"), null);
-  });
 });

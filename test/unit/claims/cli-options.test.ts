@@ -1,26 +1,9 @@
 import assert from "node:assert/strict";
 import { isLoopback, isRetrySafe } from "../../../src/adapters/github/client";
-import { fromRemoteUrl, parseArgs, parseRepo, tokenFrom } from "../../../src/cli/target-options";
+import { parseArgs } from "../../../src/cli/target-options";
 import { Refusal } from "../../../src/core/errors";
 
 describe("claims: CLI target options and the client's retry rule", () => {
-  it("infers owner/name and the API URL from the origin remote", () => {
-    assert.deepEqual(fromRemoteUrl("https://github.com/acme/widgets.git"), { repo: { owner: "acme", repo: "widgets" }, apiUrl: "https://api.github.com" });
-    assert.deepEqual(fromRemoteUrl("git@github.com:acme/widgets.git"), { repo: { owner: "acme", repo: "widgets" }, apiUrl: "https://api.github.com" });
-    assert.deepEqual(fromRemoteUrl("http://127.0.0.1:4567/acme/widgets.git"), { repo: { owner: "acme", repo: "widgets" }, apiUrl: "http://127.0.0.1:4567" });
-    assert.deepEqual(fromRemoteUrl("https://ghe.example.com/acme/widgets"), { repo: { owner: "acme", repo: "widgets" }, apiUrl: "https://ghe.example.com/api/v3" });
-    assert.equal(fromRemoteUrl("not a url"), null);
-    assert.equal(parseRepo("acme/widgets")?.repo, "widgets");
-    assert.equal(parseRepo("acme"), null);
-  });
-
-  it("takes the token from the environment only, most specific first", () => {
-    assert.equal(tokenFrom({ GITHUB_TOKEN: "g", GH_TOKEN: "h", TICKET_RUNNER_TOKEN: "t" }), "t");
-    assert.equal(tokenFrom({ GITHUB_TOKEN: "g", GH_TOKEN: "h" }), "h");
-    assert.equal(tokenFrom({ GITHUB_TOKEN: "g" }), "g");
-    assert.equal(tokenFrom({}), null);
-  });
-
   it("parses options strictly: an unknown option or a missing value is refused", () => {
     const a = parseArgs(["12", "--take-over", "--repo", "acme/widgets", "--run-dir=/tmp/x"], { flags: ["--take-over"], values: ["--run-dir"] });
     assert.deepEqual(a.positionals, ["12"]);

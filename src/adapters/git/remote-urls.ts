@@ -1,7 +1,8 @@
 import { readFile, stat } from "node:fs/promises";
 import { join, resolve, dirname } from "node:path";
 
-// No `vscode` import: unit-tested without a VS Code (test/unit/vscode/).
+// The remotes a folder's git config names, read as a file: no git process (the extension's
+// activation must stay cheap). What a URL means is src/app/target.ts's.
 
 /** Every `url = ...` of every `[remote "..."]` section of a git config file. */
 export function remoteUrlsFromGitConfig(text: string): string[] {
@@ -17,32 +18,6 @@ export function remoteUrlsFromGitConfig(text: string): string[] {
     if (m?.[1]) urls.push(m[1].trim());
   }
   return urls;
-}
-
-/** The host (with port, when the URL names one) a git remote URL points at, or null. */
-export function remoteHost(url: string): string | null {
-  const scp = /^(?:[^@/]+@)?([^:/]+):(?!\/\/)/.exec(url); // git@github.com:owner/repo.git
-  if (scp?.[1] && !/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) return scp[1].toLowerCase();
-  try {
-    const parsed = new URL(url);
-    return parsed.host.toLowerCase() || null;
-  } catch {
-    return null;
-  }
-}
-
-/**
- * Whether a remote URL belongs to the API the extension talks to: github.com for
- * api.github.com, the same host for GitHub Enterprise (`https://HOST/api/v3`) and for the
- * sandbox (`http://127.0.0.1:PORT`, whose git URLs share host and port).
- */
-export function remoteMatchesApi(url: string, apiUrl: string): boolean {
-  const host = remoteHost(url);
-  if (!host) return false;
-  const api = new URL(apiUrl);
-  const apiHost = api.host.toLowerCase();
-  if (apiHost === "api.github.com") return host === "github.com" || host === "ssh.github.com" || host === "ssh.github.com:443";
-  return host === apiHost || host === api.hostname.toLowerCase();
 }
 
 /**

@@ -2,7 +2,7 @@ import * as assert from "node:assert/strict";
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { readRemoteUrls, remoteHost, remoteMatchesApi, remoteUrlsFromGitConfig } from "../../../src/vscode/git-remote";
+import { readRemoteUrls, remoteUrlsFromGitConfig } from "../../../src/adapters/git/remote-urls";
 
 const CONFIG = `[core]
 \trepositoryformatversion = 0
@@ -19,23 +19,6 @@ const CONFIG = `[core]
 describe("git remotes (for the 'no GitHub remote' welcome)", () => {
   it("reads only remote sections' urls", () => {
     assert.deepEqual(remoteUrlsFromGitConfig(CONFIG), ["git@github.com:acme/shop.git", "http://127.0.0.1:4010/acme/shop.git"]);
-  });
-
-  it("finds the host of scp-like, ssh and http remotes", () => {
-    assert.equal(remoteHost("git@github.com:acme/shop.git"), "github.com");
-    assert.equal(remoteHost("ssh://git@github.com/acme/shop.git"), "github.com");
-    assert.equal(remoteHost("https://x-access-token:t@GHE.example/acme/shop"), "ghe.example");
-    assert.equal(remoteHost("http://127.0.0.1:4010/acme/shop.git"), "127.0.0.1:4010");
-    assert.equal(remoteHost("/srv/git/shop.git"), null);
-  });
-
-  it("matches remotes to github.com, GitHub Enterprise and the sandbox", () => {
-    assert.equal(remoteMatchesApi("git@github.com:acme/shop.git", "https://api.github.com"), true);
-    assert.equal(remoteMatchesApi("https://gitlab.com/acme/shop.git", "https://api.github.com"), false);
-    assert.equal(remoteMatchesApi("https://ghe.example/acme/shop.git", "https://ghe.example/api/v3"), true);
-    assert.equal(remoteMatchesApi("http://127.0.0.1:4010/acme/shop.git", "http://127.0.0.1:4010"), true);
-    assert.equal(remoteMatchesApi("http://127.0.0.1:4011/acme/shop.git", "http://127.0.0.1:4010"), false);
-    assert.equal(remoteMatchesApi("/srv/git/shop.git", "https://api.github.com"), false);
   });
 
   describe("readRemoteUrls", () => {

@@ -34,6 +34,11 @@ export type ClaimAttempt =
   /** Refused (live claim elsewhere, local claim exists) or lost the read-after-write race: start nothing. */
   | { kind: "lost"; reason: string; link?: string; refusal?: Refusal };
 
+/** Why a claim is released: a rate limit names when it resets, and the released lease keeps it. */
+export interface ReleaseWhy {
+  limitResetsAt?: string | null;
+}
+
 export interface ClaimGate {
   /** A Frontier ticket, through the whole protocol: read, refuse, local claim, write, settle, read back. */
   claim(ticket: number): Promise<ClaimAttempt>;
@@ -60,8 +65,8 @@ export interface ClaimGate {
   markStage(claim: HeldClaim, stage: string): Promise<"held" | "yield">;
   /** Merge: lease finished, in-progress off, local claim archived. */
   finish(claim: HeldClaim): Promise<void>;
-  /** Rate limit: ready-for-agent on, in-progress off, unassign last; lease released. No comment. */
-  release(claim: HeldClaim): Promise<void>;
+  /** Rate limit: ready-for-agent on, in-progress off, unassign last; lease released (with the limit's reset time). No comment. */
+  release(claim: HeldClaim, why?: ReleaseWhy): Promise<void>;
   /** Hand-off: ready-for-human on, in-progress off, unassign; lease handed-off. */
   handOff(claim: HeldClaim): Promise<void>;
 }

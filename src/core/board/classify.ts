@@ -10,6 +10,7 @@ import type { HostIdentity } from "../../ports/host";
 import type { Lease } from "../schemas/lease";
 import type { LeaseRecord } from "../claims/lease-standing";
 import { currentClaim, latestRecord, type ShownClaim } from "./current-claim";
+import { resetTime } from "../run/naming";
 import { shortDuration, since } from "./durations";
 import { sanitizeFullTitle, sanitizeName, sanitizeTitle } from "./sanitize";
 import type { BoardIssue, BoardLabels, BoardRow, ContextPart, Holder, LocalClaim, MarkerKind, SectionId } from "./types";
@@ -86,7 +87,14 @@ function recordText(record: LeaseRecord | null, now: Date): { text: string; mark
   if (!record.lease) return { text: `finished ${ago} ago`, marker: "finished", lease: null, url: record.comment.url };
   const word = RECORD_WORD[record.lease.state];
   if (!word) return null;
-  return { text: `${word.word} ${ago} ago · ${sanitizeName(record.lease.host.name)}`, marker: word.marker, lease: record.lease, url: record.comment.url };
+  return { text: `${word.word} ${ago} ago · ${sanitizeName(record.lease.host.name)}${limitText(record.lease, now)}`, marker: word.marker, lease: record.lease, url: record.comment.url };
+}
+
+/** A release by a rate limit names when the limit resets, until it has. */
+function limitText(lease: Lease, now: Date): string {
+  if (lease.state !== "released" || !lease.limitResetsAt || (since(lease.limitResetsAt, now) ?? 0) >= 0) return "";
+  const when = resetTime(lease.limitResetsAt);
+  return when ? ` · limit resets ${when}` : "";
 }
 
 function fromLabels(issue: BoardIssue, local: LocalClaim | undefined, ctx: ClassifyContext): Verdict | null {

@@ -74,6 +74,7 @@ export async function adoptClaim(ctx: ClaimContext, ticket: number, opts: { runD
       state: "claimed",
       stage: undefined,
       stageStartedAt: undefined,
+      limitResetsAt: undefined,
       expiresAt: ctx.expiresAt(now),
       renewedAt: now.toISOString(),
     };

@@ -5,7 +5,7 @@
  * The Run (holder "machine") uses the ClaimGate methods. The CLI (holder "person") also uses
  * take / resume / releaseByHand, which throw a Refusal carrying the message, link and next command.
  */
-import type { ClaimAttempt, ClaimGate, HeldClaim } from "../claim-gate";
+import type { ClaimAttempt, ClaimGate, HeldClaim, ReleaseWhy } from "../claim-gate";
 import { isRefusal } from "../errors";
 import { adoptClaim } from "./adopt";
 import { ClaimContext, type ClaimProtocolOptions, type TicketReading } from "./claim-context";
@@ -105,11 +105,11 @@ export class ClaimProtocol implements ClaimGate {
     return this.inTurn(claim, async () => (claim.stoodDown ? "yield" : this.ended.has(claim) ? "held" : markStage(this.ctx, claim, stage)));
   }
 
-  private ending(claim: HeldClaim, ending: "finished" | "released" | "handed-off"): Promise<void> {
+  private ending(claim: HeldClaim, ending: "finished" | "released" | "handed-off", why?: ReleaseWhy): Promise<void> {
     return this.inTurn(claim, async () => {
       if (claim.stoodDown) return;
       this.ended.add(claim);
-      await end(this.ctx, claim, ending);
+      await end(this.ctx, claim, ending, why);
     });
   }
 
@@ -117,8 +117,8 @@ export class ClaimProtocol implements ClaimGate {
     return this.ending(claim, "finished");
   }
 
-  release(claim: HeldClaim): Promise<void> {
-    return this.ending(claim, "released");
+  release(claim: HeldClaim, why?: ReleaseWhy): Promise<void> {
+    return this.ending(claim, "released", why);
   }
 
   handOff(claim: HeldClaim): Promise<void> {

@@ -6,7 +6,8 @@
  * `in-progress` stays (the winner needs it) and `ready-for-agent` stays off (the ticket is held).
  */
 import type { IssueWrite } from "../../ports/tracker";
-import type { HeldClaim } from "../claim-gate";
+import type { HeldClaim, ReleaseWhy } from "../claim-gate";
+import { leaseSchema } from "../schemas/lease";
 import type { Lease } from "../schemas/lease";
 import type { ClaimContext, TicketReading } from "./claim-context";
 import { archiveTail, renderLeaseComment } from "./lease-comment";
@@ -106,10 +107,12 @@ export async function readyGoesBack(ctx: ClaimContext, ticket: number, reading: 
  * (ready-for-human on). Unassigning is the last write of the document. When a rival holds the
  * ticket now, only our lease is marked: the labels are the holder's.
  */
-export async function endClaim(ctx: ClaimContext, claim: HeldClaim, ending: Ending, reading: TicketReading): Promise<string | null> {
+export async function endClaim(ctx: ClaimContext, claim: HeldClaim, ending: Ending, reading: TicketReading, why?: ReleaseWhy): Promise<string | null> {
   const { labels } = ctx.o;
   const now = ctx.now().toISOString();
-  const lease: Lease = { ...claim.lease, state: ending, stage: undefined, stageStartedAt: undefined, renewedAt: now };
+  // A reset time the lease schema would refuse is left out rather than make the lease unreadable.
+  const resets = ending === "released" ? leaseSchema.shape.limitResetsAt.safeParse(why?.limitResetsAt ?? undefined).data : undefined;
+  const lease: Lease = { ...claim.lease, state: ending, stage: undefined, stageStartedAt: undefined, renewedAt: now, limitResetsAt: resets };
   const write: IssueWrite = { comment: { id: claim.commentId, body: renderLeaseComment(lease, tailOf(reading, claim.commentId)) } };
   const others = rivals(reading, claim.lease.nonce);
   if (others.length === 0) {

@@ -132,7 +132,7 @@ export function humanLine(lease: Lease): string {
     case "race-yielded":
       return `**Yielded**: ${who} lost the claim race${lease.yieldedTo ? ` to lease ${plain(lease.yieldedTo)}` : ""} and started nothing.`;
     case "released":
-      return `**Released** by ${who}: the ticket is back in the queue.`;
+      return `**Released** by ${who}: the ticket is back in the queue.${lease.limitResetsAt ? ` A rate limit stopped it; it resets ${utc(lease.limitResetsAt)}.` : ""}`;
     case "handed-off":
       return `**Handed off** by ${who} to a person.`;
     case "superseded":

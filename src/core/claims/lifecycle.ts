@@ -3,7 +3,7 @@
  * checkpoints, and the endings. A later discovery of an earlier claim, or of a take-over naming
  * ours, makes ours stand down (docs/claims.md, "The order of a claim").
  */
-import type { HeldClaim } from "../claim-gate";
+import type { HeldClaim, ReleaseWhy } from "../claim-gate";
 import type { Lease } from "../schemas/lease";
 import type { ClaimContext, TicketReading } from "./claim-context";
 import { endClaim, standAside, standDown, type Ending, type StandDownResult } from "./give-back";
@@ -103,8 +103,8 @@ export async function markStage(ctx: ClaimContext, claim: HeldClaim, stage: stri
 }
 
 /** Finish, release or hand off: reads first, so a claim that was lost meanwhile never touches the holder's labels. */
-export async function end(ctx: ClaimContext, claim: HeldClaim, ending: Ending): Promise<string | null> {
+export async function end(ctx: ClaimContext, claim: HeldClaim, ending: Ending, why?: ReleaseWhy): Promise<string | null> {
   const reading = await holding(ctx, claim);
   if (!reading) return null;
-  return endClaim(ctx, claim, ending, reading);
+  return endClaim(ctx, claim, ending, reading, why);
 }

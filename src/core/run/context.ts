@@ -104,6 +104,8 @@ export interface TicketCtx {
   silenced: boolean;
   /** Stage -> the agent session it was interrupted in, to continue rather than pay again (ADR-0142). */
   sessions: Record<string, string>;
+  /** When the rate limit that stopped this ticket's Stage resets (ISO), as the agent said; its release keeps it on the lease. */
+  limitResetsAt?: string;
 }
 
 /** How a step of the pipeline went. A failure is either coverable by the Fix budget or not. */

@@ -131,7 +131,7 @@ export async function release(env: RunEnv, ctx: TicketCtx, stage: string, why = 
   await ctx.progress.flush();
   await recordState(env, ctx, "release");
   try {
-    await env.deps.gate.release(ctx.claim);
+    await env.deps.gate.release(ctx.claim, { limitResetsAt: why === "rate limited" ? ctx.limitResetsAt : null });
   } catch (error) {
     env.deps.log.error(`#${ctx.ticket}: could not release the claim`, { error: errorText(error) });
   }

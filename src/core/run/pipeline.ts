@@ -23,7 +23,7 @@ async function conclude(env: RunEnv, ctx: TicketCtx, failure: StepFailure): Prom
   if (failure.kind === "yield" || ctx.silenced) return { kind: "yielded", line: stoodDownWords(ctx, "stopped without writing: an earlier claim was found") };
   if (failure.kind === "rate-limited") {
     await release(env, ctx, failure.stage);
-    const when = resetTime(env.flags.limitResetsAt);
+    const when = resetTime(ctx.limitResetsAt ?? env.flags.limitResetsAt);
     const resets = when ? ` (resets ${when})` : "";
     return { kind: "released", stage: failure.stage, line: `rate limited at ${failure.stage}${resets}` };
   }

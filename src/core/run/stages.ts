@@ -158,7 +158,7 @@ async function runSession(env: RunEnv, ctx: TicketCtx, stage: StageName, prompt:
   }
   await recording;
   if (result.sessionId && !result.resumeFailed && ctx.sessions[stage] !== result.sessionId) ctx.sessions[stage] = result.sessionId;
-  if (result.limitResetsAt) env.flags.limitResetsAt = result.limitResetsAt;
+  if (result.limitResetsAt) env.flags.limitResetsAt = ctx.limitResetsAt = result.limitResetsAt;
   return result;
 }
 

@@ -47,5 +47,7 @@ export const leaseSchema = z.object({
   yieldedTo: z.string().min(1).max(64).optional(),
   /** superseded: the nonce of the lease that displaced this one. */
   supersededBy: z.string().min(1).max(64).optional(),
+  /** released by a rate limit: when the limit resets, as the agent said (the board shows it). */
+  limitResetsAt: z.string().datetime().optional(),
 });
 export type Lease = z.infer<typeof leaseSchema>;

@@ -2,6 +2,7 @@
 // tree-item.ts turns a NodeVm into a vscode.TreeItem.
 import type { BoardError } from "../../core/board/source-error";
 import type { BoardFilter, BoardModel, BoardRow, BoardSection } from "../../core/board/types";
+import { resetTime } from "../../core/run/naming";
 import { escapeMarkdown, mdCode, mdLink } from "./markdown";
 import { ERROR_ICON, MARKER_ICONS, SECTION_ICONS, type IconSpec } from "./markers";
 
@@ -163,6 +164,8 @@ export function ticketTooltip(row: BoardRow): string {
     const holder = `${escapeMarkdown(l.user)} on ${escapeMarkdown(l.host.name)} (${l.holder})`;
     lines.push(`Lease: ${escapeMarkdown(l.state)} · ${holder}`);
     lines.push(`Claimed ${escapeMarkdown(l.claimedAt)}${l.expiresAt ? ` · expires ${escapeMarkdown(l.expiresAt)}` : " · never goes stale (a person's claim)"}`);
+    const resets = l.state === "released" ? resetTime(l.limitResetsAt) : null;
+    if (resets) lines.push(`Released by a rate limit that resets ${escapeMarkdown(resets)}`);
     if (l.stage) lines.push(`Stage: ${escapeMarkdown(l.stage)}${l.stageStartedAt ? ` since ${escapeMarkdown(l.stageStartedAt)}` : ""}`);
     if (l.takeover) lines.push(`Took over (${escapeMarkdown(l.takeover.kind)}) from lease ${mdCode(l.takeover.from)}`);
   } else if (row.holder) {

@@ -70,6 +70,13 @@ describe("run (integration): the endings", function () {
     assert.deepEqual(await w.pulls(), []);
     assert.equal((await w.stateOf(n!))!.state, "implemented");
     assert.match((await w.comments(n!)).find((c) => c.body.startsWith(PROGRESS_MARKER))!.body, /\| verify \| ⏸ rate limited \|/);
+    // The released lease keeps the reset time, and the board names it (the same time the Run's closing line said).
+    const resets = /resets (\d{4}-\d\d-\d\d \d\d:\d\d UTC)/.exec(first.out.at(-1) ?? "")![1]!;
+    const leaseBody = (await w.comments(n!)).find((c) => c.body.startsWith("<!-- ticket-runner:lease"))!.body;
+    assert.match(leaseBody, new RegExp(`A rate limit stopped it; it resets ${resets}\\.`));
+    assert.match(leaseBody, /"limitResetsAt":\s*"\d{4}-/);
+    const board = await w.cliDone(["board"]);
+    assert.ok(board.out.some((l) => new RegExp(`^ {2}#${n} .*released \\S+ ago · \\S+ · limit resets ${resets}$`).test(l)), say(board));
 
     const second = await w.cliDone(["run"]);
     assert.equal(second.code, 0, say(second));

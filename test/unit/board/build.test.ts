@@ -151,6 +151,17 @@ describe("board model: claims and records", () => {
     }
   });
 
+  it("names when the limit resets on a ticket a rate limit released, until it has", () => {
+    const limited = buildBoard(input([issue(13, { readings: [reading(lease(13, { state: "released", limitResetsAt: minutes(52) }))] })]));
+    assert.equal(row(limited, 13).runColumn, "released 5m ago · desk · limit resets 2026-03-01 12:52 UTC");
+    assert.equal(row(limited, 13).lease?.limitResetsAt, minutes(52), "kept for tooltips and --json");
+    const over = buildBoard(input([issue(13, { readings: [reading(lease(13, { state: "released", limitResetsAt: minutes(-1) }))] })]));
+    assert.equal(row(over, 13).runColumn, "released 5m ago · desk");
+    // Only a release says it: a reset time on any other record is not the board's to show.
+    const handedOff = buildBoard(input([issue(13, { labels: ["ready-for-human"], readings: [reading(lease(13, { state: "handed-off", limitResetsAt: minutes(52) }))] })]));
+    assert.equal(row(handedOff, 13).runColumn, "handed off 5m ago · desk");
+  });
+
   it("reads the older finished form as a record, not a claim", () => {
     const legacy = { lease: null, finished: true, comment: { id: "5", url: "u", author: "ana", createdAt: minutes(-60 * 24 * 3), updatedAt: minutes(-60 * 24 * 3) } };
     const model = buildBoard(input([issue(14, { readings: [legacy] })]));

@@ -3,7 +3,7 @@ import { buildBoard } from "../../../src/core/board/build";
 import type { BoardModel } from "../../../src/core/board/types";
 import { escapeMarkdown, mdLink } from "../../../src/vscode/board/markdown";
 import { childNodes, nextSnapshot, nodeVm, noReadyTickets, renderKey, rootNodes, ticketOfNode, type BoardNode, type BoardSnapshot, type NodeVm } from "../../../src/vscode/board/view-model";
-import { input, issue, oneOfEach } from "./board-fixtures";
+import { input, issue, lease, minutes, oneOfEach, reading } from "./board-fixtures";
 
 function snap(model: BoardModel | null, over: Partial<BoardSnapshot> = {}): BoardSnapshot {
   return { phase: "ready", model, error: null, fetchedAt: new Date(), filter: "all", repo: "acme/shop", ...over };
@@ -55,6 +55,15 @@ describe("board tree view-models", () => {
       "report/charts.red",
       "debug-pause/charts.orange",
     ]);
+  });
+
+  it("says in the tooltip when the rate limit that released a ticket resets, and in the description until it has", () => {
+    const released = lease(9, { state: "released", limitResetsAt: minutes(52) });
+    const vm = tickets(snap(buildBoard(input([issue(9, { readings: [reading(released)] })])))).find((r) => r.label.startsWith("#9 "));
+    assert.equal(vm?.description, "released 5m ago · desk · limit resets 2026-03-01 12:52 UTC");
+    assert.match(vm?.tooltip?.markdown ?? "", /Released by a rate limit that resets 2026\\-03\\-01 12:52 UTC/);
+    const plain = tickets(snap(buildBoard(input([issue(9, { readings: [reading(lease(9, { state: "released" }))] })])))).find((r) => r.label.startsWith("#9 "));
+    assert.doesNotMatch(plain?.tooltip?.markdown ?? "", /rate limit/);
   });
 
   it("opens the lease comment for a claim and the issue for a free ticket", () => {

@@ -6,7 +6,6 @@
  */
 import { existsSync } from "node:fs";
 import * as path from "node:path";
-import { createClaimGate } from "../core/claims/claim-protocol";
 import type { ClaimProtocol } from "../core/claims/claim-protocol";
 import type { RunDeps } from "../core/run/context";
 import { runIdFor } from "../core/run/naming";
@@ -22,13 +21,13 @@ import { ClaudeCodeRunner } from "../adapters/agent/claude-code-runner";
 import { createCodexRunner } from "../adapters/agent/codex-runner";
 import { createDemoAgentRunner } from "../adapters/agent/demo-agent-runner";
 import { createGeminiRunner } from "../adapters/agent/gemini-runner";
-import { FsRunRoot } from "../adapters/fs-run-root";
 import { GitWorkspace } from "../adapters/git/git-workspace";
 import { gitUrlFor } from "../adapters/git/target-url";
 import { createOctokit } from "../adapters/github/client";
 import { OctokitTracker } from "../adapters/github/octokit-tracker";
 import { NodeClock } from "../adapters/node-clock";
 import { NodeHost } from "../adapters/node-host";
+import { composeClaims } from "./compose-claims";
 
 export interface ComposeRunInput {
   config: Config;
@@ -97,21 +96,16 @@ export function composeRun(input: ComposeRunInput, options: RunOptions = {}): Co
   const tracker = new OctokitTracker(octokit, input.repo);
   const remoteUrl = gitUrlFor(input.apiUrl, input.repo);
   const workspace = new GitWorkspace({ root: input.cwd, host, token: input.token, remoteUrl, env, lockScope: input.config.lockScope, checkEnvNames: input.config.checkEnv });
-  const gate = createClaimGate({
+  const { gate } = composeClaims({
     tracker,
-    runRoot: new FsRunRoot(input.runRoot),
-    host: host.identity(),
+    runRoot: input.runRoot,
+    host,
     clock,
     log: input.log,
-    labels: input.config.labels,
-    lease: input.config.lease,
+    config: input.config,
     holder: "machine",
     runId,
-    pid: host.pid(),
-    // Holding the Target's lock proves a Run on another Host that left a Stranded ticket is gone.
     adoptAcrossHosts: input.config.lockScope === "target",
-    // A run.json left by a killed Run on this Host is not a live claim: its process is gone.
-    isAlive: async (run) => run.host.id === host.identity().id && (await host.processStartTime(run.pid)) !== null,
   });
   const deps: RunDeps = {
     tracker,

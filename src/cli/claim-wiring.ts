@@ -4,26 +4,20 @@
  * it cannot make a network call by accident.
  */
 import { randomUUID } from "node:crypto";
-import { FsRunRoot } from "../adapters/fs-run-root";
+import type { FsRunRoot } from "../adapters/fs-run-root";
 import { createOctokit, type GitHubClient } from "../adapters/github/client";
 import { OctokitTracker } from "../adapters/github/octokit-tracker";
+import { NodeClock } from "../adapters/node-clock";
 import { NodeHost } from "../adapters/node-host";
-import { createClaimGate, type ClaimProtocol } from "../core/claims/claim-protocol";
+import { composeClaims } from "../app/compose-claims";
+import type { ClaimProtocol } from "../core/claims/claim-protocol";
 import { redactSecrets } from "../core/redact";
 import type { Clock } from "../ports/clock";
 import type { Log, LogFields } from "../ports/log";
 import type { CliIo } from "./command";
 import { requireToken, type Target } from "../app/target";
 
-export const systemClock: Clock = {
-  now: () => new Date(),
-  sleep: (ms, signal) =>
-    new Promise<void>((resolve) => {
-      if (signal?.aborted) return resolve();
-      const t = setTimeout(resolve, ms);
-      signal?.addEventListener("abort", () => (clearTimeout(t), resolve()), { once: true });
-    }),
-};
+export const systemClock: Clock = new NodeClock();
 
 /** Warnings and errors go to stderr (an ignored lease says why); info and debug only with TICKET_RUNNER_LOG. */
 export function cliLog(io: CliIo): Log {
@@ -58,19 +52,6 @@ export function wireClaims(target: Target, io: CliIo, holder: "person" | "machin
   const octokit = createOctokit({ apiUrl: target.apiUrl, token, log });
   const tracker = new OctokitTracker(octokit, target.repo);
   const host = new NodeHost({ env: io.env });
-  const runRoot = new FsRunRoot(target.runRoot);
-  const gate = createClaimGate({
-    tracker,
-    runRoot,
-    host: host.identity(),
-    clock: systemClock,
-    log,
-    labels: target.config.labels,
-    lease: target.config.lease,
-    holder,
-    runId: `cli-${randomUUID()}`,
-    pid: process.pid,
-    isAlive: async (run) => run.host.id === host.identity().id && (await host.processStartTime(run.pid)) !== null,
-  });
+  const { gate, runRoot } = composeClaims({ tracker, runRoot: target.runRoot, host, clock: systemClock, log, config: target.config, holder, runId: `cli-${randomUUID()}` });
   return { gate, tracker, octokit, host, runRoot, log, token };
 }

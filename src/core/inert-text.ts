@@ -9,7 +9,10 @@
  * - `@name` would notify someone, `owner/repo#6` would write into another repository's timeline:
  *   a zero-width space after `@` and `#` keeps them as text.
  * - Markdown and HTML (images that load a beacon, links, `command:` links in VS Code) are escaped,
- *   and bare URLs are broken so they are not made links.
+ *   and bare URLs are broken so they are not made links. VS Code's theme icons (`$(name)`, drawn
+ *   after the Markdown is rendered, so a backslash does not stop them) get a zero-width space.
+ * - VS Code's notifications and dialogs are plain text where only `[label](target)` is live (a
+ *   `command:` target runs a command): `inertLinkedText` breaks that one form (ADR 0231).
  */
 
 const ZWSP = "\u200B";
@@ -33,7 +36,17 @@ const MARKDOWN = /[\\`*_{}[\]()<>#!|~&+]/g;
 /** Markdown-inert: every character reads as itself, no link, image, HTML, mention or closing keyword. */
 export function inertMarkdown(text: string): string {
   return inertReferences(text)
+    .replace(/\$\(/g, `$${ZWSP}(`)
     .replace(MARKDOWN, (c) => `\\${c}`)
     .replace(/:\/\//g, `:/${ZWSP}/`)
     .replace(/\bwww\./gi, (w) => `${w.slice(0, 3)}${ZWSP}.`);
+}
+
+/**
+ * Plain text VS Code shows with its linked-text syntax (notifications, modal dialogs): the text
+ * reads as written (a backslash would show there), and `[label](https:…|command:…|file:…)` gets a
+ * zero-width space between `]` and `(`, so it is no link and runs no command.
+ */
+export function inertLinkedText(text: string): string {
+  return text.replace(/\](?=\s*\()/g, `]${ZWSP}`);
 }

@@ -1,6 +1,16 @@
 import * as vscode from "vscode";
 import type { Log } from "../ports/log";
+import { inertLinkedText } from "../core/inert-text";
 import { redactSecrets } from "../core/redact";
+
+/**
+ * What every notification and dialog shows: tokens masked, and no live `[label](command:…)` link.
+ * Messages carry text from GitHub (lease hosts, error messages) and the agent (hand-off lines);
+ * this is the one door to VS Code's message API, so nothing reaches it any other way (ADR 0231).
+ */
+function shown(text: string, env: NodeJS.ProcessEnv): string {
+  return inertLinkedText(redactSecrets(text, env));
+}
 
 export interface NoticeAction {
   readonly title: string;
@@ -79,8 +89,8 @@ export class Notifier {
    * person's own command asks one (Start the first time, Take Over), never a Run in the background.
    */
   async confirm(message: string, detail: string, buttons: readonly string[]): Promise<string | undefined> {
-    const clean = redactSecrets(message, this.env);
-    const cleanDetail = redactSecrets(detail, this.env);
+    const clean = shown(message, this.env);
+    const cleanDetail = shown(detail, this.env);
     this.remember({ level: "warning", message: clean, actions: [...buttons], at: Date.now(), modal: true, detail: cleanDetail });
     const choice = await this.messages.show("warning", clean, { modal: true, detail: cleanDetail }, buttons);
     return choice !== undefined && buttons.includes(choice) ? choice : undefined;
@@ -92,7 +102,7 @@ export class Notifier {
   }
 
   private show(level: Notice["level"], rawMessage: string, actions: readonly NoticeAction[]): void {
-    const message = redactSecrets(rawMessage, this.env);
+    const message = shown(rawMessage, this.env);
     const titles = actions.map((a) => a.title);
     this.remember({ level, message, actions: titles, at: Date.now() });
     void Promise.resolve(this.messages.show(level, message, {}, titles))

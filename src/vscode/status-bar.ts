@@ -1,6 +1,8 @@
 // Pure: what the status bar shows for a Run's state. No `vscode` import, so it is unit-tested
 // without a VS Code; status-bar-item.ts applies the result to a real StatusBarItem.
 
+import { escapeMarkdown } from "./board/markdown";
+
 export type RunStatus =
   | { readonly kind: "idle" }
   /** Start was pressed: checks, the Run lock and the sweep come before the first Lane. */
@@ -88,6 +90,3 @@ function code(text: string): string {
   return "`" + text.replace(/`/g, "'") + "`";
 }
 
-export function escapeMarkdown(text: string): string {
-  return text.replace(/[\\`*_{}[\]()#+\-.!|<>$]/g, "\\$&");
-}

@@ -1,8 +1,13 @@
 // No `vscode` import: builds the Markdown text of tooltips, with every untrusted string escaped.
+import { inertMarkdown } from "../../core/inert-text";
 
-/** Escapes text so Markdown shows it literally (titles, host names, notes come from strangers). */
+/**
+ * Text Markdown shows literally, on one line (titles, host names, notes and GitHub's error messages
+ * come from strangers): the project's one inert-Markdown helper, so a trusted tooltip (the board's,
+ * the status bar's) renders no link, command link, image, HTML or theme icon from it (ADR 0231).
+ */
 export function escapeMarkdown(text: string): string {
-  return text.replace(/[\\`*_{}[\]()#+\-.!|<>~&]/g, "\\$&").replace(/\r?\n/g, " ");
+  return inertMarkdown(text.replace(/\r?\n/g, " "));
 }
 
 /** A link only for http(s) URLs, with the characters that would end a Markdown link encoded. */

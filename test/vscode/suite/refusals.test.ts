@@ -2,7 +2,7 @@ import * as assert from "node:assert/strict";
 import * as vscode from "vscode";
 import { Refusal, Failure } from "../../../src/core/errors";
 import { runCommand, type CommandServices } from "../../../src/vscode/run-command";
-import { Notifier } from "../../../src/vscode/notifier";
+import { Notifier, type MessageApi } from "../../../src/vscode/notifier";
 import type { Log, LogFields } from "../../../src/ports/log";
 import { activeApi } from "../support/extension";
 import { waitFor } from "../../support/wait-for";
@@ -63,5 +63,28 @@ describe("the command wrapper", () => {
     } finally {
       await config.update("apiUrl", undefined, vscode.ConfigurationTarget.Global);
     }
+  });
+  it("hands VS Code no live link from text that came from GitHub or the agent: refusals, failures, dialogs (ADR 0231)", async () => {
+    // VS Code 1.100's linked text (parseLinkedText): what its notifications and dialogs make a link.
+    const linked = /\[([^\]]+)\]\(((?:https?:\/\/|command:|file:)[^)\s]+)(?: (["'])(.+?)(\3))?\)/i;
+    const hostile = "[Open a terminal](command:workbench.action.terminal.new)";
+    const { services, notifier } = wrapperServices();
+    const seen: string[] = [];
+    const capture: MessageApi = { show: (_level, message, options) => (seen.push(message, options.detail ?? ""), Promise.resolve(undefined)) };
+    const restore = notifier.setMessageApi(capture);
+    try {
+      // A lease's host is whatever its writer put there; a GitHub error message is the server's text.
+      const refusal = new Refusal("claimed-elsewhere", `#7 is claimed by ana on ${hostile} since 10:02.`, { link: "https://example.test/c/1" });
+      await runCommand(services, { id: "ticketRunner.claim", handler: () => Promise.reject(refusal) })(7);
+      await runCommand(services, { id: "ticketRunner.refresh", handler: () => Promise.reject(new Failure("github", `GitHub said: ${hostile}`)) })();
+      // An agent's hand-off line, and a dialog's detail.
+      notifier.warn(`Ticket Runner: demo/shop#3 was handed off to a person (at verify: ${hostile})`);
+      await notifier.confirm(`Take over ${hostile}?`, `Held by ${hostile}`, ["Take Over"]);
+      await waitFor(() => seen.length >= 8, { what: "four messages at VS Code's message API" });
+    } finally {
+      restore();
+    }
+    for (const text of seen) assert.ok(!linked.test(text), `a live link reached VS Code: ${text}`);
+    assert.ok(seen.filter((t) => t.replaceAll("\u200B", "").includes(hostile)).length >= 5, "the text still reads as it was written");
   });
 });

@@ -27,10 +27,17 @@ const SCP = /^(?:[^@/]+@)?([^:/]+):(?!\/\/)(.*)$/;
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
 const GITHUB_HOSTS = new Set(["github.com", "www.github.com", "ssh.github.com"]);
 
+/** A path step (`.`, `..`) or an option-like name is never a repository, whatever the characters allow. */
+function plainName(owner: string, repo: string): RepoRef | null {
+  if (owner.startsWith(".") || owner.startsWith("-")) return null;
+  if (repo === "" || repo === "." || repo === ".." || repo.startsWith("-")) return null;
+  return { owner, repo };
+}
+
 /** `owner/name` as a person types it (`--repo`). */
 export function parseRepo(text: string): RepoRef | null {
   const m = REPO_RE.exec(text.trim());
-  return m ? { owner: m[1]!, repo: m[2]!.replace(/\.git$/, "") } : null;
+  return m ? plainName(m[1]!, m[2]!.replace(/\.git$/, "")) : null;
 }
 
 interface RemoteParts {
@@ -78,7 +85,8 @@ export function parseRemoteUrl(url: string): { repo: RepoRef; apiUrl: string } |
   if (!parts || parts.segments.length < 2) return null;
   const [owner, repo] = parts.segments.slice(-2);
   if (!owner || !repo || !NAME.test(owner) || !NAME.test(repo)) return null;
-  return { repo: { owner, repo }, apiUrl: apiUrlFor(parts) };
+  const named = plainName(owner, repo);
+  return named ? { repo: named, apiUrl: apiUrlFor(parts) } : null;
 }
 
 /**

@@ -33,6 +33,8 @@ export interface LaneRequest {
   title: string;
   base: string;
   offline: boolean;
+  /** The caller fetched the base already (start does, before it claims), so it is not fetched twice. */
+  fetched?: boolean;
   freshBranch: boolean;
   forceDelete: boolean;
   say(line: string): void;
@@ -100,7 +102,7 @@ export async function prepareLane(r: LaneRequest): Promise<Lane> {
   if (r.freshBranch) await dropOldLane(r, branch);
   if (r.offline) return cutOffline(r, branch);
   // The forced refspec `+<base>:refs/remotes/origin/<base>` lives in the adapter's fetchBase.
-  await r.ws.fetchBase(r.base);
+  if (!r.fetched) await r.ws.fetchBase(r.base);
   const existed = (await git(r.ws.root, ["rev-parse", "--verify", "--quiet", `refs/heads/${branch}`])).ok;
   try {
     const lane = await r.ws.cutLane(r.ticket, branch, r.base);

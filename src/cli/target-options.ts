@@ -95,6 +95,13 @@ export function sameCommand(use: TargetUse, args: ParsedArgs, extra: string[] = 
   return ["ticket-runner", use.command, ...args.positionals, ...options, ...extra].map(shellWord).join(" ");
 }
 
+/** The clone's top level, or a refusal that says to go to the clone and gives the same command back. */
+export function requireClone(io: CliIo, use: TargetUse, args: ParsedArgs): string {
+  const top = checkoutTop(io.cwd);
+  if (!top) throw noClone(use, args, io.cwd);
+  return top;
+}
+
 function noClone(use: TargetUse, args: ParsedArgs, cwd: string): Refusal {
   const again = sameCommand(use, args, [], true);
   return new Refusal(

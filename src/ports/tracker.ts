@@ -99,6 +99,8 @@ export interface Tracker {
   viewer(): Promise<string>;
   defaultBranch(): Promise<string>;
   permissionOf(user: string): Promise<Permission>;
+  /** The caller's own permission on the repository; null when the API does not say (some App tokens). */
+  access(): Promise<Permission | null>;
 
   getIssue(number: number): Promise<TrackerIssue | null>;
   listOpenIssues(labels?: string[]): Promise<TrackerIssue[]>;

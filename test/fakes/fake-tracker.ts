@@ -258,6 +258,11 @@ export class FakeTracker implements Tracker {
     return this.gh.defaultBranch;
   }
 
+  async access(): Promise<Permission | null> {
+    await this.enter("access");
+    return this.gh.users.get(this.user) ?? "none";
+  }
+
   async permissionOf(user: string): Promise<Permission> {
     await this.enter("permissionOf");
     return this.gh.users.get(user) ?? "none";

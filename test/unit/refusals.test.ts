@@ -15,7 +15,7 @@ import { refusalText } from "../../src/cli/refusal-text";
 import { main } from "../../src/cli/main";
 import { parseArgs } from "../../src/cli/target-options";
 import type { CliIo } from "../../src/cli/command";
-import { badTicket, claimedElsewhere, claimedLocally, heldByExpiredLease, heldHereWithoutRun, raceLost, runDirMismatch } from "../../src/core/claims/refusals";
+import { badTicket, claimedElsewhere, claimedLocally, heldByExpiredLease, heldHereWithoutRun, notAWriter, raceLost, runDirMismatch } from "../../src/core/claims/refusals";
 import type { TicketReading } from "../../src/core/claims/claim-context";
 import { nothingToResume } from "../../src/core/claims/ended-claim";
 import { parseTicketInput } from "../../src/core/claims/marker";
@@ -98,6 +98,7 @@ const rows: Row[] = [
   { name: "lost the race", make: () => raceLost("acme/widgets", 12, record, "/runs/issue-12/superseded/x", NOW), holder: /@bob/, link: LEASE_URL },
   { name: "lost the race to a withdrawal", make: () => raceLost("acme/widgets", 12, null, null, NOW) },
   { name: "not a ticket number", make: () => badTicket("twelve") },
+  { name: "not a writer", make: () => notAWriter("mallory", "read", "acme/widgets", "releasing a ticket", "ticket-runner release 12") },
   { name: "resume of an ended claim's leftover", make: () => nothingToResume("acme/widgets", 12, "/runs/issue-12", reading, { kind: "ok", run: { ...run, issue: 12, commentId: "901" } }), holder: /taken over by @boss on host "b"/, link: LEASE_URL },
   { name: "resume with a run dir of no claim", make: () => nothingToResume("acme/widgets", 12, "/runs/issue-12", reading, { kind: "invalid", reason: "not JSON" }), holder: /\/runs\/issue-12/, link: ISSUE_URL },
   { name: "run lock held on this Host", make: () => lockRefusal("running", holder), holder: /run run-z \(pid 5151/ },

@@ -10,7 +10,7 @@ import { NodeIds, readIssueThread } from "./issue-thread";
 import { writeIssue } from "./issue-write";
 import { Pulls } from "./pulls";
 import { withSafeRetry } from "./safe-writes";
-import { check, gqlBlockers, gqlBodyHistory, restComment, restPathId, restEvent, restIssue, restPermission, restRepo, restUser } from "./schemas";
+import { check, gqlBlockers, gqlBodyHistory, restComment, restPathId, restEvent, restIssue, restPermission, restRepo, restRepoAccess, restUser } from "./schemas";
 import type { GithubId } from "../../core/schemas/github-id";
 
 function status(error: unknown): number | undefined {
@@ -66,6 +66,17 @@ export class OctokitTracker implements Tracker {
   async defaultBranch(): Promise<string> {
     const res = await this.octokit.request("GET /repos/{owner}/{repo}", this.base);
     return check(restRepo, res.data, `repository ${this.repo.owner}/${this.repo.repo}`).default_branch;
+  }
+
+  async access(): Promise<Permission | null> {
+    const res = await this.octokit.request("GET /repos/{owner}/{repo}", this.base);
+    const p = check(restRepoAccess, res.data, `repository ${this.repo.owner}/${this.repo.repo}`).permissions;
+    if (!p) return null;
+    if (p.admin) return "admin";
+    if (p.maintain) return "maintain";
+    if (p.push) return "write";
+    if (p.triage) return "triage";
+    return p.pull ? "read" : "none";
   }
 
   async permissionOf(user: string): Promise<Permission> {

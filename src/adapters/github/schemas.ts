@@ -14,6 +14,10 @@ const login = z.object({ login: z.string().min(1) });
 
 export const restUser = z.object({ login: z.string().min(1), node_id: z.string().optional() });
 export const restRepo = z.object({ default_branch: z.string().min(1) });
+/** GET /repos/{owner}/{repo}'s `permissions`: the caller's own access (absent for some tokens). */
+export const restRepoAccess = z.object({
+  permissions: z.object({ admin: z.boolean(), maintain: z.boolean().optional(), push: z.boolean(), triage: z.boolean().optional(), pull: z.boolean() }).optional(),
+});
 export const restPermission = z.object({
   permission: z.enum(["admin", "write", "read", "none", "maintain", "triage"]),
   role_name: z.string().optional(),

@@ -20,7 +20,7 @@ export const claimCommand: CliCommand = {
   usage: USAGE,
   async run(argv, io) {
     const args = parseArgs(argv, { flags: ["--take-over"], values: ["--run-dir"] });
-    const n = ticketArg(args, USAGE);
+    const n = ticketArg(args, USAGE, "claim");
     const target = resolveTarget(args, io, { command: "claim" });
     const w = wireClaims(target, io, "person");
     const won = await w.gate.take(n, { takeOver: args.flags.has("--take-over"), runDir: args.values.get("--run-dir") });

@@ -26,7 +26,7 @@ export const handBackCommand: CliCommand = {
   usage: USAGE,
   async run(argv, io) {
     const args = parseArgs(argv, {});
-    const n = ticketArg(args, USAGE);
+    const n = ticketArg(args, USAGE, "hand-back");
     const target = resolveTarget(args, io, { command: "hand-back" });
     const w = wireClaims(target, io, "person");
     const checkout = target.checkout;

@@ -25,7 +25,7 @@ export const releaseCommand: CliCommand = {
   usage: USAGE,
   async run(argv, io) {
     const args = parseArgs(argv, { values: ["--run-dir"] });
-    const n = ticketArg(args, USAGE);
+    const n = ticketArg(args, USAGE, "release");
     const target = resolveTarget(args, io, { command: "release" });
     const w = wireClaims(target, io, "person");
     const report = await w.gate.releaseByHand(n, { runDir: args.values.get("--run-dir") });

@@ -42,7 +42,7 @@ export const resumeCommand: CliCommand = {
   usage: USAGE,
   async run(argv, io) {
     const args = parseArgs(argv, { flags: ["--offline"], values: ["--run-dir", "--base"] });
-    const n = ticketArg(args, USAGE);
+    const n = ticketArg(args, USAGE, "resume");
     const target = resolveTarget(args, io, { command: "resume" });
     // The network promise, kept at the call site.
     if (args.flags.has("--offline")) return resumeOffline(n, args, target, io);

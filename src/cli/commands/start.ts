@@ -38,12 +38,13 @@ Token: TICKET_RUNNER_TOKEN, GH_TOKEN or GITHUB_TOKEN. Run root: TICKET_RUNNER_RU
 const FLAGS = ["--take-over", "--offline", "--fresh-branch", "--delete-branch-force"];
 const VALUES = ["--run-dir", "--base"];
 
-export function ticketArg(args: ParsedArgs, usage: string): number {
+/** The one ticket number a command takes; `command` is named in the hints, so they give back the command typed. */
+export function ticketArg(args: ParsedArgs, usage: string, command: string): number {
   const text = args.positionals[0];
   if (!text) throw new Refusal("bad-input", `Which ticket? ${usage.split("\n")[0]}`);
-  if (args.positionals.length > 1) throw new Refusal("bad-input", `One ticket at a time: got ${args.positionals.join(" ")}. Start the first: \`ticket-runner start ${args.positionals[0]}\`.`);
+  if (args.positionals.length > 1) throw new Refusal("bad-input", `One ticket at a time: got ${args.positionals.join(" ")}. The first: \`ticket-runner ${command} ${args.positionals[0]}\`.`, { next: `ticket-runner ${command} ${args.positionals[0]}` });
   const n = parseTicketInput(text);
-  if (n === null) throw badTicket(text);
+  if (n === null) throw badTicket(text, command);
   return n;
 }
 
@@ -95,12 +96,16 @@ export const startCommand: CliCommand = {
   usage: USAGE,
   async run(argv, io) {
     const args = parseArgs(argv, { flags: FLAGS, values: VALUES });
-    const n = ticketArg(args, USAGE);
+    const n = ticketArg(args, USAGE, "start");
     const target = resolveTarget(args, io, { command: "start", needsClone: true });
     // The network promise, kept at the call site: nothing below this line runs for --offline.
     if (args.flags.has("--offline")) return startOffline(n, args, target, io);
 
     const w = wireClaims(target, io, "person");
+    // The base first: a base that is nowhere is refused before anything is claimed.
+    const base = args.values.get("--base") ?? target.config.base ?? (await w.tracker.defaultBranch());
+    const ws = workspace(target, io, w.token);
+    await ws.fetchBase(base);
     const won = await w.gate.take(n, { takeOver: args.flags.has("--take-over"), runDir: args.values.get("--run-dir") });
     const name = `${target.repo.owner}/${target.repo.repo}#${n}`;
     io.out(`Claimed ${name}${won.claim.lease.takeover ? ` (${won.claim.lease.takeover.kind} of ${won.displaced.map((d) => d.comment.url).join(", ")})` : ""}.`);
@@ -111,13 +116,13 @@ export const startCommand: CliCommand = {
     const unsaved = rememberTitles(titlesFile(target.runRoot, target.repo), [{ ticket: n, title: won.issue.title }], systemClock.now());
     if (unsaved) w.log.debug(`ticket title not kept for --offline: ${unsaved}`);
     try {
-      const base = args.values.get("--base") ?? target.config.base ?? (await w.tracker.defaultBranch());
       const lane = await prepareLane({
-        ws: workspace(target, io, w.token),
+        ws,
         ticket: n,
         title: won.issue.title,
         base,
         offline: false,
+        fetched: true,
         freshBranch: args.flags.has("--fresh-branch"),
         forceDelete: args.flags.has("--delete-branch-force"),
         say: io.out,

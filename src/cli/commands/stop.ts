@@ -10,8 +10,8 @@ import { NodeHost } from "../../adapters/node-host";
 import type { LockFile } from "../../core/schemas/lock-file";
 import type { Host } from "../../ports/host";
 import type { CliCommand, CliIo } from "../command";
-import { checkoutTop } from "../../adapters/git/checkout";
 import { tokenFrom } from "../../app/target";
+import { parseArgs, requireClone } from "../target-options";
 
 const USAGE = `ticket-runner stop
 
@@ -93,7 +93,8 @@ export const stopCommand: CliCommand = {
       return 2;
     }
     const host = new NodeHost({ env: io.env });
-    const root = checkoutTop(io.cwd) ?? io.cwd;
+    // Outside a clone there is no lock to read: say where to run it, not that no Run holds it.
+    const root = requireClone(io, { command: "stop" }, parseArgs([], {}));
     const ws = new GitWorkspace({ root, host, lockScope: lockScope(root), token: tokenFrom(io.env) ?? undefined, env: io.env });
     return stopRun({ readLock: () => ws.readLock(), host, kill: (pid) => process.kill(pid, "SIGTERM") }, io);
   },

@@ -4,8 +4,10 @@
  */
 import { GitWorkspace } from "../../adapters/git/git-workspace";
 import { NodeHost } from "../../adapters/node-host";
-import { Failure } from "../../core/errors";
+import { Failure, Refusal } from "../../core/errors";
 import type { CliCommand } from "../command";
+import { tokenFrom } from "../../app/target";
+import { parseArgs, requireClone } from "../target-options";
 
 const USAGE = `ticket-runner unlock [--yes] [--scope target|host] [--note <text>]
 
@@ -13,26 +15,22 @@ Frees the Run lock (lock.json on the ticket-runner/lock branch of the Target's r
 clone of the Target. A lock held by a Run on another Host is freed only with --yes: do it only when
 no Run is running there. A Run still alive on this Host is never unlocked: use \`ticket-runner stop\`.`;
 
-function option(argv: string[], name: string): string | undefined {
-  const i = argv.indexOf(name);
-  return i >= 0 ? argv[i + 1] : undefined;
-}
-
 export const unlockCommand: CliCommand = {
   name: "unlock",
   summary: "free a Run lock a vanished Host left behind",
   usage: USAGE,
   async run(argv, io) {
-    const scope = option(argv, "--scope") ?? "target";
+    const args = parseArgs(argv, { flags: ["--yes"], values: ["--scope", "--note"] });
+    const scope = args.values.get("--scope") ?? "target";
     if (scope !== "target" && scope !== "host") {
-      io.err(`--scope must be "target" or "host", not "${scope}".`);
-      return 2;
+      throw new Refusal("bad-input", `--scope must be "target" or "host", not "${scope}": \`ticket-runner unlock --scope target\`.`, { next: "ticket-runner unlock --scope target" });
     }
-    const yes = argv.includes("--yes");
+    const root = requireClone(io, { command: "unlock" }, args);
+    const yes = args.flags.has("--yes");
     const host = new NodeHost({ env: io.env });
     const me = host.identity();
-    const ws = new GitWorkspace({ root: io.cwd, host, lockScope: scope, token: io.env.TICKET_RUNNER_TOKEN || undefined, env: io.env });
-    const note = option(argv, "--note") ?? `ticket-runner unlock on ${me.kind === "cloud" ? "the cloud host" : "the workstation"} \`${me.name}\``;
+    const ws = new GitWorkspace({ root, host, lockScope: scope, token: tokenFrom(io.env) ?? undefined, env: io.env });
+    const note = args.values.get("--note") ?? `ticket-runner unlock on ${me.kind === "cloud" ? "the cloud host" : "the workstation"} \`${me.name}\``;
 
     let described = "unreadable";
     try {

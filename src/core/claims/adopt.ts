@@ -18,9 +18,8 @@ import { isMine, newRunJson, takeClaim, type ClaimWon } from "./take-claim";
 
 export async function adoptClaim(ctx: ClaimContext, ticket: number, opts: { runDir?: string } = {}): Promise<ClaimWon> {
   const dir = opts.runDir ?? ctx.o.runRoot.dirFor(ctx.o.tracker.repo, ticket);
-  const reading = await ctx.read(ticket);
+  const reading = await ctx.read(ticket, { doing: "resuming a claim", again: `ticket-runner resume ${ticket}` });
   const { viewer, standing, issue } = reading;
-  await ctx.requireWriter(viewer);
   const now = ctx.now();
   const ours = (r: (typeof standing.live)[number]) =>
     isMine(ctx, r, viewer) || (!!ctx.o.adoptAcrossHosts && ctx.o.holder === "machine" && r.lease?.holder === "machine" && sameUser(r.comment.author, viewer));

@@ -10,6 +10,7 @@ import type { RunRoot } from "../../ports/run-root";
 import type { Tracker, TrackerComment, TrackerIssue } from "../../ports/tracker";
 import { Refusal } from "../errors";
 import type { RunJson } from "../schemas/run-json";
+import { notAWriter } from "./refusals";
 import { readLeases, type IgnoredComment } from "./claim-view";
 import { standings, type LeaseRecord, type Standings } from "./lease-standing";
 import { TrustCache } from "./trust";
@@ -54,6 +55,12 @@ export interface ClaimProtocolOptions {
    * Tickets"). Off by default, and off for lockScope "host", where Runs on other Hosts may be live.
    */
   adoptAcrossHosts?: boolean;
+}
+
+/** What a write-only step is doing, and the command to run again with a writer's token (ADR 0220). */
+export interface WriterUse {
+  doing: string;
+  again: string;
 }
 
 export interface TicketReading {
@@ -118,8 +125,12 @@ export class ClaimContext {
     return new Date(from.getTime() + this.o.lease.ttlMinutes * 60_000).toISOString();
   }
 
-  /** Reads the issue and every lease on it, trusted writers only. */
-  async read(ticket: number): Promise<TicketReading> {
+/**
+   * Reads the issue and every lease on it, trusted writers only. With `writer`, a caller without
+   * write access is refused before the leases are judged: judging them asks each author's
+   * permission, which GitHub answers only to writers.
+   */
+  async read(ticket: number, writer?: WriterUse): Promise<TicketReading> {
     const thread = await this.o.tracker.readIssueThread(ticket);
     if (!thread) {
       throw new Refusal("not-open", `${this.repoName}#${ticket} does not exist (or this token cannot see it). Check the number and --repo: \`ticket-runner board --repo owner/name\` lists the tickets.`, { next: "ticket-runner board" });
@@ -132,6 +143,7 @@ export class ClaimContext {
     } else {
       viewer = await this.viewer();
     }
+    if (writer) await this.requireWriter(viewer, writer);
     const { records, ignored } = await readLeases(thread.comments, { repo: this.repoName, issue: ticket, trust: this.trust, log: this.o.log, warned: this.warned });
     return { issue: thread.issue, comments: thread.comments, viewer, records, ignored, standing: standings(records, this.now(), this.lateMs), labelActors: thread.labelActors };
   }
@@ -140,12 +152,9 @@ export class ClaimContext {
    * The caller must be a writer: a lease from anyone else is ignored by every other reader, so a
    * claim by a non-writer would look won here and be invisible everywhere else.
    */
-  async requireWriter(viewer: string): Promise<void> {
+  async requireWriter(viewer: string, use: WriterUse): Promise<void> {
     const permission = await this.trust.permission(viewer);
     if (this.trust.isWriter(permission)) return;
-    throw new Refusal(
-      "untrusted",
-      `${viewer} has "${permission}" access to ${this.repoName}; claiming needs write access, because leases from anyone else are ignored. Use a token of a user with write access (GITHUB_TOKEN, GH_TOKEN or TICKET_RUNNER_TOKEN), then run the command again (e.g. \`ticket-runner start <n>\`).`,
-    );
+    throw notAWriter(viewer, permission, this.repoName, use.doing, use.again);
   }
 }

@@ -8,6 +8,7 @@
 import type { Log } from "../../ports/log";
 import type { Tracker, TrackerIssue } from "../../ports/tracker";
 import { Refusal } from "../errors";
+import { requireWriteAccess } from "./writer-access";
 import type { StateFile } from "../schemas/state-file";
 
 export interface HandBackDeps {
@@ -65,6 +66,7 @@ function refuseUnlessHandedOff(deps: HandBackDeps, ticket: number, issue: Tracke
 export async function planHandBack(deps: HandBackDeps, ticket: number): Promise<HandBackPlan> {
   const issue = await deps.tracker.getIssue(ticket);
   refuseUnlessHandedOff(deps, ticket, issue);
+  await requireWriteAccess(deps.tracker, "handing a ticket back", `ticket-runner hand-back ${ticket}`);
   let state: StateFile | null | undefined;
   let unread: string | null = null;
   if (deps.readState) {

@@ -125,8 +125,21 @@ export function overtakenMeanwhile(repo: string, ticket: number, why: string, li
   );
 }
 
-export function badTicket(text: string): Refusal {
-  return new Refusal("bad-input", `"${text.slice(0, 40)}" is not a ticket number: give a positive whole number, e.g. \`ticket-runner start 12\`.`);
+/**
+ * A token without write access: every board write would be refused by GitHub, and a lease from
+ * anyone else is ignored, so nothing is tried (ADR 0220). `doing` names the act ("releasing a
+ * ticket"), `again` the command to run again with a writer's token.
+ */
+export function notAWriter(viewer: string, permission: string, repoName: string, doing: string, again: string): Refusal {
+  return new Refusal(
+    "untrusted",
+    `${viewer} has "${permission}" access to ${repoName}; ${doing} needs write access (only writers' labels, leases and pushes count). Nothing was changed. Use a token of a user with write access (TICKET_RUNNER_TOKEN, GH_TOKEN or GITHUB_TOKEN), then run \`${again}\` again.`,
+    { next: again },
+  );
+}
+
+export function badTicket(text: string, command = "start"): Refusal {
+  return new Refusal("bad-input", `"${text.slice(0, 40)}" is not a ticket number: give a positive whole number, e.g. \`ticket-runner ${command} 12\`.`);
 }
 
 /** `release` of a ticket whose claim is someone else's expired lease: theirs until taken, so refused. */

@@ -110,9 +110,8 @@ async function leftByDeadRun(ctx: ClaimContext, existing: Awaited<ReturnType<Cla
 
 /** Steps 1-3: everything before the first write. Returns the reading and the leases to displace. */
 async function prepare(ctx: ClaimContext, ticket: number, opts: TakeOptions, dir: string) {
-  const reading = await ctx.read(ticket);
+  const reading = await ctx.read(ticket, { doing: "claiming a ticket", again: `ticket-runner start ${ticket}` });
   const { viewer, standing } = reading;
-  await ctx.requireWriter(viewer);
   if (reading.issue.state !== "open") {
     throw new Refusal("not-open", `${ctx.repoName}#${ticket} is closed: ${reading.issue.url}. Reopen it first if there is more to do, then \`ticket-runner start ${ticket}\`.`, { link: reading.issue.url, next: `ticket-runner start ${ticket}` });
   }

@@ -20,6 +20,7 @@ import { summarize } from "./summary";
 import { sweep } from "./sweep";
 import { writeVersionFile } from "./transcripts";
 import { lockRefusal } from "./lock-refusal";
+import { requireWriteAccess } from "../claims/writer-access";
 
 export interface RunOptions {
   /** A narrowed Run: only these tickets (and only their State files are swept). */
@@ -107,6 +108,8 @@ export class Run {
     if (this.config.checks.length === 0) {
       throw new Refusal("bad-config", "ticket-runner.json names no Checks, so nothing could grade the agents' work. Add the project's own commands, for example \"checks\": [[\"npm\", \"test\"]], then run `ticket-runner run` again.", { next: "ticket-runner run" });
     }
+    // Before the lock: a reader's Run would fail at the lock's push with git's own words.
+    await requireWriteAccess(this.deps.tracker, "a Run", this.options.command ?? "ticket-runner run");
     if (!this.env.base) this.env.base = await this.deps.tracker.defaultBranch();
     // Not a repository, no remote, a detached or dirty checkout, State files from an older pipeline.
     await this.deps.workspace.preflight(this.env.base);

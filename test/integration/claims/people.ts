@@ -20,7 +20,7 @@ export async function peopleAtTheirMachines(s: ClaimsSandbox, users: string[]): 
   for (const user of users) {
     const clone = join(s.dir, `clone-${user}`);
     await cloneWithToken(s.sandbox.gitUrl(OWNER, NAME), s.tokens[user]!, clone);
-    writeTargetConfig(clone, { lease: { settleMs: 100 } });
+    writeTargetConfig(clone, { lease: { settleMs: 100 }, checks: [["true"]] });
     clones.set(user, clone);
     envs.set(user, { TICKET_RUNNER_TOKEN: s.tokens[user]!, TICKET_RUNNER_RUN_ROOT: join(s.dir, `runs-${user}`), TICKET_RUNNER_HOST_NAME: `${user}-box`, TICKET_RUNNER_HOST_SESSION: `${user}-box` });
   }

@@ -17,8 +17,8 @@ import { join, resolve } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { build } from "esbuild";
 import { createDemoAgentRunner } from "../src/adapters/agent/demo-agent-runner";
-import { TranscriptFormatter } from "../src/adapters/agent/transcript-format";
-import { LineBatcher } from "../src/adapters/agent/transcript-batcher";
+import { TranscriptFormatter } from "../src/core/text/transcript-format";
+import { LineBatcher } from "../src/vscode/run/transcript-batcher";
 
 const ROOT = resolve(__dirname, "..");
 const n = Number(process.argv[process.argv.indexOf("--events") + 1] ?? "") || 20_000;

@@ -1,5 +1,5 @@
 import * as vscode from "vscode";
-import { LineBatcher } from "../../adapters/agent/transcript-batcher";
+import { LineBatcher } from "./transcript-batcher";
 import type { RunEvent } from "../../core/run/run-events";
 import { redactSecrets } from "../../core/redact";
 import { TicketTranscript } from "./transcript-lines";

@@ -2,7 +2,7 @@
 // events are rendered by the agents' formatter (src/adapters/agent/transcript-format.ts), so the
 // CLI and the output channel read alike; this adds what only the Run knows: the lane, the Stages
 // that are not agent sessions (checks, rebase, pr, ci, merge) and each Stage's outcome and duration.
-import { formatDuration, TranscriptFormatter } from "../../adapters/agent/transcript-format";
+import { formatDuration, TranscriptFormatter } from "../../core/text/transcript-format";
 import type { RunEvent } from "../../core/run/run-events";
 
 const AGENT_STAGES = new Set<string>(["implement", "verify", "fix", "conflict"]);

@@ -2,7 +2,7 @@ import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { toAgentEvents } from "../../adapters/agent/event-mapper";
 import { parseStreamLine } from "../../adapters/agent/stream-events";
-import { TranscriptFormatter } from "../../adapters/agent/transcript-format";
+import { TranscriptFormatter } from "../../core/text/transcript-format";
 
 /** Longest replay, in lines: a transcript for reading, not the whole log (that stays on disk). */
 const MAX_LINES = 20_000;

@@ -7,7 +7,7 @@
 import { strict as assert } from "node:assert";
 import { ClaudeCodeRunner } from "../../../src/adapters/agent/claude-code-runner";
 import type { AgentEvent, StageRequest, StageResult } from "../../../src/ports/agent-runner";
-import { TranscriptFormatter } from "../../../src/adapters/agent/transcript-format";
+import { TranscriptFormatter } from "../../../src/core/text/transcript-format";
 import { fakeClaudeSandbox } from "./helpers";
 import type { FakeClaudeSandbox } from "./helpers";
 

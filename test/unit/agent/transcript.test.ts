@@ -1,7 +1,7 @@
 import { strict as assert } from "node:assert";
 import { toolSummary, resultSummary, oneLine } from "../../../src/adapters/agent/event-mapper";
-import { TranscriptFormatter, formatDuration } from "../../../src/adapters/agent/transcript-format";
-import { LineBatcher } from "../../../src/adapters/agent/transcript-batcher";
+import { TranscriptFormatter, formatDuration } from "../../../src/core/text/transcript-format";
+import { LineBatcher } from "../../../src/vscode/run/transcript-batcher";
 import { waitFor } from "../../support/wait-for";
 
 describe("event mapper: tool one-liners and result summaries", () => {

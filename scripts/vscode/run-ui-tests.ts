@@ -12,8 +12,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { installVsix, listExtensions } from "./code-server";
 import { packVsix } from "./vsix";
-import { runRunE2E } from "./ui-run-e2e";
-import { activityItem, openWorkbench, runFromPalette, shot, step, UI_TIMEOUT_MS, UiSession } from "./ui-session";
+import { runRunE2E } from "../../test/ui/ui-run-e2e";
+import { activityItem, openWorkbench, runFromPalette, shot, step, UI_TIMEOUT_MS, UiSession } from "../../test/ui/ui-session";
 
 const EXTENSION_ID = "ticket-runner.ticket-runner";
 

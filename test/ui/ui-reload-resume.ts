@@ -16,10 +16,10 @@ import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { parseLeaseComment } from "../../src/core/claims/lease-comment";
 import { startSandbox, type SandboxHandle } from "../../src/sandbox/start";
-import { sandboxOctokit } from "../../test/support/board-seed";
-import { openTickets, RUN_USER, seedRunTarget, simpleTicket, type RunTarget } from "../../test/support/run-seed";
-import { installVsix } from "./code-server";
-import { packVsix } from "./vsix";
+import { sandboxOctokit } from "../support/board-seed";
+import { openTickets, RUN_USER, seedRunTarget, simpleTicket, type RunTarget } from "../support/run-seed";
+import { installVsix } from "../../scripts/vscode/code-server";
+import { packVsix } from "../../scripts/vscode/vsix";
 import { activityItem, openWorkbench, paletteInput, pickInPalette, shot, sidebarRows, statusItem, step, UI_TIMEOUT_MS, UiSession, until } from "./ui-session";
 
 async function palette(page: Page, title: string): Promise<void> {

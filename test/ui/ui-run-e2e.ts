@@ -14,8 +14,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startSandbox, type SandboxHandle } from "../../src/sandbox/start";
-import { sandboxOctokit } from "../../test/support/board-seed";
-import { openTickets, seedRunTarget, simpleTicket } from "../../test/support/run-seed";
+import { sandboxOctokit } from "../support/board-seed";
+import { openTickets, seedRunTarget, simpleTicket } from "../support/run-seed";
 import { openTicketRunner, openWorkbench, runFromPalette, shot, sidebarRows, statusItem, step, UI_TIMEOUT_MS, UiSession } from "./ui-session";
 
 /** Runs the E2E with the extension already installed in `extensionsDir`. Throws on the first failed step. */

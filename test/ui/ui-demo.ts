@@ -7,7 +7,7 @@
 //   test-results/demo-board-start.png     the Board before Start: six tickets on the Frontier
 //   test-results/demo-board-mid-run.png   two Lanes under Running here (the README's picture)
 //   test-results/demo-board-end.png       the Board after the Run: #3 needs a person, #6 is back
-// Run: npm run build && tsx scripts/vscode/ui-demo.ts      (npm run test:vscode:demo)
+// Run: npm run build && tsx test/ui/ui-demo.ts      (npm run test:vscode:demo)
 import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,7 +15,7 @@ import { join, resolve } from "node:path";
 import type { Locator, Page } from "playwright-core";
 import { Octokit } from "@octokit/rest";
 import { startSandbox } from "../../src/sandbox/start";
-import { REPO_ROOT } from "./build-suite";
+import { REPO_ROOT } from "../../scripts/vscode/build-suite";
 import { openTicketRunner, openWorkbench, paletteInput, SHOTS, shot, sidebarRows, statusItem, step, UI_TIMEOUT_MS, UiSession, until, widenSidebar } from "./ui-session";
 
 const RUN_TIMEOUT = 240_000;

@@ -5,11 +5,11 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Locator, Page } from "playwright-core";
-import { waitFor } from "../../test/support/wait-for";
-import { REPO_ROOT } from "./build-suite";
-import { launchChromium } from "./chromium";
-import { startCodeServer, tail, type CodeServer, type StartCodeServerOptions } from "./code-server";
-import { STRAY_ENV } from "./in-host";
+import { waitFor } from "../support/wait-for";
+import { REPO_ROOT } from "../../scripts/vscode/build-suite";
+import { launchChromium } from "../../scripts/vscode/chromium";
+import { startCodeServer, tail, type CodeServer, type StartCodeServerOptions } from "../../scripts/vscode/code-server";
+import { STRAY_ENV } from "../../scripts/vscode/in-host";
 
 /** Screenshots, where CI keeps them. */
 export const SHOTS = join(REPO_ROOT, "test-results");

@@ -3,11 +3,11 @@
 //   test-results/board-markers.png   the Board with every marker kind, sections and Run column
 //   test-results/board-tooltip.png   a claimed ticket's tooltip (lease details and links)
 //   test-results/board-error.png     the error row after GitHub fails, with the board kept
-// Run: npm run build && tsx scripts/vscode/ui-board.ts
+// Run: npm run build && tsx test/ui/ui-board.ts
 import { SandboxAdmin } from "../../src/sandbox/admin-client";
-import { setup, BOARD_SEED_ENV, type BoardSeedInfo } from "../../test/vscode/support/board-setup";
-import { REPO_ROOT } from "./build-suite";
-import { workbenchUrl } from "./in-host";
+import { setup, BOARD_SEED_ENV, type BoardSeedInfo } from "../vscode/support/board-setup";
+import { REPO_ROOT } from "../../scripts/vscode/build-suite";
+import { workbenchUrl } from "../../scripts/vscode/in-host";
 import { openTicketRunner, openWorkbench, runFromPalette, shot, sidebarRows, step, UI_TIMEOUT_MS, UiSession, widenSidebar } from "./ui-session";
 
 async function main(): Promise<void> {

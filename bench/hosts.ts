@@ -16,8 +16,7 @@
  */
 import { performance } from "node:perf_hooks";
 import { demoTicketBody, simpleTicket } from "../test/support/run-seed";
-import { endingOf, stateFilesOn, viewTickets } from "../test/reliability/chaos/observe";
-import type { TicketView } from "../test/reliability/chaos/observe";
+import { duplicateWork, endingOf, stateFilesOn, viewTickets } from "../test/reliability/chaos/observe";
 import { startRun } from "../test/reliability/chaos/run-process";
 import { ChaosWorld } from "../test/reliability/chaos/world";
 
@@ -49,16 +48,6 @@ const NAMES = "abcdefghijklmnopqrstuvwxyz";
 
 function ticketName(i: number): string {
   return `hosts${NAMES[i % 26]}${NAMES[Math.floor(i / 26) % 26]}`;
-}
-
-/** Extra implement Stages and extra pull requests: work done twice. */
-function duplicates(views: TicketView[]): number {
-  let extra = 0;
-  for (const v of views) {
-    const implementRows = v.comments.map((c) => (c.body.match(/^\| implement \|/gm) ?? []).length).reduce((a, b) => a + b, 0);
-    extra += Math.max(0, implementRows - 1) + Math.max(0, v.prs.length - 1);
-  }
-  return extra;
 }
 
 /** "[hh:mm:ss] #n stage: outcome · 12s" lines (TICKET_RUNNER_TTY=0) summed per Stage. */
@@ -108,7 +97,7 @@ async function measure(k: number): Promise<Row> {
     exits.forEach((e, i) => {
       if (e.code !== 0) failures.push(`host-${i + 1} exited ${e.code ?? e.signal}: ${runs[i]!.stderr().slice(-600)}`);
     });
-    return { k, wallMs, merged, duplicates: duplicates(views), stateFilesLeft: (await stateFilesOn(t.gitDir)).length, takesLost, writesPerTicket: writes / Math.max(1, merged), stageSeconds: stageSeconds(outputs), failures };
+    return { k, wallMs, merged, duplicates: duplicateWork(views), stateFilesLeft: (await stateFilesOn(t.gitDir)).length, takesLost, writesPerTicket: writes / Math.max(1, merged), stageSeconds: stageSeconds(outputs), failures };
   } finally {
     await world.stop();
   }

@@ -174,7 +174,9 @@ jobs:
         env:
           TICKET_RUNNER_TOKEN: \${{ steps.app-token.outputs.token }}
           TICKET_RUNNER_HOST_NAME: actions-host-\${{ matrix.host }}
-          TICKET_RUNNER_HOST_SESSION: \${{ github.run_id }}-\${{ github.run_attempt }}
+          # One session per matrix job: each is a Host of its own (its own lock file, its own leases).
+          # One session per matrix job: each is a Host of its own (its own lock file, its own leases).
+          TICKET_RUNNER_HOST_SESSION: \${{ github.run_id }}-\${{ github.run_attempt }}-\${{ matrix.host }}
           TICKET_RUNNER_RUN_ROOT: \${{ runner.temp }}/ticket-runner-runs
           LANES: \${{ needs.plan.outputs.lanes }}
           TICKETS: \${{ needs.plan.outputs.tickets }}

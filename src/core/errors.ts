@@ -22,7 +22,9 @@ export type RefusalReason =
   /** A Run is already active in this window (the extension runs one Run per window). */
   | "run-active"
   /** VS Code's Restricted Mode: the folder is not trusted, so nothing it configures may run (ADR 0230). */
-  | "untrusted-workspace";
+  | "untrusted-workspace"
+  /** The token is GitHub Actions' own GITHUB_TOKEN: the pull requests it opens would never get CI. */
+  | "actions-token";
 
 export class Refusal extends Error {
   override readonly name = "Refusal";

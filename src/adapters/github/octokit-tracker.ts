@@ -12,6 +12,9 @@ import { Pulls } from "./pulls";
 import { withSafeRetry } from "./safe-writes";
 import { check, gqlBlockers, gqlBodyHistory, restComment, restPathId, restEvent, restIssue, restPermission, restRepo, restRepoAccess, restUser } from "./schemas";
 import type { GithubId } from "../../core/schemas/github-id";
+import { z } from "zod";
+
+const gqlViewer = z.object({ viewer: z.object({ login: z.string().min(1) }) });
 
 function status(error: unknown): number | undefined {
   return (error as { status?: number }).status;
@@ -58,8 +61,15 @@ export class OctokitTracker implements Tracker {
 
   async viewer(): Promise<string> {
     if (this.viewerLogin) return this.viewerLogin;
-    const res = await this.octokit.request("GET /user");
-    this.viewerLogin = check(restUser, res.data, "the current user").login;
+    try {
+      const res = await this.octokit.request("GET /user");
+      this.viewerLogin = check(restUser, res.data, "the current user").login;
+    } catch (error) {
+      // An installation token (a GitHub App's, or Actions' own GITHUB_TOKEN) may not read /user:
+      // 403 "Resource not accessible by integration". GraphQL's viewer names its bot.
+      if (status(error) !== 403) throw error;
+      this.viewerLogin = check(gqlViewer, await this.octokit.graphql("query { viewer { login } }"), "the current user (GraphQL viewer)").viewer.login;
+    }
     return this.viewerLogin;
   }
 

@@ -140,7 +140,7 @@ async function awaitCi(env: RunEnv, ctx: TicketCtx, pr: PullRequestInfo): Promis
       if (report.state === "none" && !ci.required) return done("– no checks (CI gate off)", OK);
       const waited = elapsed(env, started);
       if (report.state === "none" && waited >= ci.graceMinutes * 60_000) {
-        return done("❌ no checks", fail("final", "ci", `no CI checks reported within ${formatMinutes(ci.graceMinutes)} of the pull request; if this repository has no CI, set "ci": { "required": false } in ticket-runner.json`));
+        return done("❌ no checks", fail("final", "ci", `no CI checks reported within ${formatMinutes(ci.graceMinutes)} of the pull request; GitHub starts no workflow for a push made with a workflow's own GITHUB_TOKEN, so a Run in GitHub Actions needs an App token or a personal access token (docs/actions.md); if this repository has no CI, set "ci": { "required": false } in ticket-runner.json`));
       }
       if (waited >= ci.timeoutMinutes * 60_000) {
         return done("⌛ timed out", fail("final", "ci", `CI did not finish within ${formatMinutes(ci.timeoutMinutes)}`, report.details.join("\n")));

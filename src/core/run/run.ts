@@ -21,6 +21,7 @@ import { sweep } from "./sweep";
 import { writeVersionFile } from "./transcripts";
 import { lockRefusal } from "./lock-refusal";
 import { requireWriteAccess } from "../claims/writer-access";
+import { refuseActionsToken } from "./actions-token";
 
 export interface RunOptions {
   /** A narrowed Run: only these tickets (and only their State files are swept). */
@@ -108,6 +109,7 @@ export class Run {
     if (this.config.checks.length === 0) {
       throw new Refusal("bad-config", "ticket-runner.json names no Checks, so nothing could grade the agents' work. Add the project's own commands, for example \"checks\": [[\"npm\", \"test\"]], then run `ticket-runner run` again.", { next: "ticket-runner run" });
     }
+    refuseActionsToken(await this.deps.tracker.viewer());
     // Before the lock: a reader's Run would fail at the lock's push with git's own words.
     await requireWriteAccess(this.deps.tracker, "a Run", this.options.command ?? "ticket-runner run");
     if (!this.env.base) this.env.base = await this.deps.tracker.defaultBranch();

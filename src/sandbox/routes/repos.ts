@@ -31,6 +31,8 @@ const patchRepoSchema = z
 export function registerRepoRoutes(router: Router): void {
   router.add("GET", "/user", (ctx) => {
     const user = requireUser(ctx);
+    // GitHub: an installation token (an App's, or Actions' GITHUB_TOKEN) is no user and may not read /user.
+    if (user.login.endsWith("[bot]")) throw new HttpError(403, "Resource not accessible by integration");
     // GitHub's public-user profile: a sandbox account has none of it, so empty and zero.
     const profile = { company: null, blog: "", location: null, hireable: null, bio: null, public_repos: 0, public_gists: 0, followers: 0, following: 0, collaborators: 0 };
     return ok({ ...userJson(ctx.app.store.state, ctx.app.urls, user.login), name: user.login, email: null, ...profile, created_at: user.createdAt, updated_at: user.createdAt });

@@ -196,3 +196,13 @@ export function duplicateMarkers(views: TicketView[]): string[] {
   }
   return bad;
 }
+
+/** Work done twice: implement Stages beyond one per ticket (progress rows) and pull requests beyond one. */
+export function duplicateWork(views: TicketView[]): number {
+  let extra = 0;
+  for (const v of views) {
+    const implementRows = v.comments.map((c) => (c.body.match(/^\| implement \|/gm) ?? []).length).reduce((a, b) => a + b, 0);
+    extra += Math.max(0, implementRows - 1) + Math.max(0, v.prs.length - 1);
+  }
+  return extra;
+}

@@ -161,7 +161,7 @@ describe("Run: Hand-off", () => {
       w.ci = () => ({ state: "none", details: [] });
       await w.run().start();
       assert.match(handoffs(n)[0]!.body, /no CI checks reported within 5 min/);
-      assert.match(handoffs(n)[0]!.body, /a workflow's own GITHUB_TOKEN, so a Run in GitHub Actions needs an App token or a personal access token/, "the hand-off names the likely cause");
+      assert.match(handoffs(n)[0]!.body, /a workflow's own GITHUB\\_TOKEN, so a Run in GitHub Actions needs an App token or a personal access token/, "the hand-off names the likely cause");
       assert.equal(w.agent.count(n, "fix"), 0, "no checks is not the code's fault: no fix");
     });
 

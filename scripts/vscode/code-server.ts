@@ -2,6 +2,7 @@
 // Isolated: each start gets its own user-data and extensions folders and a free port.
 // Stopped by the process group id it started, never by name.
 import { spawn, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, openSync, closeSync, readFileSync, writeFileSync, existsSync, rmSync } from "node:fs";
 import { freePort } from "../../src/demo/code-server";
 import { homedir, tmpdir } from "node:os";
@@ -41,6 +42,8 @@ export interface CodeServer {
   readonly port: number;
   /** http://127.0.0.1:<port> */
   readonly url: string;
+  /** code-server's login password, random per start (openCodeServerPage in chromium.ts signs in with it). */
+  readonly password: string;
   readonly userDataDir: string;
   readonly extensionsDir: string;
   /** code-server's stdout+stderr. */
@@ -103,8 +106,10 @@ export async function startCodeServer(opts: StartCodeServerOptions = {}): Promis
   writeFileSync(join(userDataDir, "User", "settings.json"), JSON.stringify({ ...DEFAULT_SETTINGS, ...trust, ...opts.settings }, null, 2));
   const logFile = join(base, "code-server.log");
   const port = opts.port ?? (await freePort());
+  // Never --auth none: anything on this machine could drive a workbench with the extension and its token.
+  const password = randomBytes(18).toString("base64url");
   const args = [
-    "--auth", "none",
+    "--auth", "password",
     "--bind-addr", `127.0.0.1:${port}`,
     "--extensions-dir", extensionsDir,
     "--user-data-dir", userDataDir,
@@ -119,7 +124,8 @@ export async function startCodeServer(opts: StartCodeServerOptions = {}): Promis
   // (server, extension host, file watcher) by that one id.
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of opts.unsetEnv ?? []) delete env[name];
-  const child = spawn(bin, args, { env: { ...env, ...opts.env }, stdio: ["ignore", out, out], detached: true });
+  // code-server reads PASSWORD and removes it from the environment its children inherit.
+  const child = spawn(bin, args, { env: { ...env, ...opts.env, PASSWORD: password }, stdio: ["ignore", out, out], detached: true });
   closeSync(out);
   const pid = child.pid;
   if (pid === undefined) throw new Error(`code-server did not start (see ${logFile})`);
@@ -139,7 +145,7 @@ export async function startCodeServer(opts: StartCodeServerOptions = {}): Promis
     await stopProcessGroup(pid);
     throw e;
   }
-  return { pid, port, url, userDataDir, extensionsDir, logFile, stop };
+  return { pid, port, url, password, userDataDir, extensionsDir, logFile, stop };
 }
 
 async function waitForHealth(url: string, timeoutMs: number, hasExited: () => boolean, logFile: string): Promise<void> {

@@ -6,7 +6,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdir
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { startCodeServer, tail, type CodeServer } from "./code-server";
-import { launchChromium } from "./chromium";
+import { launchChromium, openCodeServerPage } from "./chromium";
 import { buildSuite, privateSuiteOut, REPO_ROOT } from "./build-suite";
 import type { InHostResults } from "../../test/vscode/support/results";
 
@@ -70,7 +70,7 @@ export async function runInHostTests(opts: InHostOptions = {}): Promise<InHostRu
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     page.on("console", (m) => consoleLines.push(`[${m.type()}] ${m.text()}`));
     page.on("pageerror", (e) => consoleLines.push(`[pageerror] ${e.message}`));
-    await page.goto(url);
+    await openCodeServerPage(page, url, server.password);
 
     const deadline = Date.now() + timeoutMs;
     while (!existsSync(resultsFile)) {

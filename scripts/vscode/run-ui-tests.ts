@@ -37,7 +37,7 @@ async function main(): Promise<void> {
 
     const server = await step("code-server starts", () => ui.startServer({ extensionsDir, userDataDir }));
     const p = await ui.openPage({ width: 1280, height: 800 });
-    await step("the workbench loads", () => openWorkbench(p, `${server.url}/?folder=${encodeURIComponent(workspace)}`));
+    await step("the workbench loads", () => openWorkbench(p, `${server.url}/?folder=${encodeURIComponent(workspace)}`, server.password));
 
     await step("clicking the Ticket Runner activity-bar item opens the container", async () => {
       const item = activityItem(p);

@@ -25,6 +25,7 @@ async function main(): Promise<void> {
   const payload = [["extensionDevelopmentPath", `vscode-remote://127.0.0.1:${server.port}${REPO_ROOT}`]];
   console.log(`Ticket Runner in VS Code (code-server pid ${server.pid}):`);
   console.log(`${server.url}/?folder=${encodeURIComponent(folder)}&payload=${encodeURIComponent(JSON.stringify(payload))}`);
+  console.log(`Password: ${server.password}`);
   console.log("Ctrl-C stops it."); // code-server.ts ends the server when this process exits
   setInterval(() => undefined, 1 << 30); // stay alive until interrupted
 }

@@ -5,6 +5,7 @@
  * inherits. Started in its own process group and stopped through it.
  */
 import { spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { homedir } from "node:os";
@@ -50,7 +51,9 @@ export function writeDemoSettings(paths: DemoPaths): void {
   const demo = {
     "workbench.startupEditor": "none",
     "workbench.tips.enabled": false,
-    "security.workspace.trust.enabled": false,
+    // Workspace Trust stays on (an earlier demo wrote false here): VS Code asks once whether to trust
+    // the demo's folder, which the demo made; until then the board is read-only (ADR 0232).
+    "security.workspace.trust.enabled": true,
     "telemetry.telemetryLevel": "off",
     "extensions.autoUpdate": false,
     "extensions.autoCheckUpdates": false,
@@ -97,6 +100,8 @@ export interface StartCodeServerInput {
 export interface DemoCodeServer {
   child: DemoChild;
   port: number;
+  /** code-server's login password: random per start, printed with the URL, never on argv. */
+  password: string;
   /** The URL to open: the workspace with the clone, and the extension from its development path. */
   url: string;
   logFile: string;
@@ -109,19 +114,21 @@ export async function startDemoCodeServer(input: StartCodeServerInput): Promise<
   writeDemoSettings(paths);
   const logFile = join(paths.logs, "code-server.log");
   const out = openSync(logFile, "a");
+  // Never --auth none: any local process or web page could drive VS Code with the person's token.
+  const password = randomBytes(18).toString("base64url");
   const args = [
-    "--auth", "none",
+    "--auth", "password",
     "--bind-addr", `127.0.0.1:${port}`,
     "--extensions-dir", paths.vscodeExtensions,
     "--user-data-dir", paths.vscodeUserData,
     "--disable-telemetry",
     "--disable-update-check",
-    "--disable-workspace-trust",
     "--disable-getting-started-override",
   ];
   let child: DemoChild;
   try {
-    child = await input.children.spawn("code-server", input.bin, args, { cwd: paths.root, env: input.env, stdio: ["ignore", out, out], group: true });
+    // code-server reads PASSWORD and removes it from the environment its extension host inherits.
+    child = await input.children.spawn("code-server", input.bin, args, { cwd: paths.root, env: { ...input.env, PASSWORD: password }, stdio: ["ignore", out, out], group: true });
   } finally {
     closeSync(out);
   }
@@ -138,5 +145,5 @@ export async function startDemoCodeServer(input: StartCodeServerInput): Promise<
   }
   const payload = [["extensionDevelopmentPath", `vscode-remote://127.0.0.1:${port}${input.productRoot}`]];
   const url = `${base}/?workspace=${encodeURIComponent(paths.workspaceFile)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
-  return { child, port, url, logFile };
+  return { child, port, password, url, logFile };
 }

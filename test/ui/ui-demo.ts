@@ -1,5 +1,6 @@
 // The demo in VS Code, as a newcomer meets it: `ticket-runner demo` (VS Code mode) in a fresh demo
-// folder prints a URL; headless Chromium opens it, clicks the Ticket Runner activity-bar item and
+// folder prints a URL and a password; headless Chromium signs in, trusts the demo's folder when VS
+// Code asks (Workspace Trust stays on), clicks the Ticket Runner activity-bar item and
 // Start (▶) on the Board, answers the first-time question, and waits for the Run to end. The six
 // tickets must end as the terminal demo's do: 4 merged (closed), #3 handed off (ready-for-human),
 // #6 released (ready-for-agent). Then Ctrl+C to the demo must stop code-server and the sandbox.
@@ -107,7 +108,21 @@ async function main(): Promise<void> {
     const ticket = (n: number) => sidebarRow(new RegExp(`^#${n} `)).first();
     const status = statusItem(p);
 
-    await step("the workbench opens the clone's workspace", () => openWorkbench(p, url));
+    const password = await step("code-server asks for a password, printed with the URL (never --auth none)", async () => {
+      const printed = d.out.map((l) => /^Password: (\S+)$/.exec(l.trim())?.[1]).find(Boolean);
+      if (!printed || printed.length < 20) throw new Error(`no password printed with the URL:\n${d.out.join("\n")}`);
+      const anonymous = await fetch(url, { redirect: "manual" });
+      if (anonymous.status !== 302 || !/\/login\b/.test(anonymous.headers.get("location") ?? "")) throw new Error(`without the password code-server answered ${anonymous.status} ${anonymous.headers.get("location") ?? ""}`);
+      return printed;
+    });
+    await step("the workbench opens the clone's workspace after the password", () => openWorkbench(p, url, password));
+    await step("Workspace Trust is on: VS Code asks whether to trust the demo's folder; Yes", async () => {
+      const dialog = p.locator(".monaco-dialog-box", { hasText: /trust the authors/i });
+      await dialog.waitFor({ timeout: UI_TIMEOUT_MS });
+      await shot(p, "demo-trust.png");
+      await dialog.getByRole("button", { name: /^Yes, I trust the authors/ }).click();
+      await dialog.waitFor({ state: "hidden", timeout: UI_TIMEOUT_MS });
+    });
     await step("the Ticket Runner container shows six tickets on the Frontier", async () => {
       await openTicketRunner(p);
       await sidebarRow("Frontier (ready)").first().waitFor({ timeout: UI_TIMEOUT_MS });

@@ -145,7 +145,7 @@ async function main(): Promise<void> {
     };
 
     await step(`1. Start from the Command Palette: #${ticket} is Running here in its implement Stage`, async () => {
-      await openWorkbench(p, `${server.url}/?workspace=${encodeURIComponent(target.workspaceFile)}`);
+      await openWorkbench(p, `${server.url}/?workspace=${encodeURIComponent(target.workspaceFile)}`, server.password);
       await openBoard();
       await start();
       await sidebarRow(/^Running here\s*1/).waitFor({ timeout: UI_TIMEOUT_MS });

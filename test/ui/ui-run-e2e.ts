@@ -40,7 +40,7 @@ export async function runRunE2E(extensionsDir: string): Promise<void> {
     const ticketRow = (n: number | undefined) => sidebarRow(new RegExp(`^#${n} Add the`));
     const status = statusItem(p);
 
-    await step("the workbench opens the clone's .code-workspace", () => openWorkbench(p, `${server.url}/?workspace=${encodeURIComponent(target.workspaceFile)}`));
+    await step("the workbench opens the clone's .code-workspace", () => openWorkbench(p, `${server.url}/?workspace=${encodeURIComponent(target.workspaceFile)}`, server.password));
     await step("1. clicking the Ticket Runner activity-bar item opens the Board: both tickets on the Frontier", async () => {
       await openTicketRunner(p);
       await sidebarRow("Frontier (ready)").waitFor({ timeout: UI_TIMEOUT_MS });

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import type { Browser, Locator, Page } from "playwright-core";
 import { waitFor } from "../support/wait-for";
 import { REPO_ROOT } from "../../scripts/vscode/build-suite";
-import { launchChromium } from "../../scripts/vscode/chromium";
+import { launchChromium, openCodeServerPage } from "../../scripts/vscode/chromium";
 import { startCodeServer, tail, type CodeServer, type StartCodeServerOptions } from "../../scripts/vscode/code-server";
 import { STRAY_ENV } from "../../scripts/vscode/in-host";
 
@@ -77,8 +77,9 @@ export async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(SHOTS, name) });
 }
 
-export async function openWorkbench(page: Page, url: string): Promise<void> {
-  await page.goto(url);
+/** Signs in to code-server with its password, then waits for the workbench of `url`. */
+export async function openWorkbench(page: Page, url: string, password: string): Promise<void> {
+  await openCodeServerPage(page, url, password);
   await page.locator(".monaco-workbench").waitFor({ timeout: UI_TIMEOUT_MS });
 }
 

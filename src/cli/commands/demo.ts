@@ -123,6 +123,8 @@ async function serveVsCode(io: CliIo, session: DemoSession, opts: { root: string
   io.out("");
   io.out("VS Code (code-server) is ready. Open:");
   io.out(`  ${server.url}`);
+  io.out(`Password: ${server.password}`);
+  io.out("VS Code asks whether you trust the authors of the demo's folder: the demo made it, so choose Yes (until then the board is read-only).");
   io.out("Then click Ticket Runner in the activity bar and Start (▶) on the Board: two Lanes take the six tickets.");
   io.out(`code-server pid ${server.child.pid}, log ${server.logFile}. Ctrl+C stops code-server and the sandbox; run again to resume.`);
   const ended = await Promise.race([

@@ -2,6 +2,8 @@
  * Typed errors. Callers branch on `reason`, never on message text.
  * A refusal says what happened, who holds what (with a link), and the exact next command.
  */
+import { resetTime } from "./run/naming";
+
 export type RefusalReason =
   | "claimed-elsewhere"
   | "claimed-locally"
@@ -24,14 +26,16 @@ export type RefusalReason =
   /** VS Code's Restricted Mode: the folder is not trusted, so nothing it configures may run (ADR 0230). */
   | "untrusted-workspace"
   /** The token is GitHub Actions' own GITHUB_TOKEN: the pull requests it opens would never get CI. */
-  | "actions-token";
+  | "actions-token"
+  /** GitHub's rate limit for this token is spent: nothing more can be asked until `details.retryAt`. */
+  | "rate-limited";
 
 export class Refusal extends Error {
   override readonly name = "Refusal";
   constructor(
     readonly reason: RefusalReason,
     message: string,
-    readonly details: { link?: string; next?: string; path?: string } = {},
+    readonly details: { link?: string; next?: string; path?: string; retryAt?: string } = {},
   ) {
     super(message);
   }
@@ -44,6 +48,7 @@ export type FailureReason =
   | "filesystem"
   | "agent"
   | "invalid-record"
+  | "rate-limited"
   | "internal";
 
 export class Failure extends Error {
@@ -54,6 +59,22 @@ export class Failure extends Error {
     options?: { cause?: unknown },
   ) {
     super(message, options);
+  }
+}
+
+/**
+ * GitHub's rate limit, in any of GitHub's shapes (REST 403/429, GraphQL 200 with RATE_LIMITED, a
+ * secondary limit as 200-with-errors or 403), after the client's own short wait did not cover it
+ * (ADR 0240). `resetAt` is when GitHub said to come back.
+ */
+export class GitHubRateLimit extends Failure {
+  constructor(
+    readonly limit: "primary" | "secondary",
+    readonly api: "graphql" | "rest",
+    readonly resetAt: Date,
+    options?: { cause?: unknown },
+  ) {
+    super("rate-limited", `GitHub's ${limit === "secondary" ? "secondary" : api === "graphql" ? "GraphQL" : "REST"} rate limit for this token is spent; it resets ${resetTime(resetAt.toISOString()) ?? "at a time GitHub did not say"}`, options);
   }
 }
 

@@ -70,6 +70,15 @@ export async function handleAdmin(app: App, req: IncomingMessage, res: ServerRes
         app.faults.set(faults);
         app.rates.userLimit = faults.rateLimit ?? 5000;
         app.store.setReadLag(faults.readLagMs ?? 0);
+        app.rates.restore();
+        if (faults.spentBudget) {
+          const resetAt = Date.now() + faults.spentBudget.resetInSeconds * 1000;
+          for (const login of faults.spentBudget.users) {
+            const user = app.store.user(login);
+            if (!user) throw new HttpError(422, `spentBudget names no user ${login}`);
+            for (const resource of faults.spentBudget.resources) app.rates.exhaust(String(user.id), resource, resetAt);
+          }
+        }
         reply(204);
         return;
       }

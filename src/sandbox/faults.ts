@@ -19,6 +19,12 @@ export const faultsSchema = z
         retryAfterSeconds: z.number().int().min(0),
         /** Also refuse any one write with this probability (an injected limit that clears by retry-after). */
         rate: z.number().min(0).max(1).optional(),
+        /**
+         * GraphQL mutations count too, refused in one of GitHub's two shapes: "errors-200" (HTTP 200,
+         * the words in errors[].message) or "status" (`status` with the words in `message`).
+         * Absent: only REST writes count, as before.
+         */
+        graphql: z.enum(["errors-200", "status"]).optional(),
       })
       .nullable()
       .optional(),
@@ -41,10 +47,33 @@ export const faultsSchema = z
     issueDependencies: z.boolean().optional(),
     /** Primary rate limit per user per hour (GitHub: 5000). */
     rateLimit: z.number().int().min(1).optional(),
+    /**
+     * These users' primary budgets are spent now, for the named resources, until `resetInSeconds`
+     * from now: REST answers 403 and GraphQL 200 with RATE_LIMITED, both with x-ratelimit-reset
+     * at that time (a limit that lasts, or one short enough for the client to wait out).
+     */
+    spentBudget: z
+      .object({ users: z.array(z.string().min(1).max(100)).min(1).max(100), resources: z.array(z.enum(["core", "graphql"])).min(1), resetInSeconds: z.number().int().min(1).max(86_400) })
+      .nullable()
+      .optional(),
   })
   .strict();
 
 export type Faults = z.infer<typeof faultsSchema>;
+
+/** GitHub's words for a secondary rate limit (https://docs.github.com/rest/using-the-rest-api/rate-limits-for-the-rest-api#about-secondary-rate-limits). */
+export const SECONDARY_WORDS =
+  "You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to GitHub Support for help, please include the request ID.";
+
+/** A GraphQL secondary limit in GitHub's 200 shape: the request is refused, the status is 200. */
+export class SecondaryAs200 extends Error {
+  constructor(
+    message: string,
+    readonly headers: Record<string, string>,
+  ) {
+    super(message);
+  }
+}
 
 export class FaultInjector {
   faults: Faults = {};
@@ -113,21 +142,23 @@ export class FaultInjector {
     }
   }
 
-  /** Counts one content-creating request for `who`; throws GitHub's secondary rate limit when over. */
-  countWrite(who: string): void {
+  /**
+   * Counts one content-creating request for `who`; throws GitHub's secondary rate limit when over.
+   * A GraphQL mutation counts only when the fault names its shape; the 200 shape throws
+   * SecondaryAs200, which the pipeline answers as 200 with the words in errors[].message.
+   */
+  countWrite(who: string, graphql = false): void {
     const limit = this.faults.secondaryRateLimit;
     if (!limit) return;
+    if (graphql && !limit.graphql) return;
     const now = Date.now();
     const recent = (this.writes.get(who) ?? []).filter((t) => now - t < 60_000);
     const injected = limit.rate !== undefined && Math.random() < limit.rate;
     if (injected || recent.length >= limit.writesPerMinute) {
       this.writes.set(who, recent);
-      throw new HttpError(
-        limit.status,
-        "You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to GitHub Support for help, please include the request ID.",
-        {},
-        { "retry-after": String(limit.retryAfterSeconds) },
-      );
+      const headers = { "retry-after": String(limit.retryAfterSeconds) };
+      if (graphql && limit.graphql === "errors-200") throw new SecondaryAs200(SECONDARY_WORDS, headers);
+      throw new HttpError(limit.status, SECONDARY_WORDS, {}, headers);
     }
     recent.push(now);
     this.writes.set(who, recent);

@@ -21,6 +21,7 @@ export interface RateInfo {
 
 export class RateLimiter {
   private windows = new Map<string, Window>();
+  private readonly exhausted = new Set<string>();
   userLimit = 5000;
   readonly anonymousLimit = 60;
 
@@ -48,6 +49,18 @@ export class RateLimiter {
       throw new HttpError(403, `API rate limit exceeded for ${anonymous ? key : `user ${key}`}.`, {}, headersOf(info));
     }
     return info;
+  }
+
+  /** Spends `key`'s whole budget for `resource` until `resetAt` (ms since the epoch): the spentBudget fault. */
+  exhaust(key: string, resource: Resource, resetAt: number): void {
+    this.windows.set(`${resource}:${key}`, { used: this.userLimit, resetAt });
+    this.exhausted.add(`${resource}:${key}`);
+  }
+
+  /** Gives back every budget `exhaust` spent (faults set again without spentBudget). */
+  restore(): void {
+    for (const id of this.exhausted) this.windows.delete(id);
+    this.exhausted.clear();
   }
 
   spend(key: string, resource: Resource, cost = 1): void {

@@ -16,6 +16,7 @@ import type { Ctx, Router } from "./router";
 import { handleGitHttp, isGitPath } from "./routes/git-http";
 import { handleAdmin } from "./admin";
 import { parseJson, readBody } from "./body";
+import { SecondaryAs200 } from "./faults";
 
 const WRITE_METHODS = new Set(["POST", "PATCH", "PUT", "DELETE"]);
 
@@ -106,7 +107,7 @@ async function handle(app: App, router: Router, req: IncomingMessage, res: Serve
     const match = router.match(method, path);
     if (!match) throw new HttpError(404, "Not Found");
     if ("methodNotAllowed" in match) throw new HttpError(404, "Not Found");
-    if (WRITE_METHODS.has(method) && path !== "/graphql" && who) app.faults.countWrite(who.login);
+    if (WRITE_METHODS.has(method) && who && (path !== "/graphql" || write)) app.faults.countWrite(who.login, path === "/graphql");
     const ctx: Ctx = { app, req, method, path, query: url.searchParams, params: match.params, body, user: who };
     const reply: Reply = await match.handler(ctx);
     if (method === "GET" && reply.status === 200) {
@@ -135,6 +136,13 @@ async function handle(app: App, router: Router, req: IncomingMessage, res: Serve
     send(res, reply.status, reply.body, { ...rateHeaders, ...reply.headers });
     log(reply.status);
   } catch (error) {
+    if (error instanceof SecondaryAs200) {
+      // GitHub's GraphQL secondary limit may come back as 200 with errors
+      // (https://docs.github.com/graphql/overview/rate-limits-and-query-limits-for-the-graphql-api#exceeding-the-secondary-rate-limit).
+      send(res, 200, { errors: [{ message: error.message }] }, { ...rateHeaders, ...error.headers });
+      log(200);
+      return;
+    }
     if (error instanceof HttpError) {
       send(res, error.status, errorBody(error), { ...rateHeaders, ...error.headers });
       log(error.status);

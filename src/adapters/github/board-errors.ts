@@ -4,6 +4,8 @@
  * Octokit redacts the authorization header, and nothing here quotes request headers.
  */
 import { BoardSourceError } from "../../core/board/source-error";
+import { GitHubRateLimit } from "../../core/errors";
+import { retryAtFrom } from "./rate-limits";
 
 type Headers = Record<string, string | number | undefined>;
 
@@ -17,22 +19,13 @@ interface OctokitLikeError {
   errors?: { type?: string; message?: string }[];
 }
 
-function header(headers: Headers | undefined, name: string): string | undefined {
-  const v = headers?.[name];
-  return v === undefined ? undefined : String(v);
-}
-
-/** When the server says to come back: Retry-After seconds, or the rate-limit reset (epoch seconds). */
-export function retryAtFrom(headers: Headers | undefined, now: Date): Date | undefined {
-  const after = Number(header(headers, "retry-after"));
-  if (Number.isFinite(after) && after > 0) return new Date(now.getTime() + after * 1000);
-  const reset = Number(header(headers, "x-ratelimit-reset"));
-  if (header(headers, "x-ratelimit-remaining") === "0" && Number.isFinite(reset) && reset > 0) return new Date(reset * 1000);
-  return undefined;
-}
-
 export function toBoardError(e: unknown, what: string, now: Date = new Date()): BoardSourceError {
   if (e instanceof BoardSourceError) return e;
+  // The client types every rate limit GitHub sends, in any of its shapes (./rate-limits.ts).
+  if (e instanceof GitHubRateLimit) {
+    const kind = e.limit === "secondary" ? "secondary" : e.api === "graphql" ? "GraphQL" : "REST";
+    return new BoardSourceError("rate-limited", `GitHub's ${kind} rate limit is spent (${what}); it resets at ${e.resetAt.toISOString()}.`, { retryAt: e.resetAt, cause: e });
+  }
   const err = (typeof e === "object" && e !== null ? e : {}) as OctokitLikeError;
   const text = (err.message ?? String(e)).split("\n")[0]?.slice(0, 300) ?? "";
   const headers = err.response?.headers ?? err.headers;

@@ -5,7 +5,9 @@
  *   mutation) is never retried blindly: a lost response may hide a write that landed, and a claim
  *   comment posted twice is two leases. The claim protocol reads back instead.
  * - plugin-throttling honours `retry-after` on primary and secondary rate limits (a rate-limited
- *   request was not executed, so even a POST may be sent again), within a bounded wait.
+ *   request was not executed, so even a POST may be sent again), within a bounded wait; a limit
+ *   longer than that reaches the caller as a typed `GitHubRateLimit` with its reset time, in every
+ *   shape GitHub answers one (./rate-limits.ts, ADR 0240).
  * - Writes are paced (GitHub asks for about a second between mutations) except against a loopback
  *   sandbox, where pacing would only slow tests down.
  */
@@ -17,8 +19,11 @@ import { redactSecrets } from "../../core/redact";
 import { scrubJsonValue } from "../secret-scan";
 import { PRODUCT_VERSION } from "../../core/version";
 import type { Log } from "../../ports/log";
+import { graphqlSecondaryLimits, typeRateLimits } from "./rate-limits";
 
-const PluggedOctokit = Octokit.plugin(retry, throttling);
+// Order matters: a plugin's request hook wraps the earlier ones', so graphqlSecondaryLimits sees the
+// raw answer before plugin-throttling decides whether to wait (./rate-limits.ts).
+const PluggedOctokit = Octokit.plugin(graphqlSecondaryLimits, retry, throttling);
 export type GitHubClient = InstanceType<typeof PluggedOctokit>;
 
 export interface CreateOctokitOptions {
@@ -111,6 +116,7 @@ export function createOctokit(o: CreateOctokitOptions): GitHubClient {
     retry: { retries: o.retries ?? 3, retryAfterBaseValue: o.retryBaseMs ?? 1000, doNotRetry: [400, 401, 403, 404, 409, 410, 422, 429, 451] },
     throttle,
   });
+  typeRateLimits(octokit);
   // Runs before every send (including plugin-retry's re-sends): an unsafe request gets no retries.
   octokit.hook.before("request", (options) => {
     const opts = options as unknown as RequestOptionsLike;

@@ -3,7 +3,7 @@
  * command. Callers branch on `reason`, never on these words.
  */
 import type { RunJsonRead } from "../../ports/run-root";
-import { Refusal } from "../errors";
+import { Refusal, type GitHubRateLimit } from "../errors";
 import type { RunJson } from "../schemas/run-json";
 import type { TicketReading } from "./claim-context";
 import type { LeaseRecord } from "./lease-standing";
@@ -236,4 +236,24 @@ export function notYoursToRelease(o: NotYoursInput): Refusal {
   if (issue.state === "open" && issue.labels.includes(labels.ready)) lines.push(`To work on it yourself: \`${setAside ? `${setAside} && ` : ""}ticket-runner start ${ticket}\`.`);
   lines.push("See who holds what: `ticket-runner board`.");
   return new Refusal("not-ready", lines.join("\n"), { link: taker?.comment.url ?? latest?.comment.url ?? issue.url, next: "ticket-runner board" });
+}
+
+/**
+ * GitHub's rate limit stopped a claim (ADR 0240). `written`: the lease landed before the limit
+ * stopped its read-back, so the ticket shows as claimed and a release after the reset puts it back.
+ */
+export function claimRateLimited(repo: string, ticket: number, limit: GitHubRateLimit, written: { url: string } | null, now: Date): Refusal {
+  const reset = limit.resetAt.toISOString();
+  const wait = `${when(reset)} (${minutesFrom(reset, now)})`;
+  if (written) {
+    return new Refusal(
+      "rate-limited",
+      `The claim on ${repo}#${ticket} was written (${written.url}), but ${limit.message}, so it could not be read back and nothing was started. After ${wait}, put it back with \`ticket-runner release ${ticket}\`, then claim it again.`,
+      { link: written.url, next: `ticket-runner release ${ticket}`, retryAt: reset },
+    );
+  }
+  return new Refusal("rate-limited", `Nothing was claimed on ${repo}#${ticket}: ${limit.message}. Run the same command again after ${wait}, e.g. \`ticket-runner start ${ticket}\`.`, {
+    next: `ticket-runner start ${ticket}`,
+    retryAt: reset,
+  });
 }

@@ -12,7 +12,7 @@
  */
 import type { IssueWrite, TrackerComment, TrackerIssue } from "../../ports/tracker";
 import type { HeldClaim } from "../claim-gate";
-import { Failure, Refusal } from "../errors";
+import { Failure, GitHubRateLimit, Refusal } from "../errors";
 import { LEASE_VERSION, type Lease } from "../schemas/lease";
 import type { RunJson } from "../schemas/run-json";
 import type { ClaimContext, TicketReading } from "./claim-context";
@@ -22,7 +22,7 @@ import { leavingHostLabels } from "./host-labels";
 import { archiveTail, renderLeaseComment } from "./lease-comment";
 import type { LeaseRecord } from "./lease-standing";
 import { readBack } from "./read-back";
-import { claimedElsewhere, claimedLocally, heldHereWithoutRun, overtakenMeanwhile, raceLost, runDirMismatch } from "./refusals";
+import { claimRateLimited, claimedElsewhere, claimedLocally, heldHereWithoutRun, overtakenMeanwhile, raceLost, runDirMismatch } from "./refusals";
 
 export interface TakeOptions {
   /** Displace live claims held by others (a person's explicit --take-over; never a machine's). */
@@ -200,6 +200,16 @@ function claimWrite(ctx: ClaimContext, reading: TicketReading, lease: Lease, dis
 }
 
 export async function takeClaim(ctx: ClaimContext, ticket: number, opts: TakeOptions = {}): Promise<ClaimWon> {
+  try {
+    return await claimOnce(ctx, ticket, opts);
+  } catch (error) {
+    // Before the write, nothing was claimed; after it, claimOnce said what landed.
+    if (error instanceof GitHubRateLimit) throw claimRateLimited(ctx.repoName, ticket, error, null, ctx.now());
+    throw error;
+  }
+}
+
+async function claimOnce(ctx: ClaimContext, ticket: number, opts: TakeOptions): Promise<ClaimWon> {
   if (opts.takeOver && ctx.o.holder === "machine") {
     throw new Refusal("bad-input", `Take-over is a person's decision and never runs unattended: use \`ticket-runner start ${ticket} --take-over\` yourself.`, { next: `ticket-runner start ${ticket} --take-over` });
   }
@@ -207,9 +217,9 @@ export async function takeClaim(ctx: ClaimContext, ticket: number, opts: TakeOpt
   const { reading, displaced, archived, setAside, takeOverLive } = await prepare(ctx, ticket, opts, dir);
   const viewer = reading.viewer;
   let lease: Lease | null = null;
+  let written: TrackerComment | null = null;
   try {
     lease = leaseFor(ctx, ticket, viewer, displaced, takeOverLive);
-    let written: TrackerComment | null = null;
     let writeError: unknown = null;
     try {
       written = await ctx.o.tracker.writeIssue(ticket, claimWrite(ctx, reading, lease, displaced));
@@ -220,6 +230,7 @@ export async function takeClaim(ctx: ClaimContext, ticket: number, opts: TakeOpt
     }
     const got = await readBack(ctx, ticket, lease, written, reading);
     if (got.kind === "missing") {
+      if (writeError instanceof GitHubRateLimit) throw writeError;
       throw new Failure("github", `Could not write the claim on ${ctx.repoName}#${ticket}: ${String(writeError ?? "the lease did not appear")}. Nothing was started; try again.`);
     }
     const { back, mine } = got;
@@ -246,6 +257,7 @@ export async function takeClaim(ctx: ClaimContext, ticket: number, opts: TakeOpt
     if (error instanceof Refusal && error.reason === "race-yielded") throw error;
     // Anything else after the local claim: give the local claim back (moved aside, never deleted).
     await ctx.o.runRoot.moveAside(dir, { reason: `claim failed: ${String(error).slice(0, 200)}`, at: ctx.now().toISOString(), by: ctx.session }, { ifSession: ctx.session });
+    if (error instanceof GitHubRateLimit) throw claimRateLimited(ctx.repoName, ticket, error, written, ctx.now());
     throw error;
   }
 }

@@ -118,6 +118,8 @@ export interface StepFailure {
   stage: string;
   line: string;
   evidence: string;
+  /** With kind "rate-limited": whose limit it was (the agent's when absent); `line` then says GitHub's words. */
+  by?: "github";
   /** With kind "unavailable": why, as the agent runner said it. */
   unavailable?: { reason: UnavailableReason; detail: string };
 }

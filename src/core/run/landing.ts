@@ -4,11 +4,13 @@
  * it side by side except the merge: merges go in the order the Landings started, and a ticket whose
  * files a neighbour's merge touched is rebased and tested again before it merges.
  */
+import { GitHubRateLimit } from "../errors";
 import { inertReferences } from "../inert-text";
 import type { PullRequestInfo } from "../../ports/tracker";
 import { runChecks } from "./checks";
 import type { RunEnv, Step, TicketCtx } from "./context";
 import { OK, elapsed, endStage, errorText, fail, recordState, startStage, yielded } from "./context";
+import { limitStep } from "./github-limit";
 import { formatMinutes } from "./naming";
 import { prBody } from "./pr-body";
 import { conflictPrompt } from "./prompts";
@@ -110,7 +112,7 @@ async function ensurePullRequest(env: RunEnv, ctx: TicketCtx): Promise<{ pr: Pul
     return { pr };
   } catch (error) {
     await done("❌ failed");
-    return { step: fail("final", "pr", `could not open or update the pull request: ${errorText(error)}`) };
+    return { step: limitStep(env, "pr", error) ?? fail("final", "pr", `could not open or update the pull request: ${errorText(error)}`) };
   }
 }
 
@@ -146,6 +148,15 @@ async function awaitCi(env: RunEnv, ctx: TicketCtx, pr: PullRequestInfo): Promis
         return done("⌛ timed out", fail("final", "ci", `CI did not finish within ${formatMinutes(ci.timeoutMinutes)}`, report.details.join("\n")));
       }
     } catch (error) {
+      // GitHub's limit resetting before the CI timeout is waited out; one past it releases the ticket.
+      if (error instanceof GitHubRateLimit) {
+        const left = ci.timeoutMinutes * 60_000 - elapsed(env, started);
+        const wait = error.resetAt.getTime() - clock.now().getTime();
+        if (wait >= left) return done("⏸ rate limited", limitStep(env, "ci", error)!);
+        env.deps.log.warn(`#${ctx.ticket}: ${error.message}; waiting for it before reading CI again`);
+        await clock.sleep(Math.max(0, wait), ctx.abort.signal);
+        continue;
+      }
       env.deps.log.warn(`#${ctx.ticket}: could not read CI for #${pr.number}; trying again`, { error: errorText(error) });
       if (elapsed(env, started) >= ci.timeoutMinutes * 60_000) return done("⌛ timed out", fail("final", "ci", `CI could not be read within ${formatMinutes(ci.timeoutMinutes)}: ${errorText(error)}`));
     }
@@ -173,7 +184,7 @@ async function merge(env: RunEnv, ctx: TicketCtx, pr: PullRequestInfo): Promise<
     return { ok: true, merged: { ...pr, merged: true, state: "closed" } };
   } catch (error) {
     await endStage(env, ctx, { stage: "merge", outcome: "❌ failed", turns: null, durationMs: elapsed(env, started) });
-    return fail("final", "merge", `could not merge #${pr.number}: ${errorText(error)}`);
+    return limitStep(env, "merge", error) ?? fail("final", "merge", `could not merge #${pr.number}: ${errorText(error)}`);
   }
 }
 

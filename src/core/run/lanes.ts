@@ -13,6 +13,7 @@ import type { TicketSources } from "./sources";
 import type { SummaryRow } from "./summary";
 import { takeTicket } from "./take";
 import type { Candidate } from "./take";
+import { limitResetOf, noteLimit } from "./github-limit";
 
 /** How long a Run waits before a second try at a ticket whose take met a fault. */
 export const RETAKE_PAUSE_MS = 3000;
@@ -59,7 +60,8 @@ export async function drainLanes(env: RunEnv, laneCount: number, sources: Ticket
       seen.delete(ticket);
       return;
     }
-    if (candidate.kind === "frontier" && !taken.transient) sources.contended();
+    if (taken.limitResetsAt) noteLimit(env, taken.limitResetsAt);
+    else if (candidate.kind === "frontier" && !taken.transient) sources.contended();
     record({ ticket, ending: "skipped", line: taken.reason }, null);
   };
 
@@ -67,11 +69,21 @@ export async function drainLanes(env: RunEnv, laneCount: number, sources: Ticket
     if (env.flags.killed) return;
     const free = Array.from({ length: laneCount }, (_, i) => i).find((i) => !busy.has(i));
     // Picks take turns (each sees what the last one picked); takes and pipelines run side by side.
-    const candidate = canTake() && free !== undefined ? await sources.next(seen) : null;
-    if (free !== undefined && candidate && canTake()) {
-      seen.add(candidate.issue.number);
-      const work = takeInto(free, candidate)
-        .catch((error: unknown) => env.deps.log.error(`#${candidate.issue.number}: the Lane failed`, { error: errorText(error) }))
+    let candidate: Candidate | null = null;
+    try {
+      candidate = canTake() && free !== undefined ? await sources.next(seen) : null;
+    } catch (error) {
+      // GitHub's rate limit while choosing: take nothing more, say when it resets (ADR 0240).
+      const reset = limitResetOf(error);
+      if (!reset) throw error;
+      noteLimit(env, reset);
+      env.deps.log.warn(`${errorText(error)}; taking no more tickets in this Run`);
+    }
+    const picked = candidate;
+    if (free !== undefined && picked && canTake()) {
+      seen.add(picked.issue.number);
+      const work = takeInto(free, picked)
+        .catch((error: unknown) => env.deps.log.error(`#${picked.issue.number}: the Lane failed`, { error: errorText(error) }))
         .finally(() => busy.delete(free));
       busy.set(free, work);
       continue;

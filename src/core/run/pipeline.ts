@@ -8,6 +8,7 @@ import { fix, implement, verify } from "./code-stages";
 import type { RunEnv, Step, StepFailure, TicketCtx } from "./context";
 import { errorText } from "./context";
 import { afterMerge, handOff, release } from "./endings";
+import { limitStep } from "./github-limit";
 import { resetTime } from "./naming";
 import { land } from "./landing";
 import { setUpLane } from "./resume";
@@ -21,6 +22,10 @@ export type TicketEnding =
 
 async function conclude(env: RunEnv, ctx: TicketCtx, failure: StepFailure): Promise<TicketEnding> {
   if (failure.kind === "yield" || ctx.silenced) return { kind: "yielded", line: stoodDownWords(ctx, "stopped without writing: an earlier claim was found") };
+  if (failure.kind === "rate-limited" && failure.by === "github") {
+    await release(env, ctx, failure.stage);
+    return { kind: "released", stage: failure.stage, line: `at ${failure.stage}: ${failure.line}` };
+  }
   if (failure.kind === "rate-limited") {
     await release(env, ctx, failure.stage);
     const when = resetTime(ctx.limitResetsAt ?? env.flags.limitResetsAt);
@@ -77,6 +82,8 @@ export async function runTicket(env: RunEnv, ctx: TicketCtx): Promise<TicketEndi
   try {
     return await pipeline(env, ctx);
   } catch (error) {
+    const limited = limitStep(env, "run", error);
+    if (limited && !limited.ok && !ctx.silenced) return conclude(env, ctx, limited.failure);
     env.deps.log.error(`#${ctx.ticket}: unexpected error; handing it off`, { error: errorText(error) });
     if (ctx.silenced) return { kind: "yielded", line: "stopped" };
     try {

@@ -10,6 +10,7 @@ import { errorText, recordState } from "./context";
 import { uncheckedCriteria } from "./criteria";
 import { ProgressComment, findProgressComment } from "./progress-comment";
 import { carriesCurrentHandoff, markHandoffsTaken } from "./resume";
+import { limitResetOf } from "./github-limit";
 
 export type Candidate =
   | { kind: "stranded"; issue: TrackerIssue; state: StateFile }
@@ -19,9 +20,16 @@ export type Candidate =
  * `transient`: nothing answered "no" (no Refusal): GitHub or git could not be asked. The same Run
  * may try that ticket once more; a Refusal is an answer and is never asked again in this Run.
  */
-export type TakeResult = { taken: true; ctx: TicketCtx } | { taken: false; reason: string; transient: boolean };
+export type TakeResult = { taken: true; ctx: TicketCtx } | ({ taken: false } & Untaken);
 
-type Untaken = { reason: string; transient: boolean };
+/** `limitResetsAt`: GitHub's rate limit stopped the take (ADR 0240); the Run takes nothing more. */
+type Untaken = { reason: string; transient: boolean; limitResetsAt?: Date };
+
+/** A take that did not happen, with GitHub's reset time when its rate limit was the cause. */
+function untaken(reason: string, transient: boolean, error: unknown): Untaken {
+  const reset = limitResetOf(error);
+  return reset ? { reason, transient: false, limitResetsAt: reset } : { reason, transient };
+}
 
 type Held = { claim: HeldClaim; state: StateFile | null; comments?: TrackerComment[] };
 
@@ -50,7 +58,7 @@ async function claimWithState(env: RunEnv, issue: TrackerIssue): Promise<Held | 
   try {
     attempt = await gate.claim(issue.number);
   } catch (error) {
-    attempt = { kind: "lost" as const, reason: `the claim failed: ${errorText(error)}` };
+    attempt = { kind: "lost" as const, reason: `the claim failed: ${errorText(error)}`, error };
   }
   if (attempt.kind === "lost") {
     // A rival that holds the ticket (it won the race, or held it already) works from this same
@@ -64,7 +72,7 @@ async function claimWithState(env: RunEnv, issue: TrackerIssue): Promise<Held | 
         log.warn(`#${issue.number}: could not remove the State file of a lost claim`, { error: errorText(error) });
       }
     }
-    return { reason: attempt.reason, transient: !attempt.refusal };
+    return untaken(attempt.reason, !attempt.refusal, "error" in attempt ? attempt.error : attempt.refusal);
   }
   return { claim: attempt.claim, state, comments: attempt.comments };
 }
@@ -80,9 +88,9 @@ export async function takeTicket(env: RunEnv, candidate: Candidate, laneIndex: n
     try {
       attempt = await gate.adopt(issue.number);
     } catch (error) {
-      attempt = { kind: "lost" as const, reason: `adopting it failed: ${errorText(error)}` };
+      attempt = { kind: "lost" as const, reason: `adopting it failed: ${errorText(error)}`, error };
     }
-    if (attempt.kind === "lost") return { taken: false, reason: attempt.reason, transient: !attempt.refusal };
+    if (attempt.kind === "lost") return { taken: false, ...untaken(attempt.reason, !attempt.refusal, "error" in attempt ? attempt.error : attempt.refusal) };
     claim = attempt.claim;
     state = candidate.state;
     seen = attempt.comments;

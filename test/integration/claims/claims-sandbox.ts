@@ -59,7 +59,7 @@ export interface ClaimsSandbox {
   tracker(user: string): OctokitTracker;
   /** A new issue, labelled by `by` (a writer unless a test says otherwise). */
   issue(title: string, labels?: string[], by?: string): Promise<number>;
-  claimer(o: { user: string; host: string; holder?: "person" | "machine"; root?: string; settleMs?: number; clock?: Clock }): { gate: ClaimProtocol; root: FsRunRoot; tracker: OctokitTracker };
+  claimer(o: { user: string; host: string; holder?: "person" | "machine"; root?: string; settleMs?: number; clock?: Clock; hostLabels?: boolean }): { gate: ClaimProtocol; root: FsRunRoot; tracker: OctokitTracker };
   stop(): Promise<void>;
 }
 
@@ -95,7 +95,7 @@ export async function startClaimsSandbox(users: Record<string, "admin" | "write"
         host: { id: `cloud-${o.host}`, name: o.host, kind: "cloud" },
         clock: o.clock ?? realClock,
         log,
-        labels: LABELS,
+        labels: { ...LABELS, hostLabels: o.hostLabels ?? LABELS.hostLabels },
         lease: { ttlMinutes: 45, heartbeatMinutes: 30, settleMs: o.settleMs ?? 300 },
         holder: o.holder ?? "machine",
         runId: `run-${o.host}`,

@@ -14,6 +14,7 @@ import { Refusal } from "../../core/errors";
 import type { CliCommand } from "../command";
 import { checkoutTop } from "../../adapters/git/checkout";
 import { cliLog } from "../claim-wiring";
+import { ActionsTranscriptGroups } from "../actions-groups";
 import { inActions } from "../actions-output";
 import { reportToActions } from "../actions-report";
 import { RunDisplay } from "../run-display";
@@ -79,6 +80,8 @@ export const runCommand: CliCommand = {
       { tickets, lanes, command: ["ticket-runner", "run", ...argv].join(" ") },
     );
     const unsubscribe = run.events.subscribe(display.onEvent);
+    // In Actions each ticket's transcript is a collapsible group, commands stopped inside it.
+    const unsubscribeGroups = actions ? run.events.subscribe(new ActionsTranscriptGroups(io.out).onEvent) : () => undefined;
     // SIGTERM is a Stop; a second one is ignored rather than turned into a kill.
     const onTerm = () => {
       if (run.stop() === "already-stopping") log.warn("already stopping; the busy Lanes finish first (Ctrl+C kills)");
@@ -100,6 +103,7 @@ export const runCommand: CliCommand = {
       process.off("SIGTERM", onTerm);
       process.off("SIGINT", onInt);
       unsubscribe();
+      unsubscribeGroups();
     }
   },
 };

@@ -28,5 +28,8 @@ describe("run (integration): inside GitHub Actions", function () {
     const md = readFileSync(summaryFile, "utf8");
     assert.match(md, new RegExp(`\\| \\[#${n}\\]\\(https://github\\.example/[^/]+/[^/]+/issues/${n}\\) \\| merged \\| \\[#\\d+\\]\\(https://github\\.example/[^/]+/[^/]+/pull/\\d+\\) \\|`), md);
     assert.match(md, /Exit code: 0/);
+    // The ticket's transcript is one group, workflow commands stopped inside it.
+    const group = new RegExp(`^::group::#${n} .* · merged\\n::stop-commands::([0-9a-f]{32})\\n[\\s\\S]*?\\[implement\\][\\s\\S]*?\\n::\\1::\\n::endgroup::$`, "m");
+    assert.match(text.replace(/\r/g, ""), group, text);
   });
 });

@@ -11,6 +11,7 @@ import type { Host } from "../ports/host";
 import type { Log } from "../ports/log";
 import type { BoardFilter, BoardModel, BoardRow } from "../core/board/types";
 import type { CliIo } from "./command";
+import { redactSecrets } from "../core/redact";
 import { systemClock } from "./claim-wiring";
 import type { Target } from "../app/target";
 
@@ -37,7 +38,7 @@ export async function printBoard(target: Target, wiring: { octokit: BoardOctokit
   await board.refresher.refresh();
   const view = board.refresher.view(opts.filter ?? "all");
   if (view.error || !view.model) {
-    io.err(`ticket-runner board: could not read ${target.repo.owner}/${target.repo.repo}: ${view.error?.message ?? "no answer"}`);
+    io.err(redactSecrets(`ticket-runner board: could not read ${target.repo.owner}/${target.repo.repo}: ${view.error?.message ?? "no answer"}`, io.env));
     return 1;
   }
   for (const line of opts.json ? [JSON.stringify(boardJson(view.model), null, 2)] : renderBoardText(view.model, opts.titleWidth ?? 48)) io.out(line);

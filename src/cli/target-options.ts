@@ -13,7 +13,7 @@ import { Refusal } from "../core/errors";
 import { configSchema, type Config } from "../core/schemas/config";
 import type { RepoRef } from "../ports/tracker";
 import { checkoutTop, originUrl } from "../adapters/git/checkout";
-import { parseRemoteUrl, parseRepo, tokenFrom, type Target } from "../app/target";
+import { parseApiUrl, parseRemoteUrl, parseRepo, tokenFrom, type Target } from "../app/target";
 import type { CliIo } from "./command";
 
 export interface ParsedArgs {
@@ -112,7 +112,19 @@ function noClone(use: TargetUse, args: ParsedArgs, cwd: string): Refusal {
   );
 }
 
+/** `--api-url`, else TICKET_RUNNER_API_URL, read first: a refusal of anything else would echo its credentials. */
+function givenApiUrl(args: ParsedArgs, io: CliIo, use: TargetUse): string | null {
+  const given = args.values.get("--api-url");
+  if (given !== undefined) {
+    const without: ParsedArgs = { ...args, values: new Map([...args.values].filter(([name]) => name !== "--api-url")) };
+    return parseApiUrl(given, { where: "--api-url", next: `\`${sameCommand(use, without, ["--api-url", "<API root>"], true)}\`` });
+  }
+  const fromEnv = io.env.TICKET_RUNNER_API_URL?.trim();
+  return fromEnv ? parseApiUrl(fromEnv, { where: "TICKET_RUNNER_API_URL", next: "unset TICKET_RUNNER_API_URL or correct it" }) : null;
+}
+
 export function resolveTarget(args: ParsedArgs, io: CliIo, use: TargetUse): Target {
+  const given = givenApiUrl(args, io, use);
   const checkout = checkoutTop(io.cwd);
   if (use.needsClone && !checkout) throw noClone(use, args, io.cwd);
   const origin = checkout ? originUrl(checkout) : null;
@@ -128,7 +140,7 @@ export function resolveTarget(args: ParsedArgs, io: CliIo, use: TargetUse): Targ
       { next: withRepo },
     );
   }
-  const apiUrl = (args.values.get("--api-url") ?? io.env.TICKET_RUNNER_API_URL ?? (inferred && (!repoText || sameRepo(inferred.repo, repo)) ? inferred.apiUrl : "https://api.github.com")).replace(/\/+$/, "");
+  const apiUrl = (given ?? (inferred && (!repoText || sameRepo(inferred.repo, repo)) ? inferred.apiUrl : "https://api.github.com")).replace(/\/+$/, "");
   return { repo, apiUrl, token: tokenFrom(io.env), checkout, config: readConfig(checkout), runRoot: defaultRunRoot(io.env, homedir()) };
 }
 

@@ -8,7 +8,8 @@ const TOKEN_PATTERNS: RegExp[] = [
   /\bgithub_pat_[A-Za-z0-9_]{20,}\b/g,
   /\btrsb_[A-Za-z0-9]{16,}\b/g, // sandbox tokens
   /(x-access-token:)[^@\s]+(@)/g,
-  /(https?:\/\/)[^/\s:@]+:[^/\s@]+@/g,
+  // user:password@ and a bare token@ (git and GitHub take a token as the user name alone).
+  /(https?:\/\/)[^/\s@]+@/g,
   /\b(authorization:\s*(?:bearer|token|basic)\s+)\S+/gi,
 ];
 

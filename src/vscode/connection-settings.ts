@@ -1,4 +1,4 @@
-import { Refusal } from "../core/errors";
+import { parseApiUrl } from "../app/target";
 
 // Pure: no `vscode` import, so it is unit-tested without a VS Code (test/unit/vscode/).
 
@@ -34,7 +34,10 @@ export function resolveConnectionSettings(setting: string | undefined, env: Reco
       ? [fromEnv, "TICKET_RUNNER_API_URL" as const]
       : [GITHUB_API_URL, "default" as const];
 
-  const apiUrl = parseApiUrl(raw, apiUrlSource);
+  const apiUrl =
+    apiUrlSource === "setting"
+      ? parseApiUrl(raw, { where: "the `ticketRunner.apiUrl` setting", next: "Open Settings and fix ticketRunner.apiUrl" })
+      : parseApiUrl(raw, { where: "TICKET_RUNNER_API_URL", next: "unset TICKET_RUNNER_API_URL or correct it" });
   const isGitHubDotCom = apiUrl === GITHUB_API_URL;
   const settings: ConnectionSettings = {
     apiUrl,
@@ -47,26 +50,4 @@ export function resolveConnectionSettings(setting: string | undefined, env: Reco
   const github = env["GITHUB_TOKEN"]?.trim();
   if (github && !isGitHubDotCom) return { ...settings, envToken: { name: "GITHUB_TOKEN", value: github } };
   return settings;
-}
-
-function parseApiUrl(raw: string, source: ConnectionSettings["apiUrlSource"]): string {
-  const where = source === "setting" ? "the `ticketRunner.apiUrl` setting" : "TICKET_RUNNER_API_URL";
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new Refusal("bad-config", `${where} is not a URL: "${raw}". Set it to an API root such as https://api.github.com or http://127.0.0.1:PORT.`, {
-      next: source === "setting" ? "Open Settings and fix ticketRunner.apiUrl" : "unset TICKET_RUNNER_API_URL or correct it",
-    });
-  }
-  if (url.protocol !== "https:" && url.protocol !== "http:") {
-    throw new Refusal("bad-config", `${where} must be an http(s) URL, not "${raw}".`, {
-      next: source === "setting" ? "Open Settings and fix ticketRunner.apiUrl" : "unset TICKET_RUNNER_API_URL or correct it",
-    });
-  }
-  if (url.username || url.password) {
-    // A token in the URL would end up in logs and error messages.
-    throw new Refusal("bad-config", `${where} must not carry credentials; use TICKET_RUNNER_TOKEN or sign in instead.`);
-  }
-  return url.toString().replace(/\/+$/, "");
 }

@@ -61,4 +61,30 @@ describe("ticket-runner board (CLI)", function () {
     assert.match(r.err, /could not read acme\/shop: .*401/);
     assert.ok(!r.err.includes("trsb_refused_token_0000000000"), "the token is never printed");
   });
+
+  it("refuses an API URL that carries a token, or is not http(s), without printing it or asking anything (issue #15, finding 14)", async () => {
+    // Plain hex: no redaction pattern knows this shape, so only the refusal keeps it in.
+    const secret = "5f2c9a41d0b7e86c3a1f4e9d2b8c7a60";
+    const api = new URL(sandbox.apiUrl);
+    const bad = [
+      `http://${secret}@${api.host}`,
+      `http://x-access-token:${secret}@${api.host}`,
+      `${sandbox.apiUrl}/?access_token=${secret}`,
+      `${sandbox.apiUrl}/#${secret}`,
+      `file:///${secret}`,
+      `ftp://${api.host}/${secret}`,
+    ];
+    await sandbox.admin.clearRequestLog();
+    const runs = [
+      ...bad.map((url) => ["--api-url", url] as const).map((opt) => cli(["board", "--repo", "acme/shop", ...opt], env)),
+      cli(["board", "--repo", "acme/shop"], { ...env, TICKET_RUNNER_API_URL: bad[0]! }),
+    ];
+    for (const r of await Promise.all(runs)) {
+      const said = `exit ${r.code}\n${r.out}\n${r.err}`;
+      assert.equal(r.code, 2, said);
+      assert.ok(!`${r.out}${r.err}`.includes(secret), `the secret is never printed: ${said}`);
+      assert.match(r.err, /(--api-url|TICKET_RUNNER_API_URL) must (not carry credentials|be an http\(s\) URL)/, said);
+    }
+    assert.deepEqual(await sandbox.admin.requestLog(), [], "nothing was asked of the API");
+  });
 });

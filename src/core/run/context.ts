@@ -17,6 +17,7 @@ import type { MergeTrain } from "./merge-train";
 import type { ProgressComment } from "./progress-comment";
 import type { RunEvents } from "./run-events";
 import type { Verdict } from "./stage-answers";
+import { sessionHost } from "./session-host";
 
 /** Decides whether an issue's `ready-for-agent` label was applied by someone with write access (ADR 0042). */
 export type TrustCheck = (issue: TrackerIssue) => Promise<boolean>;
@@ -142,7 +143,7 @@ export function stateSnapshot(env: RunEnv, ctx: TicketCtx, now: Date): StateFile
     fixUsed: ctx.fixUsed,
     pullRequest: ctx.pullRequest,
     title: ctx.title,
-    ...(Object.keys(ctx.sessions).length > 0 ? { sessions: { ...ctx.sessions } } : {}),
+    ...(Object.keys(ctx.sessions).length > 0 ? { sessions: { ...ctx.sessions }, sessionsOn: sessionHost(env) } : {}),
     runId: env.runId,
     version: env.version,
     updatedAt: now.toISOString(),

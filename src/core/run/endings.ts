@@ -76,7 +76,7 @@ export async function handOff(env: RunEnv, ctx: TicketCtx, input: HandoffInput):
 
   // 2. The State file: kept with the draft in it and the Fix budget unspent, or removed.
   // A person takes over: the agent sessions of this take-up are not continued after it.
-  if (input.state === "keep") await recordState(env, ctx, "hand-off", { fixUsed: false, sessions: undefined });
+  if (input.state === "keep") await recordState(env, ctx, "hand-off", { fixUsed: false, sessions: undefined, sessionsOn: undefined });
   else await removeState(env, ctx.ticket, "hand-off where no Stage of this Run worked on the branch");
 
   // 3. The transcripts, onto the state branch. 4. The draft's body names them.

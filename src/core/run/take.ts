@@ -7,6 +7,7 @@ import type { HeldClaim } from "../claim-gate";
 import type { StateFile } from "../schemas/state-file";
 import type { RunEnv, TicketCtx } from "./context";
 import { errorText, recordState } from "./context";
+import { sessionsHere } from "./session-host";
 import { uncheckedCriteria } from "./criteria";
 import { ProgressComment, findProgressComment } from "./progress-comment";
 import { carriesCurrentHandoff, markHandoffsTaken } from "./resume";
@@ -139,7 +140,7 @@ export async function takeTicket(env: RunEnv, candidate: Candidate, laneIndex: n
     progress: new ProgressComment(tracker, log, issue.number, env.runId, env.hostName, existing, () => env.deps.clock.now().getTime()),
     abort: new AbortController(),
     silenced: false,
-    sessions: { ...(state?.sessions ?? {}) },
+    sessions: sessionsHere(env, issue.number, state),
   };
   if (state && state.runId !== env.runId) await recordState(env, ctx, "taken up by this Run");
   return { taken: true, ctx };

@@ -18,6 +18,8 @@ export const stateFileSchema = z.object({
   title: z.string().max(300).nullable(),
   /** Stage -> the agent session a Stage was interrupted in (ADR-0142). Absent in older files. */
   sessions: z.record(z.enum(["implement", "verify", "fix", "conflict"]), z.string().min(1).max(200)).optional(),
+  /** The Host whose disk holds those sessions: another Host starts those Stages afresh (ADR 0250). Absent in older files. */
+  sessionsOn: z.object({ id: z.string().min(1).max(200), name: z.string().max(200) }).optional(),
   runId: z.string().min(1),
   version: z.string().min(1),
   updatedAt: z.string().datetime(),

@@ -2,7 +2,8 @@
  * The real Claude Code (2.1.332, pinned by scripts/install-agents.sh) works whole tickets through
  * `ticket-runner run` on the sandbox, against the scripted Anthropic model server: a merge with the
  * default `ticket-runner init` config; a limit released then resumed in the same session; the agent
- * unavailable (a 529 outage, not signed in, not installed, bypass refused as root) stopping the Run
+ * unavailable (a 529 or 500 outage, the connection lost, not signed in, not installed, bypass refused
+ * as root) stopping the Run
  * with nothing handed off; a kill mid-stream resumed. Nothing sleeps: every wait polls a condition.
  */
 import { strict as assert } from "node:assert";
@@ -103,6 +104,28 @@ describe("the real Claude Code through whole tickets on the sandbox", function (
     }
     assert.deepEqual([...new Set(cw.model.requests().map((r) => r.ticket))], [tickets[0]], "the Run took no second ticket");
   });
+
+  for (const c of [
+    { name: "500 on every request", fault: "server-error" as const, said: /500/ },
+    { name: "the connection lost on every request", fault: "drop" as const, said: /connect|socket|network|fetch/i },
+  ]) {
+    it(`the provider down (${c.name}): the Run stops with a message, releases what it held, hands nothing off`, async () => {
+      cw = await claudeWorld({ config: { lanes: 1, agent: { kind: "claude" } }, env: { CLAUDE_CODE_MAX_RETRIES: "1" } });
+      const tickets = await cw.world.tickets([cw.world.ticket("one"), cw.world.ticket("two")]);
+      cw.model.faults.add({ answer: c.fault, times: 0 });
+      const run = await cw.world.cliDone(["run"], { host: cw.host, timeoutMs: RUN_MS });
+      const text = `${run.out.join("\n")}\n${run.err.join("\n")}`;
+      assert.equal(run.code, 1, text);
+      const last = run.out.at(-1) ?? "";
+      assert.match(last, /^Stopped: the model provider is down or unreachable \(.+\)\. Nothing was handed off; .* then run `ticket-runner run` again\.$/, text);
+      assert.match(last, c.said, text);
+      for (const n of tickets) {
+        assert.deepEqual((await cw.world.issue(n)).labelNames, ["ready-for-agent"], `#${n} back on the Frontier`);
+        assert.equal(await handoffs(n), 0);
+      }
+      assert.deepEqual([...new Set(cw.model.requests().map((r) => r.ticket))], [tickets[0]], "the Run took no second ticket");
+    });
+  }
 
   for (const c of [
     { name: "not signed in", opts: { auth: "none" as const }, line: /^Stopped: the agent is not signed in on this Host \(Not logged in · Please run \/login\)\. .*Sign the agent in/ },

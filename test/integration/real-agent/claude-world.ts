@@ -21,7 +21,7 @@ export interface ClaudeWorld {
   dispose(): Promise<void>;
 }
 
-const IDENTITY = { GIT_AUTHOR_NAME: "Ana Runner", GIT_AUTHOR_EMAIL: "ana@example.invalid", GIT_COMMITTER_NAME: "Ana Runner", GIT_COMMITTER_EMAIL: "ana@example.invalid" };
+export const IDENTITY = { GIT_AUTHOR_NAME: "Ana Runner", GIT_AUTHOR_EMAIL: "ana@example.invalid", GIT_COMMITTER_NAME: "Ana Runner", GIT_COMMITTER_EMAIL: "ana@example.invalid" };
 
 /**
  * `config` null: the Target's ticket-runner.json is the one `ticket-runner init` writes, nothing

@@ -3,7 +3,7 @@ import { HANDOFF_MARKER } from "../../../src/core/run/handoff-comment";
 import { OUTCOME_FAULT } from "../../../src/core/run/agent-faults";
 import { stagePermissions } from "../../../src/core/run/stage-permissions";
 import type { AgentScript } from "../../fakes/fake-agent-runner";
-import { World } from "./world";
+import { FakeHost, World } from "./world";
 
 const overloaded: AgentScript = () => ({ outcome: "unavailable", unavailable: "provider-down", detail: "API Error: Repeated 529 Overloaded errors", structured: undefined });
 
@@ -75,5 +75,20 @@ describe("Run: the agent unavailable (ADR-0141)", () => {
     assert.equal(implementCalls[1]!.resumeSession, "sess-1");
     assert.equal(implementCalls[2]!.resumeSession, undefined, "the fresh session after the failed resume");
     assert.equal(again.rows[0]!.ending, "merged");
+  });
+
+  it("a session another Host holds is not asked for: the Stage starts afresh and the log says so (ADR 0250)", async () => {
+    const n = w.ticket("One");
+    w.agent.on(n, "implement", () => ({ outcome: "rate-limited", sessionId: "sess-1", structured: undefined }));
+    await w.run().start();
+    assert.deepEqual(w.state(n)!.sessionsOn, { id: "host-a", name: "desk" }, "the State names the Host that holds the session");
+
+    const elsewhere = new FakeHost({ id: "host-b", name: "laptop", kind: "workstation" });
+    const again = await w.run({}, { host: elsewhere }).start();
+    const implementCalls = w.agent.calls.filter((c) => c.stage === "implement");
+    assert.equal(implementCalls.length, 2, "no attempt to resume, then a fresh one: one fresh start");
+    assert.equal(implementCalls[1]!.resumeSession, undefined);
+    assert.ok(w.log.has(`#${n}: the agent session(s) it was interrupted in (implement sess-1) live on Host desk, not on this one (laptop); those Stages start a fresh session here`), w.log.lines.join("\n"));
+    assert.equal(again.rows[0]!.ending, "merged", again.rows[0]!.line);
   });
 });

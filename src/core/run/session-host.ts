@@ -1,0 +1,27 @@
+/**
+ * Agent sessions live on the Host that ran them (Claude Code in ~/.claude, Codex in CODEX_HOME,
+ * Gemini CLI in its home): the State file says which Host holds the sessions it names, and a
+ * take-up on another Host starts those Stages afresh, saying so, rather than asking its agent for a
+ * session it cannot have (ADR 0250).
+ */
+import type { StateFile } from "../schemas/state-file";
+import type { RunEnv } from "./context";
+
+export type SessionHost = NonNullable<StateFile["sessionsOn"]>;
+
+/** This Host, as the State file names the holder of its sessions. */
+export function sessionHost(env: RunEnv): SessionHost {
+  const { id, name } = env.deps.host.identity();
+  return { id, name };
+}
+
+/** The sessions of `state` this Host can continue: all of them here (or when no Host is named), none elsewhere. */
+export function sessionsHere(env: RunEnv, ticket: number, state: StateFile | null): Record<string, string> {
+  const sessions = { ...(state?.sessions ?? {}) };
+  const on = state?.sessionsOn;
+  const here = sessionHost(env);
+  if (!on || on.id === here.id || Object.keys(sessions).length === 0) return sessions;
+  const named = Object.entries(sessions).map(([stage, id]) => `${stage} ${id}`).join(", ");
+  env.deps.log.info(`#${ticket}: the agent session(s) it was interrupted in (${named}) live on Host ${on.name}, not on this one (${here.name}); those Stages start a fresh session here`);
+  return {};
+}

@@ -4,7 +4,7 @@
 // clone), where worktree folders can be added without restarting the extension host.
 import * as assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -294,6 +294,21 @@ if (raw) {
       const notice = await waitFor(() => api.notices.slice(before).find((n) => n.message.includes("prepared")), { what: "the init report", timeoutMs: 30_000 });
       assert.equal(notice.message, `Ticket Runner: ${seed.owner}/${seed.repo} is already prepared. Nothing was changed.`);
       assert.deepEqual(notice.actions, ["Open ticket-runner.json", "Show Log"]);
+    });
+
+    it("Start asks again when ticket-runner.json changes the agent's command line, shows it, and runs nothing until answered (ADR 0230)", async () => {
+      const file = join(seed.clone, "ticket-runner.json");
+      const original = readFileSync(file, "utf8");
+      const config = JSON.parse(original) as { agent?: Record<string, unknown> };
+      writeFileSync(file, JSON.stringify({ ...config, agent: { ...config.agent, model: "pushed-by-someone", permissionMode: "bypassPermissions" } }, null, 2));
+      restore.push(() => writeFileSync(file, original));
+      const asked: { message: string; items: readonly string[]; detail?: string }[] = [];
+      restore.push(api.notifier.setMessageApi(person([], asked)));
+      await vscode.commands.executeCommand("ticketRunner.start");
+      const question = asked.find((q) => q.message.startsWith("Start a Run on"));
+      assert.ok(question, "the same repository, lanes and agent name, another command line: asked again");
+      assert.match(question.detail ?? "", /The agent runs: the scripted demo agent \(from the PATH\); permission mode bypassPermissions, model pushed-by-someone, without your GitHub token\./);
+      assert.equal(api.runs.windowRun.isActive(), false, "dismissed: no Run");
     });
 
     it("a kill (window reload or close) writes nothing to the board: the claim stays for the next Run", async () => {

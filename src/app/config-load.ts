@@ -5,21 +5,36 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { ZodIssue } from "zod";
+import { z, type ZodIssue } from "zod";
 import { Refusal } from "../core/errors";
 import { configSchema } from "../core/schemas/config";
 import type { Config } from "../core/schemas/config";
 
 export const CONFIG_FILE = "ticket-runner.json";
 
-const KNOWN_KEYS: Record<string, string[]> = {
-  "": ["$schema", "labels", "base", "lanes", "lockScope", "checks", "checkTimeoutMinutes", "agent", "lease", "ci", "merge"],
-  labels: ["ready", "inProgress", "human", "hostLabels"],
-  agent: ["kind", "command", "model", "permissionMode", "maxTurns", "stageTimeoutMinutes", "passGitHubToken"],
-  lease: ["ttlMinutes", "heartbeatMinutes", "settleMs"],
-  ci: ["required", "graceMinutes", "timeoutMinutes", "pollSeconds"],
-  merge: ["method"],
-};
+type AnySchema = z.ZodTypeAny;
+
+/** The object schema under defaults, optionals and refinements, or null when `schema` is no object. */
+function objectShape(schema: AnySchema): Record<string, AnySchema> | null {
+  let s = schema;
+  for (;;) {
+    if (s instanceof z.ZodDefault) s = s._def.innerType as AnySchema;
+    else if (s instanceof z.ZodOptional || s instanceof z.ZodNullable) s = s.unwrap() as AnySchema;
+    else if (s instanceof z.ZodEffects) s = s.innerType() as AnySchema;
+    else break;
+  }
+  return s instanceof z.ZodObject ? (s.shape as Record<string, AnySchema>) : null;
+}
+
+/** The keys the schema allows at `parent` ("" for the top level, "agent", …): read from the zod schema, so a new key is known once it is in the schema. */
+export function knownKeys(parent: string): string[] {
+  let shape = objectShape(configSchema);
+  for (const key of parent ? parent.split(".") : []) {
+    const next = shape?.[key];
+    shape = next ? objectShape(next) : null;
+  }
+  return shape ? Object.keys(shape) : [];
+}
 
 /** The closest known key by edit distance, when it is close enough to be a typo. */
 function suggest(key: string, known: string[]): string | null {
@@ -45,7 +60,7 @@ export function describeIssue(issue: ZodIssue): string {
   const where = issue.path.length ? issue.path.join(".") : "the top level";
   if (issue.code === "unrecognized_keys") {
     const parent = issue.path.join(".");
-    const known = KNOWN_KEYS[parent] ?? [];
+    const known = knownKeys(parent);
     return issue.keys
       .map((k) => {
         const near = suggest(k, known);
@@ -68,17 +83,18 @@ export function parseConfig(raw: unknown, source: string): Config {
   });
 }
 
-export function loadConfig(root: string): Config {
+/** The file's text; null when there is no file. */
+function readConfigText(root: string): string | null {
   const file = path.join(root, CONFIG_FILE);
-  let text: string;
   try {
-    text = fs.readFileSync(file, "utf8");
+    return fs.readFileSync(file, "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") {
-      throw new Refusal("not-a-target", `${root} has no ${CONFIG_FILE}, so Ticket Runner has not been set up for this Target. Set it up with \`ticket-runner init\`.`, { path: file, next: "ticket-runner init" });
-    }
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw new Refusal("bad-config", `Could not read ${file}: ${(error as Error).message}.`, { path: file });
   }
+}
+
+function parseConfigText(text: string, file: string): Config {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -86,4 +102,25 @@ export function loadConfig(root: string): Config {
     throw new Refusal("bad-config", `${file} is not valid JSON: ${(error as Error).message}. Fix the JSON and run the command again.`, { path: file, next: `fix the JSON in ${file}, then run the command again` });
   }
   return parseConfig(raw, file);
+}
+
+/** The Target's config, for what needs it set up (a Run, `init`'s labels): no file is `ticket-runner init`. */
+export function loadConfig(root: string): Config {
+  const file = path.join(root, CONFIG_FILE);
+  const text = readConfigText(root);
+  if (text === null) {
+    throw new Refusal("not-a-target", `${root} has no ${CONFIG_FILE}, so Ticket Runner has not been set up for this Target. Set it up with \`ticket-runner init\`.`, { path: file, next: "ticket-runner init" });
+  }
+  return parseConfigText(text, file);
+}
+
+/**
+ * The Target's config for what works without it (the board, a claim, a release: the default
+ * labels and lease): outside a checkout, or with no file, the defaults; a file that is there is
+ * read and refused exactly as loadConfig does, never silently replaced by the defaults.
+ */
+export function loadConfigOrDefaults(root: string | null): Config {
+  const text = root === null ? null : readConfigText(root);
+  if (root === null || text === null) return configSchema.parse({});
+  return parseConfigText(text, path.join(root, CONFIG_FILE));
 }

@@ -5,14 +5,12 @@
  * only, never argv: TICKET_RUNNER_TOKEN, then GH_TOKEN, then GITHUB_TOKEN). Also the Target's
  * config file (`ticket-runner.json` at the checkout's top level) and this Host's run root.
  */
-import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
 import { defaultRunRoot } from "../core/claims/run-root-path";
 import { Refusal } from "../core/errors";
-import { configSchema, type Config } from "../core/schemas/config";
 import type { RepoRef } from "../ports/tracker";
 import { checkoutTop, originUrl } from "../adapters/git/checkout";
+import { loadConfigOrDefaults } from "../app/config-load";
 import { parseApiUrl, parseRemoteUrl, parseRepo, tokenFrom, type Target } from "../app/target";
 import type { CliIo } from "./command";
 
@@ -53,28 +51,6 @@ export function parseArgs(argv: string[], known: { flags?: string[]; values?: st
     values.set(name, value);
   }
   return { positionals, flags, values };
-}
-
-export function readConfig(checkout: string | null): Config {
-  if (!checkout) return configSchema.parse({});
-  let text: string;
-  try {
-    text = readFileSync(join(checkout, "ticket-runner.json"), "utf8");
-  } catch {
-    return configSchema.parse({});
-  }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (error) {
-    throw new Refusal("bad-config", `${join(checkout, "ticket-runner.json")} is not valid JSON (${(error as Error).message}). Fix the file and run again.`);
-  }
-  const parsed = configSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new Refusal("bad-config", `${join(checkout, "ticket-runner.json")}: ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid"}. Fix the file and run again.`);
-  }
-  return parsed.data;
 }
 
 /** Which command asks for the Target, so a refusal can give that same command back. */
@@ -141,7 +117,7 @@ export function resolveTarget(args: ParsedArgs, io: CliIo, use: TargetUse): Targ
     );
   }
   const apiUrl = (given ?? (inferred && (!repoText || sameRepo(inferred.repo, repo)) ? inferred.apiUrl : "https://api.github.com")).replace(/\/+$/, "");
-  return { repo, apiUrl, token: tokenFrom(io.env), checkout, config: readConfig(checkout), runRoot: defaultRunRoot(io.env, homedir()) };
+  return { repo, apiUrl, token: tokenFrom(io.env), checkout, config: loadConfigOrDefaults(checkout), runRoot: defaultRunRoot(io.env, homedir()) };
 }
 
 function sameRepo(a: RepoRef, b: RepoRef): boolean {

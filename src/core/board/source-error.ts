@@ -10,6 +10,7 @@ export type BoardErrorReason =
   | "network" // could not reach the API
   | "invalid-response" // the API answered something we cannot read
   | "server" // 5xx
+  | "bad-config" // the Target's ticket-runner.json was refused: the board shows why rather than guess labels
   | "internal";
 
 export class BoardSourceError extends Error {

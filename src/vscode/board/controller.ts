@@ -4,12 +4,15 @@ import { FsRunRoot } from "../../adapters/fs-run-root";
 import { createGitHubBoard, type GitHubBoard } from "../../adapters/github/board-wiring";
 import { NodeClock } from "../../adapters/node-clock";
 import { NodeHost } from "../../adapters/node-host";
+import { loadConfigOrDefaults } from "../../app/config-load";
 import { defaultRunRoot } from "../../core/claims/run-root-path";
-import type { BoardFilter } from "../../core/board/types";
+import type { BoardError } from "../../core/board/source-error";
+import { isRefusal } from "../../core/errors";
+import type { BoardFilter, BoardLabels } from "../../core/board/types";
 import type { BoardHandle } from "../board-seam";
 import { windowOctokit } from "../github-client";
 import type { ExtensionServices } from "../services";
-import { findTarget, readLabels } from "./target";
+import { findTarget } from "./target";
 import type { BoardTreeProvider } from "./tree-provider";
 import { nextSnapshot, noReadyTickets, type BoardSnapshot } from "./view-model";
 
@@ -32,6 +35,8 @@ interface Connected {
 export class BoardController implements BoardHandle {
   private filter: BoardFilter = "all";
   private connected: Connected | null = null;
+  /** The Target's ticket-runner.json was refused: the board shows why instead of guessing labels. */
+  private configError: { repo: string; error: BoardError } | null = null;
   private unsubscribe: (() => void) | null = null;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private disposed = false;
@@ -94,13 +99,15 @@ export class BoardController implements BoardHandle {
     const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === "file").map((f) => f.uri.fsPath);
     const target = session ? await findTarget(folders, settings.apiUrl) : null;
     if (!session || !target) {
+      this.configError = null;
       this.disconnect();
       return null;
     }
     const runRootSetting = vscode.workspace.getConfiguration("ticketRunner").get<string>("runRoot")?.trim();
     const runRoot = runRootSetting || defaultRunRoot(process.env, homedir());
     const repo = `${target.repo.owner}/${target.repo.repo}`;
-    const labels = await readLabels(target.folder, (why) => log.warn(`board: ${why}`));
+    const labels = this.labelsOf(target.folder, repo);
+    if (!labels) return null;
     const key = JSON.stringify([settings.apiUrl, session.token, repo, runRoot, labels]);
     if (this.connected?.key === key) return this.connected;
     // Same window, new settings or token: swap the stack without drawing an empty board between.
@@ -113,6 +120,22 @@ export class BoardController implements BoardHandle {
     log.info("board: connected", { repo, api: settings.apiUrl, runRoot });
     this.publish();
     return this.connected;
+  }
+
+  /** The Target's labels; null (and the refusal shown as the error row) when its ticket-runner.json is refused. */
+  private labelsOf(folder: string, repo: string): BoardLabels | null {
+    try {
+      const { ready, inProgress, human } = loadConfigOrDefaults(folder).labels;
+      this.configError = null;
+      return { ready, inProgress, human };
+    } catch (e) {
+      if (!isRefusal(e) || e.reason !== "bad-config") throw e;
+      this.services.log.warn(`board: ${e.message}`);
+      this.teardown();
+      this.configError = { repo, error: { reason: "bad-config", message: e.message, at: this.clock.now(), retryAt: null } };
+      this.publish();
+      return null;
+    }
   }
 
   /** Signed out, or no Target: the board empties so the matching welcome view shows. */
@@ -148,7 +171,10 @@ export class BoardController implements BoardHandle {
   private publish(): void {
     const c = this.connected;
     const view = c?.board.refresher.view(this.filter);
-    const latest: BoardSnapshot = view
+    const refused = this.configError;
+    const latest: BoardSnapshot = refused
+      ? { phase: "idle", model: null, error: refused.error, fetchedAt: null, filter: this.filter, repo: refused.repo }
+      : view
       ? { phase: view.loading ? "loading" : view.model ? "ready" : "idle", model: view.model, error: view.error, fetchedAt: view.fetchedAt, filter: this.filter, repo: c?.repo ?? null }
       : { phase: "idle", model: null, error: null, fetchedAt: null, filter: this.filter, repo: null };
     const snapshot = nextSnapshot(this.tree.current(), latest);

@@ -48,6 +48,8 @@ export const ERROR_NODE_ID = "ticketRunner:error";
  * no Target) or a successful fetch replaces it.
  */
 export function nextSnapshot(prev: BoardSnapshot, next: BoardSnapshot): BoardSnapshot {
+  // A refused ticket-runner.json may name other labels: the last board drawn is no longer the Target's.
+  if (next.error?.reason === "bad-config") return next;
   if (next.model || !prev.model || next.repo === null || next.repo !== prev.repo || next.filter !== prev.filter) return next;
   return { ...next, model: prev.model, fetchedAt: prev.fetchedAt, phase: next.phase === "idle" ? "ready" : next.phase };
 }
@@ -207,6 +209,7 @@ const REASON_TEXT: Record<BoardError["reason"], string> = {
   network: "Could not reach GitHub",
   "invalid-response": "GitHub's answer could not be read",
   server: "GitHub had an error",
+  "bad-config": "ticket-runner.json is not valid",
   internal: "Something went wrong in Ticket Runner",
 };
 

@@ -12,7 +12,7 @@ import { Refusal } from "../../core/errors";
 import type { Config } from "../../core/schemas/config";
 import type { CommandServices } from "../run-command";
 import { personClaims, type PersonClaims } from "../run/claims-wiring";
-import { loadTargetConfig } from "../run/target-config";
+import { loadConfigOrDefaults } from "../../app/config-load";
 import { ticketFromArgs } from "../run/ticket-args";
 import { pickFrontierTicket } from "../run/ticket-picker";
 import { resolveWindowTarget, type WindowTarget } from "../run/window-target";
@@ -25,7 +25,7 @@ interface Wired extends PersonClaims {
 
 async function wire(services: CommandServices): Promise<Wired> {
   const target = await resolveWindowTarget(services);
-  const config = loadTargetConfig(target.folder);
+  const config = loadConfigOrDefaults(target.folder);
   return { ...personClaims(target, config, services.log), target, config, name: (n) => `${target.name}#${n}` };
 }
 

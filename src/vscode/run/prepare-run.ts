@@ -4,7 +4,7 @@ import type { ExtensionServices } from "../services";
 import type { RunServices } from "./run-services";
 import { applyRunSettings, readRunSettings, type RunSettings } from "./run-settings";
 import { agentCommandLine, type StartConsent } from "./start-confirmation";
-import { loadTargetConfig } from "./target-config";
+import { loadConfig } from "../../app/config-load";
 import type { PreparedRun } from "./window-run";
 import { resolveWindowTarget } from "./window-target";
 
@@ -23,7 +23,7 @@ export interface PreparedStart {
 export async function prepareRun(services: ExtensionServices & { readonly runs: RunServices }, tickets: number[] | null): Promise<PreparedStart> {
   const target = await resolveWindowTarget(services);
   const settings = readRunSettings();
-  const config = applyRunSettings(loadTargetConfig(target.folder, "required"), settings);
+  const config = applyRunSettings(loadConfig(target.folder), settings);
   const composed = composeRun(
     {
       config,

@@ -7,7 +7,7 @@ import type { TrackerIssue } from "../../ports/tracker";
 import { OctokitTracker } from "../../adapters/github/octokit-tracker";
 import { windowOctokit } from "../github-client";
 import type { ExtensionServices } from "../services";
-import { loadTargetConfig } from "./target-config";
+import { loadConfigOrDefaults } from "../../app/config-load";
 import { resolveWindowTarget, type WindowTarget } from "./window-target";
 
 /** A row of the Start on Ticket picker; separators carry no ticket. */
@@ -82,7 +82,7 @@ export function startItems(target: WindowTarget, choices: TicketChoices): StartI
  */
 export async function pickStartableTicket(services: ExtensionServices): Promise<number | undefined> {
   const target = await resolveWindowTarget(services);
-  const config = loadTargetConfig(target.folder);
+  const config = loadConfigOrDefaults(target.folder);
   const tracker = new OctokitTracker(windowOctokit(target.apiUrl, target.token, services.log), target.repo);
   const choices = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: `Ticket Runner: reading the ready tickets of ${target.name}…` },

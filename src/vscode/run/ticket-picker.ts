@@ -2,13 +2,13 @@ import * as vscode from "vscode";
 import { windowOctokit } from "../github-client";
 import { OctokitTracker } from "../../adapters/github/octokit-tracker";
 import type { ExtensionServices } from "../services";
-import { loadTargetConfig } from "./target-config";
+import { loadConfigOrDefaults } from "../../app/config-load";
 import { resolveWindowTarget } from "./window-target";
 
 /** Claim's QuickPick: the open `ready-for-agent` tickets not in progress, lowest number first (one request). Start on Ticket has its own (start-picker.ts). */
 export async function pickFrontierTicket(services: ExtensionServices): Promise<number | undefined> {
   const target = await resolveWindowTarget(services);
-  const config = loadTargetConfig(target.folder);
+  const config = loadConfigOrDefaults(target.folder);
   const tracker = new OctokitTracker(windowOctokit(target.apiUrl, target.token, services.log), target.repo);
   const issues = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: "Ticket Runner: reading the ready tickets" }, () =>
     tracker.listOpenIssues([config.labels.ready]),

@@ -1,7 +1,7 @@
 /**
  * Bad input, row "a config with unknown keys or wrong types": ticket-runner.json in a real git
  * checkout, read by `ticket-runner run` through the CLI's own front door (main() with a real CliIo)
- * and by both config readers (core loadConfig, the CLI's readConfig). Expected outcome for each:
+ * and by both config readers (loadConfig, and loadConfigOrDefaults for what works without the file). Expected outcome for each:
  * exit 2, one message naming the file, the key (or path) at fault, and how to fix it; never a
  * default silently used in place of a typo, never a stack trace.
  */
@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { main } from "../../../src/cli/main";
-import { readConfig } from "../../../src/cli/target-options";
+import { loadConfigOrDefaults as readConfig } from "../../../src/app/config-load";
 import { isRefusal } from "../../../src/core/errors";
 import { loadConfig } from "../../../src/app/config-load";
 import { git } from "../../support/git-fixtures";

@@ -14,7 +14,7 @@ import fc from "fast-check";
 import { parseStreamLine } from "../../../src/adapters/agent/stream-events";
 import { parseLockFile } from "../../../src/adapters/git/run-lock";
 import { parseStateFile, serializeState } from "../../../src/adapters/git/records";
-import { readConfig } from "../../../src/cli/target-options";
+import { loadConfigOrDefaults as readConfig } from "../../../src/app/config-load";
 import { parseLeaseComment, renderLeaseComment } from "../../../src/core/claims/lease-comment";
 import { leaseMarker, parseMarkerLine } from "../../../src/core/claims/marker";
 import { loadConfig } from "../../../src/app/config-load";

@@ -115,6 +115,10 @@ describe("board tree view-models", () => {
     // Leaving the repository (signed out, no Target) empties it, so the right welcome view shows.
     assert.equal(nextSnapshot(good, snap(null, { phase: "idle", repo: null })).model, null);
     assert.equal(nextSnapshot(good, snap(null, { phase: "idle", repo: "acme/other" })).model, null);
+    // A refused ticket-runner.json may name other labels: only its error row shows, not the old board.
+    const refused = nextSnapshot(good, snap(null, { phase: "idle", error: { reason: "bad-config", message: "ticket-runner.json is not a valid Ticket Runner config", at: new Date(), retryAt: null } }));
+    assert.equal(refused.model, null);
+    assert.deepEqual(rootNodes(refused).map((n) => n.kind), ["error"]);
     // A new board replaces the old one.
     const fresh = snap(buildBoard(input([issue(4, { labels: ["ready-for-agent"] })])));
     assert.equal(nextSnapshot(good, fresh).model, fresh.model);

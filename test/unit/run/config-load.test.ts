@@ -2,7 +2,8 @@ import { strict as assert } from "node:assert";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadConfig, parseConfig } from "../../../src/app/config-load";
+import { knownKeys, loadConfig, loadConfigOrDefaults, parseConfig } from "../../../src/app/config-load";
+import { configSchema } from "../../../src/core/schemas/config";
 import { Refusal } from "../../../src/core/errors";
 
 describe("config: ticket-runner.json", () => {
@@ -54,5 +55,30 @@ describe("config: ticket-runner.json", () => {
     writeFileSync(join(dir, "ticket-runner.json"), "{ lanes: 2 }");
     const r = refusal(() => loadConfig(dir));
     assert.match(r.message, /ticket-runner\.json is not valid JSON/);
+  });
+
+  it("knows every key the schema has, at every level (read from the zod schema, not a second list)", () => {
+    for (const key of Object.keys(configSchema.parse({}))) assert.ok(knownKeys("").includes(key), key);
+    for (const key of ["checkEnv", "lockScope", "checks", "merge"]) assert.ok(knownKeys("").includes(key), key);
+    assert.ok(knownKeys("agent").includes("args"), "agent.args");
+    assert.ok(knownKeys("labels").includes("hostLabels"));
+    assert.deepEqual(knownKeys("merge"), ["method"]);
+    assert.deepEqual(knownKeys("lanes"), []);
+    const r = refusal(() => parseConfig({ agent: { argz: [] } }, "f"));
+    assert.match(r.message, /unknown key "agent.argz" \(did you mean "agent.args"\?\)/);
+  });
+
+  it("what works without the file reads the defaults when there is none, and refuses a bad one as loadConfig does", () => {
+    assert.deepEqual(loadConfigOrDefaults(dir), configSchema.parse({}));
+    assert.deepEqual(loadConfigOrDefaults(null), configSchema.parse({}));
+    writeFileSync(join(dir, "ticket-runner.json"), '{ "labels": { "ready": "go" } }');
+    assert.equal(loadConfigOrDefaults(dir).labels.ready, "go");
+    for (const bad of ["{ lanes: 2 }", '{ "labels": { "redy": "go" } }', '{ "lanes": 0 }']) {
+      writeFileSync(join(dir, "ticket-runner.json"), bad);
+      const strict = refusal(() => loadConfig(dir));
+      const lenient = refusal(() => loadConfigOrDefaults(dir));
+      assert.equal(lenient.reason, "bad-config", bad);
+      assert.equal(lenient.message, strict.message, bad);
+    }
   });
 });

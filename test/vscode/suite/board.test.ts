@@ -1,6 +1,8 @@
 // The board inside a real VS Code, against a seeded sandbox. Runs when the launcher was given
 // --setup test/vscode/support/board-setup.ts (npm run test:vscode:board); registers nothing otherwise.
 import * as assert from "node:assert/strict";
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import * as vscode from "vscode";
 import type { BoardController } from "../../../src/vscode/board/controller";
 import type { BoardNode } from "../../../src/vscode/board/view-model";
@@ -157,6 +159,26 @@ if (raw) {
       }
       await vscode.commands.executeCommand("ticketRunner.refresh");
       await waitFor(() => board.snapshot().error === null, { what: "Retry to clear the error" });
+      assert.equal(roots().length, 7);
+    });
+
+    it("shows a refused ticket-runner.json as the error row instead of guessing the labels, and comes back once it is fixed", async () => {
+      const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+      assert.ok(folder, "the board suite opens the Target folder");
+      const file = join(folder, "ticket-runner.json");
+      writeFileSync(file, '{ "labels": { "redy": "go" } }');
+      try {
+        await board.refresh();
+        const nodes = roots().map((n) => board.tree.getTreeItem(n));
+        assert.equal(nodes.length, 1, "only the error row: no board drawn with labels the file does not name");
+        assert.match(String(nodes[0]?.label), /Couldn't load the board/);
+        assert.match(String(nodes[0]?.description), /ticket-runner\.json is not a valid Ticket Runner config: unknown key "labels\.redy" \(did you mean "labels\.ready"\?\)/);
+        assert.equal(nodes[0]?.command?.command, "ticketRunner.refresh");
+      } finally {
+        rmSync(file, { force: true });
+      }
+      await vscode.commands.executeCommand("ticketRunner.refresh");
+      await waitFor(() => board.snapshot().error === null && board.snapshot().phase === "ready", { what: "the board back once the file is gone" });
       assert.equal(roots().length, 7);
     });
 

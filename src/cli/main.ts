@@ -3,13 +3,16 @@ import { commandTable } from "./command-table";
 import { isRefusal } from "../core/errors";
 import { redactSecrets } from "../core/redact";
 import { refusalText } from "./refusal-text";
+import { sanitizeLines } from "../core/board/sanitize";
 
 function helpText(): string {
   const rows = commandTable.map((c) => `  ${c.name.padEnd(10)} ${c.summary}`);
   return ["ticket-runner <command> [options]", "", "Commands:", ...rows, "", "Run `ticket-runner <command> --help` for a command's options."].join("\n");
 }
 
-export async function main(argv: string[], io: CliIo): Promise<number> {
+export async function main(argv: string[], given: CliIo): Promise<number> {
+  // Whatever a command prints may quote GitHub or an agent: no escape sequence or bidi reaches the terminal.
+  const io: CliIo = { ...given, out: (line) => given.out(sanitizeLines(line)), err: (line) => given.err(sanitizeLines(line)) };
   // An agent Stage must never drive the orchestrator that runs it.
   if (io.env.TICKET_RUNNER_STAGE) {
     io.err(redactSecrets(`ticket-runner refuses to run inside an agent Stage (TICKET_RUNNER_STAGE=${io.env.TICKET_RUNNER_STAGE}). Run \`ticket-runner ${argv[0] ?? "help"}\` from your own terminal instead.`, io.env));

@@ -6,6 +6,7 @@
 import type { AgentEvent } from "../ports/agent-runner";
 import type { RunEvent } from "../core/run/run-events";
 import { formatDuration } from "../core/run/naming";
+import { sanitizeInline } from "../core/board/sanitize";
 
 export interface DisplaySink {
   /** A permanent line. */
@@ -22,9 +23,9 @@ interface LaneState {
   last: string;
 }
 
+/** Titles and agent text, drawn raw on the terminal: one line, no controls or bidi (the board's cleaning). */
 function clip(text: string, max: number): string {
-  const one = text.replace(/\s+/g, " ").trim();
-  return one.length <= max ? one : `${one.slice(0, max - 1)}…`;
+  return sanitizeInline(text, max, "");
 }
 
 function describe(event: AgentEvent): string | null {

@@ -1,4 +1,5 @@
 /** What the Run lock says, in words: commit messages and refusals (docs/workspace.md). */
+import { sanitizeSentence } from "../../core/board/sanitize";
 import { Refusal } from "../../core/errors";
 import type { LockHolder } from "../../ports/workspace";
 
@@ -20,12 +21,13 @@ export function freeMessage(why: string): string {
 }
 
 export function describeHolder(holder: LockHolder): string {
-  return `run ${holder.runId} on ${hostWords(holder)} (host id ${holder.host.id}, pid ${holder.pid}, since ${holder.startedAt}): \`${holder.command}\``;
+  // A lock is on the remote: anyone who can push writes its words.
+  return sanitizeSentence(`run ${holder.runId} on ${hostWords(holder)} (host id ${holder.host.id}, pid ${holder.pid}, since ${holder.startedAt}): \`${holder.command}\``);
 }
 
 /** Another Host's Run, for a person there: the Host and the run (its pid means nothing on this Host). */
 export function describeElsewhere(holder: LockHolder): string {
-  return `run ${holder.runId} on ${hostWords(holder)} (since ${holder.startedAt}): \`${holder.command}\``;
+  return sanitizeSentence(`run ${holder.runId} on ${hostWords(holder)} (since ${holder.startedAt}): \`${holder.command}\``);
 }
 
 export function runningRefusal(holder: LockHolder): Refusal {

@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from "node:fs";
 import * as path from "node:path";
 import { GitWorkspace } from "../../adapters/git/git-workspace";
 import { NodeHost } from "../../adapters/node-host";
+import { sanitizeName, sanitizeSentence } from "../../core/board/sanitize";
 import type { LockFile } from "../../core/schemas/lock-file";
 import type { Host } from "../../ports/host";
 import type { CliCommand, CliIo } from "../command";
@@ -39,10 +40,11 @@ export async function stopRun(deps: StopDeps, io: Pick<CliIo, "out" | "err">): P
     io.err("No Run to stop: nobody holds the Run lock of this Target. A dead lock is left for the next Run to take over.");
     return 2;
   }
-  const who = `\`${lock.command}\` (run ${lock.runId}, pid ${lock.pid})`;
+  // The lock is on the remote: its words are whatever the last writer put there.
+  const who = sanitizeSentence(`\`${lock.command}\` (run ${lock.runId}, pid ${lock.pid})`);
   const me = deps.host.identity();
   if (lock.host.id !== me.id) {
-    io.err(`The Run lock is held by ${who} on the ${lock.host.kind} \`${lock.host.name}\`, another Host, started ${lock.startedAt}. \`ticket-runner stop\` works only on the Run's own Host; ask its Operator to send it SIGTERM. Nothing was sent.`);
+    io.err(`The Run lock is held by ${who} on the ${lock.host.kind} \`${sanitizeName(lock.host.name)}\`, another Host, started ${sanitizeName(lock.startedAt)}. \`ticket-runner stop\` works only on the Run's own Host; ask its Operator to send it SIGTERM. Nothing was sent.`);
     return 2;
   }
   const started = await deps.host.processStartTime(lock.pid);

@@ -4,6 +4,7 @@
  */
 import { GitWorkspace } from "../../adapters/git/git-workspace";
 import { NodeHost } from "../../adapters/node-host";
+import { sanitizeSentence } from "../../core/board/sanitize";
 import { Failure, Refusal } from "../../core/errors";
 import type { CliCommand } from "../command";
 import { tokenFrom } from "../../app/target";
@@ -39,7 +40,7 @@ export const unlockCommand: CliCommand = {
         io.out("The Run lock is already free.");
         return 0;
       }
-      described = `run ${lock.runId} on \`${lock.host.name}\` (host id ${lock.host.id}, pid ${lock.pid}, since ${lock.startedAt}): \`${lock.command}\``;
+      described = sanitizeSentence(`run ${lock.runId} on \`${lock.host.name}\` (host id ${lock.host.id}, pid ${lock.pid}, since ${lock.startedAt}): \`${lock.command}\``);
       if (lock.host.id === me.id) {
         const started = await host.processStartTime(lock.pid);
         const alive = started !== null && (lock.processStartTime === null || started === lock.processStartTime);

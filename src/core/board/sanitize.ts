@@ -25,6 +25,27 @@ export function sanitizeInline(raw: string, max: number, empty = "(untitled)"): 
   return RTL.test(cut) ? FSI + cut + PDI : cut;
 }
 
+// The same controls, less the line feed and tab a block of text keeps.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const CONTROLS_BUT_LINES = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]+/g;
+// INVISIBLE less FSI and PDI: an isolate cannot reorder what is around it, and the lines may hold
+// the isolates sanitizeInline put round a right-to-left title (anyone's own ones are gone by then).
+const INVISIBLE_BUT_ISOLATES = /[\u061C\u200B-\u200F\u202A-\u202E\u2060-\u2067\uFEFF]/g;
+
+/**
+ * A block of text for a terminal (everything the CLI prints): its lines kept, every other control
+ * (escape sequences, carriage returns that overwrite a line) and every bidi or invisible character
+ * dropped, so text from GitHub or an agent cannot redraw, retitle or reorder what a person reads.
+ */
+export function sanitizeLines(raw: string): string {
+  return raw.replace(CONTROLS_BUT_LINES, " ").replace(INVISIBLE_BUT_ISOLATES, "");
+}
+
+/** One line of words that quote text from elsewhere (a lock's command, a lease's host): cleaned whole. */
+export function sanitizeSentence(raw: string): string {
+  return sanitizeInline(raw, FULL_TITLE_MAX, "?");
+}
+
 export const TITLE_MAX = 120;
 export const FULL_TITLE_MAX = 1000;
 

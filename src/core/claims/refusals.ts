@@ -3,6 +3,7 @@
  * command. Callers branch on `reason`, never on these words.
  */
 import type { RunJsonRead } from "../../ports/run-root";
+import { sanitizeSentence } from "../board/sanitize";
 import { Refusal, type GitHubRateLimit } from "../errors";
 import type { RunJson } from "../schemas/run-json";
 import type { TicketReading } from "./claim-context";
@@ -39,7 +40,8 @@ export function holderParts(rec: LeaseRecord, now: Date): HolderParts {
     : Date.parse(l.expiresAt) > now.getTime()
       ? `its lease expires ${when(l.expiresAt)} (${minutesFrom(l.expiresAt, now)})`
       : `its lease expired ${when(l.expiresAt)} (${minutesFrom(l.expiresAt, now)})`;
-  return { who: `@${rec.comment.author} on host "${l.host.name}" (${l.holder}, session ${l.session.slice(0, 8)})`, since: when(l.claimedAt), expiry };
+  // The host and session are whatever the lease's writer put there.
+  return { who: sanitizeSentence(`@${rec.comment.author} on host "${l.host.name}" (${l.holder}, session ${l.session.slice(0, 8)})`), since: when(l.claimedAt), expiry };
 }
 
 /** "@bob on host "x" (machine, session …), claimed since …; its lease expires …": a clause that ends a sentence. */
@@ -170,7 +172,7 @@ const RECORD_WORDS: Record<string, string> = {
 const CLAIM_STATES = new Set(["claimed", "running"]);
 
 function who(rec: LeaseRecord): string {
-  return rec.lease ? `@${rec.comment.author} on host "${rec.lease.host.name}" (${rec.lease.holder})` : `@${rec.comment.author}`;
+  return rec.lease ? sanitizeSentence(`@${rec.comment.author} on host "${rec.lease.host.name}" (${rec.lease.holder})`) : `@${rec.comment.author}`;
 }
 
 /** The lease that displaced `own` (its take-over names own's nonce, or own names it), if it is on the issue. */

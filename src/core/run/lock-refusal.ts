@@ -1,14 +1,16 @@
 /** The refusal a Run gives when the Run lock is held (docs/workspace.md, "The Run lock"). */
 import type { LockHolder, LockStanding } from "../../ports/workspace";
+import { sanitizeSentence } from "../board/sanitize";
 import { Refusal } from "../errors";
 
 export function describeHolder(h: LockHolder): string {
-  return `run ${h.runId} (pid ${h.pid}, \`${h.command}\`) on the ${h.host.kind} \`${h.host.name}\`, started ${h.startedAt}`;
+  // A lock is on the remote: anyone who can push writes its words.
+  return sanitizeSentence(`run ${h.runId} (pid ${h.pid}, \`${h.command}\`) on the ${h.host.kind} \`${h.host.name}\`, started ${h.startedAt}`);
 }
 
 /** Another Host's Run: its Host and its run, not its pid (a number that means nothing here). */
 export function describeElsewhere(h: LockHolder): string {
-  return `the Host \`${h.host.name}\` (${h.host.kind}) runs run ${h.runId} (\`${h.command}\`), started ${h.startedAt}`;
+  return sanitizeSentence(`the Host \`${h.host.name}\` (${h.host.kind}) runs run ${h.runId} (\`${h.command}\`), started ${h.startedAt}`);
 }
 
 export function lockRefusal(standing: LockStanding, holder: LockHolder): Refusal {

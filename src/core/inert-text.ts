@@ -43,10 +43,11 @@ export function inertMarkdown(text: string): string {
 }
 
 /**
- * Plain text VS Code shows with its linked-text syntax (notifications, modal dialogs): the text
- * reads as written (a backslash would show there), and `[label](https:…|command:…|file:…)` gets a
- * zero-width space between `]` and `(`, so it is no link and runs no command.
+ * Plain text VS Code decorates: notifications and modal dialogs make `[label](https:…|command:…|file:…)`
+ * a link (a `command:` one runs the command), quick picks draw `$(name)` as a theme icon. A
+ * zero-width space between `]` and `(`, and between `$` and `(`, makes both text; everything reads
+ * as written (a backslash would show there).
  */
 export function inertLinkedText(text: string): string {
-  return text.replace(/\](?=\s*\()/g, `]${ZWSP}`);
+  return text.replace(/\](?=\s*\()/g, `]${ZWSP}`).replace(/\$\(/g, `$${ZWSP}(`);
 }

@@ -1,5 +1,6 @@
 import * as vscode from "vscode";
 import { Failure, Refusal, type RefusalReason } from "../../core/errors";
+import { inertLinkedText } from "../../core/inert-text";
 import { holdAdvice } from "../../core/run/hold-advice";
 import type { Hold } from "../../core/run/holds";
 import { MAX_CHECKED, readTicketChoices, type TicketChoice, type TicketChoices } from "../../core/run/ticket-choices";
@@ -46,14 +47,14 @@ function skippedItem(target: WindowTarget, c: TicketChoice): StartItem {
     const error = c.error ?? "unknown";
     return {
       label: `$(warning) #${c.issue.number}`,
-      description: c.issue.title,
-      detail: `could not be checked: ${error}`,
+      description: inertLinkedText(c.issue.title),
+      detail: inertLinkedText(`could not be checked: ${error}`),
       ticket: c.issue.number,
       refusal: new Failure("github", `Ticket Runner: could not check whether a Run would take ${target.name}#${c.issue.number} (${error}). Nothing was started. Try Start on Ticket again; Show Log has the details.`),
     };
   }
   const { reason, refusal } = holdRefusal(target, c.issue, c.hold);
-  return { label: `${c.hold.kind === "blocked" ? "$(lock)" : "$(circle-slash)"} #${c.issue.number}`, description: c.issue.title, detail: reason, ticket: c.issue.number, refusal };
+  return { label: `${c.hold.kind === "blocked" ? "$(lock)" : "$(circle-slash)"} #${c.issue.number}`, description: inertLinkedText(c.issue.title), detail: inertLinkedText(reason), ticket: c.issue.number, refusal };
 }
 
 /** The picker's rows: startable first, then the ones a Run would skip, then any not checked; lowest number first in each. */
@@ -61,11 +62,11 @@ export function startItems(target: WindowTarget, choices: TicketChoices): StartI
   const items: StartItem[] = [];
   if (choices.startable.length) {
     items.push(separator(STARTABLE_HEADING));
-    for (const c of choices.startable) items.push({ label: `$(play) #${c.issue.number}`, description: c.issue.title, ticket: c.issue.number });
+    for (const c of choices.startable) items.push({ label: `$(play) #${c.issue.number}`, description: inertLinkedText(c.issue.title), ticket: c.issue.number });
   }
   if (choices.unchecked.length) {
     items.push(separator(UNCHECKED_HEADING));
-    for (const i of choices.unchecked) items.push({ label: `$(question) #${i.number}`, description: i.title, detail: "the Run checks it when it starts", ticket: i.number });
+    for (const i of choices.unchecked) items.push({ label: `$(question) #${i.number}`, description: inertLinkedText(i.title), detail: "the Run checks it when it starts", ticket: i.number });
   }
   if (choices.skipped.length) {
     items.push(separator(SKIPPED_HEADING));

@@ -1,6 +1,7 @@
 import * as vscode from "vscode";
 import { windowOctokit } from "../github-client";
 import { OctokitTracker } from "../../adapters/github/octokit-tracker";
+import { inertLinkedText } from "../../core/inert-text";
 import type { ExtensionServices } from "../services";
 import { loadConfigOrDefaults } from "../../app/config-load";
 import { resolveWindowTarget } from "./window-target";
@@ -16,7 +17,7 @@ export async function pickFrontierTicket(services: ExtensionServices): Promise<n
   const items = issues
     .filter((i) => !i.labels.includes(config.labels.inProgress))
     .sort((a, b) => a.number - b.number)
-    .map((i) => ({ label: `#${i.number}`, description: i.title, ticket: i.number }));
+    .map((i) => ({ label: `#${i.number}`, description: inertLinkedText(i.title), ticket: i.number }));
   if (items.length === 0) {
     services.notifier.info(`Ticket Runner: no open issue of ${target.name} is labelled ${config.labels.ready} and free. Nothing was started.`);
     return undefined;

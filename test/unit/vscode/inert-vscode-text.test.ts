@@ -22,10 +22,11 @@ const hostile = [
 ];
 
 describe("agent and issue text in VS Code (notifications, trusted tooltips)", () => {
-  it("a notification or dialog shows it as written, with no link VS Code would make", () => {
+  it("a notification, dialog or quick pick shows it as written, with no link or theme icon VS Code would make", () => {
     for (const text of hostile) {
       const out = inertLinkedText(text);
       assert.equal([...out.matchAll(VSCODE_LINKED_TEXT)].length, 0, out);
+      assert.ok(!THEME_ICON.test(out), `a quick pick would draw an icon: ${out}`);
       assert.equal(out.replaceAll(ZWSP, ""), text, "reads the same: no backslash shows");
     }
     // Before ADR 0231 the Notifier passed it on as it was: every one of the first three was a live link.

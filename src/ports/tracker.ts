@@ -94,6 +94,30 @@ export interface IssueThread {
   viewer?: { login: string; permission: Permission };
 }
 
+/** Why GitHub refused a merge, when its words say (ADR 0241): the rule, and what a person changes. */
+export interface MergeRefusal {
+  reason: "required-reviews" | "required-checks" | "merge-method" | "rule-violation";
+  cause: string;
+  fix: string;
+}
+
+export type MergeMethod = "merge" | "squash" | "rebase";
+
+export interface MergeInput {
+  sha: string;
+  method: MergeMethod;
+  title?: string;
+  message?: string;
+  base?: string;
+}
+
+export interface MergeResult {
+  merged: boolean;
+  sha: string | null;
+  reason?: string;
+  refusal?: MergeRefusal;
+}
+
 export interface Tracker {
   readonly repo: RepoRef;
   viewer(): Promise<string>;
@@ -128,5 +152,6 @@ export interface Tracker {
   updatePullRequest(number: number, input: { title?: string; body?: string }): Promise<PullRequestInfo>;
   setDraft(number: number, draft: boolean): Promise<void>;
   ciReport(ref: string): Promise<CiReport>;
-  mergePullRequest(number: number, input: { sha: string; method: "merge" | "squash" | "rebase"; title?: string; message?: string }): Promise<{ merged: boolean; sha: string | null; reason?: string }>;
+  /** `base` names the branch in a refusal's words (MergeRefusal). */
+  mergePullRequest(number: number, input: MergeInput): Promise<MergeResult>;
 }

@@ -3,6 +3,7 @@
  * database lives here; git objects and refs live in real bare repositories next to it.
  */
 import { sandboxNow } from "./clock";
+import type { RulesetRec } from "./rulesets";
 
 export type Role = "admin" | "write" | "read" | "none";
 
@@ -117,6 +118,7 @@ export interface CiScript {
   delayMs?: number;
 }
 
+
 export interface RepoRec {
   id: number;
   owner: string;
@@ -128,6 +130,10 @@ export interface RepoRec {
   allowMergeCommit: boolean;
   allowRebaseMerge: boolean;
   deleteBranchOnMerge: boolean;
+  /** Repository rulesets (./rulesets.ts); absent in state saved before them. */
+  rulesets?: RulesetRec[];
+  /** Secret scanning push protection (`security_and_analysis`). */
+  pushProtection?: boolean;
   ciCommand: string[] | null;
   ciScript: CiScript | null;
   roles: Record<string, Role>;

@@ -7,6 +7,7 @@ import { promises as fsp } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { App } from "./app";
+import { mergeViolation } from "./rulesets";
 import { casRef, commitTree, deleteRef, git, gitOk, mergeTree, revParse } from "./git";
 import { HttpError } from "./http";
 import { addEvent, setState } from "./issue-ops";
@@ -98,6 +99,10 @@ async function mergeLocked(app: App, repo: RepoRec, issue: IssueRec, input: Merg
   const gitDir = app.gitDir(repo);
   const headSha = (await revParse(gitDir, `refs/heads/${pr.head}`)) ?? pr.headSha;
   if (input.sha && input.sha !== headSha) throw new HttpError(409, "Head branch was modified. Review and try the merge again.");
+  // The base's rulesets: required reviews and status checks (./rulesets.ts; 405 like a protected branch).
+  const passed = new Set([...repo.checkRuns.filter((c) => c.headSha === headSha && c.conclusion === "success").map((c) => c.name), ...repo.statuses.filter((st) => st.sha === headSha && st.state === "success").map((st) => st.context)]);
+  const violation = mergeViolation(repo, pr.base, passed);
+  if (violation) throw new HttpError(405, violation);
   const baseSha = await revParse(gitDir, `refs/heads/${pr.base}`);
   if (!baseSha) throw new HttpError(405, "Pull Request is not mergeable");
   const tree = await mergeTree(gitDir, baseSha, headSha);

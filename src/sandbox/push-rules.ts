@@ -5,6 +5,9 @@
  *   `workflow` scope. GitHub: "refusing to allow an OAuth App to create or update workflow
  *   `<path>` without `workflow` scope"
  *   (https://docs.github.com/apps/oauth-apps/building-oauth-apps/scopes-for-oauth-apps).
+ * - what the repository's rulesets forbid (force pushes, deletions, updates, pushes to a branch
+ *   that takes pull requests only) and, with push protection on, a new commit that adds a GitHub
+ *   personal access token: "GH013: Repository rule violations found for <ref>" (./rulesets.ts).
  * A user made without `scopes` has every scope, as a token made for the sandbox always had.
  * GitHub puts its words in the ref's rejection reason; a hook's words arrive as `remote:` lines and
  * the reason reads "pre-receive hook declined" (docs/sandbox.md, fidelity).
@@ -12,6 +15,8 @@
 import { chmod, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { App } from "./app";
+import type { RepoRec } from "./model";
+import { hookRules } from "./rulesets";
 
 const PRE_RECEIVE = `#!/bin/sh
 # Written by the Ticket Runner sandbox (src/sandbox/push-rules.ts). Runs the repository's own
@@ -36,6 +41,56 @@ case " $SANDBOX_TOKEN_SCOPES " in
     done || exit 1
     ;;
 esac
+# Repository rulesets (SANDBOX_RULES, from rulesets.ts) and push protection, in GitHub's words.
+set -f
+tab=$(printf '\t')
+rule_hit() {
+  printf '%s\n' "$SANDBOX_RULES" | while IFS="$tab" read -r rule name inc exc; do
+    [ "$rule" = "$1" ] || continue
+    printf '%s\n' "$2" | grep -Eq -- "$inc" || continue
+    printf '%s\n' "$2" | grep -Eq -- "$exc" && continue
+    printf '%s\n' "$name"
+    break
+  done
+}
+while read -r old new ref; do
+  [ -z "$ref" ] && continue
+  case "$ref" in refs/heads/*) branch=\${ref#refs/heads/} ;; *) continue ;; esac
+  lines=""
+  if [ "$new" = "$zero" ]; then
+    [ -n "$(rule_hit deletion "$branch")" ] && lines="$lines\n- Cannot delete this branch\n"
+  elif [ "$old" != "$zero" ]; then
+    [ -n "$(rule_hit update "$branch")" ] && lines="$lines\n- Cannot update this protected ref.\n"
+    if ! git merge-base --is-ancestor "$old" "$new" 2>/dev/null; then
+      [ -n "$(rule_hit non_fast_forward "$branch")" ] && lines="$lines\n- Cannot force-push to this branch\n"
+    fi
+    [ -n "$(rule_hit pull_request "$branch")" ] && lines="$lines\n- Changes must be made through a pull request.\n"
+  fi
+  if [ -n "$lines" ]; then
+    printf 'error: GH013: Repository rule violations found for %s.\nReview all repository rules at %s\n%b\n' "$ref" "$SANDBOX_RULES_URL" "$lines" >&2
+    exit 1
+  fi
+  if [ "$SANDBOX_PUSH_PROTECTION" = 1 ] && [ "$new" != "$zero" ]; then
+    if [ "$old" = "$zero" ]; then range="$new --not --all"; else range="$old..$new"; fi
+    found=""; commit=""; file=""
+    while IFS= read -r line; do
+      case "$line" in
+        "commit "*) commit=\${line#commit } ;;
+        "+++ b/"*) file=\${line#+++ b/} ;;
+        "+"*) found=1; break ;;
+      esac
+    done <<SCAN
+$(git log -p --format='commit %H' $range -- | grep -E '^commit |^\\+\\+\\+ b/|^\\+.*ghp_[A-Za-z0-9]{36}')
+SCAN
+    if [ -n "$found" ]; then
+      printf 'error: GH013: Repository rule violations found for %s.\n\n- GITHUB PUSH PROTECTION\n  —————————————————————————————————————————\n    Resolve the following violations before pushing again\n\n    - Push cannot contain secrets\n\n     (?) Learn how to resolve a blocked push\n     https://docs.github.com/code-security/secret-scanning/working-with-secret-scanning-and-push-protection/working-with-push-protection-from-the-command-line#resolving-a-blocked-push\n\n      —— GitHub Personal Access Token ——————————————————————\n       locations:\n         - commit: %s\n           path: %s\n\n' "$ref" "$commit" "$file" >&2
+      exit 1
+    fi
+  fi
+done <<REFS
+$input
+REFS
+set +f
 own="$(git rev-parse --absolute-git-dir)/hooks/pre-receive"
 if [ -x "$own" ]; then
   printf '%s\\n' "$input" | "$own"
@@ -62,13 +117,16 @@ function hooksDir(app: App): Promise<string> {
   return dir;
 }
 
-/** The environment a receive-pack needs for the rules: the hook, and the pusher's token scopes. */
-export async function pushRuleEnv(app: App, login: string): Promise<Record<string, string>> {
+/** The environment a receive-pack needs for the rules: the hook, the pusher's token scopes, the repository's rules. */
+export async function pushRuleEnv(app: App, repo: RepoRec, login: string): Promise<Record<string, string>> {
   const scopes = app.store.user(login)?.scopes;
   return {
     GIT_CONFIG_COUNT: "1",
     GIT_CONFIG_KEY_0: "core.hooksPath",
     GIT_CONFIG_VALUE_0: await hooksDir(app),
     SANDBOX_TOKEN_SCOPES: scopes ? scopes.join(" ") : "all",
+    SANDBOX_RULES: hookRules(repo),
+    SANDBOX_RULES_URL: `${app.urls.api}/${repo.owner}/${repo.name}/rules`,
+    SANDBOX_PUSH_PROTECTION: repo.pushProtection ? "1" : "0",
   };
 }

@@ -11,10 +11,12 @@ import { registerIssueRoutes } from "./routes/issues";
 import { registerLabelRoutes } from "./routes/labels";
 import { registerPullRoutes } from "./routes/pulls";
 import { registerRepoRoutes } from "./routes/repos";
+import { registerRulesetRoutes } from "./rulesets";
 
 export function buildRouter(): Router {
   const router = new Router();
   registerRepoRoutes(router);
+  registerRulesetRoutes(router);
   registerLabelRoutes(router);
   registerCommentRoutes(router);
   registerEventRoutes(router);

@@ -15,7 +15,11 @@ const WORKFLOW = /refusing to allow an? (?:OAuth App|Personal Access Token|GitHu
 const SECRET = /(?:GH009|GH013)[^\n]*|Push cannot contain secrets/;
 const RULES = /GH006: Protected branch update failed|GH013: Repository rule violations found for (\S+)/;
 
-export function readPushRefusal(output: string, branch: string): PushRefusal | undefined {
+/**
+ * `record`: the branch is one of Ticket Runner's own records (the Run lock), never a ticket's: the
+ * fix then is to leave it out of the rule, not to let an agent's branch through.
+ */
+export function readPushRefusal(output: string, branch: string, kind: "lane" | "record" = "lane"): PushRefusal | undefined {
   const workflow = WORKFLOW.exec(output);
   if (workflow) {
     return {
@@ -39,9 +43,20 @@ export function readPushRefusal(output: string, branch: string): PushRefusal | u
       .filter((l) => /^- |Cannot|must|required|Changes must/i.test(l))
       .slice(0, 5)
       .join("; ");
+    const cause = `a branch protection rule or ruleset of the repository refused it${said ? ` (${said})` : ""}`;
+    if (kind === "record") {
+      return { reason: "rule-violation", cause, fix: `leave \`${branch}\` out of that rule (Settings > Rules > Rulesets: add it to the ruleset's excluded branches, or narrow the branch protection rule): Ticket Runner keeps its Run lock there, written by every Run; then run again` };
+    }
+    if (/Cannot force-push/i.test(output)) {
+      return {
+        reason: "rule-violation",
+        cause,
+        fix: `let this token force-push \`agent/*\` branches: a Landing rebases the ticket's branch onto the fresh base and pushes it again (with a lease, never over someone else's commits). Add \`agent/**\` to the excluded branches of the ruleset that blocks force pushes (Settings > Rules > Rulesets), or allow force pushes in the branch protection rule that matches it; then start the ticket again`,
+      };
+    }
     return {
       reason: "rule-violation",
-      cause: `a branch protection rule or ruleset of the repository refused it${said ? ` (${said})` : ""}`,
+      cause,
       fix: `ask a repository admin to let this token push to \`${branch}\` (Settings > Rules > Rulesets, or the branch protection rule for \`agent/*\`), then start the ticket again`,
     };
   }

@@ -8,6 +8,7 @@ import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Failure } from "../../core/errors";
+import { readPushRefusal } from "./push-refusal";
 import { isLostRace } from "./git-runner";
 import type { RepoContext } from "./repo";
 import { fetchRef, resolveRef } from "./repo";
@@ -99,5 +100,8 @@ export async function pushWithLease(ctx: RepoContext, branch: string, commit: st
   }
   const said = `${res.stdout.toString("utf8")}\n${res.stderr}`;
   if (isLostRace(said)) return "lost";
+  // A repository rule over every branch may cover the Run lock: say which setting to change (ADR 0241).
+  const refused = readPushRefusal(said, branch, "record");
+  if (refused) throw new Failure("git", ctx.git.redact(`GitHub refused the write to ${branch}: ${refused.cause}. To fix: ${refused.fix}`));
   throw new Failure("git", ctx.git.redact(`The remote refused the push to ${branch}: ${said.trim().slice(0, 2000)}`));
 }

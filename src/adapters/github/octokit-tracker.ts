@@ -3,7 +3,7 @@
  * Construct with `new OctokitTracker(createOctokit({...}), { owner, repo })`.
  * Every response is checked with zod (./schemas.ts) before it reaches the core.
  */
-import type { BodyHistory, CiReport, IssueThread, IssueWrite, Permission, PullRequestInfo, RepoRef, Tracker, TrackerComment, TrackerIssue } from "../../ports/tracker";
+import type { BodyHistory, CiReport, IssueThread, IssueWrite, MergeInput, MergeResult, Permission, PullRequestInfo, RepoRef, Tracker, TrackerComment, TrackerIssue } from "../../ports/tracker";
 import type { GitHubClient } from "./client";
 import { withOptionalFeature } from "./capabilities";
 import { NodeIds, readIssueThread } from "./issue-thread";
@@ -234,7 +234,7 @@ export class OctokitTracker implements Tracker {
   ciReport(ref: string): Promise<CiReport> {
     return this.pulls.ci(ref);
   }
-  mergePullRequest(number: number, input: { sha: string; method: "merge" | "squash" | "rebase"; title?: string; message?: string }): Promise<{ merged: boolean; sha: string | null; reason?: string }> {
+  mergePullRequest(number: number, input: MergeInput): Promise<MergeResult> {
     return this.pulls.merge(number, input);
   }
 }

@@ -1,5 +1,6 @@
 /** Pull requests and CI over REST (plus GraphQL for the draft toggle, which REST cannot do). */
-import type { CiReport, CiState, PullRequestInfo, RepoRef } from "../../ports/tracker";
+import type { CiReport, CiState, MergeInput, MergeResult, PullRequestInfo, RepoRef } from "../../ports/tracker";
+import { readMergeRefusal } from "./merge-refusal";
 import type { GitHubClient } from "./client";
 import { check, restCheckRuns, restCombinedStatus, restMerge, restPull } from "./schemas";
 
@@ -85,7 +86,7 @@ export class Pulls {
     return { state, details };
   }
 
-  async merge(number: number, input: { sha: string; method: "merge" | "squash" | "rebase"; title?: string; message?: string }): Promise<{ merged: boolean; sha: string | null; reason?: string }> {
+  async merge(number: number, input: MergeInput): Promise<MergeResult> {
     try {
       const res = await this.octokit.request("PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge", {
         ...this.base,
@@ -99,7 +100,11 @@ export class Pulls {
       return { merged: m.merged, sha: m.sha ?? null, reason: m.merged ? undefined : m.message };
     } catch (error) {
       const s = status(error);
-      if (s === 405 || s === 409 || s === 422) return { merged: false, sha: null, reason: `${s}: ${(error as Error).message}` };
+      if (s === 405 || s === 409 || s === 422) {
+        const said = (error as { response?: { data?: { message?: unknown } } }).response?.data?.message;
+        const refusal = s === 405 ? readMergeRefusal(typeof said === "string" ? said : (error as Error).message, number, input.base ?? "the base") : undefined;
+        return { merged: false, sha: null, reason: `${s}: ${(error as Error).message}`, ...(refusal ? { refusal } : {}) };
+      }
       throw error;
     }
   }

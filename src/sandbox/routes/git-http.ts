@@ -81,7 +81,7 @@ async function runBackend(app: App, req: IncomingMessage, res: ServerResponse, r
     REMOTE_ADDR: req.socket.remoteAddress ?? "127.0.0.1",
     CONTENT_TYPE: req.headers["content-type"] ?? "",
   };
-  if (rest === "/git-receive-pack") Object.assign(env, await pushRuleEnv(app, remoteUser));
+  if (rest === "/git-receive-pack") Object.assign(env, await pushRuleEnv(app, repo, remoteUser));
   const encoding = req.headers["content-encoding"];
   if (encoding) env.HTTP_CONTENT_ENCODING = encoding;
   const protocol = req.headers["git-protocol"];

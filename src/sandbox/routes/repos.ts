@@ -25,6 +25,10 @@ const patchRepoSchema = z
     allow_rebase_merge: z.boolean().optional(),
     delete_branch_on_merge: z.boolean().optional(),
     has_issues: z.boolean().optional(),
+    security_and_analysis: z
+      .object({ secret_scanning: z.object({ status: z.enum(["enabled", "disabled"]) }).strict().optional(), secret_scanning_push_protection: z.object({ status: z.enum(["enabled", "disabled"]) }).strict().optional() })
+      .strict()
+      .optional(),
   })
   .strict();
 
@@ -75,6 +79,8 @@ export function registerRepoRoutes(router: Router): void {
     if (body.allow_merge_commit !== undefined) repo.allowMergeCommit = body.allow_merge_commit;
     if (body.allow_rebase_merge !== undefined) repo.allowRebaseMerge = body.allow_rebase_merge;
     if (body.delete_branch_on_merge !== undefined) repo.deleteBranchOnMerge = body.delete_branch_on_merge;
+    const protection = body.security_and_analysis?.secret_scanning_push_protection?.status;
+    if (protection !== undefined) repo.pushProtection = protection === "enabled";
     repo.updatedAt = isoNow();
     return ok(repoJson(ctx.app.store.state, ctx.app.urls, repo, ctx.user?.login, ctx.app.gitUrl(repo.owner, repo.name)));
   });

@@ -32,6 +32,13 @@ describe("GitHub's push refusals, read into a reason and a fix", () => {
     assert.equal(readPushRefusal("remote: error: GH006: Protected branch update failed for refs/heads/main.", "main")?.reason, "rule-violation");
   });
 
+  it("force pushes blocked on an agent branch name the exclusion to add; the Run lock's refusal says to leave it out of the rule", () => {
+    const out = "remote: error: GH013: Repository rule violations found for refs/heads/agent/3-x.\nremote: - Cannot force-push to this branch\n ! [remote rejected] agent/3-x -> agent/3-x (push declined due to repository rule violations)";
+    assert.match(readPushRefusal(out, "agent/3-x")?.fix ?? "", /Add `agent\/\*\*` to the excluded branches of the ruleset that blocks force pushes/);
+    const lock = "remote: error: GH013: Repository rule violations found for refs/heads/ticket-runner/lock.\nremote: - Changes must be made through a pull request.";
+    assert.match(readPushRefusal(lock, "ticket-runner/lock", "record")?.fix ?? "", /leave `ticket-runner\/lock` out of that rule/);
+  });
+
   it("anything else is no refusal it can name", () => {
     assert.equal(readPushRefusal(" ! [rejected] agent/1 -> agent/1 (stale info)", "agent/1"), undefined);
   });

@@ -10,13 +10,10 @@ import type { AgentEvent, AgentRunner, StageRequest, StageResult } from "../../p
 import type { Log } from "../../ports/log";
 import { agentEnv } from "./agent-env";
 import { toAgentEvents } from "./event-mapper";
-import { LineSplitter, DEFAULT_MAX_LINE_BYTES } from "./line-splitter";
-import type { SplitLine } from "./line-splitter";
 import { decideOutcome } from "./outcome";
 import type { SessionFacts } from "./outcome";
-import { reapGroup, spawnGroup } from "./process-group";
-import { SlicedQueue } from "./sliced-queue";
-import { StageLogs } from "./stage-logs";
+import { runSessionProcess } from "./session-process";
+import type { StageLogs } from "./stage-logs";
 import { apiRetrySchema, parseStreamLine } from "./stream-events";
 import type { ResultEvent } from "./stream-events";
 
@@ -45,8 +42,6 @@ export interface ClaudeCodeRunnerOptions {
   log?: Log;
 }
 
-const STDERR_TAIL_BYTES = 16 * 1024;
-
 /** Claude Code's name for each subscription limit, as its own messages say it. */
 const LIMIT_NAMES: Record<string, string> = {
   five_hour: "5-hour limit",
@@ -70,21 +65,6 @@ function denialLine(d: { tool_name: string; tool_input?: unknown }): string {
   const what = typeof input?.command === "string" ? input.command : typeof input?.file_path === "string" ? input.file_path : "";
   const flat = what.replace(/\s+/g, " ").trim();
   return flat ? `${d.tool_name}: ${flat.length > 200 ? flat.slice(0, 199) + "…" : flat}` : d.tool_name;
-}
-
-function redactEvent(e: AgentEvent, redact: (s: string) => string): AgentEvent {
-  switch (e.kind) {
-    case "text":
-      return { ...e, text: redact(e.text) };
-    case "tool":
-      return { ...e, summary: redact(e.summary) };
-    case "tool-result":
-      return { ...e, summary: redact(e.summary) };
-    case "ignored":
-      return { ...e, reason: redact(e.reason) };
-    default:
-      return e;
-  }
 }
 
 export class ClaudeCodeRunner implements AgentRunner {
@@ -127,49 +107,17 @@ export class ClaudeCodeRunner implements AgentRunner {
       ticket: request.ticket,
       passGitHubToken: this.opts.passGitHubToken ?? false,
     });
-    const logs = new StageLogs(request.logDir, request.logName, { ...baseEnv, ...request.env });
-    const emit = (e: AgentEvent): void => {
-      try {
-        request.onEvent?.(redactEvent(e, (s) => logs.redact(s)));
-      } catch (error) {
-        // A consumer's bug must not break the Stage; it is logged once per event.
-        this.opts.log?.warn("agent transcript consumer threw", { error: String(error) });
-      }
-    };
-
     const executable = this.command[0]!;
     const { args, promptIndex, viaStdin } = this.buildArgs(request);
     const argv = [executable, ...args];
     const shownEnv: Record<string, string> = { TICKET_RUNNER_STAGE: env.TICKET_RUNNER_STAGE!, TICKET_RUNNER_TICKET: env.TICKET_RUNNER_TICKET! };
     for (const [k, v] of Object.entries({ ...this.opts.extraEnv, ...request.env })) if (env[k] !== undefined) shownEnv[k] = v;
-    logs.writeCommand({
-      argv,
-      promptIndex: promptIndex === -1 ? -1 : promptIndex + 1,
-      prompt: request.prompt,
-      cwd: request.cwd,
-      shownEnv,
-      header: `ticket-runner ${request.stage} Stage of #${request.ticket}, started ${new Date(started).toISOString()} (GitHub tokens ${this.opts.passGitHubToken ? "passed" : "dropped"})`,
-      promptViaStdin: viaStdin,
-    });
     // The start event is one line for a transcript: the prompt and the schema are named, not shown.
     const shortCommand = argv
       .map((a, i) => (promptIndex !== -1 && i === promptIndex + 1 ? "<prompt>" : argv[i - 1] === "--json-schema" ? "<json-schema>" : a))
       .join(" ");
-    emit({ kind: "start", stage: request.stage, ticket: request.ticket, command: logs.redact(shortCommand) });
     this.opts.log?.debug("agent stage starting", { stage: request.stage, ticket: request.ticket, cwd: request.cwd });
 
-    const facts: SessionFacts = {
-      aborted: false,
-      timedOut: false,
-      timeoutMs: request.timeoutMs,
-      exitCode: null,
-      signal: null,
-      result: null,
-      sawRejectedRateLimit: false,
-      damage: [],
-      stderrTail: "",
-      spawnError: null,
-    };
     let assistantMessages = 0;
     // The CLI prints one assistant line per content block; a turn is one API message.
     const messageIds = new Set<string>();
@@ -177,99 +125,60 @@ export class ClaudeCodeRunner implements AgentRunner {
     let rejected: { resetsAt?: number; rateLimitType?: string } | null = null;
     let roots = request.cwd;
     let lastResult: ResultEvent | null = null;
+    let authFailed = false;
+    let sawRejectedRateLimit = false;
+    let lastRetryStatus: number | null | undefined;
 
-    const onStdoutLine = (line: SplitLine): void => {
-      if (line.kind === "oversize") {
-        facts.damage.push(`line ${line.lineNo} is ${line.bytes} bytes, over the ${this.opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES}-byte limit`);
-        logs.stdoutLine(`[ticket-runner: line ${line.lineNo} of ${line.bytes} bytes dropped: over the line limit]`);
-        emit({ kind: "ignored", reason: `line ${line.lineNo}: ${line.bytes} bytes, over the line limit` });
-        return;
-      }
-      if (line.kind === "invalid-utf8") {
-        facts.damage.push(`line ${line.lineNo} is not valid UTF-8`);
-        logs.stdoutLine(line.lossy);
-        emit({ kind: "ignored", reason: `line ${line.lineNo}: not valid UTF-8` });
-        return;
-      }
-      logs.stdoutLine(line.text);
-      const parsed = parseStreamLine(line.text, line.lineNo);
-      if (parsed.kind === "damage") {
-        facts.damage.push(parsed.reason);
-        emit({ kind: "ignored", reason: parsed.reason });
-        return;
-      }
-      logs.transcriptLine(line.text);
+    const onLine = (text: string, lineNo: number, logs: StageLogs): { events: AgentEvent[]; damage?: string } => {
+      const parsed = parseStreamLine(text, lineNo);
+      if (parsed.kind === "damage") return { events: [], damage: parsed.reason };
+      logs.transcriptLine(text);
       if (parsed.kind === "result") lastResult = parsed.event;
       if (parsed.kind === "assistant") {
         const id = parsed.event.message.id;
         if (id === undefined) assistantMessages += 1;
         else messageIds.add(id);
-        if (parsed.event.error === "authentication_failed") facts.authFailed = true;
+        if (parsed.event.error === "authentication_failed") authFailed = true;
       }
       if (parsed.kind === "system") {
         if (parsed.event.cwd && parsed.event.cwd !== request.cwd) roots = `${request.cwd}\0${parsed.event.cwd}`;
         if (parsed.event.session_id && parsed.event.subtype === "init") sessionId = parsed.event.session_id;
         const retry = apiRetrySchema.safeParse(parsed.event);
-        if (retry.success) facts.lastRetryStatus = retry.data.error_status ?? null;
+        if (retry.success) lastRetryStatus = retry.data.error_status ?? null;
       }
       if (parsed.kind === "rate-limit" && parsed.event.rate_limit_info.status === "rejected") {
-        facts.sawRejectedRateLimit = true;
+        sawRejectedRateLimit = true;
         rejected = { resetsAt: parsed.event.rate_limit_info.resetsAt, rateLimitType: parsed.event.rate_limit_info.rateLimitType };
       }
-      for (const e of toAgentEvents(parsed, roots)) emit(e);
+      return { events: toAgentEvents(parsed, roots) };
     };
-    // Lines are handled in time slices so a flood of events never blocks the host's event loop;
-    // above the high-water mark the pipe is paused and the agent waits on its own writes.
-    let pauseStdout = (): void => undefined;
-    let resumeStdout = (): void => undefined;
-    const stdoutQueue = new SlicedQueue<SplitLine>(onStdoutLine, { onHigh: () => pauseStdout(), onLow: () => resumeStdout() });
-    const stdoutSplitter = new LineSplitter((line) => stdoutQueue.push(line), this.opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
-    const stderrSplitter = new LineSplitter((line) => {
-      const text = line.kind === "line" ? line.text : line.kind === "invalid-utf8" ? line.lossy : `[ticket-runner: stderr line of ${line.bytes} bytes dropped]`;
-      logs.stderrLine(text);
-      facts.stderrTail = (facts.stderrTail + text + "\n").slice(-STDERR_TAIL_BYTES);
-    }, 1024 * 1024);
 
-    const grace = this.opts.killGraceMs ?? 5000;
-    const group = spawnGroup(executable, args, { cwd: request.cwd, env, stdinText: viaStdin ? request.prompt : null });
-    group.child.stdout?.on("data", (chunk: Buffer) => stdoutSplitter.push(chunk));
-    pauseStdout = () => group.child.stdout?.pause();
-    resumeStdout = () => group.child.stdout?.resume();
-    group.child.stderr?.on("data", (chunk: Buffer) => stderrSplitter.push(chunk));
-
-    const timer = setTimeout(() => {
-      facts.timedOut = true;
-      group.kill(grace);
-    }, request.timeoutMs);
-    const onAbort = (): void => {
-      facts.aborted = true;
-      group.kill(grace);
-    };
-    if (request.signal?.aborted) onAbort();
-    else request.signal?.addEventListener("abort", onAbort, { once: true });
-
-    await new Promise<void>((resolve) => {
-      group.child.once("error", (error: NodeJS.ErrnoException) => {
-        if (group.child.pid === undefined) {
-          facts.spawnMissing = error.code === "ENOENT";
-          facts.spawnError = error.code === "ENOENT" ? `could not start ${JSON.stringify(executable)}: not found on PATH` : `could not start ${JSON.stringify(executable)}: ${error.message}`;
-          resolve();
-        }
-      });
-      // The leader is gone: whatever it left in its group must not outlive the Stage.
-      group.child.once("exit", () => reapGroup(group));
-      group.child.once("close", (code, signal) => {
-        facts.exitCode = code;
-        facts.signal = signal;
-        resolve();
-      });
+    // The process loop every agent shares: its own group, live logs, lines in time slices, kills.
+    const session = await runSessionProcess({
+      request,
+      executable,
+      args,
+      promptIndex,
+      stdinText: viaStdin ? request.prompt : null,
+      env,
+      shownEnv,
+      secretsEnv: { ...baseEnv, ...request.env },
+      header: `ticket-runner ${request.stage} Stage of #${request.ticket}, started ${new Date(started).toISOString()} (GitHub tokens ${this.opts.passGitHubToken ? "passed" : "dropped"})`,
+      shortCommand,
+      killGraceMs: this.opts.killGraceMs ?? 5000,
+      maxLineBytes: this.opts.maxLineBytes,
+      log: this.opts.log,
+      onLine,
     });
-    clearTimeout(timer);
-    request.signal?.removeEventListener("abort", onAbort);
-    stdoutSplitter.end();
-    stderrSplitter.end();
-    await stdoutQueue.idle();
-    facts.result = lastResult;
+    const { logs, emit } = session;
+    const facts: SessionFacts = {
+      ...session.facts,
+      timeoutMs: request.timeoutMs,
+      result: lastResult,
+      sawRejectedRateLimit,
+      authFailed,
+      ...(lastRetryStatus !== undefined ? { lastRetryStatus } : {}),
+    };
 
     const decision = decideOutcome(facts);
     const result = facts.result as ResultEvent | null;

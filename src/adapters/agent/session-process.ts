@@ -25,6 +25,8 @@ export interface ProcessFacts {
   stderrTail: string;
   /** The executable could not be started at all. */
   spawnError: string | null;
+  /** The executable is not there (ENOENT). */
+  spawnMissing: boolean;
 }
 
 export interface SessionProcessInput {
@@ -94,7 +96,7 @@ export async function runSessionProcess(input: SessionProcessInput): Promise<Ses
   });
   emit({ kind: "start", stage: request.stage, ticket: request.ticket, command: logs.redact(input.shortCommand) });
 
-  const facts: ProcessFacts = { aborted: false, timedOut: false, exitCode: null, signal: null, damage: [], stderrTail: "", spawnError: null };
+  const facts: ProcessFacts = { aborted: false, timedOut: false, exitCode: null, signal: null, damage: [], stderrTail: "", spawnError: null, spawnMissing: false };
   const maxLine = input.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   const onStdoutLine = (line: SplitLine): void => {
     if (line.kind === "oversize") {
@@ -150,10 +152,12 @@ export async function runSessionProcess(input: SessionProcessInput): Promise<Ses
   await new Promise<void>((resolve) => {
     group.child.once("error", (error: NodeJS.ErrnoException) => {
       if (group.child.pid === undefined) {
+        facts.spawnMissing = error.code === "ENOENT";
         facts.spawnError = error.code === "ENOENT" ? `could not start ${JSON.stringify(input.executable)}: not found on PATH` : `could not start ${JSON.stringify(input.executable)}: ${error.message}`;
         resolve();
       }
     });
+    // The leader is gone: whatever it left in its group must not outlive the Stage.
     group.child.once("exit", () => reapGroup(group));
     group.child.once("close", (code, signal) => {
       facts.exitCode = code;

@@ -46,7 +46,7 @@ function replay(dialect: CliDialect, file: string, req = request()): { events: A
 }
 
 function facts(over: Partial<CliSessionFacts> = {}): CliSessionFacts {
-  return { aborted: false, timedOut: false, exitCode: 0, signal: null, damage: [], stderrTail: "", spawnError: null, timeoutMs: 60_000, completed: true, failures: [], turns: 3, turnCapped: false, maxTurns: 30, ...over };
+  return { aborted: false, timedOut: false, exitCode: 0, signal: null, damage: [], stderrTail: "", spawnError: null, spawnMissing: false, timeoutMs: 60_000, completed: true, failures: [], turns: 3, turnCapped: false, maxTurns: 30, ...over };
 }
 
 const NOW = Date.parse("2026-12-01T14:00:00Z");

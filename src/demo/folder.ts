@@ -3,12 +3,14 @@
  * `--fresh` can start over by removing one thing.
  *
  *   <dir>/demo.json      what this folder is, the ports to reuse, the processes the demo started
+ *   <dir>/.ticket-runner-demo  the random id the demo wrote when it made the folder (--fresh's proof)
  *   <dir>/sandbox/       the sandbox's data (repositories, issues, users)
  *   <dir>/shop/          the clone of demo/shop: the Target (its worktrees under .worktrees/)
  *   <dir>/runs/          this Host's run root (local claims, Stage logs of the VS Code Run)
  *   <dir>/vscode/        code-server's user data and extensions folders
  *   <dir>/logs/          the sandbox's and code-server's output
  */
+import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
@@ -24,6 +26,8 @@ export type ChildRecord = z.infer<typeof childSchema>;
 const stateSchema = z
   .object({
     kind: z.literal("ticket-runner-demo"),
+    /** The folder's random id, also in the marker file; absent in folders an older demo made (given one on their next start). */
+    id: z.string().regex(/^[0-9a-f]{32}$/).optional(),
     createdAt: z.string(),
     sandboxPort: z.number().int().min(0).max(65535).nullable().default(null),
     codeServerPort: z.number().int().min(0).max(65535).nullable().default(null),
@@ -37,6 +41,8 @@ export type DemoState = z.infer<typeof stateSchema>;
 export interface DemoPaths {
   root: string;
   stateFile: string;
+  /** `.ticket-runner-demo`: `ticket-runner-demo <id>`, written with the folder's first record. */
+  marker: string;
   sandboxData: string;
   clone: string;
   workspaceFile: string;
@@ -62,6 +68,7 @@ export function demoPaths(root: string): DemoPaths {
   return {
     root,
     stateFile: join(root, "demo.json"),
+    marker: join(root, ".ticket-runner-demo"),
     sandboxData: join(root, "sandbox"),
     clone: join(root, "shop"),
     workspaceFile: join(root, "shop.code-workspace"),
@@ -92,26 +99,69 @@ export function readDemoState(paths: DemoPaths): DemoState | null {
   return parsed.data;
 }
 
-export function newDemoState(now: Date): DemoState {
-  return { kind: "ticket-runner-demo", createdAt: now.toISOString(), sandboxPort: null, codeServerPort: null, owner: null, children: [] };
+export function newDemoId(): string {
+  return randomBytes(16).toString("hex");
 }
 
-/** Written whole through a temp file and a rename, so a kill never leaves half a record. */
+export function newDemoState(now: Date, id = newDemoId()): DemoState {
+  return { kind: "ticket-runner-demo", id, createdAt: now.toISOString(), sandboxPort: null, codeServerPort: null, owner: null, children: [] };
+}
+
+const MARKER_RE = /^ticket-runner-demo ([0-9a-f]{32})\n?$/;
+
+/**
+ * Written whole through a temp file and a rename, so a kill never leaves half a record. The
+ * marker goes with the first record that has an id: a state only reaches here when the demo made
+ * the folder, or read it back as its own record.
+ */
 export function writeDemoState(paths: DemoPaths, state: DemoState): void {
-  mkdirSync(paths.root, { recursive: true });
+  mkdirSync(paths.root, { recursive: true, mode: 0o700 });
+  if (state.id && !existsSync(paths.marker)) writeFileSync(paths.marker, `ticket-runner-demo ${state.id}\n`, { mode: 0o600, flag: "wx" });
   const tmp = `${paths.stateFile}.${process.pid}.tmp`;
   writeFileSync(tmp, JSON.stringify(state, null, 2) + "\n");
   renameSync(tmp, paths.stateFile);
 }
 
+function markerId(paths: DemoPaths): string | null {
+  try {
+    return MARKER_RE.exec(readFileSync(paths.marker, "utf8"))?.[1] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function recordId(paths: DemoPaths): string | null | "unreadable" {
+  try {
+    const parsed = stateSchema.safeParse(JSON.parse(readFileSync(paths.stateFile, "utf8")));
+    return parsed.success ? (parsed.data.id ?? null) : "unreadable";
+  } catch {
+    return "unreadable";
+  }
+}
+
 /**
- * `--fresh`: removes the folder, but only one the demo made (it has a demo.json, or is empty), so
- * `--data ~` can never wipe a home folder.
+ * `--fresh`: removes the folder, but only one the demo made itself: an empty folder, or one whose
+ * marker holds the random id the demo wrote there, matching its demo.json when that is readable.
+ * A file named demo.json proves nothing (a project may have one), so `--data <a project>` never
+ * deletes a project.
  */
 export function wipeDemoFolder(paths: DemoPaths): void {
   if (!existsSync(paths.root)) return;
-  if (!existsSync(paths.stateFile) && readdirSync(paths.root).length > 0) throw notADemoFolder(paths.root, "it has no demo.json, so --fresh will not delete it");
+  if (readdirSync(paths.root).length === 0) return rmSync(paths.root, { recursive: true, force: true });
+  const id = markerId(paths);
+  if (!id) throw notMadeByDemo(paths, `it has no ${paths.marker} with the id the demo writes when it makes its folder`);
+  const recorded = existsSync(paths.stateFile) ? recordId(paths) : "unreadable";
+  if (recorded !== "unreadable" && recorded !== id) throw notMadeByDemo(paths, `its demo.json names ${recorded ? `another folder id (${recorded})` : "no folder id"}, not the marker's ${id}`);
   rmSync(paths.root, { recursive: true, force: true });
+}
+
+function notMadeByDemo(paths: DemoPaths, why: string): Refusal {
+  const next = demoCommandLine(["--fresh", "--data", "<a new or empty folder>"]);
+  return new Refusal(
+    "bad-input",
+    `--fresh did not delete ${paths.root}: ${why}, so nothing shows the demo made it. Nothing was deleted. Start over in a new folder: \`${next}\`; if it is an old demo folder you no longer want, look inside and remove it yourself (\`ls -a ${paths.root}\`).`,
+    { path: paths.root, next },
+  );
 }
 
 function notADemoFolder(root: string, why: string): Refusal {

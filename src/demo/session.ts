@@ -11,7 +11,7 @@ import type { Host } from "../ports/host";
 import { DemoChildren, stopLeftovers } from "./children";
 import type { DemoChild } from "./children";
 import { existsSync } from "node:fs";
-import { demoCommandLine, newDemoState, readDemoState, wipeDemoFolder, writeDemoState } from "./folder";
+import { demoCommandLine, newDemoId, newDemoState, readDemoState, wipeDemoFolder, writeDemoState } from "./folder";
 import type { DemoPaths, DemoState } from "./folder";
 import { Refusal } from "../core/errors";
 
@@ -50,7 +50,8 @@ export class DemoSession {
       if (!(opts.fresh && existsSync(paths.stateFile))) throw error;
       found = null;
     }
-    const state = found ?? newDemoState(now);
+    // A folder an older demo made (its record passed the strict schema) gets its id and marker now.
+    const state = found ? { ...found, id: found.id ?? newDemoId() } : newDemoState(now);
     if (state.owner && state.owner.pid !== process.pid) {
       const start = await times.processStartTime(state.owner.pid);
       if (start !== null && start === state.owner.startTime) {

@@ -1,5 +1,5 @@
 import { strict as assert } from "node:assert";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isRefusal } from "../../../src/core/errors";
@@ -61,7 +61,42 @@ describe("demo folder", () => {
     const home = demoPaths(join(tmp, "home"));
     mkdirSync(home.root);
     writeFileSync(join(home.root, ".bashrc"), "");
-    assert.throws(() => wipeDemoFolder(home), (e: unknown) => isRefusal(e) && /has no demo\.json/.test(e.message));
+    assert.throws(() => wipeDemoFolder(home), (e: unknown) => isRefusal(e) && /Nothing was deleted/.test(e.message));
     assert.ok(existsSync(join(home.root, ".bashrc")));
+  });
+
+  it("--fresh never deletes a folder whose only sign is a file named demo.json (issue #15, finding 5)", () => {
+    // A project that happens to hold a demo.json: any content, even a record in the demo's own shape.
+    const project = demoPaths(join(tmp, "project"));
+    mkdirSync(join(project.root, "src"), { recursive: true });
+    writeFileSync(join(project.root, "src", "main.ts"), "export {};\n");
+    for (const content of ['{"title": "our demo"}', "not json", JSON.stringify({ kind: "ticket-runner-demo", createdAt: "2026-01-01T00:00:00Z" })]) {
+      writeFileSync(project.stateFile, content);
+      assert.throws(
+        () => wipeDemoFolder(project),
+        (e: unknown) => isRefusal(e) && e.reason === "bad-input" && /Nothing was deleted\./.test(e.message) && /--fresh --data <a new or empty folder>/.test(e.message) && e.message.includes(project.marker),
+      );
+      assert.ok(existsSync(join(project.root, "src", "main.ts")), `kept with demo.json ${content}`);
+    }
+
+    // A marker naming another id than the record: not this demo's folder either.
+    const copied = demoPaths(join(tmp, "copied"));
+    writeDemoState(copied, newDemoState(new Date()));
+    writeFileSync(copied.marker, `ticket-runner-demo ${"0".repeat(32)}\n`);
+    assert.throws(() => wipeDemoFolder(copied), (e: unknown) => isRefusal(e) && /another folder id|not the marker's/.test(e.message));
+    assert.ok(existsSync(copied.stateFile));
+  });
+
+  it("the folder the demo made carries its random id in the marker and in demo.json, and --fresh removes it", () => {
+    const a = demoPaths(join(tmp, "a"));
+    const b = demoPaths(join(tmp, "b"));
+    writeDemoState(a, newDemoState(new Date()));
+    writeDemoState(b, newDemoState(new Date()));
+    const idOf = (p: typeof a) => readDemoState(p)!.id!;
+    assert.match(idOf(a), /^[0-9a-f]{32}$/);
+    assert.notEqual(idOf(a), idOf(b));
+    assert.equal(readFileSync(a.marker, "utf8"), `ticket-runner-demo ${idOf(a)}\n`);
+    wipeDemoFolder(a);
+    assert.ok(!existsSync(a.root));
   });
 });

@@ -7,11 +7,12 @@
  * Keep the run root on a local disk: link and O_EXCL are not reliable on every network filesystem.
  */
 import { randomBytes } from "node:crypto";
-import { link, lstat, mkdir, readdir, readFile, rename, unlink, writeFile } from "node:fs/promises";
+import { link, lstat, mkdir, readdir, readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { runJsonSchema, type RunJson } from "../core/schemas/run-json";
 import { parseTicketNumber } from "../core/claims/marker";
 import { repoDirName, runDirFor } from "../core/claims/run-root-path";
+import type { LocalFiles } from "../core/board/local-claims";
 import type { LocalRun, RunJsonRead, RunRoot } from "../ports/run-root";
 import type { RepoRef } from "../ports/tracker";
 import { assertNotLink, safeRunDir } from "./run-root-dirs";
@@ -161,3 +162,16 @@ export class FsRunRoot implements RunRoot {
     return out.sort((a, b) => a.ticket - b.ticket);
   }
 }
+
+/** The board's look at this Host's disk: whether a worktree is there, whether a run left a transcript. */
+export const fsLocalFiles: LocalFiles = {
+  exists: (path) =>
+    stat(path).then(
+      () => true,
+      () => false,
+    ),
+  hasTranscript: async (runDir) => {
+    const names = await readdir(runDir, { recursive: true }).catch(() => [] as string[]);
+    return names.some((n) => n.endsWith(".transcript.jsonl"));
+  },
+};

@@ -3,10 +3,8 @@
  * teammate whose push to main makes ticket #4 need a conflict Stage), and a clone of demo/shop.
  * Tokens stay out of argv and out of the clone's config: git gets them through GIT_CONFIG_* env.
  */
-import { execFile } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
-import { redactSecrets } from "../core/redact";
+import { cloneWithToken, pointOriginAt } from "../adapters/git/checkout";
 import { SandboxAdmin } from "../sandbox/admin-client";
 import { DEMO_OWNER, DEMO_REPO } from "../sandbox/seeds/demo-project";
 import type { DemoPaths } from "./folder";
@@ -28,21 +26,6 @@ export interface DemoTarget {
   cloned: boolean;
 }
 
-function git(cwd: string, args: string[], token: string | null): Promise<string> {
-  const env: NodeJS.ProcessEnv = { ...process.env, LC_ALL: "C", GIT_TERMINAL_PROMPT: "0" };
-  if (token) {
-    env.GIT_CONFIG_COUNT = "1";
-    env.GIT_CONFIG_KEY_0 = "http.extraHeader";
-    env.GIT_CONFIG_VALUE_0 = `Authorization: Basic ${Buffer.from(`x-access-token:${token}`).toString("base64")}`;
-  }
-  return new Promise((resolve, reject) => {
-    execFile("git", args, { cwd, env, encoding: "utf8" }, (error, stdout, stderr) => {
-      if (!error) return resolve(stdout.trim());
-      reject(new Error(redactSecrets(`git ${args.join(" ")} failed: ${stderr.trim() || error.message}`, { TICKET_RUNNER_TOKEN: token ?? undefined })));
-    });
-  });
-}
-
 export async function prepareTarget(sandbox: DemoSandbox, paths: DemoPaths): Promise<DemoTarget> {
   const admin = new SandboxAdmin(sandbox.apiUrl, sandbox.adminToken);
   const full = `${DEMO_OWNER}/${DEMO_REPO}`;
@@ -52,11 +35,11 @@ export async function prepareTarget(sandbox: DemoSandbox, paths: DemoPaths): Pro
   const url = sandbox.gitUrl(DEMO_OWNER, DEMO_REPO);
   let cloned = false;
   if (!existsSync(paths.clone)) {
-    await git(dirname(paths.clone), ["clone", "-q", url, paths.clone], userToken);
+    await cloneWithToken(url, paths.clone, userToken);
     cloned = true;
-  } else if ((await git(paths.clone, ["remote", "get-url", "origin"], null)) !== url) {
+  } else {
     // The sandbox could not get its old port back: point the clone at the new one.
-    await git(paths.clone, ["remote", "set-url", "origin", url], null);
+    await pointOriginAt(paths.clone, url);
   }
   // A workspace file, so the extension can add each ticket's worktree as a folder while it runs.
   writeFileSync(paths.workspaceFile, JSON.stringify({ folders: [{ path: paths.clone, name: "shop" }], settings: {} }, null, 2) + "\n");

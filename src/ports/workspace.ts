@@ -116,6 +116,10 @@ export interface Workspace {
    */
   writeState(ticket: number, change: (current: StateFile | null) => StateFile | null): Promise<StateFile | null | void>;
   removeState(ticket: number): Promise<void>;
+  /** The files of a ticket's logs in this Run a Hand-off keeps (Stage commands, transcripts, prompts, the Run's version.txt); none when no Stage wrote any. */
+  keptLogFiles(ticket: number, runId: string): { name: string; path: string }[];
+  /** Writes the product version into the Run's log directory (version.txt), kept with the transcripts. */
+  writeRunVersion(runId: string, version: string): void;
   /** To ticket-<n>/<runId>/ on the State branch; `path` is that directory. */
   keepTranscripts(ticket: number, runId: string, files: { name: string; path: string }[]): Promise<{ path: string; kept: string[]; missing: string[] } | void>;
   /** Paths (relative to the State branch) of the transcripts kept for a ticket. */

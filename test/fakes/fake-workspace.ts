@@ -6,6 +6,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { transcriptFiles, writeVersionFile, type KeptFile } from "../../src/adapters/run-logs";
 import { Refusal } from "../../src/core/errors";
 import type { LockFile } from "../../src/core/schemas/lock-file";
 import type { StateFile } from "../../src/core/schemas/state-file";
@@ -319,6 +320,14 @@ export class FakeWorkspace implements Workspace {
     this.remote.lock = { held: false };
     this.remote.lockHistory.push(`free by hand: ${note}`);
     return { previous };
+  }
+
+  keptLogFiles(ticket: number, runId: string): KeptFile[] {
+    return transcriptFiles(this.root, runId, ticket);
+  }
+
+  writeRunVersion(runId: string, version: string): void {
+    writeVersionFile(this.root, runId, version);
   }
 
   async keepTranscripts(ticket: number, runId: string, files: { name: string; path: string }[]): Promise<void> {

@@ -1,5 +1,7 @@
 /** Where a command runs: the top level of the git checkout around it, and its origin remote. */
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
+import { dirname } from "node:path";
+import { redactSecrets } from "../../core/redact";
 
 export function checkoutTop(cwd: string): string | null {
   try {
@@ -16,4 +18,31 @@ export function originUrl(checkout: string): string | null {
   } catch {
     return null;
   }
+}
+
+/** git with the token, when there is one, as an HTTP header in git's environment: never in argv or a clone's config. */
+function gitWithToken(cwd: string, args: string[], token: string | null): Promise<string> {
+  const env: NodeJS.ProcessEnv = { ...process.env, LC_ALL: "C", GIT_TERMINAL_PROMPT: "0" };
+  if (token) {
+    env.GIT_CONFIG_COUNT = "1";
+    env.GIT_CONFIG_KEY_0 = "http.extraHeader";
+    env.GIT_CONFIG_VALUE_0 = `Authorization: Basic ${Buffer.from(`x-access-token:${token}`).toString("base64")}`;
+  }
+  return new Promise((resolve, reject) => {
+    execFile("git", args, { cwd, env, encoding: "utf8" }, (error, stdout, stderr) => {
+      if (!error) return resolve(stdout.trim());
+      reject(new Error(redactSecrets(`git ${args.join(" ")} failed: ${stderr.trim() || error.message}`, { TICKET_RUNNER_TOKEN: token ?? undefined })));
+    });
+  });
+}
+
+/** Clones `url` into `dest` (whose parent exists) with the token in git's environment only. */
+export async function cloneWithToken(url: string, dest: string, token: string): Promise<void> {
+  await gitWithToken(dirname(dest), ["clone", "-q", url, dest], token);
+}
+
+/** Points the checkout's origin remote at `url` when it names another (the sandbox came back on a new port). */
+export async function pointOriginAt(checkout: string, url: string): Promise<void> {
+  if ((await gitWithToken(checkout, ["remote", "get-url", "origin"], null)) === url) return;
+  await gitWithToken(checkout, ["remote", "set-url", "origin", url], null);
 }

@@ -22,6 +22,7 @@ import { RunLock } from "./run-lock";
 import { branchFor } from "./slug";
 import { StateRefs } from "./state-refs";
 import type { TranscriptFile } from "./transcripts";
+import { transcriptFiles, writeVersionFile, type KeptFile } from "../run-logs";
 import { cutLane, fetchBase, lanePath, leftBranchReport, type LeftBranchReport } from "./worktrees";
 
 export interface GitWorkspaceOptions {
@@ -174,6 +175,14 @@ export class GitWorkspace implements Workspace {
 
   async removeState(ticket: number): Promise<void> {
     await this.state.change(ticket, () => null);
+  }
+
+  keptLogFiles(ticket: number, runId: string): KeptFile[] {
+    return transcriptFiles(this.root, runId, ticket);
+  }
+
+  writeRunVersion(runId: string, version: string): void {
+    writeVersionFile(this.root, runId, version);
   }
 
   keepTranscripts(ticket: number, runId: string, files: TranscriptFile[]): Promise<{ path: string; kept: string[]; missing: string[] }> {

@@ -5,6 +5,7 @@
  */
 import { BoardLoader } from "../../core/board/load";
 import { readLocalClaims } from "../../core/board/local-claims";
+import { fsLocalFiles } from "../fs-run-root";
 import { BoardRefresher } from "../../core/board/refresher";
 import type { BoardLabels, LocalClaim } from "../../core/board/types";
 import type { Clock } from "../../ports/clock";
@@ -43,6 +44,7 @@ export function createGitHubBoard(o: GitHubBoardOptions): GitHubBoard {
   const readLocal = (): Promise<LocalClaim[]> =>
     readLocalClaims({
       runRoot: o.runRoot,
+      files: fsLocalFiles,
       repo: o.repo,
       // A run is alive when it is this Host's and its process still runs.
       isAlive: async (run) => run.host.id === here.id && (await o.host.processStartTime(run.pid)) !== null,

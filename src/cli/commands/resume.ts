@@ -11,7 +11,7 @@ import { NodeHost } from "../../adapters/node-host";
 import { Refusal } from "../../core/errors";
 import type { CliCommand, CliIo } from "../command";
 import { wireClaims } from "../claim-wiring";
-import { prepareLane } from "../start-lane";
+import { prepareLane } from "../../adapters/git/start-lane";
 import { parseArgs, resolveTarget, type ParsedArgs } from "../target-options";
 import { type Target } from "../../app/target";
 import { ticketArg } from "./start";

@@ -13,7 +13,7 @@ import { Refusal } from "../../core/errors";
 import type { RunJson } from "../../core/schemas/run-json";
 import type { CliCommand, CliIo } from "../command";
 import { systemClock, wireClaims } from "../claim-wiring";
-import { prepareLane } from "../start-lane";
+import { prepareLane } from "../../adapters/git/start-lane";
 import { parseArgs, resolveTarget, type ParsedArgs } from "../target-options";
 import { type Target } from "../../app/target";
 

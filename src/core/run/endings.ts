@@ -11,7 +11,6 @@ import { tickCriteria, uncheckedCriteria } from "./criteria";
 import { handoffComment } from "./handoff-comment";
 import { stillHolds } from "./stages";
 import { prBody } from "./pr-body";
-import { transcriptFiles } from "./transcripts";
 
 export interface HandoffInput {
   stage: string;
@@ -82,7 +81,7 @@ export async function handOff(env: RunEnv, ctx: TicketCtx, input: HandoffInput):
   // 3. The transcripts, onto the state branch. 4. The draft's body names them.
   let transcripts: string | null = null;
   if (input.state === "keep") {
-    const files = transcriptFiles(workspace.root, env.runId, ctx.ticket);
+    const files = workspace.keptLogFiles(ctx.ticket, env.runId);
     if (files.length > 0) {
       const kept = await step(env, ctx, "keeping the transcripts", async () => {
         await workspace.keepTranscripts(ctx.ticket, env.runId, files);

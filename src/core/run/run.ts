@@ -18,7 +18,6 @@ import { TicketSources } from "./sources";
 import type { RunSummary, SummaryRow } from "./summary";
 import { summarize } from "./summary";
 import { sweep } from "./sweep";
-import { writeVersionFile } from "./transcripts";
 import { lockRefusal } from "./lock-refusal";
 import { requireWriteAccess } from "../claims/writer-access";
 import { refuseActionsToken } from "./actions-token";
@@ -142,7 +141,7 @@ export class Run {
     this.events.emit({ kind: "run-started", runId: this.runId, lanes: this.laneCount, narrowedTo: this.narrowed, at: clock.now().toISOString() });
     try {
       try {
-        writeVersionFile(workspace.root, this.runId, this.env.version);
+        workspace.writeRunVersion(this.runId, this.env.version);
       } catch (error) {
         log.warn("could not write version.txt for this Run", { error: errorText(error) });
       }

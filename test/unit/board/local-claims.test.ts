@@ -2,6 +2,7 @@ import { strict as assert } from "node:assert";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fsLocalFiles } from "../../../src/adapters/fs-run-root";
 import { readLocalClaims } from "../../../src/core/board/local-claims";
 import type { LocalRun } from "../../../src/ports/run-root";
 import { local } from "./board-fixtures";
@@ -27,7 +28,7 @@ describe("board: local claims from the run root", () => {
       { ticket: 3, dir: join(root, "issue-3"), read: { kind: "ok", run: { ...local(3).run, worktree } } },
       { ticket: 4, dir: dir4, read: { kind: "ok", run: { ...local(4).run, pid: 99, worktree: join(root, "gone") } } },
     ];
-    const claims = await readLocalClaims({ runRoot: runRoot(runs), repo, isAlive: async (r) => r.pid === 4242 });
+    const claims = await readLocalClaims({ runRoot: runRoot(runs), files: fsLocalFiles, repo, isAlive: async (r) => r.pid === 4242 });
     assert.deepEqual(
       claims.map((c) => [c.issue, c.alive, c.worktree, c.hasTranscript]),
       [
@@ -45,7 +46,7 @@ describe("board: local claims from the run root", () => {
       { ticket: 10, dir: "/r/issue-10", read: { kind: "none" } },
     ];
     const skipped: string[] = [];
-    const claims = await readLocalClaims({ runRoot: runRoot(runs), repo, isAlive: async () => { throw new Error("no procfs"); }, onSkip: (d, r) => skipped.push(`${d}: ${r}`) });
+    const claims = await readLocalClaims({ runRoot: runRoot(runs), files: fsLocalFiles, repo, isAlive: async () => { throw new Error("no procfs"); }, onSkip: (d, r) => skipped.push(`${d}: ${r}`) });
     assert.deepEqual(claims, []);
     assert.deepEqual(skipped, ["/r/issue-5: not JSON", "/r/issue-7: run.json names issue #8, not #7", "/r/issue-9: run.json names other/repo, not acme/shop"]);
   });

@@ -11,9 +11,9 @@ import { execFile } from "node:child_process";
 import { appendFile, mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import type { GitWorkspace } from "../adapters/git/git-workspace";
-import { isRefusal, Refusal } from "../core/errors";
-import type { Lane } from "../ports/workspace";
+import type { GitWorkspace } from "./git-workspace";
+import { isRefusal, Refusal } from "../../core/errors";
+import type { Lane } from "../../ports/workspace";
 
 const run = promisify(execFile);
 

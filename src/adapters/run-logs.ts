@@ -1,11 +1,12 @@
 /**
  * Which files of a Ticket's logs a Hand-off keeps on the remote: each Stage's `.command` and
- * `.transcript.jsonl` (and `.prompt.txt`; the retries' too, under retry/) and the Run's version.txt. Reading a
- * directory listing is all this does, so it uses node:fs rather than a port.
+ * `.transcript.jsonl` (and `.prompt.txt`; the retries' too, under retry/) and the Run's version.txt,
+ * which is written here too. The Workspace adapters reach these files through this module; the
+ * core asks the Workspace port (keptLogFiles, writeRunVersion).
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { runLogDir, ticketLogDir } from "./naming";
+import { runLogDir, ticketLogDir } from "../core/run/naming";
 
 export interface KeptFile {
   name: string;

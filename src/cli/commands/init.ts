@@ -9,7 +9,7 @@ import { agentsOnPath } from "../../app/agents-on-path";
 import { checkoutTop } from "../../adapters/git/checkout";
 import type { CliCommand } from "../command";
 import { cliLog } from "../claim-wiring";
-import { initActions } from "../init-actions";
+import { initActions } from "../../app/init-actions";
 import { initTarget } from "../../app/init-target";
 import { parseArgs, resolveTarget } from "../target-options";
 import { requireToken } from "../../app/target";
@@ -52,7 +52,7 @@ export const initCommand: CliCommand = {
     const tracker = new OctokitTracker(createOctokit({ apiUrl: target.apiUrl, token, log: cliLog(io) }), target.repo);
     const report = await initTarget(target.checkout, tracker, agentsOnPath(io.env));
     for (const line of report.lines) io.out(line);
-    if (actions) for (const line of initActions(target.checkout, { hosts, schedule: args.values.get("--schedule") })) io.out(line);
+    if (actions) for (const line of initActions(target.checkout, { hosts, schedule: args.values.get("--schedule"), cliBundle: __filename }).lines) io.out(line);
     return 0;
   },
 };

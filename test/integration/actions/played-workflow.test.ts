@@ -9,9 +9,13 @@
  */
 import { strict as assert } from "node:assert";
 import { execFile } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
 import { promisify } from "node:util";
 import { parseComments } from "../../../src/core/claims/claim-view";
-import { actionsWorkflow } from "../../../src/cli/actions-workflow";
+import { actionsWorkflow } from "../../../src/app/actions-workflow";
+import { readBundle } from "../../../src/app/init-actions";
+import { PRODUCT_VERSION } from "../../../src/core/version";
 import { noLiveLease } from "../../reliability/chaos/kill-trial";
 import { CLI } from "../../reliability/chaos/run-process";
 import { auditPushes, checkEndings, checkLeases, checkLock, checkOpenPrs, duplicateWork, endingOf, stateFilesOn, viewTickets } from "../../reliability/chaos/observe";
@@ -67,8 +71,18 @@ describe("the played Actions workflow", function () {
     await w.sandbox.admin.setFaults({ rateLimit: 1_000_000 });
     await w.sandbox.admin.scriptCi(t.full, { conclusion: "success", delayMs: 1000 });
 
-    const workflow = readWorkflow(actionsWorkflow({ hosts: 2, lanes: 2, agent: "claude", cliVersion: "0.1.0" }));
+    // What init --actions commits beside the workflow: this build's CLI, its checksum pinned in the YAML.
+    const cli = readBundle(CLI);
+    const workflow = readWorkflow(actionsWorkflow({ hosts: 2, lanes: 2, agent: "claude", cliVersion: PRODUCT_VERSION, cliFile: cli.target, cliSha256: cli.sha256 }));
     const header = `Authorization: Basic ${Buffer.from(`x-access-token:${t.token}`).toString("base64")}`;
+    const gitEnv = { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_TERMINAL_PROMPT: "0", GIT_AUTHOR_NAME: "Init", GIT_AUTHOR_EMAIL: "init@example.invalid", GIT_COMMITTER_NAME: "Init", GIT_COMMITTER_EMAIL: "init@example.invalid" };
+    const prep = `${w.dir}/prepare`;
+    await exec("git", ["-c", `http.extraHeader=${header}`, "clone", "--quiet", w.sandbox.gitUrl(t.owner, t.name), prep], { env: gitEnv });
+    mkdirSync(dirname(`${prep}/${cli.target}`), { recursive: true });
+    writeFileSync(`${prep}/${cli.target}`, cli.bytes);
+    await exec("git", ["add", "."], { cwd: prep, env: gitEnv });
+    await exec("git", ["commit", "-qm", "ticket-runner init --actions"], { cwd: prep, env: gitEnv });
+    await exec("git", ["-c", `http.extraHeader=${header}`, "push", "-q", "origin", "HEAD"], { cwd: prep, env: gitEnv });
     player = new WorkflowPlayer({
       workflow,
       repo: t.full,
@@ -76,8 +90,9 @@ describe("the played Actions workflow", function () {
       vars: { TICKET_RUNNER_APP_ID: "12345" },
       secrets: { TICKET_RUNNER_APP_PRIVATE_KEY: "-----BEGIN RSA PRIVATE KEY-----", ANTHROPIC_API_KEY: "sk-ant-unused" },
       dir: w.dir,
+      agentBinary: "claude",
       checkout: async (dir) => {
-        await exec("git", ["-c", `http.extraHeader=${header}`, "clone", "--quiet", w.sandbox.gitUrl(t.owner, t.name), dir], { env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_TERMINAL_PROMPT: "0" } });
+        await exec("git", ["-c", `http.extraHeader=${header}`, "clone", "--quiet", w.sandbox.gitUrl(t.owner, t.name), dir], { env: gitEnv });
       },
       machineEnv: {
         PATH: process.env.PATH ?? "/usr/bin:/bin",

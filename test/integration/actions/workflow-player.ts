@@ -4,19 +4,20 @@
  * Actions gives a step (GITHUB_ACTIONS, GITHUB_REPOSITORY, GITHUB_STEP_SUMMARY, RUNNER_TEMP, a fresh
  * RUNNER_TEMP and checkout per job) plus the step's own `env:` with its `${{ }}` expressions
  * evaluated. `uses:` steps are what the runner would do: the App token step hands out the token
- * given, checkout is a fresh clone, setup-node and the caches find what is already there (the tools
- * cache holds a `ticket-runner` that runs this build's dist/cli.js). An expression, `uses:` or `if:`
+ * given, checkout is a fresh clone, setup-node and the caches find what is already there (the agent
+ * cache holds the agent's command; ticket-runner itself is the checksummed copy committed in the
+ * Target, installed by the workflow's own step). An expression, `uses:` or `if:`
  * the player does not know fails the test, so the workflow cannot grow past what is played.
  */
 import { spawn } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parse } from "yaml";
 import { z } from "zod";
 import type { RunProcess } from "../../reliability/chaos/run-process";
 import { killTree } from "../../reliability/chaos/run-process";
 
-const CLI = resolve(__dirname, "../../../dist/cli.js");
+const DEMO_AGENT = resolve(__dirname, "../../../dist/demo-agent.js");
 
 const stepSchema = z
   .object({
@@ -209,10 +210,14 @@ function readKeyValues(file: string): Record<string, string> {
   return out;
 }
 
-/** What a tools-cache hit restores: `bin/ticket-runner`, here this build's CLI. */
-export function restoreToolsCache(dir: string): void {
+/**
+ * What the agent cache restores. The played Target's Runs use the demo agent, so the cache holds it
+ * where the installed CLI looks for it (beside itself), and a stand-in for the workflow's agent command.
+ */
+export function restoreToolsCache(dir: string, agentBinary: string): void {
   mkdirSync(join(dir, "bin"), { recursive: true });
-  const shim = join(dir, "bin", "ticket-runner");
-  writeFileSync(shim, `#!/bin/sh\nexec '${process.execPath}' '${CLI}' "$@"\n`);
+  const shim = join(dir, "bin", agentBinary);
+  writeFileSync(shim, "#!/bin/sh\nexit 0\n");
   chmodSync(shim, 0o755);
+  copyFileSync(DEMO_AGENT, join(dir, "bin", "demo-agent.js"));
 }

@@ -22,6 +22,8 @@ export interface Playground {
   dir: string;
   /** `actions/checkout`: a fresh clone of the Target in `dir`, no credentials kept. */
   checkout: (dir: string) => Promise<void>;
+  /** The agent command the workflow installs (its cache is played as a hit). */
+  agentBinary: string;
   /** The runner machine's own environment (PATH, HOME, and what the harness needs). */
   machineEnv: Record<string, string>;
 }
@@ -154,8 +156,8 @@ export class WorkflowPlayer {
         }
         if (action === "actions/setup-node") return {};
         if (action === "actions/cache") {
-          // The tools cache hits (it holds this build's CLI); node_modules is not needed by the Run.
-          if (with_.path?.endsWith("ticket-runner-tools")) restoreToolsCache(with_.path);
+          // The agent cache hits; node_modules is not needed by the Run.
+          if (with_.path?.endsWith("ticket-runner-tools")) restoreToolsCache(with_.path, this.pg.agentBinary);
           return {};
         }
         throw new Error(`the workflow player does not know the action ${step.uses}`);

@@ -2,8 +2,8 @@ import { strict as assert } from "node:assert";
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { ZodError } from "zod";
-import { actionsWorkflow, JOB_TIMEOUT_MINUTES } from "../../../src/cli/actions-workflow";
-import type { ActionsWorkflowOptions } from "../../../src/cli/actions-workflow";
+import { actionsWorkflow, JOB_TIMEOUT_MINUTES } from "../../../src/app/actions-workflow";
+import type { ActionsWorkflowOptions } from "../../../src/app/actions-workflow";
 
 const ROOT = join(__dirname, "../../..");
 
@@ -17,7 +17,8 @@ function parseAll(texts: string[]): Parsed[] {
   return JSON.parse(out) as Parsed[];
 }
 
-const BASE = { cliVersion: "0.1.0" };
+const CLI = { cliFile: ".github/ticket-runner/ticket-runner-0.1.0-0123456789ab.cjs", cliSha256: "0123456789abcdef".repeat(4) };
+const BASE = { cliVersion: "0.1.0", ...CLI };
 /** Every option `init --actions` offers, at its edges. */
 const CASES: Array<[string, ActionsWorkflowOptions]> = [
   ["the defaults", BASE],
@@ -29,7 +30,7 @@ const CASES: Array<[string, ActionsWorkflowOptions]> = [
   ["a custom ready label", { ...BASE, readyLabel: "agent: ready" }],
   ["named secrets", { ...BASE, agentSecrets: ["MY_KEY", "OTHER_KEY"], appIdVariable: "APP_ID", appKeySecret: "APP_KEY" }],
   ["no agent secrets", { ...BASE, agentSecrets: [] }],
-  ["a prerelease CLI", { cliVersion: "1.2.3-rc.1" }],
+  ["a prerelease CLI", { cliVersion: "1.2.3-rc.1", ...CLI }],
 ];
 
 describe("the Actions workflow init --actions writes", () => {
@@ -67,7 +68,9 @@ describe("the Actions workflow init --actions writes", () => {
       ["readyLabel", { ...BASE, readyLabel: "x' || true || '" }],
       ["agentSecrets", { ...BASE, agentSecrets: ["KEY }}\n"] }],
       ["hosts", { ...BASE, hosts: 21 }],
-      ["cliVersion", { cliVersion: "latest; rm -rf /" }],
+      ["cliVersion", { ...CLI, cliVersion: "latest; rm -rf /" }],
+      ["cliFile", { ...BASE, cliFile: "../../etc/passwd\" ; curl x" }],
+      ["cliSha256", { ...BASE, cliSha256: "abc  other-file" }],
     ];
     for (const [key, options] of bad) {
       assert.throws(() => actionsWorkflow(options), (e: unknown) => e instanceof ZodError && e.issues.some((i) => i.path[0] === key), key);

@@ -4,7 +4,7 @@
 // clone), where worktree folders can be added without restarting the extension host.
 import * as assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -14,6 +14,9 @@ import { createOctokit } from "../../../src/adapters/github/client";
 import { OctokitTracker } from "../../../src/adapters/github/octokit-tracker";
 import { createClaimGate } from "../../../src/core/claims/claim-protocol";
 import { configSchema } from "../../../src/core/schemas/config";
+import { PRODUCT_VERSION } from "../../../src/core/version";
+import { actionsWorkflow, WORKFLOW_PATH } from "../../../src/app/actions-workflow";
+import { readBundle } from "../../../src/app/init-actions";
 import { SandboxAdmin } from "../../../src/sandbox/admin-client";
 import type { TicketRunnerApi } from "../../../src/vscode/api";
 import type { BoardController } from "../../../src/vscode/board/controller";
@@ -290,10 +293,39 @@ if (raw) {
 
     it("Prepare Repository (the walkthrough's init step) on a prepared Target says so and changes nothing", async () => {
       const before = api.notices.length;
+      const offered: string[] = [];
+      restore.push(api.picker.setPickApi({ pick: async (items) => (offered.push(...items.map((i) => i.label)), items[0]) }));
       await vscode.commands.executeCommand("ticketRunner.init");
       const notice = await waitFor(() => api.notices.slice(before).find((n) => n.message.includes("prepared")), { what: "the init report", timeoutMs: 30_000 });
+      assert.deepEqual(offered, ["Prepare Repository", "Prepare Repository with the GitHub Actions workflow"]);
       assert.equal(notice.message, `Ticket Runner: ${seed.owner}/${seed.repo} is already prepared. Nothing was changed.`);
       assert.deepEqual(notice.actions, ["Open ticket-runner.json", "Show Log"]);
+      assert.equal(existsSync(join(seed.clone, WORKFLOW_PATH)), false, "no workflow without the Actions choice");
+    });
+
+    it("Prepare Repository with the Actions workflow writes what `init --actions` writes, from ticket-runner.json", async () => {
+      const configFile = join(seed.clone, "ticket-runner.json");
+      const original = readFileSync(configFile, "utf8");
+      const hadGithubDir = existsSync(join(seed.clone, ".github"));
+      try {
+        // The workflow installs a real agent: the Target names one (the suite's Runs use the demo agent).
+        const config = { ...(JSON.parse(original) as Record<string, unknown>), agent: { kind: "codex" }, lockScope: "host", lanes: 3 };
+        writeFileSync(configFile, JSON.stringify(config, null, 2));
+        const before = api.notices.length;
+        restore.push(api.picker.setPickApi({ pick: async (items) => items.find((i) => i.label.includes("GitHub Actions")) }));
+        await vscode.commands.executeCommand("ticketRunner.init");
+        const notice = await waitFor(() => api.notices.slice(before).find((n) => n.message.includes("prepared")), { what: "the init report", timeoutMs: 30_000 });
+        assert.match(notice.message, /Commit ticket-runner\.json, \.gitignore, \.github\/workflows\/ticket-runner\.yml and \.github\/ticket-runner\/ before Start/);
+        assert.deepEqual(notice.actions, ["Open ticket-runner.json", "Open the workflow", "Show Log"]);
+        // The CLI copy beside it is the extension's own dist/cli.js, pinned by its checksum.
+        const cli = readBundle(join(extension().extensionPath, "dist", "cli.js"));
+        assert.ok(existsSync(join(seed.clone, cli.target)), `${cli.target} was written`);
+        const expected = actionsWorkflow({ lanes: 3, agent: "codex", readyLabel: configSchema.parse(config).labels.ready, cliVersion: PRODUCT_VERSION, cliFile: cli.target, cliSha256: cli.sha256 });
+        assert.equal(readFileSync(join(seed.clone, WORKFLOW_PATH), "utf8"), expected);
+      } finally {
+        writeFileSync(configFile, original);
+        rmSync(join(seed.clone, hadGithubDir ? WORKFLOW_PATH : ".github"), { recursive: true, force: true });
+      }
     });
 
     it("Start asks again when ticket-runner.json changes the agent's command line, shows it, and runs nothing until answered (ADR 0230)", async () => {

@@ -19,6 +19,9 @@ const AGENT_PACKAGES = {
   gemini: "@google/gemini-cli",
 } as const;
 
+/** The command each agent package puts on PATH. */
+const AGENT_BINARIES = { claude: "claude", codex: "codex", gemini: "gemini" } as const;
+
 const DEFAULT_AGENT_SECRETS = {
   claude: ["ANTHROPIC_API_KEY"],
   codex: ["OPENAI_API_KEY"],
@@ -40,6 +43,9 @@ export const ActionsWorkflowOptions = z
     appIdVariable: secretName.default("TICKET_RUNNER_APP_ID"),
     appKeySecret: secretName.default("TICKET_RUNNER_APP_PRIVATE_KEY"),
     cliVersion: z.string().regex(/^\d+\.\d+\.\d+(-[0-9A-Za-z.]+)?$/, "an exact version such as 0.1.0"),
+    /** The CLI's single-file bundle, committed in the Target by init (ticket-runner is not on npm; ADR 0282). */
+    cliFile: z.string().regex(/^\.github\/ticket-runner\/ticket-runner-[0-9A-Za-z.-]+\.cjs$/, "a path .github/ticket-runner/ticket-runner-<version>-<hash>.cjs"),
+    cliSha256: z.string().regex(/^[0-9a-f]{64}$/, "a sha256 in hex"),
   })
   .strict();
 export type ActionsWorkflowOptions = z.input<typeof ActionsWorkflowOptions>;
@@ -154,18 +160,22 @@ jobs:
         with:
           path: node_modules
           key: node-modules-\${{ runner.os }}-\${{ hashFiles('package-lock.json') }}
-      - name: Cache the agent and ticket-runner
+      - name: Cache the agent
         uses: actions/cache@v4
         with:
           path: \${{ runner.temp }}/ticket-runner-tools
-          key: tools-\${{ runner.os }}-${o.agent}-${o.cliVersion}
-      - name: Install ticket-runner and the agent
+          key: agent-\${{ runner.os }}-${o.agent}-${o.cliVersion}
+      # ticket-runner is not on npm: init --actions committed its single-file CLI and pinned its checksum
+      # here, where the App token cannot write (no workflows permission). A changed file stops the job.
+      - name: Install the agent, and ticket-runner from this repository
         env:
           TOOLS: \${{ runner.temp }}/ticket-runner-tools
         run: |
-          if [ ! -x "$TOOLS/bin/ticket-runner" ]; then
-            npm install --global --prefix "$TOOLS" ticket-runner@${o.cliVersion} ${AGENT_PACKAGES[o.agent]}
+          echo "${o.cliSha256}  ${o.cliFile}" | sha256sum --check --strict || { echo "::error file=${o.cliFile}::${o.cliFile} is not the file ticket-runner init --actions wrote (its checksum is in this workflow); write both again with ticket-runner init --actions"; exit 1; }
+          if [ ! -x "$TOOLS/bin/${AGENT_BINARIES[o.agent]}" ]; then
+            npm install --global --prefix "$TOOLS" ${AGENT_PACKAGES[o.agent]}
           fi
+          install -D -m 0755 "${o.cliFile}" "$TOOLS/bin/ticket-runner"
           echo "$TOOLS/bin" >> "$GITHUB_PATH"
       - name: Require lockScope "host"
         run: |

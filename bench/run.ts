@@ -11,21 +11,28 @@
  * Then 8 tickets on 1 Lane against 4 Lanes (the baseline is the 1-Lane Run of this same process),
  * every ticket merged (a hand-off or a skip fails the bench), Checks and CI included.
  * Every GitHub write the Run made is counted from the sandbox's request log, per ticket and per route.
- * Goals: 4 Lanes ≥ 3× 1 Lane; GitHub writes per merged ticket ≤ WRITE_BUDGET (docs/endings.md). Exits 1 on a miss.
+ * git processes are counted where the Run starts them (git-process.ts; the git spawner's, ADR 0261);
+ * `TICKET_RUNNER_GIT_SPAWN=direct npm run bench:run` measures the same Run starting them itself.
+ * Goals: 4 Lanes ≥ 3× 1 Lane; GitHub writes per merged ticket ≤ WRITE_BUDGET (docs/endings.md); git
+ * processes for one ticket ≤ GIT_BUDGET (docs/architecture.md). Exits 1 on a miss.
  */
-import { mkdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { composeRun } from "../src/app/compose-run";
+import { gitProcessCounts } from "../src/adapters/git/git-process";
 import { loadConfig } from "../src/app/config-load";
 import type { Log } from "../src/ports/log";
 import { makeTempDir } from "../test/support/git-fixtures";
 import { RUN_USER, openTickets, seedRunTarget, simpleTicket } from "../test/support/run-seed";
 import { sandboxProcess } from "../test/support/sandbox-process";
+import { childrenCpuMs, spawnersEnded } from "./cpu";
 
 const AGENT_STAGES = new Set(["implement", "verify", "fix", "conflict"]);
 /** GitHub writes a clean ticket may cost (docs/endings.md, "GitHub writes per ticket"). */
 const WRITE_BUDGET = 10;
 const GOAL_LANES_RATIO = 3;
+/** git processes one clean ticket may start, the Run's lock, preflight and sweep included (docs/architecture.md). */
+const GIT_BUDGET = 80;
 const quiet: Log = { debug: () => {}, info: () => {}, warn: () => {}, error: (m) => process.stderr.write(`bench: ${m}\n`) };
 
 interface Measured {
@@ -43,6 +50,9 @@ interface Measured {
   childCpuMs: number;
   /** GitHub API writes by the Run's user, by route ("POST /repos/:o/:r/issues/:n/comments"). */
   writes: Map<string, number>;
+  /** git processes the Run started (through the git spawner or directly, ADR 0261), and spawners started. */
+  gitProcesses: number;
+  spawners: number;
 }
 
 async function measure(tickets: number, lanes: number): Promise<Measured> {
@@ -56,7 +66,7 @@ async function measure(tickets: number, lanes: number): Promise<Measured> {
     mkdirSync(runRoot, { recursive: true });
     const env = { ...process.env, TICKET_RUNNER_HOST_NAME: "bench", TICKET_RUNNER_TOKEN: target.userToken };
     const { run } = composeRun({ config: loadConfig(target.clone), apiUrl: target.apiUrl, token: target.userToken, repo: { owner: target.owner, repo: target.repo }, cwd: target.clone, runRoot, log: quiet, env }, { lanes, command: "bench:run" });
-    const m: Measured = { phases: [], tickets, lanes, wallMs: 0, agentMs: 0, checksMs: 0, ciMs: 0, merged: 0, writes: new Map(), cpuMs: 0, childCpuMs: 0 };
+    const m: Measured = { phases: [], tickets, lanes, wallMs: 0, agentMs: 0, checksMs: 0, ciMs: 0, merged: 0, writes: new Map(), cpuMs: 0, childCpuMs: 0, gitProcesses: 0, spawners: 0 };
     await sandbox.admin.clearRequestLog();
     let mark = performance.now();
     const phase = (name: string) => {
@@ -78,11 +88,17 @@ async function measure(tickets: number, lanes: number): Promise<Measured> {
     });
     const cpu0 = process.cpuUsage();
     const children0 = childrenCpuMs();
+    const git0 = gitProcessCounts();
     const t0 = performance.now();
     const summary = await run.start();
     m.wallMs = performance.now() - t0;
+    const git1 = gitProcessCounts();
+    m.gitProcesses = git1.spawner + git1.direct - git0.spawner - git0.direct;
+    m.spawners = git1.spawners - git0.spawners;
     const cpu = process.cpuUsage(cpu0);
     m.cpuMs = (cpu.user + cpu.system) / 1000;
+    // The spawner's CPU and its gits' count once it has ended (it lets go after a quiet second).
+    await spawnersEnded();
     m.childCpuMs = childrenCpuMs() - children0;
     m.merged = summary.rows.filter((r) => r.ending === "merged").length;
     if (m.merged !== tickets) process.stderr.write(`bench: only ${m.merged} of ${tickets} merged:\n${summary.lines.join("\n")}\n`);
@@ -99,13 +115,6 @@ async function measure(tickets: number, lanes: number): Promise<Measured> {
 }
 
 const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
-
-/** CPU of this process's reaped children (git, the agent, Checks): utime + stime of /proc/self/stat's cutime and cstime. */
-function childrenCpuMs(): number {
-  const stat = readFileSync("/proc/self/stat", "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[13]) + Number(fields[14])) * 10;
-}
 
 function report(label: string, m: Measured): void {
   if (m.lanes > 1) {
@@ -134,13 +143,16 @@ async function main(): Promise<void> {
   console.log(`  where it went: ${[...merged].filter(([, ms]) => ms >= 20).map(([name, ms]) => `${name} ${Math.round(ms)} ms`).join(" · ")}`);
   console.log(`  GitHub writes: ${writesPerTicket(single).toFixed(1)} per ticket (goal ≤ ${WRITE_BUDGET}): ${[...single.writes].sort((a, b) => b[1] - a[1]).map(([route, n]) => `${route} ×${n}`).join(" · ")}`);
   if (writesPerTicket(single) > WRITE_BUDGET) missed.push(`${writesPerTicket(single).toFixed(1)} GitHub writes per ticket, over ${WRITE_BUDGET}`);
+  const via = process.env.TICKET_RUNNER_GIT_SPAWN === "direct" ? "started directly (TICKET_RUNNER_GIT_SPAWN=direct)" : `through ${single.spawners} git spawner start(s)`;
+  console.log(`  git processes: ${single.gitProcesses} for the ticket, lock, preflight and sweep included (goal ≤ ${GIT_BUDGET}), ${via}`);
+  if (single.gitProcesses > GIT_BUDGET) missed.push(`${single.gitProcesses} git processes for one ticket, over ${GIT_BUDGET}`);
   const one = await measure(8, 1);
   report("8 tickets, 1 lane", one);
   const four = await measure(8, 4);
   report("8 tickets, 4 lanes", four);
   console.log(`  GitHub writes per ticket: ${writesPerTicket(one).toFixed(1)} (1 lane), ${writesPerTicket(four).toFixed(1)} (4 lanes) (goal ≤ ${WRITE_BUDGET})`);
   for (const [label, m] of [["1 ticket", single], ["8 tickets, 1 lane", one], ["8 tickets, 4 lanes", four]] as const) {
-    console.log(`  CPU per ticket (${label}): the Run's own process ${(m.cpuMs / m.tickets).toFixed(0)} ms · git, agent and Checks processes ${(m.childCpuMs / m.tickets).toFixed(0)} ms`);
+    console.log(`  CPU per ticket (${label}): the Run's own process ${(m.cpuMs / m.tickets).toFixed(0)} ms · git, agent and Checks processes ${(m.childCpuMs / m.tickets).toFixed(0)} ms · ${(m.gitProcesses / m.tickets).toFixed(0)} git processes`);
   }
   const ratio = one.wallMs / four.wallMs;
   console.log(`8 tickets: 1 lane / 4 lanes wall time = ${ratio.toFixed(2)}× (goal ≥ ${GOAL_LANES_RATIO}×; Checks and CI included; this machine has ${(await import("node:os")).cpus().length} cores)`);

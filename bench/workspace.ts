@@ -11,6 +11,7 @@
  *
  *   npm run bench:workspace -- [--rounds 12] [--writers 4]
  */
+import { cpus, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import { join } from "node:path";
 import { GitWorkspace } from "../src/adapters/git/git-workspace";
@@ -19,6 +20,7 @@ import type { StateFile } from "../src/core/schemas/state-file";
 import { TEST_IDENTITY, commitFiles, git, makeTempDir } from "../test/support/git-fixtures";
 import { cloneWithToken } from "../test/support/run-seed";
 import { sandboxProcess } from "../test/support/sandbox-process";
+import { childrenCpuMs, processTreeCpuMs, spawnersEnded } from "./cpu";
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(name);
@@ -82,15 +84,27 @@ async function main(): Promise<void> {
     // Several Hosts at once, each on its own tickets, against one writer doing the same count alone.
     const writers = await Promise.all(Array.from({ length: WRITERS }, (_, w) => workspace(`writer-${w}`)));
     const each = ROUNDS;
+    // Every process's CPU counts: this one, its git processes (through the spawner) and the sandbox's tree.
+    await spawnersEnded();
+    const cpuNow = () => {
+      const own = process.cpuUsage();
+      return (own.user + own.system) / 1000 + childrenCpuMs() + processTreeCpuMs(sandbox.pid);
+    };
+    let cpu0 = cpuNow();
     let t = performance.now();
     for (let i = 0; i < each; i++) await one.writeState(1000 + i, () => state(1000 + i));
     const aloneMs = performance.now() - t;
+    await spawnersEnded();
+    const aloneCpuMs = cpuNow() - cpu0;
     await sandbox.admin.clearRequestLog();
+    cpu0 = cpuNow();
     t = performance.now();
     await Promise.all(writers.map(async (ws, w) => {
       for (let i = 0; i < each; i++) await ws.writeState(2000 + w * 100 + i, () => state(2000 + w * 100 + i));
     }));
     const togetherMs = performance.now() - t;
+    await spawnersEnded();
+    const togetherCpuMs = cpuNow() - cpu0;
     const pushes = (await sandbox.admin.requestLog()).filter((r) => r.method === "POST" && r.path.endsWith("/git-receive-pack")).length;
     const writes = WRITERS * each;
     const speedup = (writes / togetherMs) / (each / aloneMs);
@@ -101,6 +115,10 @@ async function main(): Promise<void> {
     console.log(`State write (ls-remote..push)                ${write.toFixed(0)} ms   ${(write / baseline).toFixed(2)}× baseline (goal ≤ 3×)`);
     console.log(`Run lock take + release                      ${lock.toFixed(0)} ms   ${(lock / baseline).toFixed(2)}× baseline (goal ≤ 6×)`);
     console.log(`readStates (${ROUNDS} files)                       ${read.toFixed(0)} ms   ${(read / baseline).toFixed(2)}× baseline (goal ≤ 3×)`);
+    const cores = cpus().length;
+    // One writer keeps aloneCpuMs / aloneMs cores busy; the machine has `cores`: no number of writers goes past that.
+    const ceiling = cores / (aloneCpuMs / aloneMs);
+    console.log(`CPU per State write, every process (Run, git, sandbox): ${(aloneCpuMs / each).toFixed(0)} ms alone, ${(togetherCpuMs / (WRITERS * each)).toFixed(0)} ms with ${WRITERS} writers · one writer keeps ${(aloneCpuMs / aloneMs).toFixed(2)} of ${cores} cores busy, so ${cores} idle cores allow at most ${ceiling.toFixed(2)}× · load ${loadavg()[0]!.toFixed(1)}`);
     console.log(`${WRITERS} writers × ${each} State writes at once     ${togetherMs.toFixed(0)} ms for ${writes} (${stored} stored) · ${(writes / (togetherMs / 1000)).toFixed(1)} writes/s vs ${(each / (aloneMs / 1000)).toFixed(1)} alone = ${speedup.toFixed(2)}× (goal ≥ 1.5×) · pushes per write ${(pushes / writes).toFixed(2)} (goal 1.00)`);
     if (write / baseline > 3) missed.push(`State write ${(write / baseline).toFixed(2)}× baseline`);
     if (read / baseline > 3) missed.push(`readStates ${(read / baseline).toFixed(2)}× baseline`);

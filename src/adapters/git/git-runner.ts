@@ -1,14 +1,13 @@
 /**
- * Runs the git CLI through simple-git: argv arrays (never a shell), LC_ALL=C so messages can be
+ * Runs the git CLI (git-process.ts, ADR 0261): argv arrays (never a shell), LC_ALL=C so messages can be
  * read, no prompts, an explicit identity for the commits the product itself makes, secrets removed
  * from every message that leaves this file. Every call is hardened (git-hardening.ts): the
  * repository's hooks and configured programs never run, and no token is in its environment.
  */
-import { GitPluginError, simpleGit, type SimpleGitOptions } from "simple-git";
 import { Failure } from "../../core/errors";
 import { redactSecrets } from "../../core/redact";
 import { CLONE_CONFIG, gitSafeEnv } from "./git-hardening";
-import { gitWithInput } from "./git-stdin";
+import { runGitProcess } from "./git-process";
 
 export interface GitIdentity {
   name: string;
@@ -43,25 +42,6 @@ export interface GitOutput {
   stdout: Buffer;
   stderr: string;
 }
-
-/**
- * simple-git refuses, by default, `-c` values and variables that name a program or a config path,
- * because they are dangerous when they come from a user. Here they come from this file (and from
- * the person's own environment), and they switch programs off, so each category is allowed.
- */
-const OUR_OWN: SimpleGitOptions["unsafe"] = {
-  allowUnsafeHooksPath: true,
-  allowUnsafeFsMonitor: true,
-  allowUnsafeSshCommand: true,
-  allowUnsafeAskPass: true,
-  allowUnsafeCredentialHelper: true,
-  allowUnsafeProtocolOverride: true,
-  allowUnsafeEditor: true,
-  allowUnsafePager: true,
-  allowUnsafeConfigEnvCount: true,
-  allowUnsafeConfigPaths: true,
-  allowUnsafeTemplateDir: true,
-};
 
 export class GitRunner {
   private readonly baseEnv: NodeJS.ProcessEnv;
@@ -98,37 +78,10 @@ export class GitRunner {
     return { ...process.env, ...extra };
   }
 
-  /** Runs git and resolves whatever the exit code. */
-  async raw(args: string[], call: GitCall): Promise<GitOutput> {
+  /** Runs git and resolves whatever the exit code (null: stopped, or never started). */
+  raw(args: string[], call: GitCall): Promise<GitOutput> {
     const env = call.env ? { ...this.baseEnv, ...call.env } : this.baseEnv;
-    const timeoutMs = call.timeoutMs ?? this.timeoutMs;
-    if (call.input !== undefined) return gitWithInput([...this.config.flatMap((c) => ["-c", c]), ...args], call.cwd, env, call.input, timeoutMs);
-    let result: { exitCode: number; stdOut: Buffer[]; stdErr: Buffer[] } | null = null;
-    let rejection = "";
-    try {
-      const git = simpleGit({
-        baseDir: call.cwd,
-        config: [...this.config],
-        unsafe: OUR_OWN,
-        timeout: { block: timeoutMs },
-        maxConcurrentProcesses: 1,
-        // Every outcome is the caller's to read (exit 1 of --is-ancestor is an answer, not an error).
-        errors: (error, res) => {
-          result = res;
-          // A timeout or an abort is simple-git stopping git, not git's own exit.
-          if (error instanceof GitPluginError) rejection = error.message;
-          return undefined;
-        },
-      });
-      await git.env(env).raw(args);
-    } catch (error) {
-      // A cwd that is gone, or a call simple-git refused before starting git.
-      return { code: null, stdout: Buffer.alloc(0), stderr: error instanceof Error ? error.message : String(error) };
-    }
-    const done = result as { exitCode: number; stdOut: Buffer[]; stdErr: Buffer[] } | null;
-    if (!done) return { code: null, stdout: Buffer.alloc(0), stderr: "git did not report an outcome" };
-    const stderr = Buffer.concat(done.stdErr).toString("utf8") + (rejection ? `\n(ticket-runner stopped git: ${rejection})` : "");
-    return { code: rejection ? null : done.exitCode, stdout: Buffer.concat(done.stdOut), stderr };
+    return runGitProcess([...this.config.flatMap((c) => ["-c", c]), ...args], { cwd: call.cwd, env, input: call.input, idleMs: call.timeoutMs ?? this.timeoutMs });
   }
 
   /** Runs git; resolves with stdout (trailing newline removed) or throws a redacted Failure("git"). */

@@ -77,16 +77,6 @@ export async function readPaths(ctx: RepoContext, specs: string[]): Promise<(Buf
 }
 
 /**
- * A tree of files at the top level only, in one `git mktree` (no scratch index); null when a path
- * has a directory in it (the caller builds that one the long way).
- */
-export async function flatTree(ctx: RepoContext, files: Map<string, string>): Promise<string | null> {
-  if ([...files.keys()].some((p) => p.includes("/"))) return null;
-  const input = [...files].map(([path, sha]) => `100644 blob ${sha}\t${path}\n`).join("");
-  return ctx.git.text(["mktree"], { cwd: ctx.root, input });
-}
-
-/**
  * Moves `ref` on the remote to `commit` (null deletes it) only if it is still at `expected` (null:
  * must not exist). "lost" when another writer moved it first; any other refusal throws, redacted.
  * Unsigned and without hooks: these refs hold records, not code.

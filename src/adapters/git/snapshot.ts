@@ -1,15 +1,12 @@
 /**
- * Files kept on a branch of the remote, written from git objects alone: blobs, a tree built in a
- * scratch index (GIT_INDEX_FILE in a temp dir), a commit, and a push with an explicit lease. The
+ * Files kept on a branch of the remote, written from git objects alone: blobs, a tree and a commit
+ * written straight to the object store (loose-objects.ts), and a push with an explicit lease. The
  * main checkout's index and work tree are never touched. Used by the State branch and the Run lock.
  */
-import { randomBytes } from "node:crypto";
-import { rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { Failure } from "../../core/errors";
 import { readPushRefusal } from "./push-refusal";
 import { isLostRace } from "./git-runner";
+import { writeBlobObject, writeCommitObject, writeTreeObject } from "./loose-objects";
 import type { RepoContext } from "./repo";
 import { fetchRef, resolveRef } from "./repo";
 
@@ -63,27 +60,18 @@ export async function readBlobs(ctx: RepoContext, shas: string[]): Promise<Map<s
   return result;
 }
 
-export async function writeBlob(ctx: RepoContext, content: string | Buffer): Promise<string> {
-  return ctx.git.text(["hash-object", "-w", "--stdin"], { cwd: ctx.root, input: content });
+/** A blob in the clone's object store (loose-objects.ts: no process started). */
+export function writeBlob(ctx: RepoContext, content: string | Buffer): Promise<string> {
+  return writeBlobObject(ctx, content);
 }
 
-/** Builds a tree from `files` in a throwaway index, so the real index never sees it. */
-export async function buildTree(ctx: RepoContext, files: TreeFiles): Promise<string> {
-  const index = join(tmpdir(), `ticket-runner-index-${process.pid}-${randomBytes(6).toString("hex")}`);
-  const env = { GIT_INDEX_FILE: index };
-  try {
-    const records = [...files].map(([path, sha]) => `100644 blob ${sha}\t${path}\0`).join("");
-    if (records) await ctx.git.text(["update-index", "-z", "--index-info"], { cwd: ctx.root, env, input: records });
-    return await ctx.git.text(["write-tree"], { cwd: ctx.root, env });
-  } finally {
-    await rm(index, { force: true });
-    await rm(`${index}.lock`, { force: true });
-  }
+/** A tree of `files` (paths may have directories), written straight to the object store: no index is touched. */
+export function buildTree(ctx: RepoContext, files: TreeFiles): Promise<string> {
+  return writeTreeObject(ctx, files);
 }
 
-export async function commitTree(ctx: RepoContext, tree: string, parents: string[], message: string): Promise<string> {
-  const args = ["commit-tree", "--no-gpg-sign", tree, ...parents.flatMap((p) => ["-p", p])];
-  return ctx.git.text(args, { cwd: ctx.root, input: message });
+export function commitTree(ctx: RepoContext, tree: string, parents: string[], message: string): Promise<string> {
+  return writeCommitObject(ctx, tree, parents, message);
 }
 
 /**

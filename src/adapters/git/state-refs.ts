@@ -14,7 +14,7 @@ import type { StateFile } from "../../core/schemas/state-file";
 import type { StateRead } from "../../ports/workspace";
 import { scrubJsonValue } from "../secret-scan";
 import { takeTurn, transact } from "./branch-txn";
-import { fetchRecords, flatTree, lsRemoteRefs, readPaths, swapRef } from "./record-refs";
+import { fetchRecords, lsRemoteRefs, readPaths, swapRef } from "./record-refs";
 import { parseStateFile, serializeState, stateFilePath, stateFileTicket } from "./records";
 import type { RepoContext } from "./repo";
 import type { TreeFiles } from "./snapshot";
@@ -228,7 +228,7 @@ export class StateRefs {
             return out.value;
           }
         } else {
-          const tree = (await flatTree(this.ctx, files)) ?? (await buildTree(this.ctx, files));
+          const tree = await buildTree(this.ctx, files);
           const commit = await commitTree(this.ctx, tree, view.tip ? [view.tip] : [], out.message);
           this.remember(this.trees, commit, new Map(files));
           if ((await swapRef(this.ctx, ref, commit, view.tip)) === "pushed") {

@@ -1,17 +1,30 @@
 /**
- * The git runner is simple-git, except where simple-git cannot do what a call needs (ADR 0150):
- * it never writes to a child's stdin, so a call that reads its input there (`cat-file --batch`,
- * `hash-object --stdin`, `update-index --index-info`, `commit-tree`) would wait until its timeout.
- * Those few go through git-stdin.ts. This test shows both halves, against a real repository.
+ * The git runner starts git through the git spawner, a small long-lived process (ADR 0261), or
+ * directly with TICKET_RUNNER_GIT_SPAWN=direct. Both ways must give the same outcomes, against a
+ * real repository: stdin fed and closed, an empty stdin otherwise, exit codes handed back, a cwd
+ * that is gone answered with no exit code, and a spawner that dies replaced by the next call.
  */
 import { strict as assert } from "node:assert";
-import { simpleGit } from "simple-git";
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { GitRunner } from "../../../src/adapters/git/git-runner";
+import { gitProcessCounts } from "../../../src/adapters/git/git-process";
 import type { RemoteFixture } from "../../support/git-fixtures";
 import { git, makeRemote } from "../../support/git-fixtures";
+import { waitFor } from "../../support/wait-for";
 import { ISOLATED_GIT_ENV } from "./support/workspace-fixture";
 
-describe("workspace: the git runner on simple-git", () => {
+/** Pids of this process's children running `node -e` (the git spawner). */
+function spawnerPids(): number[] {
+  const out = execFileSync("ps", ["-o", "pid=,args=", "--ppid", String(process.pid)], { encoding: "utf8" });
+  return out
+    .split("\n")
+    .filter((l) => / -e "use strict";/.test(l) || /node -e /.test(l))
+    .map((l) => Number(l.trim().split(/\s+/)[0]))
+    .filter((n) => n > 0);
+}
+
+describe("workspace: the git runner", () => {
   let fx: RemoteFixture;
   let root: string;
   let blob: string;
@@ -25,19 +38,58 @@ describe("workspace: the git runner on simple-git", () => {
     await fx.cleanup();
   });
 
-  it("simple-git cannot feed a call its stdin: `cat-file --batch` only ends when its timeout stops it", async () => {
-    const sg = simpleGit({ baseDir: root, timeout: { block: 300 } });
-    await assert.rejects(sg.raw(["cat-file", "--batch"]), /timeout/i);
+  for (const way of ["spawner", "direct"] as const) {
+    describe(`started ${way === "spawner" ? "through the git spawner" : "directly"}`, () => {
+      const runner = () => new GitRunner({ env: { ...ISOLATED_GIT_ENV, TICKET_RUNNER_GIT_SPAWN: way === "direct" ? "direct" : undefined } });
+
+      it("feeds stdin and closes it: one `cat-file --batch` returns the blob", async () => {
+        const before = gitProcessCounts()[way];
+        const res = await runner().raw(["cat-file", "--batch"], { cwd: root, input: `${blob}\n` });
+        assert.equal(res.code, 0, res.stderr);
+        assert.match(res.stdout.toString("utf8"), /^[0-9a-f]{40} blob 6\nhello\n/);
+        assert.equal(gitProcessCounts()[way], before + 1);
+      });
+
+      it("a call without input reads an empty stdin rather than waiting for one", async () => {
+        const res = await runner().raw(["cat-file", "--batch"], { cwd: root });
+        assert.equal(res.code, 0, res.stderr);
+        assert.equal(res.stdout.length, 0);
+      });
+
+      it("exit codes are answers: 1 from --is-ancestor is false, anything else throws", async () => {
+        const r = runner();
+        assert.equal(await r.text(["rev-parse", "HEAD:README.md"], { cwd: root }), blob);
+        assert.equal(await r.test(["merge-base", "--is-ancestor", "HEAD", "HEAD"], { cwd: root }), true);
+        await assert.rejects(r.test(["merge-base", "--is-ancestor", "HEAD", "nope"], { cwd: root }), /merge-base/);
+      });
+
+      it("a cwd that is gone: no exit code, and the reason", async () => {
+        const res = await runner().raw(["status"], { cwd: `${root}/no-such-dir` });
+        assert.equal(res.code, null);
+        assert.match(res.stderr, /ENOENT/);
+      });
+    });
+  }
+
+  it("a spawner that dies is replaced by the next call's", async () => {
+    const r = new GitRunner({ env: ISOLATED_GIT_ENV });
+    assert.equal((await r.raw(["rev-parse", "HEAD"], { cwd: root })).code, 0);
+    const [pid] = spawnerPids();
+    assert.ok(pid, "a git spawner runs as a child of this process");
+    process.kill(pid, "SIGKILL");
+    // Gone and reaped (a zombie still has its /proc entry), so this process has seen it end.
+    await waitFor(() => !existsSync(`/proc/${pid}`), { what: "the spawner to be gone" });
+    const before = gitProcessCounts();
+    const again = await r.raw(["rev-parse", "HEAD"], { cwd: root });
+    assert.equal(again.code, 0, again.stderr);
+    const after = gitProcessCounts();
+    assert.equal(after.spawners, before.spawners + 1, "a new spawner took over");
+    assert.equal(after.spawner, before.spawner + 1, "and started the git");
   });
 
-  it("the runner feeds it: one `cat-file --batch` returns the blob; calls without input go through simple-git", async () => {
-    const runner = new GitRunner({ env: ISOLATED_GIT_ENV });
-    const res = await runner.raw(["cat-file", "--batch"], { cwd: root, input: `${blob}\n` });
-    assert.equal(res.code, 0, res.stderr);
-    assert.match(res.stdout.toString("utf8"), /^[0-9a-f]{40} blob 6\nhello\n/);
-    assert.equal(await runner.text(["rev-parse", "HEAD:README.md"], { cwd: root }), blob);
-    // Exit codes are answers, not errors: 1 from --is-ancestor is false, anything else throws.
-    assert.equal(await runner.test(["merge-base", "--is-ancestor", "HEAD", "HEAD"], { cwd: root }), true);
-    await assert.rejects(runner.test(["merge-base", "--is-ancestor", "HEAD", "nope"], { cwd: root }), /merge-base/);
+  it("a spawner with nothing to do goes by itself", async () => {
+    const r = new GitRunner({ env: ISOLATED_GIT_ENV });
+    assert.equal((await r.raw(["rev-parse", "HEAD"], { cwd: root })).code, 0);
+    await waitFor(() => spawnerPids().length === 0, { what: "the quiet spawner to exit" });
   });
 });

@@ -1,0 +1,100 @@
+/**
+ * The objects of the records the product writes (State records, the Run lock): blobs, trees and
+ * commits written straight into the clone's object store as loose objects, as `git hash-object -w`,
+ * `git mktree` and `git commit-tree` would write them, without starting those three processes for
+ * every record write (ADR 0261). The format is git's own (gitformat-loose, gitformat-tree): a
+ * header `<type> <size>\0`, the content, zlib-deflated, named by its SHA-1 (or SHA-256 in a
+ * repository made with `--object-format=sha256`), written to a temporary file and renamed, so a
+ * reader never sees half an object.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { mkdir, rename, stat, writeFile, rm } from "node:fs/promises";
+import { isAbsolute, join, resolve } from "node:path";
+import { deflateSync } from "node:zlib";
+import type { GitIdentity } from "./git-runner";
+import { DEFAULT_GIT_IDENTITY } from "./git-runner";
+import type { RepoContext } from "./repo";
+
+interface Store {
+  dir: string;
+  algorithm: "sha1" | "sha256";
+}
+
+const stores = new Map<string, Promise<Store>>();
+
+/** The clone's object directory and hash, asked of git once per clone and process. */
+function storeOf(ctx: RepoContext): Promise<Store> {
+  let store = stores.get(ctx.root);
+  if (!store) {
+    store = ctx.git.text(["rev-parse", "--git-common-dir", "--show-object-format"], { cwd: ctx.root }).then((out) => {
+      const [common = ".git", format = "sha1"] = out.split("\n");
+      const dir = join(isAbsolute(common) ? common : resolve(ctx.root, common), "objects");
+      return { dir, algorithm: format.trim() === "sha256" ? "sha256" : "sha1" } satisfies Store;
+    });
+    store.catch(() => stores.delete(ctx.root));
+    stores.set(ctx.root, store);
+  }
+  return store;
+}
+
+async function writeObject(ctx: RepoContext, type: "blob" | "tree" | "commit", body: Buffer): Promise<string> {
+  const store = await storeOf(ctx);
+  const raw = Buffer.concat([Buffer.from(`${type} ${body.length}\0`, "utf8"), body]);
+  const sha = createHash(store.algorithm).update(raw).digest("hex");
+  const folder = join(store.dir, sha.slice(0, 2));
+  const path = join(folder, sha.slice(2));
+  if (await stat(path).then(() => true, () => false)) return sha;
+  await mkdir(folder, { recursive: true });
+  const temp = join(folder, `tmp_obj_${process.pid}_${randomBytes(6).toString("hex")}`);
+  try {
+    await writeFile(temp, deflateSync(raw), { mode: 0o444 });
+    // Another writer may have put the same object there meanwhile: same name, same bytes.
+    await rename(temp, path);
+  } finally {
+    await rm(temp, { force: true });
+  }
+  return sha;
+}
+
+export function writeBlobObject(ctx: RepoContext, content: string | Buffer): Promise<string> {
+  return writeObject(ctx, "blob", typeof content === "string" ? Buffer.from(content, "utf8") : content);
+}
+
+interface Dir {
+  files: Map<string, string>;
+  dirs: Map<string, Dir>;
+}
+
+/** A tree, with its subtrees, from `path -> blob sha` (every file mode 100644). */
+export async function writeTreeObject(ctx: RepoContext, files: Map<string, string>): Promise<string> {
+  const top: Dir = { files: new Map(), dirs: new Map() };
+  for (const [path, sha] of files) {
+    const parts = path.split("/");
+    let dir = top;
+    for (const part of parts.slice(0, -1)) {
+      let next = dir.dirs.get(part);
+      if (!next) dir.dirs.set(part, (next = { files: new Map(), dirs: new Map() }));
+      dir = next;
+    }
+    dir.files.set(parts[parts.length - 1]!, sha);
+  }
+  return writeDir(ctx, top);
+}
+
+async function writeDir(ctx: RepoContext, dir: Dir): Promise<string> {
+  const entries: { name: string; sortKey: string; mode: string; sha: string }[] = [];
+  for (const [name, sub] of dir.dirs) entries.push({ name, sortKey: `${name}/`, mode: "40000", sha: await writeDir(ctx, sub) });
+  for (const [name, sha] of dir.files) entries.push({ name, sortKey: name, mode: "100644", sha });
+  // git orders entries by name bytes, a directory's name as if it ended in "/".
+  entries.sort((a, b) => Buffer.compare(Buffer.from(a.sortKey, "utf8"), Buffer.from(b.sortKey, "utf8")));
+  const body = Buffer.concat(entries.flatMap((e) => [Buffer.from(`${e.mode} ${e.name}\0`, "utf8"), Buffer.from(e.sha, "hex")]));
+  return writeObject(ctx, "tree", body);
+}
+
+/** A commit as `git commit-tree` makes it with the product's identity, dated now. */
+export function writeCommitObject(ctx: RepoContext, tree: string, parents: string[], message: string, at = new Date()): Promise<string> {
+  const who: GitIdentity = ctx.git.options.identity ?? DEFAULT_GIT_IDENTITY;
+  const stamp = `${who.name} <${who.email}> ${Math.floor(at.getTime() / 1000)} +0000`;
+  const text = [`tree ${tree}`, ...parents.map((p) => `parent ${p}`), `author ${stamp}`, `committer ${stamp}`, "", message.endsWith("\n") ? message : `${message}\n`].join("\n");
+  return writeObject(ctx, "commit", Buffer.from(text, "utf8"));
+}

@@ -32,7 +32,7 @@ const AGENT_STAGES = new Set(["implement", "verify", "fix", "conflict"]);
 const WRITE_BUDGET = 10;
 const GOAL_LANES_RATIO = 3;
 /** git processes one clean ticket may start, the Run's lock, preflight and sweep included (docs/architecture.md). */
-const GIT_BUDGET = 80;
+const GIT_BUDGET = 75;
 const quiet: Log = { debug: () => {}, info: () => {}, warn: () => {}, error: (m) => process.stderr.write(`bench: ${m}\n`) };
 
 interface Measured {

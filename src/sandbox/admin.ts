@@ -3,6 +3,7 @@
  * demo set the world up, inject faults and read the request log. Faults never apply here.
  */
 import { promises as fsp } from "node:fs";
+import * as path from "node:path";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { z } from "zod";
 import type { App } from "./app";
@@ -41,7 +42,7 @@ export async function handleAdmin(app: App, req: IncomingMessage, res: ServerRes
     switch (route) {
       case "POST /_sandbox/repos": {
         const spec = parseBody(createRepoSchema, body, "Repository");
-        if (spec.fromDir) await fsp.access(spec.fromDir).catch(() => { throw new HttpError(422, `fromDir ${spec.fromDir} does not exist on the sandbox's machine.`); });
+        if (spec.fromDir) await checkFromDir(app, spec.fromDir);
         const repo = await createRepo(app, spec);
         reply(201, { owner: repo.owner, name: repo.name, gitUrl: app.gitUrl(repo.owner, repo.name) });
         return;
@@ -145,4 +146,20 @@ export async function resetSandbox(app: App): Promise<void> {
   await fsp.rm(app.reposRoot, { recursive: true, force: true });
   await fsp.mkdir(app.reposRoot, { recursive: true });
   await app.store.changed();
+}
+
+/**
+ * `fromDir` publishes a folder as a repository anyone the sandbox lets in can clone, so it is taken
+ * only from the sandbox's own seed folder (ADR 0222), resolved through any link.
+ */
+async function checkFromDir(app: App, fromDir: string): Promise<void> {
+  const real = await fsp.realpath(fromDir).catch(() => null);
+  if (!real) throw new HttpError(422, `fromDir ${fromDir} does not exist on the sandbox's machine.`);
+  const seeds = await fsp.realpath(app.seedsDir);
+  if (real === seeds || !real.startsWith(seeds + path.sep)) {
+    throw new HttpError(
+      422,
+      `fromDir must be a folder inside this sandbox's seed folder ${seeds}, not ${fromDir}: a repository made from it can be cloned by anyone the sandbox lets in, so no other folder on this machine is copied. Copy the files into ${seeds}/<name>/ first, or send them as "files". Nothing was created.`,
+    );
+  }
 }

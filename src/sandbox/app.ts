@@ -44,6 +44,8 @@ export class App {
     readonly reposRoot: string,
     /** Where git request bodies are read whole before git sees them (spool.ts). */
     readonly spoolDir: string,
+    /** The only folder the admin API's `fromDir` may copy from (ADR 0222). */
+    readonly seedsDir: string,
   ) {
     // A new sandbox starts at real time, whatever an earlier one in this process was moved to.
     resetClock();

@@ -31,16 +31,18 @@ export interface SandboxHandle {
   gitUrl(owner: string, repo: string): string;
   adminToken: string;
   admin: SandboxAdmin;
+  /** The folder the admin API's `fromDir` copies from, and nothing else (ADR 0222). */
+  seedsDir: string;
   stop(): Promise<void>;
 }
 
 export async function startSandbox(opts: StartSandboxOptions = {}): Promise<SandboxHandle> {
   const persistent = !!opts.dataDir;
   const root = opts.dataDir ? path.resolve(opts.dataDir) : await fsp.mkdtemp(path.join(os.tmpdir(), "ticket-runner-sandbox-"));
-  await fsp.mkdir(path.join(root, "repos"), { recursive: true });
+  await privateDataDir(root);
   const store = new Store(persistent ? root : null);
   await store.load();
-  const app = new App(store, path.join(root, "repos"), path.join(root, "spool"));
+  const app = new App(store, path.join(root, "repos"), path.join(root, "spool"), path.join(root, "seeds"));
   await resetSpool(app.spoolDir);
   ensureAdminUser(app);
   await store.changed();
@@ -62,6 +64,7 @@ export async function startSandbox(opts: StartSandboxOptions = {}): Promise<Sand
     gitUrl: (owner, repo) => app.gitUrl(owner, repo),
     adminToken: app.adminToken,
     admin: new SandboxAdmin(app.urls.api, app.adminToken),
+    seedsDir: app.seedsDir,
     async stop() {
       if (stopped) return;
       stopped = true;
@@ -77,4 +80,22 @@ export async function startSandbox(opts: StartSandboxOptions = {}): Promise<Sand
       if (!persistent) await fsp.rm(root, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * state.json holds every token and the repositories every private file (ADR 0222): the data folder
+ * and what the sandbox keeps in it are this user's alone. An older sandbox's folder is narrowed; a
+ * folder that holds other things (`--data ~`, say) keeps its own mode, and the sandbox's parts in
+ * it are narrowed instead.
+ */
+async function privateDataDir(root: string): Promise<void> {
+  await fsp.mkdir(root, { recursive: true, mode: 0o700 });
+  const entries = await fsp.readdir(root);
+  const ours = new Set(["state.json", "repos", "seeds", "spool"]);
+  if (entries.every((e) => ours.has(e) || e.startsWith("state.json."))) await fsp.chmod(root, 0o700);
+  for (const dir of ["repos", "seeds"]) {
+    await fsp.mkdir(path.join(root, dir), { recursive: true, mode: 0o700 });
+    await fsp.chmod(path.join(root, dir), 0o700);
+  }
+  await fsp.chmod(path.join(root, "state.json"), 0o600).catch(() => undefined);
 }

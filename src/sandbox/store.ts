@@ -117,9 +117,10 @@ export class Store {
 }
 
 export async function writeAtomically(target: string, text: string): Promise<void> {
-  await fsp.mkdir(path.dirname(target), { recursive: true });
+  await fsp.mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
   const tmp = `${target}.${process.pid}.${Date.now()}.tmp`;
-  const fh = await fsp.open(tmp, "w");
+  // 0600: state.json holds every user's token.
+  const fh = await fsp.open(tmp, "w", 0o600);
   try {
     await fh.writeFile(text);
     await fh.sync();

@@ -24,13 +24,14 @@ export async function sandboxProcess(opts: { dataDir?: string } = {}): Promise<S
   child.stdout!.on("data", (c: Buffer) => (text += c.toString("utf8")));
   const exited = new Promise<NodeJS.Signals | null>((res) => child.on("close", (_code, signal) => res(signal)));
   const first = await waitFor(() => (text.includes("\n") ? text.split("\n")[0] : null), { timeoutMs: 20_000, what: "the sandbox to print its address" });
-  const { apiUrl, token } = JSON.parse(first) as { apiUrl: string; token: string };
+  const { apiUrl, token, seedsDir } = JSON.parse(first) as { apiUrl: string; token: string; seedsDir: string };
   if (child.pid === undefined) throw new Error("the sandbox process did not start");
   return {
     pid: child.pid,
     exited,
     apiUrl,
     adminToken: token,
+    seedsDir,
     gitUrl: (owner, repo) => `${apiUrl}/${owner}/${repo}.git`,
     admin: new SandboxAdmin(apiUrl, token),
     stop: async () => {

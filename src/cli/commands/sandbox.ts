@@ -14,7 +14,7 @@ Runs a local GitHub-compatible server (REST, GraphQL at /graphql, git over HTTP)
   --port <n>     port to listen on (default 0: any free port)
   --data <dir>   keep repositories and state in <dir> across restarts (default: a temp folder, removed on exit)
   --seed demo    create the demo repository demo/shop on first start
-  --json         print one JSON line {apiUrl, gitUrl, token} instead of text
+  --json         print one JSON line {apiUrl, gitUrl, token, seedsDir} instead of text
 Serves until SIGTERM, SIGHUP or Ctrl-C.`;
 
 export const sandboxCommand: CliCommand = {
@@ -47,13 +47,14 @@ export const sandboxCommand: CliCommand = {
     }
     const gitUrl = seed === "demo" ? sb.gitUrl("demo", "shop") : sb.gitUrl("<owner>", "<repo>");
     if (args.flags.has("--json")) {
-      io.out(JSON.stringify({ apiUrl: sb.apiUrl, gitUrl, token: sb.adminToken }));
+      io.out(JSON.stringify({ apiUrl: sb.apiUrl, gitUrl, token: sb.adminToken, seedsDir: sb.seedsDir }));
     } else {
       io.out(`Sandbox listening.`);
       io.out(`  API:   ${sb.apiUrl}   (GraphQL: ${sb.apiUrl}/graphql)`);
       io.out(`  git:   ${gitUrl}   (basic auth x-access-token:<token>)`);
       io.out(`  token: ${sb.adminToken}   (sandbox admin; a local sandbox token, not a GitHub one)`);
       io.out(dataDir ? `  data:  ${dataDir}` : `  data:  temporary (use --data <dir> to keep it)`);
+      io.out(`  seeds: ${sb.seedsDir}   (the only folder the admin API's fromDir copies from)`);
       io.out(`Stop with Ctrl-C or SIGTERM.`);
     }
     await stopRequested;

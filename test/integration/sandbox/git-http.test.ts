@@ -93,7 +93,7 @@ describe("sandbox git over smart HTTP", function () {
   });
 
   it("createRepo fromDir commits a folder's files (respecting .gitignore) as the first commit", async () => {
-    const src = path.join(w.tmp, "seed-src");
+    const src = path.join(w.sb.seedsDir, "seed-src");
     await fsp.mkdir(path.join(src, "lib"), { recursive: true });
     await fsp.writeFile(path.join(src, "lib", "x.js"), "module.exports = 1;\n");
     await fsp.writeFile(path.join(src, ".gitignore"), "secret.txt\n");
@@ -104,5 +104,18 @@ describe("sandbox git over smart HTTP", function () {
     assert.equal(await gitOk(["rev-parse", "--abbrev-ref", "HEAD"], dir), "trunk");
     assert.equal(await fsp.readFile(path.join(dir, "lib", "x.js"), "utf8"), "module.exports = 1;\n");
     await assert.rejects(fsp.access(path.join(dir, "secret.txt")));
+  });
+
+  it("createRepo fromDir refuses a folder outside the sandbox's seed folder, and creates nothing (issue #15, finding 6)", async () => {
+    const home = path.join(w.tmp, "someones-home");
+    await fsp.mkdir(path.join(home, ".ssh"), { recursive: true });
+    await fsp.writeFile(path.join(home, ".ssh", "id_ed25519"), "PRIVATE KEY\n");
+    // A link inside the seed folder that leads out of it is refused too.
+    await fsp.symlink(home, path.join(w.sb.seedsDir, "link-out"));
+    for (const [name, fromDir] of [["stolen", home], ["linked", path.join(w.sb.seedsDir, "link-out")], ["dotdot", path.join(w.sb.seedsDir, "..", "..")], ["seeds", w.sb.seedsDir]] as const) {
+      await assert.rejects(w.sb.admin.createRepo({ owner: OWNER, name, fromDir }), (e: Error) => /fromDir must be a folder inside this sandbox's seed folder/.test(e.message) && /Nothing was created/.test(e.message));
+      const res = await fetch(`${w.sb.apiUrl}/repos/${OWNER}/${name}`, { headers: { authorization: `Bearer ${w.sb.adminToken}` } });
+      assert.equal(res.status, 404, `${name} was not created`);
+    }
   });
 });

@@ -55,6 +55,37 @@ describe("sandbox persistence and seeds", function () {
     }
   });
 
+  it("the data folder is this user's alone: 0700, state.json (every token) 0600, an older 0755 folder and 0644 state narrowed (issue #15, finding 6)", async () => {
+    const mode = async (p: string) => ((await fsp.stat(p)).mode & 0o777).toString(8);
+    const data = path.join(tmp, "data");
+    // A folder and a state file as an older sandbox left them.
+    const first = await startSandbox({ dataDir: data, quiet: true });
+    await first.admin.addUser({ login: "bob" });
+    await first.stop();
+    await fsp.chmod(data, 0o755);
+    await fsp.chmod(path.join(data, "state.json"), 0o644);
+    await fsp.chmod(path.join(data, "repos"), 0o755);
+
+    const again = await startSandbox({ dataDir: data, quiet: true });
+    try {
+      await again.admin.addUser({ login: "carol" });
+      assert.deepEqual(
+        { root: await mode(data), state: await mode(path.join(data, "state.json")), repos: await mode(path.join(data, "repos")), seeds: await mode(again.seedsDir) },
+        { root: "700", state: "600", repos: "700", seeds: "700" },
+      );
+    } finally {
+      await again.stop();
+    }
+    const fresh = path.join(tmp, "fresh");
+    const other = await startSandbox({ dataDir: fresh, quiet: true });
+    try {
+      await other.admin.addUser({ login: "dan" });
+      assert.deepEqual([await mode(fresh), await mode(path.join(fresh, "state.json"))], ["700", "600"]);
+    } finally {
+      await other.stop();
+    }
+  });
+
   it("a state file that is not a sandbox state is refused with a message naming it", async () => {
     const data = path.join(tmp, "bad");
     await fsp.mkdir(data, { recursive: true });

@@ -122,6 +122,8 @@ export interface Tracker {
   readonly repo: RepoRef;
   viewer(): Promise<string>;
   defaultBranch(): Promise<string>;
+  /** The merge methods the repository allows (GitHub's allow_merge_commit, allow_squash_merge, allow_rebase_merge); null when the server does not say. */
+  mergeMethods(): Promise<Record<MergeMethod, boolean> | null>;
   permissionOf(user: string): Promise<Permission>;
   /** The caller's own permission on the repository; null when the API does not say (some App tokens). */
   access(): Promise<Permission | null>;

@@ -58,6 +58,10 @@ export class FakeGitHub {
   readonly repo: RepoRef;
   readonly users = new Map<string, Permission>();
   defaultBranch = "main";
+  /** The method of every merge, in order. */
+  mergedWith: string[] = [];
+  /** What GET /repos says of merge methods; null: it does not say. */
+  mergeMethods: Record<"merge" | "squash" | "rebase", boolean> | null = { merge: true, squash: true, rebase: true };
   requests: { user: string; method: string }[] = [];
   beforeRequest: ((user: string, method: string) => Promise<void> | void) | null = null;
   private state: State = { issues: new Map(), comments: [], events: [], labels: new Set(), pulls: [], ci: new Map() };
@@ -258,6 +262,11 @@ export class FakeTracker implements Tracker {
     return this.gh.defaultBranch;
   }
 
+  async mergeMethods(): Promise<Record<"merge" | "squash" | "rebase", boolean> | null> {
+    await this.enter("mergeMethods");
+    return this.gh.mergeMethods;
+  }
+
   async access(): Promise<Permission | null> {
     await this.enter("access");
     return this.gh.users.get(this.user) ?? "none";
@@ -442,6 +451,8 @@ export class FakeTracker implements Tracker {
     const pr = this.gh.live().pulls.find((p) => p.number === number);
     if (!pr) return { merged: false, sha: null, reason: "no such pull request" };
     if (pr.headSha !== input.sha) return { merged: false, sha: null, reason: "head moved" };
+    if (this.gh.mergeMethods && !this.gh.mergeMethods[input.method]) return { merged: false, sha: null, reason: `405: ${input.method} is not allowed` };
+    this.gh.mergedWith.push(input.method);
     pr.merged = true;
     pr.state = "closed";
     return { merged: true, sha: "1".repeat(40) };

@@ -3,7 +3,7 @@
  * Construct with `new OctokitTracker(createOctokit({...}), { owner, repo })`.
  * Every response is checked with zod (./schemas.ts) before it reaches the core.
  */
-import type { BodyHistory, CiReport, IssueThread, IssueWrite, MergeInput, MergeResult, Permission, PullRequestInfo, RepoRef, Tracker, TrackerComment, TrackerIssue } from "../../ports/tracker";
+import type { BodyHistory, CiReport, IssueThread, IssueWrite, MergeInput, MergeMethod, MergeResult, Permission, PullRequestInfo, RepoRef, Tracker, TrackerComment, TrackerIssue } from "../../ports/tracker";
 import type { GitHubClient } from "./client";
 import { withOptionalFeature } from "./capabilities";
 import { NodeIds, readIssueThread } from "./issue-thread";
@@ -73,9 +73,23 @@ export class OctokitTracker implements Tracker {
     return this.viewerLogin;
   }
 
+  /** One read of the repository serves the default branch and the merge methods. */
+  private repoRead: Promise<z.infer<typeof restRepo>> | null = null;
+
+  private repository(): Promise<z.infer<typeof restRepo>> {
+    this.repoRead ??= this.octokit.request("GET /repos/{owner}/{repo}", this.base).then((res) => check(restRepo, res.data, `repository ${this.repo.owner}/${this.repo.repo}`));
+    this.repoRead.catch(() => (this.repoRead = null));
+    return this.repoRead;
+  }
+
   async defaultBranch(): Promise<string> {
-    const res = await this.octokit.request("GET /repos/{owner}/{repo}", this.base);
-    return check(restRepo, res.data, `repository ${this.repo.owner}/${this.repo.repo}`).default_branch;
+    return (await this.repository()).default_branch;
+  }
+
+  async mergeMethods(): Promise<Record<MergeMethod, boolean> | null> {
+    const r = await this.repository();
+    if (r.allow_merge_commit === undefined || r.allow_squash_merge === undefined || r.allow_rebase_merge === undefined) return null;
+    return { merge: r.allow_merge_commit, squash: r.allow_squash_merge, rebase: r.allow_rebase_merge };
   }
 
   async access(): Promise<Permission | null> {

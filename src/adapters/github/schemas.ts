@@ -13,7 +13,8 @@ const login = z.object({ login: z.string().min(1) });
 // ---- REST ----
 
 export const restUser = z.object({ login: z.string().min(1), node_id: z.string().optional() });
-export const restRepo = z.object({ default_branch: z.string().min(1) });
+/** The merge flags are optional: GitHub may leave them out for a token that cannot administer the repository. */
+export const restRepo = z.object({ default_branch: z.string().min(1), allow_merge_commit: z.boolean().optional(), allow_squash_merge: z.boolean().optional(), allow_rebase_merge: z.boolean().optional() });
 /** GET /repos/{owner}/{repo}'s `permissions`: the caller's own access (absent for some tokens). */
 export const restRepoAccess = z.object({
   permissions: z.object({ admin: z.boolean(), maintain: z.boolean().optional(), push: z.boolean(), triage: z.boolean().optional(), pull: z.boolean() }).optional(),

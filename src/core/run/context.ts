@@ -7,7 +7,7 @@ import type { Unavailable } from "./agent-faults";
 import type { Clock } from "../../ports/clock";
 import type { Host } from "../../ports/host";
 import type { Log } from "../../ports/log";
-import type { Tracker, TrackerComment, TrackerIssue } from "../../ports/tracker";
+import type { MergeMethod, Tracker, TrackerComment, TrackerIssue } from "../../ports/tracker";
 import type { Lane, PushRefusal, Workspace } from "../../ports/workspace";
 import type { ClaimGate, HeldClaim } from "../claim-gate";
 import type { Config } from "../schemas/config";
@@ -59,6 +59,8 @@ export interface RunEnv {
   events: RunEvents;
   /** The merge order of the Landings (ADR 0181). */
   train: MergeTrain;
+  /** The merge method this Run uses: the configured one, or what the repository allows (ADR 0242). */
+  mergeMethod: MergeMethod;
   flags: RunFlags;
   /** Lane index -> the ticket it holds, for the stop line and front doors. */
   held: Map<number, TicketCtx>;

@@ -173,8 +173,8 @@ async function merge(env: RunEnv, ctx: TicketCtx, pr: PullRequestInfo): Promise<
     // A squash commit's message would default to the agent's commit messages, and a closing keyword
     // there closes issues when it lands; the title and message are ours, made inert (ADR 0161).
     const title = `${inertReferences(ctx.title ?? ctx.issue.title)} (#${pr.number})`;
-    const message = env.config.merge.method === "squash" ? `Ticket #${ctx.ticket}, merged by Ticket Runner.` : undefined;
-    const result = await env.deps.tracker.mergePullRequest(pr.number, { sha, method: env.config.merge.method, title, base: env.base, ...(message ? { message } : {}) });
+    const message = env.mergeMethod === "squash" ? `Ticket #${ctx.ticket}, merged by Ticket Runner.` : undefined;
+    const result = await env.deps.tracker.mergePullRequest(pr.number, { sha, method: env.mergeMethod, title, base: env.base, ...(message ? { message } : {}) });
     if (result.merged) ctx.mergedHead = sha;
     if (!result.merged) {
       await endStage(env, ctx, { stage: "merge", outcome: "❌ refused", turns: null, durationMs: elapsed(env, started) });
@@ -182,7 +182,7 @@ async function merge(env: RunEnv, ctx: TicketCtx, pr: PullRequestInfo): Promise<
       const why = result.refusal ? `${result.refusal.cause}. To fix: ${result.refusal.fix}` : (result.reason ?? "no reason given");
       return fail("final", "merge", `GitHub did not merge #${pr.number}: ${why}`);
     }
-    await endStage(env, ctx, { stage: "merge", outcome: `✅ merged (${env.config.merge.method})`, turns: null, durationMs: elapsed(env, started) });
+    await endStage(env, ctx, { stage: "merge", outcome: `✅ merged (${env.mergeMethod})`, turns: null, durationMs: elapsed(env, started) });
     return { ok: true, merged: { ...pr, merged: true, state: "closed" } };
   } catch (error) {
     await endStage(env, ctx, { stage: "merge", outcome: "❌ failed", turns: null, durationMs: elapsed(env, started) });

@@ -19,6 +19,7 @@ import type { RunSummary, SummaryRow } from "./summary";
 import { summarize } from "./summary";
 import { sweep } from "./sweep";
 import { lockRefusal } from "./lock-refusal";
+import { chooseMergeMethod } from "./merge-method";
 import { requireWriteAccess } from "../claims/writer-access";
 import { refuseActionsToken } from "./actions-token";
 
@@ -65,6 +66,7 @@ export class Run {
       hostName: deps.host.identity().name,
       events: this.events,
       train: new MergeTrain(),
+      mergeMethod: config.merge.method,
       flags: { stopping: false, stoppedAt: null, stoppedHolding: [], rateLimited: false, limitResetsAt: null, unavailable: null, killed: false },
       held: new Map(),
     };
@@ -112,6 +114,9 @@ export class Run {
     // Before the lock: a reader's Run would fail at the lock's push with git's own words.
     await requireWriteAccess(this.deps.tracker, "a Run", this.options.command ?? "ticket-runner run");
     if (!this.env.base) this.env.base = await this.deps.tracker.defaultBranch();
+    const choice = chooseMergeMethod(this.deps.tracker.repo, this.config.merge.method, await this.deps.tracker.mergeMethods());
+    this.env.mergeMethod = choice.method;
+    if (choice.note) this.deps.log.info(choice.note);
     // Not a repository, no remote, a detached or dirty checkout, State files from an older pipeline.
     await this.deps.workspace.preflight(this.env.base);
   }

@@ -71,6 +71,13 @@ export function registerRepoRoutes(router: Router): void {
     if (body.default_branch !== undefined && !(await revParse(ctx.app.gitDir(repo), `refs/heads/${body.default_branch}`))) {
       throw validationFailed([{ resource: "Repository", field: "default_branch", code: "invalid" }]);
     }
+    // GitHub keeps at least one merge method on ("you need to allow at least one merge strategy").
+    const merge = body.allow_merge_commit ?? repo.allowMergeCommit;
+    const squash = body.allow_squash_merge ?? repo.allowSquashMerge;
+    const rebase = body.allow_rebase_merge ?? repo.allowRebaseMerge;
+    if (!merge && !squash && !rebase) {
+      throw validationFailed([{ resource: "Repository", field: "merge_commit_allowed", code: "custom", message: "Sorry, you need to allow at least one merge strategy. (no_merge_method)" }]);
+    }
     if (body.description !== undefined) repo.description = body.description;
     if (body.private !== undefined) repo.private = body.private;
     if (body.visibility !== undefined) repo.private = body.visibility === "private";

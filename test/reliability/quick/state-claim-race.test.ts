@@ -36,6 +36,7 @@ async function envFor(world: ChaosWorld, t: ChaosTarget, h: HostSpec, runId: str
     hostName: h.name,
     events: new RunEvents(() => undefined),
     train: new MergeTrain(),
+    mergeMethod: config.merge.method,
     flags: { stopping: false, stoppedAt: null, stoppedHolding: [], rateLimited: false, limitResetsAt: null, unavailable: null, killed: false },
     held: new Map(),
   };

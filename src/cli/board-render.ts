@@ -6,7 +6,7 @@
 import { rememberTitles, titlesFile } from "./ticket-titles";
 import { FsRunRoot } from "../adapters/fs-run-root";
 import { createGitHubBoard } from "../adapters/github/board-wiring";
-import type { BoardOctokit } from "../adapters/github/board-query";
+import type { BoardOctokit } from "../adapters/github/board-poller";
 import type { Host } from "../ports/host";
 import type { Log } from "../ports/log";
 import type { BoardFilter, BoardModel, BoardRow } from "../core/board/types";

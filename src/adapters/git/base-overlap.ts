@@ -4,7 +4,7 @@
  * runs CI again) only when they meet (ADR 0181).
  */
 import type { Lane } from "../../ports/workspace";
-import type { RepoContext } from "./repo";
+import type { RepoContext } from "./repo-context";
 import { baseStart } from "./worktrees";
 
 async function changedFiles(ctx: RepoContext, cwd: string, from: string, to: string): Promise<string[]> {

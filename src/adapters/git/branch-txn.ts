@@ -4,7 +4,7 @@
  * one clone take turns, so two Lanes never push snapshots that each miss the other's change.
  */
 import { Failure } from "../../core/errors";
-import type { RepoContext } from "./repo";
+import type { RepoContext } from "./repo-context";
 import type { TreeFiles } from "./snapshot";
 import { buildTree, commitTree, listFiles, pushWithLease, readTip } from "./snapshot";
 

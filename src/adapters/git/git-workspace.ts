@@ -14,7 +14,7 @@ import * as ops from "./lane-ops";
 import { CloneGuard } from "./clone-guard";
 import { preflight } from "./preflight";
 import { RemoteGit } from "./remote-git";
-import type { RepoContext } from "./repo";
+import type { RepoContext } from "./repo-context";
 import { abortRebase, rebaseInProgress, resumeLane } from "./resume-branch";
 import { checkEnvironment, runCheck } from "./run-check";
 import type { LockScope } from "./run-lock";

@@ -12,7 +12,7 @@
  */
 import { mkdir, readFile, rename, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import type { RepoContext } from "./repo";
+import type { RepoContext } from "./repo-context";
 import { WORKTREES_DIR } from "./lanes-dir";
 import { asideStamp, inside, leftByDeadGit } from "./stale-locks";
 

@@ -3,7 +3,7 @@ import { readFile, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { Lane, PushResult } from "../../ports/workspace";
 import { readPushRefusal } from "./push-refusal";
-import type { RepoContext } from "./repo";
+import type { RepoContext } from "./repo-context";
 import { isAncestor, listWorktrees, lsRemoteBranch, resolveRef } from "./repo";
 import { rebaseInProgress } from "./resume-branch";
 import { ticketOfBranch } from "./slug";

@@ -5,7 +5,8 @@
  * reusing could lose nothing and adopts nobody's work.
  */
 import { resolve } from "node:path";
-import type { RepoContext, WorktreeEntry } from "./repo";
+import type { WorktreeEntry } from "./repo";
+import type { RepoContext } from "./repo-context";
 import { resolveRef } from "./repo";
 
 export interface LeftBranch {

@@ -13,7 +13,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import { deflateSync } from "node:zlib";
 import type { GitIdentity } from "./git-runner";
 import { DEFAULT_GIT_IDENTITY } from "./git-runner";
-import type { RepoContext } from "./repo";
+import type { RepoContext } from "./repo-context";
 
 interface Store {
   dir: string;

@@ -5,7 +5,7 @@
 import { readdir, realpath } from "node:fs/promises";
 import { join } from "node:path";
 import { Refusal } from "../../core/errors";
-import type { RepoContext } from "./repo";
+import type { RepoContext } from "./repo-context";
 
 export async function preflight(ctx: RepoContext, base?: string): Promise<void> {
   const top = await ctx.git.raw(["rev-parse", "--show-toplevel"], { cwd: ctx.root });

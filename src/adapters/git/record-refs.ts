@@ -6,7 +6,7 @@
  */
 import { Failure } from "../../core/errors";
 import { isLostRace, isMissingRemoteRef } from "./git-runner";
-import type { RepoContext } from "./repo";
+import type { RepoContext } from "./repo-context";
 import { fetchFromPrivateArgs, fetchPrivately } from "./repo";
 
 /** ref -> sha on the remote, for every ref matching one of `patterns` (ls-remote's tail match). */

@@ -13,7 +13,8 @@ import { mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { Failure } from "../../core/errors";
-import type { GitCall, GitOutput } from "./git-runner";
+import type { GitCall } from "./git-runner";
+import type { GitOutput } from "./git-runner";
 import { GitRunner } from "./git-runner";
 
 export interface RemoteGitOptions {

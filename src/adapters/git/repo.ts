@@ -1,19 +1,9 @@
 /** Small reads and fetches shared by the Workspace adapter's parts. */
-import type { GitOutput, GitRunner } from "./git-runner";
+import type { GitOutput } from "./git-runner";
 import { isMissingRemoteRef, isRefLockContention } from "./git-runner";
-import type { RemoteGit } from "./remote-git";
 import { badWorktreeHead, setAsideHalfMadeWorktree } from "./half-made-worktree";
 import { setAsideStaleRefLock } from "./stale-locks";
-
-export interface RepoContext {
-  git: GitRunner;
-  /** The Target's main checkout. */
-  root: string;
-  /** Remote name, "origin" unless told otherwise: names the tracking refs; the URL is `net`'s. */
-  remote: string;
-  /** The only way to the remote (ADR 0150). */
-  net: RemoteGit;
-}
+import type { RepoContext } from "./repo-context";
 
 /** The sha a ref or revision names in `cwd`, or null when it names nothing. */
 export async function resolveRef(ctx: RepoContext, ref: string, cwd = ctx.root): Promise<string | null> {

@@ -12,7 +12,7 @@ import { access } from "node:fs/promises";
 import { resolve } from "node:path";
 import { Refusal } from "../../core/errors";
 import type { Lane, ResumeOutcome } from "../../ports/workspace";
-import type { RepoContext } from "./repo";
+import type { RepoContext } from "./repo-context";
 import { fetchRef, isAncestor, listWorktrees, resolveRef } from "./repo";
 import { setAsideStaleLocks } from "./stale-locks";
 import { addWorktreeFor, assertBranchName, branchInWay, lanePath, worktreeOf } from "./worktrees";

@@ -7,7 +7,7 @@ import { Failure } from "../../core/errors";
 import { readPushRefusal } from "./push-refusal";
 import { isLostRace } from "./git-runner";
 import { writeBlobObject, writeCommitObject, writeTreeObject } from "./loose-objects";
-import type { RepoContext } from "./repo";
+import type { RepoContext } from "./repo-context";
 import { fetchRef, resolveRef } from "./repo";
 
 /** path inside the branch -> blob sha */

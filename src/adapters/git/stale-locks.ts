@@ -11,7 +11,7 @@
  */
 import { mkdir, readdir, readlink, rename, stat } from "node:fs/promises";
 import { join, resolve, sep } from "node:path";
-import type { RepoContext } from "./repo";
+import type { RepoContext } from "./repo-context";
 
 export const STALE_LOCK_MS = 10_000;
 

@@ -16,7 +16,7 @@ import { scrubJsonValue } from "../secret-scan";
 import { takeTurn, transact } from "./branch-txn";
 import { fetchRecords, lsRemoteRefs, readPaths, swapRef } from "./record-refs";
 import { parseStateFile, serializeState, stateFilePath, stateFileTicket } from "./records";
-import type { RepoContext } from "./repo";
+import type { RepoContext } from "./repo-context";
 import type { TreeFiles } from "./snapshot";
 import { buildTree, commitTree, listFiles, readBlobs, writeBlob } from "./snapshot";
 import type { TranscriptFile } from "./transcripts";

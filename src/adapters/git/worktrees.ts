@@ -8,7 +8,8 @@ import { isAbsolute, join, relative, resolve } from "node:path";
 import { Refusal } from "../../core/errors";
 import type { Lane } from "../../ports/workspace";
 import { inspectLeftBranch, whyNotReusable, type LeftBranch, type NotReusable } from "./left-branch";
-import type { RepoContext, WorktreeEntry } from "./repo";
+import type { WorktreeEntry } from "./repo";
+import type { RepoContext } from "./repo-context";
 import { WORKTREES_DIR } from "./lanes-dir";
 import { fetchRef, listWorktrees, refExists, resolveRef } from "./repo";
 

@@ -6,11 +6,14 @@
  *     rewrites in place (heartbeats, Stage changes), which are not issue events.
  * "changed" means at least one ETag moved (or there was none yet): then the board refetches.
  */
+import type { Octokit } from "@octokit/rest";
 import { z } from "zod";
 import type { PollResult } from "../../ports/board-source";
 import type { RepoRef } from "../../ports/tracker";
-import type { BoardOctokit } from "./board-query";
 import { toBoardError } from "./board-errors";
+
+/** What the board reads GitHub with: the window's (or the CLI's) one client. */
+export type BoardOctokit = Pick<Octokit, "graphql" | "request">;
 
 type Headers = Record<string, string | number | undefined>;
 

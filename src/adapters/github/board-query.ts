@@ -4,18 +4,16 @@
  * costs one more query for that issue only (the core decides which: src/core/board/load.ts).
  * Every response is checked with zod; a malformed issue node is logged and skipped, not fatal.
  */
-import type { Octokit } from "@octokit/rest";
 import { z } from "zod";
 import { BoardSourceError } from "../../core/board/source-error";
 import type { BoardFetch, BoardSource, BoardSourceIssue, PollResult, SourceCost } from "../../ports/board-source";
 import type { Log } from "../../ports/log";
 import type { Permission, RepoRef, TrackerComment } from "../../ports/tracker";
-import type { BoardPoller } from "./board-poller";
+import type { BoardOctokit, BoardPoller } from "./board-poller";
 import { toBoardError } from "./board-errors";
 import { lacks, withOptionalFeature } from "./capabilities";
 import { githubIdSchema } from "../../core/schemas/github-id";
 
-export type BoardOctokit = Pick<Octokit, "graphql" | "request">;
 
 /** `fullDatabaseId`, not the 32-bit `databaseId`: see GQL_COMMENT_FIELDS in schemas.ts (ADR 0130). */
 const COMMENT_FIELDS = "fullDatabaseId url body createdAt updatedAt author { login }";

@@ -14,7 +14,8 @@ import type { Log } from "../../ports/log";
 import type { RunRoot } from "../../ports/run-root";
 import type { RepoRef } from "../../ports/tracker";
 import { BoardPoller } from "./board-poller";
-import { GitHubBoardSource, type BoardOctokit } from "./board-query";
+import type { BoardOctokit } from "./board-poller";
+import { GitHubBoardSource } from "./board-query";
 
 export interface GitHubBoardOptions {
   octokit: BoardOctokit;

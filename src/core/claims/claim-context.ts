@@ -7,13 +7,14 @@ import type { Clock } from "../../ports/clock";
 import type { HostIdentity } from "../../ports/host";
 import type { Log } from "../../ports/log";
 import type { RunRoot } from "../../ports/run-root";
-import type { Tracker, TrackerComment, TrackerIssue } from "../../ports/tracker";
+import type { Tracker } from "../../ports/tracker";
 import { Refusal } from "../errors";
 import type { RunJson } from "../schemas/run-json";
 import { notAWriter } from "./refusals";
-import { readLeases, type IgnoredComment } from "./claim-view";
-import { standings, type LeaseRecord, type Standings } from "./lease-standing";
+import { readLeases } from "./claim-view";
+import { standings } from "./lease-standing";
 import { TrustCache } from "./trust";
+import type { TicketReading } from "./ticket-reading";
 
 export interface ClaimLabels {
   ready: string;
@@ -61,18 +62,6 @@ export interface ClaimProtocolOptions {
 export interface WriterUse {
   doing: string;
   again: string;
-}
-
-export interface TicketReading {
-  issue: TrackerIssue;
-  /** Every comment as read (the Run reuses a claim's read-back instead of reading them again). */
-  comments: TrackerComment[];
-  viewer: string;
-  records: LeaseRecord[];
-  ignored: IgnoredComment[];
-  standing: Standings;
-  /** Actors of recent `labeled` events per label, when the read carried them. */
-  labelActors?: Record<string, string[]>;
 }
 
 export class ClaimContext {

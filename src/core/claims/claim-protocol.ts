@@ -8,7 +8,8 @@
 import type { ClaimAttempt, ClaimGate, HeldClaim, ReleaseWhy } from "../claim-gate";
 import { isRefusal } from "../errors";
 import { adoptClaim } from "./adopt";
-import { ClaimContext, type ClaimProtocolOptions, type TicketReading } from "./claim-context";
+import { ClaimContext, type ClaimProtocolOptions } from "./claim-context";
+import { type TicketReading } from "./ticket-reading";
 import { endClaim, sameUser } from "./give-back";
 import { end, heartbeat, markStage, recheck } from "./lifecycle";
 import { parseTicketNumber } from "./marker";

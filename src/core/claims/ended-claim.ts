@@ -11,7 +11,8 @@
 import type { RunJsonRead } from "../../ports/run-root";
 import { Refusal } from "../errors";
 import type { RunJson } from "../schemas/run-json";
-import type { ClaimContext, TicketReading } from "./claim-context";
+import type { ClaimContext } from "./claim-context";
+import type { TicketReading } from "./ticket-reading";
 import type { LeaseRecord } from "./lease-standing";
 import { claimFate, runDirMismatch } from "./refusals";
 

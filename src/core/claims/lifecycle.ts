@@ -5,7 +5,8 @@
  */
 import type { HeldClaim, ReleaseWhy } from "../claim-gate";
 import type { Lease } from "../schemas/lease";
-import type { ClaimContext, TicketReading } from "./claim-context";
+import type { ClaimContext } from "./claim-context";
+import type { TicketReading } from "./ticket-reading";
 import { endClaim, standAside, standDown, type Ending, type StandDownResult } from "./give-back";
 import { archiveTail, renderLeaseComment } from "./lease-comment";
 import { rankClaims, type LeaseRecord } from "./lease-standing";

@@ -14,7 +14,8 @@
  */
 import type { TrackerComment } from "../../ports/tracker";
 import type { Lease } from "../schemas/lease";
-import type { ClaimContext, TicketReading } from "./claim-context";
+import type { ClaimContext } from "./claim-context";
+import type { TicketReading } from "./ticket-reading";
 import { isLate, standings, type LeaseRecord } from "./lease-standing";
 
 export type ReadBack =

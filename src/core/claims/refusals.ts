@@ -6,7 +6,7 @@ import type { RunJsonRead } from "../../ports/run-root";
 import { sanitizeSentence } from "../board/sanitize";
 import { Refusal, type GitHubRateLimit } from "../errors";
 import type { RunJson } from "../schemas/run-json";
-import type { TicketReading } from "./claim-context";
+import type { TicketReading } from "./ticket-reading";
 import type { LeaseRecord } from "./lease-standing";
 
 function when(iso: string): string {

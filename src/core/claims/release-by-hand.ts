@@ -14,7 +14,8 @@
 import type { HeldClaim } from "../claim-gate";
 import { Refusal } from "../errors";
 import type { Lease } from "../schemas/lease";
-import type { ClaimContext, TicketReading } from "./claim-context";
+import type { ClaimContext } from "./claim-context";
+import type { TicketReading } from "./ticket-reading";
 import { endClaim, readyGoesBack, sameUser } from "./give-back";
 import { compareClaims, type LeaseRecord } from "./lease-standing";
 import { claimedElsewhere, heldByExpiredLease, notYoursToRelease } from "./refusals";

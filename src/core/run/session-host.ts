@@ -5,18 +5,24 @@
  * session it cannot have (ADR 0250).
  */
 import type { StateFile } from "../schemas/state-file";
-import type { RunEnv } from "./context";
+import type { Host } from "../../ports/host";
+import type { Log } from "../../ports/log";
+
+/** What these need of a Run (its RunEnv has it): this Host and the log. */
+interface SessionEnv {
+  deps: { host: Pick<Host, "identity">; log: Log };
+}
 
 export type SessionHost = NonNullable<StateFile["sessionsOn"]>;
 
 /** This Host, as the State file names the holder of its sessions. */
-export function sessionHost(env: RunEnv): SessionHost {
+export function sessionHost(env: SessionEnv): SessionHost {
   const { id, name } = env.deps.host.identity();
   return { id, name };
 }
 
 /** The sessions of `state` this Host can continue: all of them here (or when no Host is named), none elsewhere. */
-export function sessionsHere(env: RunEnv, ticket: number, state: StateFile | null): Record<string, string> {
+export function sessionsHere(env: SessionEnv, ticket: number, state: StateFile | null): Record<string, string> {
   const sessions = { ...(state?.sessions ?? {}) };
   const on = state?.sessionsOn;
   const here = sessionHost(env);

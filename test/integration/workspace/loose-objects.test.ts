@@ -6,7 +6,7 @@
 import { strict as assert } from "node:assert";
 import { GitRunner } from "../../../src/adapters/git/git-runner";
 import { writeBlobObject, writeCommitObject, writeTreeObject } from "../../../src/adapters/git/loose-objects";
-import type { RepoContext } from "../../../src/adapters/git/repo";
+import type { RepoContext } from "../../../src/adapters/git/repo-context";
 import { RemoteGit } from "../../../src/adapters/git/remote-git";
 import { git, makeTempDir } from "../../support/git-fixtures";
 import { ISOLATED_GIT_ENV } from "./support/workspace-fixture";

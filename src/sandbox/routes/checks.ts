@@ -37,6 +37,28 @@ const createStatus = z
   .object({ state: z.enum(["error", "failure", "pending", "success"]), target_url: z.string().nullable().optional(), description: z.string().nullable().optional(), context: z.string().optional() })
   .strict();
 
+/**
+ * The App that wrote a check run, as GitHub's `integration` schema has it (every required field). The
+ * sandbox's own CI and a `[bot]` user play Apps; the repository's owner stands for the App's owner.
+ */
+function appJson(app: App, repo: RepoRec, slug: string): Record<string, unknown> {
+  const name = slug.replace(/\[bot\]$/, "");
+  return {
+    id: 1,
+    slug: name,
+    node_id: `A_${Buffer.from(`sbx:A:${name}`).toString("base64url")}`,
+    owner: userJson(app.store.state, app.urls, repo.owner),
+    name,
+    description: null,
+    external_url: `${app.urls.api}/apps/${name}`,
+    html_url: `${app.urls.api}/apps/${name}`,
+    created_at: repo.createdAt,
+    updated_at: repo.createdAt,
+    permissions: { checks: "write", metadata: "read" },
+    events: [],
+  };
+}
+
 export function checkRunJson(app: App, repo: RepoRec, r: CheckRunRec): Record<string, unknown> {
   const url = `${repoApi(app.urls, repo)}/check-runs/${r.id}`;
   return {
@@ -54,7 +76,7 @@ export function checkRunJson(app: App, repo: RepoRec, r: CheckRunRec): Record<st
     output: { ...r.output, annotations_count: 0, annotations_url: `${url}/annotations` },
     name: r.name,
     check_suite: { id: r.id },
-    app: { id: 1, slug: r.app, name: r.app },
+    app: appJson(app, repo, r.app),
     pull_requests: [],
   };
 }

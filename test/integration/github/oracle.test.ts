@@ -8,36 +8,18 @@
  * - every REST answer, its status and body validated against the operation's response schema in
  *   GitHub's OpenAPI description, error answers (401, 403, 404, 409, 422) and 304s included.
  * Then it checks that every REST route and GraphQL call site in src/adapters/github was exercised.
+ * What a separate `ticket-runner run` process sends is checked by oracle-cli-run.test.ts.
  */
 import { strict as assert } from "node:assert";
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { createOctokit, type GitHubClient } from "../../../src/adapters/github/client";
 import { createGitHubBoard } from "../../../src/adapters/github/board-wiring";
 import { OctokitTracker } from "../../../src/adapters/github/octokit-tracker";
 import { NodeClock } from "../../../src/adapters/node-clock";
 import { NodeHost } from "../../../src/adapters/node-host";
-import { checkDocument } from "../../support/github-reference";
-import { checkResponse } from "../../support/openapi-reference";
+import { graphqlProblems, restProblems, routesInSource, templateOf, type Seen } from "../../support/oracle-record";
 import { closeWorld, cloneAs, commitFile, gitOk, makeWorld, OWNER, REPO, type World } from "../sandbox/support";
 
-/**
- * Where the sandbox's answers knowingly differ from GitHub's description, and why that is harmless;
- * each is a row of the fidelity table in docs/sandbox.md. A problem matching none of these fails.
- */
-const KNOWN_DIFFERENCES: { problem: RegExp; why: string }[] = [
-  {
-    problem: /^(GET|POST|PATCH) \/repos\/\{owner\}\/\{repo\}\/pulls(\/\{pull_number\})? 20[01]: \(body\) must have required property '(additions|deletions|changed_files|commits)'/,
-    why: "A pull request's diff statistics are not counted (it would take a git diff per answer); Ticket Runner never reads them.",
-  },
-];
-
 const quiet = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
-
-interface Seen {
-  graphql: { query: string; variables: Record<string, unknown> }[];
-  rest: { route: string; status: number; body: unknown; headers: Record<string, unknown> }[];
-}
 
 /** The product's client, with a hook that records what it sends and what comes back. */
 function recordingClient(apiUrl: string, token: string, seen: Seen): GitHubClient {
@@ -57,29 +39,6 @@ function recordingClient(apiUrl: string, token: string, seen: Seen): GitHubClien
     }
   });
   return octokit;
-}
-
-/** Octokit's paginate sends the expanded URL (and then GitHub's `Link` URLs): map it back to the route it came from. */
-function templateOf(method: string, url: string): string {
-  if (url.includes("{")) return `${method} ${url}`;
-  const path = new URL(url, "http://x").pathname;
-  for (const route of routesInSource()) {
-    const [m, template] = route.split(" ");
-    if (m !== method) continue;
-    if (new RegExp(`^${template!.replace(/\{[^}]+\}/g, "[^/]+")}$`).test(path) || new RegExp(`^/api/v3${template!.replace(/\{[^}]+\}/g, "[^/]+")}$`).test(path)) return route;
-  }
-  return `${method} ${path}`;
-}
-
-/** Every REST route the GitHub adapters name ("GET /repos/{owner}/{repo}/issues", ...). */
-function routesInSource(): Set<string> {
-  const dir = join(__dirname, "..", "..", "..", "src", "adapters", "github");
-  const out = new Set<string>();
-  for (const f of readdirSync(dir)) {
-    const text = readFileSync(join(dir, f), "utf8");
-    for (const m of text.matchAll(/"((?:GET|POST|PUT|PATCH|DELETE) \/[^"\s]*)"/g)) out.add(m[1]!);
-  }
-  return out;
 }
 
 describe("GitHub's descriptions as the oracle: every request the GitHub adapters make", function () {
@@ -170,13 +129,11 @@ describe("GitHub's descriptions as the oracle: every request the GitHub adapters
 
   it("every GraphQL document is valid on GitHub's schema, with its variables, no deprecated field, and within the node limits", () => {
     assert.ok(seen.graphql.length >= 8, `documents seen: ${seen.graphql.length}`);
-    const problems = seen.graphql.flatMap((d) => checkDocument(d.query, d.variables).map((p) => `${p}\n  in: ${d.query.replace(/\s+/g, " ").slice(0, 200)}`));
-    assert.deepEqual(problems, []);
+    assert.deepEqual(graphqlProblems(seen), []);
   });
 
   it("every REST answer matches the operation's documented status and response schema", () => {
-    const problems = seen.rest.flatMap((r) => checkResponse(r.route, r.status, r.body)).filter((p) => !KNOWN_DIFFERENCES.some((k) => k.problem.test(p)));
-    assert.deepEqual(problems, []);
+    assert.deepEqual(restProblems(seen), []);
   });
 
   it("the error answers and 304s were among them", () => {

@@ -4,7 +4,7 @@
 import { spawnSync } from "node:child_process";
 import { loadavg } from "node:os";
 
-const benches = ["sandbox", "claims", "board", "workspace", "agent-stream", "run", "hosts", "vscode"];
+const benches = ["sandbox", "claims", "board", "workspace", "agent-stream", "run", "hosts", "actions", "vscode"];
 const only = process.argv.slice(2);
 const chosen = only.length > 0 ? benches.filter((b) => only.includes(b)) : benches;
 const failed: string[] = [];

@@ -25,13 +25,13 @@ function arg(name: string, fallback: string): string {
   return i >= 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1]! : fallback;
 }
 
-const TICKETS = Number(arg("--tickets", "24"));
-const AGENT_MS = Number(arg("--agent-ms", "3000"));
-const CI_MS = Number(arg("--ci-ms", "3000"));
+export const TICKETS = Number(arg("--tickets", "24"));
+export const AGENT_MS = Number(arg("--agent-ms", "3000"));
+export const CI_MS = Number(arg("--ci-ms", "3000"));
 const HOSTS = arg("--hosts", "1,2,4").split(",").map(Number);
 const GOAL_RATIO = 3.5;
 
-interface Row {
+export interface Row {
   k: number;
   wallMs: number;
   merged: number;
@@ -44,9 +44,12 @@ interface Row {
   failures: string[];
 }
 
+/** The Target's ticket-runner.json here and in bench:actions. */
+export const HOSTS_CONFIG = { lanes: 2, lockScope: "host", checks: [["node", "-e", "0"]], merge: { method: "squash" }, ci: { pollSeconds: 1, graceMinutes: 2, timeoutMinutes: 10 }, lease: { settleMs: 200 } };
+
 const NAMES = "abcdefghijklmnopqrstuvwxyz";
 
-function ticketName(i: number): string {
+export function ticketName(i: number): string {
   return `hosts${NAMES[i % 26]}${NAMES[Math.floor(i / 26) % 26]}`;
 }
 
@@ -62,7 +65,7 @@ function stageSeconds(outputs: string[]): Map<string, number> {
   return sums;
 }
 
-async function measure(k: number): Promise<Row> {
+export async function measure(k: number): Promise<Row> {
   const world = await ChaosWorld.start("tr-bench-hosts-");
   try {
     const behaviours = AGENT_MS > 0 ? [`slow:${AGENT_MS}`] : [];
@@ -73,7 +76,7 @@ async function measure(k: number): Promise<Row> {
     const t = await world.target({
       name: `hosts-k${k}`,
       issues,
-      config: { lanes: 2, lockScope: "host", checks: [["node", "-e", "0"]], merge: { method: "squash" }, ci: { pollSeconds: 1, graceMinutes: 2, timeoutMinutes: 10 }, lease: { settleMs: 200 } },
+      config: HOSTS_CONFIG,
       ci: false,
     });
     await world.sandbox.admin.setFaults({ rateLimit: 1_000_000 });
@@ -103,7 +106,7 @@ async function measure(k: number): Promise<Row> {
   }
 }
 
-function perMinute(r: Row): number {
+export function perMinute(r: { merged: number; wallMs: number }): number {
   return r.merged / (r.wallMs / 60_000);
 }
 
@@ -140,7 +143,10 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(`bench:hosts failed: ${error instanceof Error ? error.stack : String(error)}`);
-  process.exitCode = 1;
-});
+// bench:actions imports measure() for its baseline.
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    console.error(`bench:hosts failed: ${error instanceof Error ? error.stack : String(error)}`);
+    process.exitCode = 1;
+  });
+}

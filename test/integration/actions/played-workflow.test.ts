@@ -9,24 +9,19 @@
  */
 import { strict as assert } from "node:assert";
 import { execFile } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
 import { promisify } from "node:util";
 import { parseComments } from "../../../src/core/claims/claim-view";
-import { actionsWorkflow } from "../../../src/app/actions-workflow";
-import { readBundle } from "../../../src/app/init-actions";
-import { PRODUCT_VERSION } from "../../../src/core/version";
 import { noLiveLease } from "../../reliability/chaos/kill-trial";
 import { CLI } from "../../reliability/chaos/run-process";
 import { auditPushes, checkEndings, checkLeases, checkLock, checkOpenPrs, duplicateWork, endingOf, stateFilesOn, viewTickets } from "../../reliability/chaos/observe";
 import type { ChaosTarget } from "../../reliability/chaos/world";
-import { ChaosWorld } from "../../reliability/chaos/world";
-import { demoTicketBody, simpleTicket } from "../../support/run-seed";
+import type { ChaosWorld } from "../../reliability/chaos/world";
+import { simpleTicket } from "../../support/run-seed";
 import { waitFor } from "../../support/wait-for";
-import { readWorkflow } from "./workflow-player";
 import type { JobPlay } from "./workflow-player";
 import type { WorkflowRun } from "./workflow-runs";
-import { WorkflowPlayer } from "./workflow-runs";
+import type { WorkflowPlayer } from "./workflow-runs";
+import { playedWorld } from "./played-world";
 
 const exec = promisify(execFile);
 const TICKETS = 8;
@@ -61,51 +56,10 @@ describe("the played Actions workflow", function () {
   });
 
   it("kills Host jobs mid-Run, and every ticket still ends exactly once", async () => {
-    world = await ChaosWorld.start("tr-actions-play-");
-    const w = world;
-    const issues = Array.from({ length: TICKETS }, (_, i) => {
-      const t = simpleTicket(`played${"abcdefghij"[i]}`, ["slow:1500"]);
-      return { title: t.title, body: demoTicketBody(t), labels: ["ready-for-agent"] };
-    });
-    const t = await w.target({ name: "played", config: CONFIG, issues, ci: false });
-    await w.sandbox.admin.setFaults({ rateLimit: 1_000_000 });
-    await w.sandbox.admin.scriptCi(t.full, { conclusion: "success", delayMs: 1000 });
-
-    // What init --actions commits beside the workflow: this build's CLI, its checksum pinned in the YAML.
-    const cli = readBundle(CLI);
-    const workflow = readWorkflow(actionsWorkflow({ hosts: 2, lanes: 2, agent: "claude", cliVersion: PRODUCT_VERSION, cliFile: cli.target, cliSha256: cli.sha256 }));
-    const header = `Authorization: Basic ${Buffer.from(`x-access-token:${t.token}`).toString("base64")}`;
-    const gitEnv = { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_TERMINAL_PROMPT: "0", GIT_AUTHOR_NAME: "Init", GIT_AUTHOR_EMAIL: "init@example.invalid", GIT_COMMITTER_NAME: "Init", GIT_COMMITTER_EMAIL: "init@example.invalid" };
-    const prep = `${w.dir}/prepare`;
-    await exec("git", ["-c", `http.extraHeader=${header}`, "clone", "--quiet", w.sandbox.gitUrl(t.owner, t.name), prep], { env: gitEnv });
-    mkdirSync(dirname(`${prep}/${cli.target}`), { recursive: true });
-    writeFileSync(`${prep}/${cli.target}`, cli.bytes);
-    await exec("git", ["add", "."], { cwd: prep, env: gitEnv });
-    await exec("git", ["commit", "-qm", "ticket-runner init --actions"], { cwd: prep, env: gitEnv });
-    await exec("git", ["-c", `http.extraHeader=${header}`, "push", "-q", "origin", "HEAD"], { cwd: prep, env: gitEnv });
-    player = new WorkflowPlayer({
-      workflow,
-      repo: t.full,
-      appToken: t.token,
-      vars: { TICKET_RUNNER_APP_ID: "12345" },
-      secrets: { TICKET_RUNNER_APP_PRIVATE_KEY: "-----BEGIN RSA PRIVATE KEY-----", ANTHROPIC_API_KEY: "sk-ant-unused" },
-      dir: w.dir,
-      agentBinary: "claude",
-      checkout: async (dir) => {
-        await exec("git", ["-c", `http.extraHeader=${header}`, "clone", "--quiet", w.sandbox.gitUrl(t.owner, t.name), dir], { env: gitEnv });
-      },
-      machineEnv: {
-        PATH: process.env.PATH ?? "/usr/bin:/bin",
-        HOME: process.env.HOME ?? w.dir,
-        LC_ALL: "C",
-        GIT_CONFIG_NOSYSTEM: "1",
-        GIT_CONFIG_GLOBAL: "/dev/null",
-        // The demo agent's memory, shared by every runner as one agent service would be.
-        TICKET_RUNNER_DEMO_STATE: `${w.dir}/demo-state`,
-        ...(process.env.TICKET_RUNNER_TEST_RUN ? { TICKET_RUNNER_TEST_RUN: process.env.TICKET_RUNNER_TEST_RUN } : {}),
-      },
-    });
-    const p = player;
+    const tickets = Array.from({ length: TICKETS }, (_, i) => simpleTicket(`played${"abcdefghij"[i]}`, ["slow:1500"]));
+    const played = await playedWorld({ prefix: "tr-actions-play-", name: "played", tickets, config: CONFIG, ciDelayMs: 1000 });
+    ({ world, player } = played);
+    const { t, world: w, player: p } = played;
     const started = Date.now();
 
     const first = p.trigger({ event: "workflow_dispatch", inputs: { hosts: String(HOSTS), lanes: "2" } });

@@ -7,6 +7,7 @@
 import { Failure } from "../../core/errors";
 import { redactSecrets } from "../../core/redact";
 import { CLONE_CONFIG, gitSafeEnv } from "./git-hardening";
+import { driverOverrides } from "./driver-overrides";
 import { runGitProcess } from "./git-process";
 
 export interface GitIdentity {
@@ -79,9 +80,13 @@ export class GitRunner {
   }
 
   /** Runs git and resolves whatever the exit code (null: stopped, or never started). */
-  raw(args: string[], call: GitCall): Promise<GitOutput> {
+  async raw(args: string[], call: GitCall): Promise<GitOutput> {
     const env = call.env ? { ...this.baseEnv, ...call.env } : this.baseEnv;
-    return runGitProcess([...this.config.flatMap((c) => ["-c", c]), ...args], { cwd: call.cwd, env, input: call.input, idleMs: call.timeoutMs ?? this.timeoutMs });
+    const config = this.config.flatMap((c) => ["-c", c]);
+    // In the clone, the filters and merge drivers its config names are switched off too (ADR 0223);
+    // the private directory's runner has a config of its own and nothing to switch off.
+    const drivers = this.options.config ? {} : await driverOverrides(call.cwd, config, env);
+    return runGitProcess([...config, ...args], { cwd: call.cwd, env: { ...env, ...drivers }, input: call.input, idleMs: call.timeoutMs ?? this.timeoutMs });
   }
 
   /** Runs git; resolves with stdout (trailing newline removed) or throws a redacted Failure("git"). */

@@ -161,4 +161,57 @@ describe("reliability: code in a worktree cannot reach the Run's token through g
       notes: `${new Set(places).size + received.length + 2} places searched, ${Math.round(bytes / 1024)} KiB; ${HOOKS.length} hooks, ${attack.keys.length} config keys`,
     });
   });
+
+  it("filters and merge drivers planted in the config (and an included file) with a committed .gitattributes run in none of the Run's checkouts and rebases (ADR 0223)", async () => {
+    await sandbox.admin.createRepo({ owner: "acme", name: "drivers", files: { "README.md": "one\ntwo\nthree\n", "src/w.txt": "w\n", ".gitattributes": "README.md filter=evil merge=evil\nsrc/*.txt filter=evil2 merge=evil2\n" } });
+    await sandbox.admin.setRole("runner", "acme/drivers", "write");
+    const url = sandbox.gitUrl("acme", "drivers");
+    const root = join(dir, "drivers-clone");
+    const other = join(dir, "drivers-person");
+    await git(dir, ["clone", "-q", url, root], basicAuthEnv(token));
+    await git(dir, ["clone", "-q", url, other], basicAuthEnv(token));
+    const evidence = join(dir, "drivers-evidence");
+    await mkdir(evidence);
+    const ws = new GitWorkspace({ root, host: new NodeHost(), token, remoteUrl: url, env: ISOLATED_GIT_ENV, identity: TEST_IDENTITY });
+    await ws.preflight("main");
+
+    // The agent writes the drivers into the clone's config, one pair through an included file.
+    const spy = join(dir, "driver-spy.sh");
+    await writeFile(spy, `#!/bin/sh\nf="${evidence}/$(basename "$0")-$$"\nenv > "$f.env"\necho "$@" > "$f.args"\nexit 0\n`, { mode: 0o755 });
+    const included = join(dir, "drivers.gitconfig");
+    await writeFile(included, `[filter "evil2"]\n\tprocess = ${spy}\n\tsmudge = ${spy} %f\n\trequired = true\n[merge "evil2"]\n\tdriver = ${spy} %O %A %B\n`);
+    const planted = `[filter "evil"]\n\tclean = ${spy} %f\n\tsmudge = ${spy} %f\n\trequired = true\n[merge "evil"]\n\tdriver = ${spy} %O %A %B\n[include]\n\tpath = ${included}\n`;
+    await writeFile(join(root, ".git", "config"), (await readFile(join(root, ".git", "config"), "utf8")) + planted);
+
+    assert.equal(await ws.fetchBase("main"), "remote");
+    const lane = await ws.cutLane(1, ws.branchFor(1, "drivers"), "main");
+    assert.deepEqual(await readdir(evidence), [], "a planted filter ran in the Run's worktree add");
+    assert.equal(await readFile(join(lane.path, "README.md"), "utf8"), "one\ntwo\nthree\n", "checked out as committed");
+
+    // The agent's own commit (what its filters do there is its business, not the Run's).
+    await writeFile(join(lane.path, "README.md"), "ONE\ntwo\nthree\n");
+    await writeFile(join(lane.path, "src", "w.txt"), "work\n");
+    const off = ["filter.evil.clean=", "filter.evil.required=false", "filter.evil2.process=", "filter.evil2.required=false"].flatMap((c) => ["-c", c]);
+    await git(lane.path, [...off, "-c", "core.hooksPath=/dev/null", "commit", "-qam", "implement #1"]);
+
+    // The base moves on in the same file: the Run's rebase merges README.md, which names the planted driver.
+    await writeFile(join(other, "README.md"), "one\ntwo\nTHREE\n");
+    await git(other, ["commit", "-qam", "base moves"]);
+    await git(other, ["push", "-q", "origin", "main"], basicAuthEnv(token));
+    await ws.fetchBase("main");
+    const rebased = await ws.rebaseOnto(lane, "main");
+    assert.deepEqual(await readdir(evidence), [], "a planted filter or merge driver ran in the Run's rebase");
+    // A merge driver switched off makes that file's merge a conflict, never the planted program's verdict.
+    assert.equal(rebased, "conflict");
+    assert.ok((await ws.conflictedFiles(lane)).includes("README.md"));
+    assert.deepEqual(await readdir(evidence), [], "a planted filter ran in the Run's status of the lane");
+
+    record("secrets.git-drivers", {
+      what: "filter.<x>.clean/smudge/process and merge.<x>.driver planted in the clone's config and an included file, named by a committed .gitattributes: none runs in the Run's worktree add, rebase or status",
+      test: "test/reliability/quick/git-isolation.test.ts",
+      inputs: 6,
+      losses: (await readdir(evidence)).length,
+      notes: "2 filters (one through include.path) and 2 merge drivers; README.md's merge is a conflict",
+    });
+  });
 });

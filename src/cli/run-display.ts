@@ -5,7 +5,7 @@
  */
 import type { AgentEvent } from "../ports/agent-runner";
 import type { RunEvent } from "../core/run/run-events";
-import { formatDuration } from "../core/run/naming";
+import { clock, formatDuration } from "../core/text/time";
 import { sanitizeInline } from "../core/board/sanitize";
 
 export interface DisplaySink {
@@ -39,10 +39,6 @@ function describe(event: AgentEvent): string | null {
     default:
       return null;
   }
-}
-
-function clock(at: string): string {
-  return at.slice(11, 19);
 }
 
 export class RunDisplay {

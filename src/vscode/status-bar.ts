@@ -1,6 +1,7 @@
 // Pure: what the status bar shows for a Run's state. No `vscode` import, so it is unit-tested
 // without a VS Code; status-bar-item.ts applies the result to a real StatusBarItem.
 
+import { oneLine } from "../core/text/lines";
 import { escapeMarkdown } from "./board/markdown";
 
 export type RunStatus =
@@ -75,15 +76,10 @@ export function renderStatusBar(status: RunStatus): StatusBarView {
 function laneRow(b: LaneActivity): string {
   const args = encodeURIComponent(JSON.stringify([b.ticket]));
   const parts = [`- **#${b.ticket}** ${escapeMarkdown(b.stage)}${b.since ? ` since ${b.since}` : ""}`];
-  if (b.title) parts.push(escapeMarkdown(oneLine(b.title)));
+  if (b.title) parts.push(escapeMarkdown(oneLine(b.title, 80)));
   parts.push(`[$(output) Transcript](command:ticketRunner.showTranscript?${args} "Show the transcript of #${b.ticket}")`);
   parts.push(`[$(folder-opened) Worktree](command:ticketRunner.openWorktree?${args} "Open the worktree of #${b.ticket}")`);
   return parts.join(" · ");
-}
-
-function oneLine(text: string): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > 80 ? `${flat.slice(0, 79)}…` : flat;
 }
 
 function code(text: string): string {

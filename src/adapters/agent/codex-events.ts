@@ -5,7 +5,8 @@
  */
 import { z } from "zod";
 import type { AgentEvent } from "../../ports/agent-runner";
-import { oneLine, resultSummary, toolSummary } from "./event-mapper";
+import { oneLine } from "../../core/text/lines";
+import { resultSummary, toolSummary } from "./event-mapper";
 
 const itemSchema = z
   .object({

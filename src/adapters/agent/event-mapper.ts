@@ -4,15 +4,9 @@
  * tool results a short summary. Pure: no I/O.
  */
 import type { AgentEvent } from "../../ports/agent-runner";
+import { oneLine } from "../../core/text/lines";
 import type { ParsedLine } from "./stream-events";
 import { textBlockSchema, toolResultBlockSchema, toolUseBlockSchema } from "./stream-events";
-
-const ONE_LINE_MAX = 160;
-
-export function oneLine(text: string, max = ONE_LINE_MAX): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > max ? flat.slice(0, max - 1) + "…" : flat;
-}
 
 function stringField(input: unknown, key: string): string | undefined {
   if (typeof input !== "object" || input === null) return undefined;

@@ -1,13 +1,9 @@
 /** What the Run lock says, in words: commit messages and refusals (docs/workspace.md). */
-import { sanitizeSentence } from "../../core/board/sanitize";
 import { Refusal } from "../../core/errors";
+import { describeElsewhere, describeHolder, hostWords } from "../../core/run/lock-refusal";
 import type { LockHolder } from "../../ports/workspace";
 
 export const LOCK_BRANCH = "ticket-runner/lock";
-
-function hostWords(holder: LockHolder): string {
-  return `the ${holder.host.kind === "cloud" ? "cloud host" : "workstation"} \`${holder.host.name}\``;
-}
 
 export function heldMessage(holder: LockHolder, tookOver: LockHolder[]): string {
   const subject = `Held by run ${holder.runId} on ${hostWords(holder)}: ${holder.command}`;
@@ -18,16 +14,6 @@ export function heldMessage(holder: LockHolder, tookOver: LockHolder[]): string 
 
 export function freeMessage(why: string): string {
   return `Free\n\n${why}`;
-}
-
-export function describeHolder(holder: LockHolder): string {
-  // A lock is on the remote: anyone who can push writes its words.
-  return sanitizeSentence(`run ${holder.runId} on ${hostWords(holder)} (host id ${holder.host.id}, pid ${holder.pid}, since ${holder.startedAt}): \`${holder.command}\``);
-}
-
-/** Another Host's Run, for a person there: the Host and the run (its pid means nothing on this Host). */
-export function describeElsewhere(holder: LockHolder): string {
-  return sanitizeSentence(`run ${holder.runId} on ${hostWords(holder)} (since ${holder.startedAt}): \`${holder.command}\``);
 }
 
 export function runningRefusal(holder: LockHolder): Refusal {

@@ -1,16 +1,21 @@
-/** The refusal a Run gives when the Run lock is held (docs/workspace.md, "The Run lock"). */
+/** The Run lock's holder in words, and the refusal a Run gives when it is held (docs/workspace.md, "The Run lock"). */
 import type { LockHolder, LockStanding } from "../../ports/workspace";
 import { sanitizeSentence } from "../board/sanitize";
 import { Refusal } from "../errors";
 
-export function describeHolder(h: LockHolder): string {
-  // A lock is on the remote: anyone who can push writes its words.
-  return sanitizeSentence(`run ${h.runId} (pid ${h.pid}, \`${h.command}\`) on the ${h.host.kind} \`${h.host.name}\`, started ${h.startedAt}`);
+export function hostWords(holder: LockHolder): string {
+  return `the ${holder.host.kind === "cloud" ? "cloud host" : "workstation"} \`${holder.host.name}\``;
 }
 
-/** Another Host's Run: its Host and its run, not its pid (a number that means nothing here). */
-export function describeElsewhere(h: LockHolder): string {
-  return sanitizeSentence(`the Host \`${h.host.name}\` (${h.host.kind}) runs run ${h.runId} (\`${h.command}\`), started ${h.startedAt}`);
+/** A Run lock's holder on this Host, in words (its pid means something here). */
+export function describeHolder(holder: LockHolder): string {
+  // A lock is on the remote: anyone who can push writes its words.
+  return sanitizeSentence(`run ${holder.runId} on ${hostWords(holder)} (host id ${holder.host.id}, pid ${holder.pid}, since ${holder.startedAt}): \`${holder.command}\``);
+}
+
+/** Another Host's Run, for a person there: the Host and the run (its pid means nothing on this Host). */
+export function describeElsewhere(holder: LockHolder): string {
+  return sanitizeSentence(`run ${holder.runId} on ${hostWords(holder)} (since ${holder.startedAt}): \`${holder.command}\``);
 }
 
 export function lockRefusal(standing: LockStanding, holder: LockHolder): Refusal {

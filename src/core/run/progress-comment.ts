@@ -9,7 +9,7 @@
  */
 import type { Tracker, TrackerComment } from "../../ports/tracker";
 import type { Log } from "../../ports/log";
-import { formatDuration } from "./naming";
+import { formatDuration } from "../text/time";
 import type { GithubId } from "../schemas/github-id";
 
 export const PROGRESS_MARKER = "<!-- ticket-runner:progress -->";

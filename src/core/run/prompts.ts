@@ -23,17 +23,18 @@ function defuse(text: string): string {
   return text.replace(LINE_BREAKS, "\n").replace(/^(\s*)(<<<(?:ISSUE|CRITERIA|EVIDENCE)|(?:ISSUE|CRITERIA|EVIDENCE)>>>)/gm, "$1\\$2");
 }
 
-function oneLine(text: string): string {
+/** The issue's words on one line, fence markers defused (not shortened: the agent reads all of it). */
+function defusedLine(text: string): string {
   return defuse(text).replace(/\n/g, " ");
 }
 
 export function issueBlock(issue: PromptIssue): string {
-  return ["<<<ISSUE", `#${issue.number} ${oneLine(issue.title)}`, defuse(issue.body), "ISSUE>>>"].join("\n");
+  return ["<<<ISSUE", `#${issue.number} ${defusedLine(issue.title)}`, defuse(issue.body), "ISSUE>>>"].join("\n");
 }
 
 /** The criteria are the issue's words too: they stay inside a data fence of their own. */
 function criteriaList(criteria: Criterion[]): string {
-  return ["<<<CRITERIA", ...criteria.map((c, i) => `${i + 1}. ${oneLine(c.text)}`), "CRITERIA>>>"].join("\n");
+  return ["<<<CRITERIA", ...criteria.map((c, i) => `${i + 1}. ${defusedLine(c.text)}`), "CRITERIA>>>"].join("\n");
 }
 
 const COMMIT_RULES = [

@@ -14,17 +14,8 @@
  * Pure apart from remembering the current Stage between its start and result events.
  */
 import type { AgentEvent, StageName, StageOutcome } from "../../ports/agent-runner";
-
-const RULE_WIDTH = 60;
-
-export function formatDuration(ms: number): string {
-  if (ms < 1000) return `${Math.max(0, Math.round(ms))} ms`;
-  const s = Math.round(ms / 1000);
-  if (s < 60) return `${s} s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m}m ${String(s % 60).padStart(2, "0")}s`;
-  return `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, "0")}m`;
-}
+import { rule } from "./lines";
+import { formatDuration } from "./time";
 
 const OUTCOME_MARK: Record<StageOutcome, string> = {
   success: "✓",
@@ -35,11 +26,6 @@ const OUTCOME_MARK: Record<StageOutcome, string> = {
   "invalid-result": "✗",
   unavailable: "⊘",
 };
-
-function rule(title: string): string {
-  const head = `── ${title} `;
-  return head + "─".repeat(Math.max(3, RULE_WIDTH - head.length));
-}
 
 export function formatStageHeader(stage: StageName, ticket: number): string {
   return rule(`#${ticket} ${stage}`);

@@ -13,7 +13,7 @@ import type { Config } from "../../core/schemas/config";
 import type { CommandServices } from "../run-command";
 import { personClaims, type PersonClaims } from "../run/claims-wiring";
 import { loadConfigOrDefaults } from "../../app/config-load";
-import { ticketFromArgs } from "../run/ticket-args";
+import { requireTicket, ticketFromArgs } from "../run/ticket-args";
 import { pickFrontierTicket } from "../run/ticket-picker";
 import { resolveWindowTarget, type WindowTarget } from "../run/window-target";
 
@@ -31,12 +31,6 @@ async function wire(services: CommandServices): Promise<Wired> {
 
 function progress<T>(title: string, work: () => Promise<T>): Thenable<T> {
   return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title }, work);
-}
-
-function requireTicket(args: readonly unknown[], what: string): number {
-  const n = ticketFromArgs(args);
-  if (n === undefined) throw new Refusal("bad-input", `${what} acts on a ticket: use it from a ticket's context menu on the Board.`);
-  return n;
 }
 
 /** A ticket the Run in this window holds cannot be changed underneath it. */

@@ -4,18 +4,12 @@ import * as vscode from "vscode";
 import { Refusal } from "../../core/errors";
 import { findTarget } from "../board/target";
 import type { CommandServices } from "../run-command";
-import { rowFromArgs, ticketFromArgs } from "../run/ticket-args";
+import { requireTicket, rowFromArgs, ticketFromArgs } from "../run/ticket-args";
 import { replayTranscript } from "../run/transcript-replay";
 import { worktreeFolderName } from "../run/worktree-policy";
 import { resolveWindowTarget } from "../run/window-target";
 import { windowOctokit } from "../github-client";
 import { OctokitTracker } from "../../adapters/github/octokit-tracker";
-
-function requireTicket(args: readonly unknown[], what: string): number {
-  const n = ticketFromArgs(args);
-  if (n === undefined) throw new Refusal("bad-input", `${what} acts on a ticket: use it from a ticket's context menu on the Board, or the status bar's tooltip.`);
-  return n;
-}
 
 /** The Target's clone without signing in: the Run's, else the first open clone on the API. */
 async function targetFolder(services: CommandServices): Promise<string | null> {
@@ -28,7 +22,7 @@ async function targetFolder(services: CommandServices): Promise<string | null> {
 
 /** Show Transcript: the ticket's live output channel, or the newest transcript on this Host replayed into one. */
 export async function showTranscript(services: CommandServices, ...args: unknown[]): Promise<void> {
-  const n = requireTicket(args, "Show Transcript");
+  const n = requireTicket(args, "Show Transcript", "the status bar's tooltip");
   const { transcripts } = services.runs;
   if (transcripts.show(n)) return;
   const root = await targetFolder(services);
@@ -43,7 +37,7 @@ export async function showTranscript(services: CommandServices, ...args: unknown
 
 /** Open Worktree: as a folder of this window when that is safe (a workspace file), else in a new window. */
 export async function openWorktree(services: CommandServices, ...args: unknown[]): Promise<void> {
-  const n = requireTicket(args, "Open Worktree");
+  const n = requireTicket(args, "Open Worktree", "the status bar's tooltip");
   const row = rowFromArgs(args);
   const root = await targetFolder(services);
   const candidates = [row.worktree ?? undefined, services.runs.windowRun.lanePath(n), root ? join(root, ".worktrees", `ticket-${n}`) : undefined];

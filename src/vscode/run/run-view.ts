@@ -1,6 +1,7 @@
 // No `vscode` import: a Run's picture as the window shows it, folded from the Run's events
 // (src/core/run/run-events.ts, the one way a front door observes a Run). Unit-tested without VS Code.
 import type { EndingKind, RunEvent } from "../../core/run/run-events";
+import { clock } from "../../core/text/time";
 import type { LaneActivity, RunStatus } from "../status-bar";
 
 export interface LaneView {
@@ -68,13 +69,9 @@ function sortLanes(lanes: LaneView[]): LaneView[] {
   return lanes.sort((a, b) => a.lane - b.lane);
 }
 
-/** `HH:MM` in UTC, like the run id and the Stop line. */
-function clock(iso: string | null): string | undefined {
-  return iso && /T\d\d:\d\d/.test(iso) ? iso.slice(11, 16) : undefined;
-}
-
 function activity(l: LaneView): LaneActivity {
-  const since = clock(l.stageStartedAt);
+  // `HH:MM` in UTC, like the run id and the Stop line.
+  const since = clock(l.stageStartedAt, "minutes");
   return { ticket: l.ticket, stage: l.stage ?? "setup", title: l.title, ...(since ? { since } : {}) };
 }
 

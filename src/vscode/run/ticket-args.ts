@@ -1,4 +1,5 @@
 // No `vscode` import: which ticket a command was invoked on, unit-tested without a VS Code.
+import { Refusal } from "../../core/errors";
 
 /**
  * The ticket number a command's arguments name. Commands are invoked from the board (a tree node
@@ -52,4 +53,11 @@ export function rowFromArgs(args: readonly unknown[]): RowFacts {
     worktree: str(r["worktree"]) ?? null,
     title: str(r["fullTitle"]) ?? str(r["title"]),
   };
+}
+
+/** The ticket a command acts on, or the refusal that says where to use it from. */
+export function requireTicket(args: readonly unknown[], what: string, alsoFrom?: string): number {
+  const n = ticketFromArgs(args);
+  if (n === undefined) throw new Refusal("bad-input", `${what} acts on a ticket: use it from a ticket's context menu on the Board${alsoFrom ? `, or ${alsoFrom}` : ""}.`);
+  return n;
 }

@@ -1,22 +1,13 @@
 // No `vscode` import: the readable transcript of one ticket, from the Run's events. The agent's own
-// events are rendered by the agents' formatter (src/adapters/agent/transcript-format.ts), so the
+// events are rendered by the agents' formatter (src/core/text/transcript-format.ts), so the
 // CLI and the output channel read alike; this adds what only the Run knows: the lane, the Stages
 // that are not agent sessions (checks, rebase, pr, ci, merge) and each Stage's outcome and duration.
-import { formatDuration, TranscriptFormatter } from "../../core/text/transcript-format";
+import { rule } from "../../core/text/lines";
+import { clock, formatDuration } from "../../core/text/time";
+import { TranscriptFormatter } from "../../core/text/transcript-format";
 import type { RunEvent } from "../../core/run/run-events";
 
 const AGENT_STAGES = new Set<string>(["implement", "verify", "fix", "conflict"]);
-const RULE_WIDTH = 60;
-
-function rule(title: string): string {
-  const head = `── ${title} `;
-  return head + "─".repeat(Math.max(3, RULE_WIDTH - head.length));
-}
-
-function clock(iso: string): string {
-  return iso.slice(11, 19);
-}
-
 /** One per ticket: keeps the formatter's Stage context between events. */
 export class TicketTranscript {
   private readonly agent = new TranscriptFormatter();

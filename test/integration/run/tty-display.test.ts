@@ -47,7 +47,7 @@ describe("run (integration): the live display on a terminal", function () {
     const screen = run.out.join("\n");
     assert.equal(code, 0, screen);
     assert.match(screen, ERASE, "the Lane rows were erased and redrawn");
-    assert.match(screen, new RegExp(`lane 1  #${n} [^\\r\\n]*shown live[^\\r\\n]*  implement \\d+s`), "a Lane row: lane, ticket, title, Stage, time");
+    assert.match(screen, new RegExp(`lane 1  #${n} [^\\r\\n]*shown live[^\\r\\n]*  implement \\d+ m?s`), "a Lane row: lane, ticket, title, Stage, time");
     assert.match(screen, new RegExp(`#${n} merged: PR #\\d+`), "the ending stays on screen");
     assert.match(screen, /Done: 1 merged\./);
     // The per-event lines are for logs and CI, not for a terminal.

@@ -1,6 +1,8 @@
 import { strict as assert } from "node:assert";
-import { toolSummary, resultSummary, oneLine } from "../../../src/adapters/agent/event-mapper";
-import { TranscriptFormatter, formatDuration } from "../../../src/core/text/transcript-format";
+import { toolSummary, resultSummary } from "../../../src/adapters/agent/event-mapper";
+import { oneLine } from "../../../src/core/text/lines";
+import { formatDuration } from "../../../src/core/text/time";
+import { TranscriptFormatter } from "../../../src/core/text/transcript-format";
 import { LineBatcher } from "../../../src/vscode/run/transcript-batcher";
 import { waitFor } from "../../support/wait-for";
 

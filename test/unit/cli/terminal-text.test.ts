@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "mocha";
-import { describeElsewhere } from "../../../src/adapters/git/lock-words";
+import { describeElsewhere } from "../../../src/core/run/lock-refusal";
 import type { CliIo } from "../../../src/cli/command";
 import { stopRun } from "../../../src/cli/commands/stop";
 import { main } from "../../../src/cli/main";

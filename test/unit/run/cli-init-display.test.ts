@@ -47,7 +47,7 @@ describe("run display", () => {
     d.onEvent({ kind: "transcript", lane: 0, ticket: 4, stage: "implement", event: { kind: "text", text: "hi" } });
     d.onEvent({ kind: "stage-ended", lane: 0, ticket: 4, stage: "implement", outcome: "✅ done", turns: 3, durationMs: 62_000, at });
     d.onEvent({ kind: "ticket-ended", lane: 0, ticket: 4, ending: "merged", line: "PR #5", at });
-    assert.deepEqual(lines, ["Run r1: 2 lane(s), tickets #4 #9", "[09:00:05] lane 1: #4 Spin (resumed)", "[09:00:05] #4 implement: ✅ done · 3 turns · 1m02s", "[09:00:05] #4 merged: PR #5"]);
+    assert.deepEqual(lines, ["Run r1: 2 lane(s), tickets #4 #9", "[09:00:05] lane 1: #4 Spin (resumed)", "[09:00:05] #4 implement: ✅ done · 3 turns · 1m 02s", "[09:00:05] #4 merged: PR #5"]);
   });
 
   it("one line per Lane, redrawn in place, on a terminal", () => {
@@ -56,7 +56,7 @@ describe("run display", () => {
     d.onEvent({ kind: "lane-started", lane: 0, ticket: 4, title: "Spin", resumed: false, at });
     d.onEvent({ kind: "lane-started", lane: 1, ticket: 9, title: "Stop", resumed: false, at });
     d.onEvent({ kind: "stage-started", lane: 1, ticket: 9, stage: "verify", at });
-    assert.match(screen, /lane 1 {2}#4 Spin {2}setup 10s\nlane 2 {2}#9 Stop {2}verify 10s\n$/);
+    assert.match(screen, /lane 1 {2}#4 Spin {2}setup 10 s\nlane 2 {2}#9 Stop {2}verify 10 s\n$/);
     assert.ok(screen.includes("\x1b[2A\x1b[0J"), "the two Lane lines are erased before the redraw");
   });
 });

@@ -58,7 +58,7 @@ describe("Run: a green ticket merges", () => {
     assert.equal(progress.length, 1);
     const rows = progress[0]!.body.split("\n").filter((l) => l.startsWith("| ") && !l.startsWith("| Stage"));
     assert.deepEqual(rows.map((r) => r.split("|")[1]!.trim()), ["implement", "checks", "verify", "rebase", "pr", "ci", "merge"]);
-    assert.match(rows[0]!, /\| implement \| ✅ done \| 3 \| 1s \|/);
+    assert.match(rows[0]!, /\| implement \| ✅ done \| 3 \| 1 s \|/);
   });
 
   it("writes the progress comment in three batches for a clean ticket: before verify, before the CI wait, at the merge", async () => {

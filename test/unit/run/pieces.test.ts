@@ -41,9 +41,9 @@ describe("Run pieces", () => {
     body = withSection(body, "r2", renderSection("r2", "vm", [{ stage: "checks", outcome: "✅", turns: null, durationMs: 1000 }]));
     const again = withSection(body, "r1", renderSection("r1", "desk", [{ stage: "implement", outcome: "x | y", turns: 4, durationMs: 1 }]));
     assert.ok(again.includes(renderSection("r2", "vm", [{ stage: "checks", outcome: "✅", turns: null, durationMs: 1000 }])));
-    assert.match(again, /\| implement \| x \\\| y \| 4 \| 0s \|/);
+    assert.match(again, /\| implement \| x \\\| y \| 4 \| 1 ms \|/);
     assert.ok(again.indexOf("r1") < again.indexOf("r2"));
-    assert.match(one, /\| implement \| ⏸ rate limited \| 4 \| 1m05s \|/);
+    assert.match(one, /\| implement \| ⏸ rate limited \| 4 \| 1m 05s \|/);
   });
 
   it("hand-off comment: each part dropped when there is nothing to name", () => {

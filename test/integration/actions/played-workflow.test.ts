@@ -11,6 +11,7 @@ import { strict as assert } from "node:assert";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { parseComments } from "../../../src/core/claims/claim-view";
+import { PROGRESS_MARKER } from "../../../src/core/run/progress-comment";
 import { noLiveLease } from "../../reliability/chaos/kill-trial";
 import { CLI } from "../../reliability/chaos/run-process";
 import { auditPushes, checkEndings, checkLeases, checkLock, checkOpenPrs, duplicateWork, endingOf, stateFilesOn, viewTickets } from "../../reliability/chaos/observe";
@@ -110,6 +111,8 @@ describe("the played Actions workflow", function () {
     const views = await viewTickets(w, t);
     assert.deepEqual(checkEndings(views), []);
     assert.ok(views.every((v) => endingOf(v) === "merged"), views.map((v) => `#${v.number} ${endingOf(v)}`).join(", "));
+    const progress = views.flatMap((v) => v.comments.filter((c) => c.body.startsWith(PROGRESS_MARKER)));
+    assert.ok(progress.length >= TICKETS && progress.every((c) => c.author === "ticket-runner-app[bot]"), "the Runs wrote as the App's installation, not as a user");
     assert.equal(duplicateWork(views), 0, "no ticket implemented twice or given two pull requests");
     assert.deepEqual(checkOpenPrs(views), []);
     assert.deepEqual(await stateFilesOn(t.gitDir), [], "no State file left");

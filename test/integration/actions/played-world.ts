@@ -42,11 +42,14 @@ export async function playedWorld(o: PlayedWorldOptions): Promise<PlayedWorld> {
   const t = await world.target({ name: o.name, config: o.config, issues, ci: false });
   await world.sandbox.admin.setFaults({ rateLimit: 1_000_000 });
   await world.sandbox.admin.scriptCi(t.full, { conclusion: "success", delayMs: o.ciDelayMs });
+  // What actions/create-github-app-token hands out: an installation token, acting as the App's bot
+  // (in the sandbox as on GitHub, it may not read GET /user; the Run learns who it is from GraphQL).
+  const { token: appToken } = await world.sandbox.admin.addUser({ login: "ticket-runner-app[bot]", repos: { [t.full]: "write" } });
 
   // What init --actions commits beside the workflow: this build's CLI, its checksum pinned in the YAML.
   const cli = readBundle(CLI);
   const workflow = readWorkflow(actionsWorkflow({ hosts: 2, lanes: 2, agent: "claude", cliVersion: PRODUCT_VERSION, cliFile: cli.target, cliSha256: cli.sha256 }));
-  const header = `Authorization: Basic ${Buffer.from(`x-access-token:${t.token}`).toString("base64")}`;
+  const header = `Authorization: Basic ${Buffer.from(`x-access-token:${appToken}`).toString("base64")}`;
   const gitEnv = { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_TERMINAL_PROMPT: "0", GIT_AUTHOR_NAME: "Init", GIT_AUTHOR_EMAIL: "init@example.invalid", GIT_COMMITTER_NAME: "Init", GIT_COMMITTER_EMAIL: "init@example.invalid" };
   const clone = (dir: string) => exec("git", ["-c", `http.extraHeader=${header}`, "clone", "--quiet", world.sandbox.gitUrl(t.owner, t.name), dir], { env: gitEnv });
   const prep = `${world.dir}/prepare`;
@@ -60,7 +63,7 @@ export async function playedWorld(o: PlayedWorldOptions): Promise<PlayedWorld> {
   const player = new WorkflowPlayer({
     workflow,
     repo: t.full,
-    appToken: t.token,
+    appToken,
     vars: { TICKET_RUNNER_APP_ID: "12345" },
     secrets: { TICKET_RUNNER_APP_PRIVATE_KEY: "-----BEGIN RSA PRIVATE KEY-----", ANTHROPIC_API_KEY: "sk-ant-unused" },
     dir: world.dir,

@@ -48,18 +48,20 @@ export const resumeCommand: CliCommand = {
     if (args.flags.has("--offline")) return resumeOffline(n, args, target, io);
 
     const w = wireClaims(target, io, "person");
+    const ws = target.checkout ? new GitWorkspace({ root: target.checkout, host: new NodeHost({ env: io.env }), token: w.token, env: io.env }) : null;
+    // The base first: a base that is nowhere is refused before the lease is rewritten.
+    const base = ws ? (args.values.get("--base") ?? target.config.base ?? (await w.tracker.defaultBranch())) : null;
+    if (ws && base) await ws.fetchBase(base);
     const won = await w.gate.resume(n, { runDir: args.values.get("--run-dir") });
     io.out(`Resumed ${target.repo.owner}/${target.repo.repo}#${n}. Lease: ${won.claim.commentUrl}`);
     io.out(`Run directory: ${won.claim.runDir}`);
-    if (!target.checkout) return 0;
-    const ws = new GitWorkspace({ root: target.checkout, host: new NodeHost({ env: io.env }), token: w.token, env: io.env });
+    if (!ws || !base) return 0;
     const run = await w.runRoot.read(won.claim.runDir);
     const branch = run.kind === "ok" && run.run.branch ? run.run.branch : ws.branchFor(n, won.issue.title);
-    const base = args.values.get("--base") ?? target.config.base ?? (await w.tracker.defaultBranch());
     const resumed = await ws.resumeLane(n, branch, base);
     let lane = resumed.lane;
     if (!lane) {
-      lane = await prepareLane({ ws, ticket: n, title: won.issue.title, base, offline: false, freshBranch: false, forceDelete: false, say: io.out });
+      lane = await prepareLane({ ws, ticket: n, title: won.issue.title, base, offline: false, fetched: true, freshBranch: false, forceDelete: false, say: io.out });
     } else if (resumed.detail) {
       io.out(resumed.detail);
     }

@@ -70,6 +70,12 @@ describe("CLI (integration): bad input is refused with the next command, and cha
     refusedInOneLine(r, /The base branch `no-such-branch` is neither on the remote/);
     assert.equal(await board(n), before, "not claimed on the board");
     assert.ok(!existsSync(join(people.runDir("alice", n), "run.json")), "no local claim");
+
+    // resume too: the lease alice holds is not rewritten for a base that is nowhere.
+    assert.equal((await people.cli("alice", ["start", String(n)])).code, 0);
+    const held = await board(n);
+    refusedInOneLine(await people.cli("alice", ["resume", String(n), "--base", "no-such-branch"]), /The base branch `no-such-branch` is neither on the remote/);
+    assert.equal(await board(n), held, "the lease is as it was");
   });
 
   it("--repo ../.. is not a repository", async () => {

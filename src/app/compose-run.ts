@@ -95,7 +95,15 @@ export function composeRun(input: ComposeRunInput, options: RunOptions = {}): Co
   const octokit = createOctokit({ apiUrl: input.apiUrl, token: input.token, log: input.log });
   const tracker = new OctokitTracker(octokit, input.repo);
   const remoteUrl = gitUrlFor(input.apiUrl, input.repo);
-  const workspace = new GitWorkspace({ root: input.cwd, host, token: input.token, remoteUrl, env, lockScope: input.config.lockScope, checkEnvNames: input.config.checkEnv });
+  const workspace = new GitWorkspace({
+    root: input.cwd,
+    host,
+    token: input.token,
+    remoteUrl,
+    env,
+    lockScope: input.config.lockScope,
+    checkEnvNames: input.config.checkEnv,
+  });
   const { gate } = composeClaims({
     tracker,
     runRoot: input.runRoot,

@@ -77,10 +77,14 @@ export function parseConfig(raw: unknown, source: string): Config {
   const parsed = configSchema.safeParse(raw);
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.map(describeIssue);
-  throw new Refusal("bad-config", `${source} is not a valid Ticket Runner config: ${problems.join("; ")}. Fix the file (docs/configuration.md lists every key) and run the command again.`, {
-    path: source,
-    next: `fix ${path.basename(source)} (docs/configuration.md lists every key), then run the command again`,
-  });
+  throw new Refusal(
+    "bad-config",
+    `${source} is not a valid Ticket Runner config: ${problems.join("; ")}. Fix the file (docs/configuration.md lists every key) and run the command again.`,
+    {
+      path: source,
+      next: `fix ${path.basename(source)} (docs/configuration.md lists every key), then run the command again`,
+    },
+  );
 }
 
 /** The file's text; null when there is no file. */
@@ -99,7 +103,10 @@ function parseConfigText(text: string, file: string): Config {
   try {
     raw = JSON.parse(text);
   } catch (error) {
-    throw new Refusal("bad-config", `${file} is not valid JSON: ${(error as Error).message}. Fix the JSON and run the command again.`, { path: file, next: `fix the JSON in ${file}, then run the command again` });
+    throw new Refusal("bad-config", `${file} is not valid JSON: ${(error as Error).message}. Fix the JSON and run the command again.`, {
+      path: file,
+      next: `fix the JSON in ${file}, then run the command again`,
+    });
   }
   return parseConfig(raw, file);
 }
@@ -109,7 +116,11 @@ export function loadConfig(root: string): Config {
   const file = path.join(root, CONFIG_FILE);
   const text = readConfigText(root);
   if (text === null) {
-    throw new Refusal("not-a-target", `${root} has no ${CONFIG_FILE}, so Ticket Runner has not been set up for this Target. Set it up with \`ticket-runner init\`.`, { path: file, next: "ticket-runner init" });
+    throw new Refusal(
+      "not-a-target",
+      `${root} has no ${CONFIG_FILE}, so Ticket Runner has not been set up for this Target. Set it up with \`ticket-runner init\`.`,
+      { path: file, next: "ticket-runner init" },
+    );
   }
   return parseConfigText(text, file);
 }

@@ -75,7 +75,15 @@ describe("lint: no import cycles in the product's code", () => {
       ["d", ["a"]],
     ]);
     assert.deepEqual(cycles(graph), [["a", "b", "c"]]);
-    assert.deepEqual(cycles(new Map([["a", ["b"]], ["b", []]])), []);
+    assert.deepEqual(
+      cycles(
+        new Map([
+          ["a", ["b"]],
+          ["b", []],
+        ]),
+      ),
+      [],
+    );
   });
 
   it("src/ (but src/sandbox) has none, type-only imports included", () => {

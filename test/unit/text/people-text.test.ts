@@ -5,10 +5,7 @@ import { clock, formatDuration } from "../../../src/core/text/time";
 // The one home of text meant for people (src/core/text/): each helper once, with its rules.
 describe("text for people", () => {
   it("formats durations as docs/agents.md shows them, in the CLI and the extension alike", () => {
-    assert.deepEqual(
-      [0, 850, 1500, 48_000, 61_000, 72_000, 3_720_000].map(formatDuration),
-      ["0 ms", "850 ms", "2 s", "48 s", "1m 01s", "1m 12s", "1h 02m"],
-    );
+    assert.deepEqual([0, 850, 1500, 48_000, 61_000, 72_000, 3_720_000].map(formatDuration), ["0 ms", "850 ms", "2 s", "48 s", "1m 01s", "1m 12s", "1h 02m"]);
     assert.equal(formatDuration(-5), "0 ms");
   });
 

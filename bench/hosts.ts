@@ -53,13 +53,25 @@ export function ticketName(i: number): string {
   return `hosts${NAMES[i % 26]}${NAMES[Math.floor(i / 26) % 26]}`;
 }
 
-/** "[hh:mm:ss] #n stage: outcome · 12s" lines (TICKET_RUNNER_TTY=0) summed per Stage. */
+/** formatDuration's text ("500 ms", "12 s", "1m 12s", "2h 05m") in seconds; null for anything else. */
+function durationSeconds(text: string): number | null {
+  const ms = /^(\d+) ms$/.exec(text);
+  if (ms) return Number(ms[1]) / 1000;
+  const s = /^(\d+) s$/.exec(text);
+  if (s) return Number(s[1]);
+  const m = /^(\d+)m (\d+)s$/.exec(text);
+  if (m) return Number(m[1]) * 60 + Number(m[2]);
+  const h = /^(\d+)h (\d+)m$/.exec(text);
+  return h ? Number(h[1]) * 3600 + Number(h[2]) * 60 : null;
+}
+
+/** "[hh:mm:ss] #n stage: outcome · 12 s" lines (TICKET_RUNNER_TTY=0) summed per Stage. */
 function stageSeconds(outputs: string[]): Map<string, number> {
   const sums = new Map<string, number>();
   for (const out of outputs) {
-    for (const m of out.matchAll(/^\[[0-9:]+\] #\d+ ([a-z-]+): .* · (?:(\d+)m)?(\d+)s$/gm)) {
-      const s = Number(m[2] ?? 0) * 60 + Number(m[3]);
-      sums.set(m[1]!, (sums.get(m[1]!) ?? 0) + s);
+    for (const m of out.matchAll(/^\[[0-9:]+\] #\d+ ([a-z-]+): .* · ([^·]+)$/gm)) {
+      const s = durationSeconds(m[2]!.trim());
+      if (s !== null) sums.set(m[1]!, (sums.get(m[1]!) ?? 0) + s);
     }
   }
   return sums;

@@ -106,13 +106,13 @@ const configuration = {
     "ticketRunner.refreshIntervalSeconds": setting("integer", 60,
       "How often the board checks GitHub for changes, in seconds. Idle checks are conditional requests and cost no rate limit. `0` turns auto-refresh off.",
       { minimum: 0, maximum: 3600 }),
-    "ticketRunner.worktreeFolders": setting("string", "add-and-remove",
-      "What happens to each ticket's worktree in this window while a Run works on it. Folders are only added to a window that has a workspace file (a `.code-workspace`, or several folders open): adding one to a single-folder window would make VS Code restart the extension host, which kills the Run. In a single-folder window you get a notification with **Open in New Window** instead.",
+    "ticketRunner.worktreeFolders": setting("string", "off",
+      "What happens to each ticket's worktree in this window while a Run works on it. By default nothing: **Open Worktree** (board row, status-bar tooltip) adds it when you ask, because adding a folder while a Run streams stalls this window's extension host for a few hundred milliseconds (ADR 0265). Folders are only added to a window that has a workspace file (a `.code-workspace`, or several folders open): adding one to a single-folder window would make VS Code restart the extension host, which kills the Run. In a single-folder window you get a notification with **Open in New Window** instead.",
       { enum: ["add-and-remove", "add-and-keep", "new-window", "off"], markdownEnumDescriptions: [
-        "Add it as a workspace folder named `#42 title` when its Lane starts; remove it after the merge (hand-offs keep theirs).",
+        "Add it as a workspace folder named `#42 title` when its first Stage starts; remove it after the merge (hand-offs keep theirs).",
         "Add it as a workspace folder and keep it after the merge.",
         "Open it in a new window instead (this window's folders never change).",
-        "Do not open worktrees; use **Open Worktree** on a ticket when you want one." ] }),
+        "Do not open worktrees during the Run; **Open Worktree** on a ticket adds it when you ask (the default)." ] }),
     "ticketRunner.notifications": setting("string", "handoffs",
       "Which events of a Run pop up a notification. The log (**Ticket Runner** output channel) and each ticket's transcript channel have everything either way.",
       { enum: ["all", "handoffs", "none"], markdownEnumDescriptions: [

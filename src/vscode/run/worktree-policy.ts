@@ -1,9 +1,12 @@
 // No `vscode` import: what happens to a ticket's worktree in this window, unit-tested without VS Code.
-// Why it depends on the window's shape: docs/adr/0023-worktree-folders.md.
+// Why it depends on the window's shape: docs/adr/0023-worktree-folders.md; why the default is `off`
+// (Open Worktree adds it on request): docs/adr/0265-worktree-folders-on-request.md.
 
 export type WorktreeSetting = "add-and-remove" | "add-and-keep" | "new-window" | "off";
 
 export const WORKTREE_SETTINGS: readonly WorktreeSetting[] = ["add-and-remove", "add-and-keep", "new-window", "off"];
+
+export const DEFAULT_WORKTREE_SETTING: WorktreeSetting = "off";
 
 export interface WindowShape {
   /**
@@ -36,7 +39,7 @@ export function planWorktreeFolder(setting: WorktreeSetting, shape: WindowShape)
 }
 
 export function asWorktreeSetting(value: unknown): WorktreeSetting {
-  return WORKTREE_SETTINGS.includes(value as WorktreeSetting) ? (value as WorktreeSetting) : "add-and-remove";
+  return WORKTREE_SETTINGS.includes(value as WorktreeSetting) ? (value as WorktreeSetting) : DEFAULT_WORKTREE_SETTING;
 }
 
 /** `#42 Add a formatPrice helper`: one line, at most 60 characters, no control characters. */

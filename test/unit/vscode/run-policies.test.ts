@@ -4,7 +4,8 @@ import { noticeFor } from "../../../src/vscode/run/notification-policy";
 import { configSchema } from "../../../src/core/schemas/config";
 import { agentCommandLine, consentCovers, consentKey, startQuestion, withApproval } from "../../../src/vscode/run/start-confirmation";
 import { rowFromArgs, ticketFromArgs } from "../../../src/vscode/run/ticket-args";
-import { planWorktreeFolder, worktreeFolderName } from "../../../src/vscode/run/worktree-policy";
+import { readFileSync } from "node:fs";
+import { asWorktreeSetting, DEFAULT_WORKTREE_SETTING, planWorktreeFolder, worktreeFolderName } from "../../../src/vscode/run/worktree-policy";
 
 const at = "2026-09-17T10:02:03.000Z";
 
@@ -21,6 +22,14 @@ describe("worktree folders: what happens in which window", () => {
       assert.deepEqual(planWorktreeFolder("new-window", { hasWorkspaceFile }), { kind: "new-window" });
       assert.deepEqual(planWorktreeFolder("off", { hasWorkspaceFile }), { kind: "none" });
     }
+  });
+
+  it("adds none during a Run unless asked (ADR 0265): unset or unknown reads as off, and the manifest agrees", () => {
+    assert.equal(asWorktreeSetting(undefined), "off");
+    assert.equal(asWorktreeSetting("sometimes"), "off");
+    assert.equal(asWorktreeSetting("add-and-keep"), "add-and-keep");
+    const pkg = JSON.parse(readFileSync("package.json", "utf8")) as { contributes: { configuration: { properties: Record<string, { default?: unknown }> } } };
+    assert.equal(pkg.contributes.configuration.properties["ticketRunner.worktreeFolders"]?.default, DEFAULT_WORKTREE_SETTING);
   });
 
   it("names a folder `#42 title`, on one line, at most 60 characters", () => {

@@ -77,6 +77,9 @@ if (raw) {
       assert.ok(a && b);
       const asked: { message: string; items: readonly string[]; detail?: string }[] = [];
       restore.push(api.notifier.setMessageApi(person([{ when: /^Start a Run on/, press: "Start" }], asked)));
+      // Folders at Start are opt-in (ADR 0265): this workspace asks for them, as a person would.
+      const settings = vscode.workspace.getConfiguration("ticketRunner");
+      await settings.update("worktreeFolders", "add-and-remove", vscode.ConfigurationTarget.Workspace);
 
       // Watch what a person would see while the Run goes: the status bar and the board's rows.
       const statusTexts = new Set<string>();
@@ -100,6 +103,7 @@ if (raw) {
       } finally {
         clearInterval(watch);
         sub.dispose();
+        await settings.update("worktreeFolders", undefined, vscode.ConfigurationTarget.Workspace);
       }
 
       const question = asked.find((q) => q.message.startsWith("Start a Run on"));
@@ -270,10 +274,25 @@ if (raw) {
       const baseline: number[] = [];
       for (let i = 0; i < 30; i++) baseline.push(await roundTrip());
 
+      // By default (ADR 0265) the Run adds no worktree folder: that change stalled this host 330-495 ms.
+      const folderEvents: string[] = [];
+      const folderSub = vscode.workspace.onDidChangeWorkspaceFolders((e) => folderEvents.push(...e.added.map((f) => `+${f.name}`), ...e.removed.map((f) => `-${f.name}`)));
+      restore.push(() => folderSub.dispose());
       await vscode.commands.executeCommand("ticketRunner.startOnTicket", burst);
       await waitFor(() => api.runs.windowRun.view()?.busy.some((l) => l.ticket === burst && l.stage === "implement"), { what: "the burst's implement Stage", timeoutMs: 30_000 });
       const during: number[] = [];
       while (api.runs.windowRun.view()?.busy.some((l) => l.ticket === burst && l.stage === "implement")) during.push(await roundTrip());
+      assert.deepEqual(folderEvents, [], "the Run itself added no worktree folder");
+      // On request (the board's and the status bar's Open Worktree), the folder appears while the Run goes on.
+      await vscode.commands.executeCommand("ticketRunner.openWorktree", burst);
+      const name = `#${burst} Add the zeta helper`;
+      assert.deepEqual(folderEvents, [`+${name}`], "Open Worktree added the folder");
+      const shown = vscode.workspace.workspaceFolders?.findIndex((f) => f.name === name) ?? -1;
+      assert.ok(shown > 0, "appended after the clone");
+      await new Promise<void>((resolve) => {
+        const done = vscode.workspace.onDidChangeWorkspaceFolders(() => (done.dispose(), resolve()));
+        vscode.workspace.updateWorkspaceFolders(shown, 1);
+      });
       await waitFor(() => !api.runs.windowRun.isActive(), { what: "the burst Run to end", timeoutMs: 100_000, intervalMs: 200 });
 
       const stats = api.runs.transcripts.stats(burst);

@@ -8,6 +8,7 @@
  */
 import { strict as assert } from "node:assert";
 import { createOctokit } from "../../../src/adapters/github/client";
+import { GitHubRateLimit } from "../../../src/core/errors";
 import { CollectLog, FULL, NAME, OWNER, startClaimsSandbox, type ClaimsSandbox } from "../../integration/claims/claims-sandbox";
 import { record } from "../support/figures";
 
@@ -35,12 +36,15 @@ describe("reliability: waits follow retry-after", function () {
       await gh.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", { owner: OWNER, repo: NAME, issue_number: n, body: "first" });
       const second = await gh.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", { owner: OWNER, repo: NAME, issue_number: n, body: "second" }).then(
         () => null,
-        (e: unknown) => e as { status?: number; message?: string },
+        (e: unknown) => e,
       );
       await s.sandbox.admin.setFaults({});
       assert.ok(second, "the limited write should fail in the end, not hang");
-      assert.equal(second.status, status);
-      assert.match(second.message ?? "", /secondary rate limit/);
+      // Since ADR 0240 every shape of GitHub's limits reaches callers as one typed error; GitHub's own answer is its cause.
+      assert.ok(second instanceof GitHubRateLimit, `expected GitHubRateLimit, got ${String(second)}`);
+      assert.equal(second.limit, "secondary");
+      assert.equal((second.cause as { status?: number } | undefined)?.status, status);
+      assert.match(second.message, /secondary rate limit/);
       const attempts = (await s.sandbox.admin.requestLog()).filter((r) => r.method === "POST" && r.path === `/repos/${FULL}/issues/${n}/comments`);
       assert.deepEqual(attempts.map((a) => a.status), [201, status, status, status], "one success, then the limited write and its two re-sends");
       for (let i = 2; i < attempts.length; i++) {
@@ -59,17 +63,18 @@ describe("reliability: waits follow retry-after", function () {
     const log = new CollectLog();
     const gh = createOctokit({ apiUrl: s.sandbox.apiUrl, token: s.tokens.alice!, log, maxRateLimitWaitSeconds: 120 });
     await s.sandbox.admin.setFaults({ rateLimit: 1 });
-    const started = Date.now();
     const err = await gh.request("GET /repos/{owner}/{repo}/issues/{issue_number}", { owner: OWNER, repo: NAME, issue_number: n }).then(
       () => gh.request("GET /repos/{owner}/{repo}/issues/{issue_number}", { owner: OWNER, repo: NAME, issue_number: n }),
     ).then(
       () => null,
-      (e: unknown) => e as { status?: number },
+      (e: unknown) => e,
     );
     await s.sandbox.admin.setFaults({});
-    assert.ok(err, "the second read should be refused");
-    assert.equal(err.status, 403);
-    assert.ok(Date.now() - started < 60_000, "it did not sit out an hour-long reset");
+    assert.ok(err instanceof GitHubRateLimit, `expected GitHubRateLimit, got ${String(err)}`);
+    assert.equal(err.limit, "primary");
+    assert.equal((err.cause as { status?: number } | undefined)?.status, 403);
+    // Not waited for: the error names a reset past the client's 120 s bound, and the client said it gave up.
+    assert.ok(err.resetAt.getTime() - Date.now() > 120_000, `reset ${err.resetAt.toISOString()} is within the wait bound`);
     assert.ok(log.has("primary rate limit; giving up"), log.lines.join("\n"));
   });
 });

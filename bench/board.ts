@@ -21,6 +21,7 @@ import { buildBoard } from "../src/core/board/build";
 import { renderLeaseComment } from "../src/core/claims/lease-comment";
 import { LEASE_VERSION } from "../src/core/schemas/lease";
 import { startSandbox } from "../src/sandbox/start";
+import { benchTarget } from "./support/bench-target";
 import { sandboxOctokit } from "../test/support/board-seed";
 
 function arg(name: string, fallback: number): number {
@@ -52,9 +53,7 @@ async function main(): Promise<void> {
   const sandbox = await startSandbox({ quiet: true });
   const runRoot = mkdtempSync(join(tmpdir(), "bench-board-"));
   try {
-    await sandbox.admin.setFaults({ rateLimit: 1_000_000 });
-    await sandbox.admin.createRepo({ owner: OWNER, name: REPO, files: { "README.md": "bench\n" }, labels: [{ name: "ready-for-agent" }, { name: "in-progress" }, { name: "ready-for-human" }] });
-    const { token } = await sandbox.admin.addUser({ login: "ana", repos: { [`${OWNER}/${REPO}`]: "write" } });
+    const { ana: token } = await benchTarget(sandbox.admin, { owner: OWNER, repo: REPO, users: ["ana"], labels: ["ready-for-agent", "in-progress", "ready-for-human"] });
     const admin = sandboxOctokit(sandbox.apiUrl, sandbox.adminToken);
     const ana = sandboxOctokit(sandbox.apiUrl, token);
     const host = new NodeHost({ env: process.env });

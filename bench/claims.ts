@@ -28,6 +28,7 @@ import { OctokitTracker } from "../src/adapters/github/octokit-tracker";
 import { createClaimGate } from "../src/core/claims/claim-protocol";
 import type { Clock } from "../src/ports/clock";
 import { startSandbox, type SandboxHandle } from "../src/sandbox/start";
+import { benchTarget } from "./support/bench-target";
 import { prng } from "../test/support/prng";
 
 function arg(name: string, fallback: number): number {
@@ -43,7 +44,6 @@ const SETTLE = arg("--settle", 450);
 const MINUTES_PER_START = 35;
 const OWNER = "acme";
 const REPO = "widgets";
-const FULL = `${OWNER}/${REPO}`;
 const silent = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 const clock: Clock = { now: () => new Date(), sleep: (ms) => new Promise((r) => setTimeout(r, ms)) };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -224,16 +224,8 @@ async function main(): Promise<void> {
   const sandbox = await startSandbox({ quiet: true });
   const dir = mkdtempSync(join(tmpdir(), "bench-claims-"));
   try {
-    await sandbox.admin.setFaults({ rateLimit: 1_000_000 });
-    await sandbox.admin.createRepo({ owner: OWNER, name: REPO, files: { "README.md": "bench\n" } });
-    const tokens: Record<string, string> = {};
-    for (const s of strategies) {
-      for (const m of ["m1", "m3"]) {
-        const login = `${s.key}-${m}`.toLowerCase();
-        tokens[login] = (await sandbox.admin.addUser({ login, repos: { [FULL]: "write" } })).token;
-      }
-    }
-    tokens["round-trips"] = (await sandbox.admin.addUser({ login: "round-trips", repos: { [FULL]: "write" } })).token;
+    const users = [...strategies.flatMap((s) => ["m1", "m3"].map((m) => `${s.key}-${m}`.toLowerCase())), "round-trips"];
+    const tokens = await benchTarget(sandbox.admin, { owner: OWNER, repo: REPO, users });
     const admin = createOctokit({ apiUrl: sandbox.apiUrl, token: sandbox.adminToken, log: silent });
     for (const name of ["ready-for-agent", "in-progress", "ready-for-human", "claim:machine-1", "claim:machine-3"]) {
       await admin.request("POST /repos/{owner}/{repo}/labels", { owner: OWNER, repo: REPO, name, color: "ededed" });

@@ -17,6 +17,7 @@ import type { ChildProcess } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { SandboxAdmin } from "../src/sandbox/admin-client";
 import { startSandbox } from "../src/sandbox/start";
+import { benchTarget } from "./support/bench-target";
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(name);
@@ -101,9 +102,7 @@ async function main(): Promise<void> {
   const { child, apiUrl, admin } = await startServer();
   const sb = { apiUrl, admin };
   try {
-    await sb.admin.createRepo({ owner: "bench", name: "board", files: { "README.md": "bench\n" }, labels: [{ name: "ready-for-agent" }] });
-    const { token } = await sb.admin.addUser({ login: "runner", repos: { "bench/board": "write" } });
-    await sb.admin.setFaults({ rateLimit: 1_000_000_000 });
+    const { runner: token } = await benchTarget(sb.admin, { owner: "bench", repo: "board", users: ["runner"], labels: ["ready-for-agent"], rateLimit: 1_000_000_000 });
     const auth = { authorization: `token ${token}`, "content-type": "application/json" };
     const api = (path: string, init: RequestInit = {}) => fetch(`${sb.apiUrl}${path}`, { ...init, headers: auth });
 

@@ -19,6 +19,7 @@ import { NodeHost } from "../src/adapters/node-host";
 import type { StateFile } from "../src/core/schemas/state-file";
 import { TEST_IDENTITY, commitFiles, git, makeTempDir } from "../test/support/git-fixtures";
 import { cloneWithToken } from "../test/support/run-seed";
+import { benchTarget } from "./support/bench-target";
 import { sandboxProcess } from "../test/support/sandbox-process";
 import { childrenCpuMs, processTreeCpuMs, spawnersEnded } from "./cpu";
 
@@ -54,9 +55,7 @@ async function main(): Promise<void> {
   const scratch = await makeTempDir("tr-bench-ws-");
   const missed: string[] = [];
   try {
-    await sandbox.admin.createRepo({ owner: "bench", name: "ws", files: { "README.md": "bench\n" } });
-    const { token } = await sandbox.admin.addUser({ login: "writer", repos: { "bench/ws": "write" } });
-    await sandbox.admin.setFaults({ rateLimit: 1_000_000 });
+    const { writer: token } = await benchTarget(sandbox.admin, { owner: "bench", repo: "ws", users: ["writer"] });
     const url = sandbox.gitUrl("bench", "ws");
     const clone = async (name: string): Promise<string> => {
       const dir = join(scratch, name);

@@ -38,6 +38,7 @@ describe("GitHub's descriptions as the oracle: what `ticket-runner run` sends, a
       assert.ok(routes.has(route), `${route} was not seen:\n${[...routes].join("\n")}\n${said}`);
     }
     assert.ok(proxy.seen.graphql.length >= 5, `GraphQL documents seen: ${proxy.seen.graphql.length}`);
+    console.log(`      one ticket-runner run (3 tickets): ${proxy.seen.graphql.length} GraphQL documents, ${proxy.seen.rest.length} REST answers on ${routes.size} routes, all checked`);
   });
 
   it("every GraphQL document the Run sent is valid on GitHub's schema, with its variables", () => {

@@ -5,13 +5,15 @@
  * - "At least 1 approving review is required by reviewers with write access."
  *   (https://docs.github.com/repositories/configuring-branches-and-merges-in-your-repository/managing-protected-branches/about-protected-branches#require-pull-request-reviews-before-merging);
  * - `Required status check "<name>" is expected.` (…/about-protected-branches#require-status-checks-before-merging);
- * - "Squash merges are not allowed on this repository." (https://docs.github.com/rest/pulls/pulls#merge-a-pull-request, 405).
+ * - "Squash merges are not allowed on this repository." (https://docs.github.com/rest/pulls/pulls#merge-a-pull-request, 405);
+ * - "This branch must not contain merge commits." (…/about-protected-branches#require-linear-history).
  */
 import type { MergeRefusal } from "../../ports/tracker";
 
 const REVIEWS = /At least (\d+) approving reviews? (?:is|are) required[^.\n]*/i;
 const CHECK = /Required status check "([^"]+)" is (expected|failing)/i;
 const METHOD = /(Merge commits|Squash merges|Rebase merges) are not allowed on this repository/i;
+const LINEAR = /must not contain merge commits/i;
 const RULES = /Repository rule violations found|protected branch|merge queue/i;
 
 export function readMergeRefusal(message: string, pull: number, base: string): MergeRefusal | undefined {
@@ -37,6 +39,13 @@ export function readMergeRefusal(message: string, pull: number, base: string): M
       reason: "merge-method",
       cause: `${method[1]} are not allowed on this repository`,
       fix: `set "merge": { "method": … } in ticket-runner.json to a method the repository allows (Settings > General > Pull Requests), then start the ticket again`,
+    };
+  }
+  if (LINEAR.test(message)) {
+    return {
+      reason: "merge-method",
+      cause: `the rules of \`${base}\` require a linear history, so a merge commit may not land there`,
+      fix: `set "merge": { "method": "squash" } (or "rebase") in ticket-runner.json, then start the ticket again`,
     };
   }
   if (RULES.test(message)) {

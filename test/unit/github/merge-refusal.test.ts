@@ -22,6 +22,13 @@ describe("GitHub's merge refusals, read into a rule and a fix", () => {
     assert.equal(readMergeRefusal("Squash merges are not allowed on this repository.", 1, "main")?.reason, "merge-method");
   });
 
+  it("a linear history on the base refuses a merge commit: squash or rebase instead", () => {
+    const r = readMergeRefusal("This branch must not contain merge commits.", 4, "main");
+    assert.equal(r?.reason, "merge-method");
+    assert.match(r?.cause ?? "", /require a linear history/);
+    assert.match(r?.fix ?? "", /"method": "squash"/);
+  });
+
   it("anything else is no refusal it can name", () => {
     assert.equal(readMergeRefusal("Pull Request is not mergeable", 1, "main"), undefined);
   });

@@ -8,7 +8,7 @@ import { Refusal } from "../errors";
 import type { Lease } from "../schemas/lease";
 import type { ClaimContext } from "./claim-context";
 import { nothingToResume } from "./ended-claim";
-import { sameUser } from "./give-back";
+import { sameUser } from "./claim-endings";
 import { leavingHostLabels } from "./host-labels";
 import { archiveTail, renderLeaseComment } from "./lease-comment";
 import { compareClaims } from "./lease-standing";

@@ -10,7 +10,7 @@ import { isRefusal } from "../errors";
 import { adoptClaim } from "./adopt";
 import { ClaimContext, type ClaimProtocolOptions } from "./claim-context";
 import { type TicketReading } from "./ticket-reading";
-import { endClaim, sameUser } from "./give-back";
+import { endClaim, sameUser } from "./claim-endings";
 import { end, heartbeat, markStage, recheck } from "./lifecycle";
 import { parseTicketNumber } from "./marker";
 import { badTicket } from "./refusals";

@@ -7,7 +7,7 @@ import type { HeldClaim, ReleaseWhy } from "../claim-gate";
 import type { Lease } from "../schemas/lease";
 import type { ClaimContext } from "./claim-context";
 import type { TicketReading } from "./ticket-reading";
-import { endClaim, standAside, standDown, type Ending, type StandDownResult } from "./give-back";
+import { endClaim, standAside, standDown, type Ending, type StandDownResult } from "./claim-endings";
 import { archiveTail, renderLeaseComment } from "./lease-comment";
 import { rankClaims, type LeaseRecord } from "./lease-standing";
 

@@ -16,7 +16,7 @@ import { Refusal } from "../errors";
 import type { Lease } from "../schemas/lease";
 import type { ClaimContext } from "./claim-context";
 import type { TicketReading } from "./ticket-reading";
-import { endClaim, readyGoesBack, sameUser } from "./give-back";
+import { endClaim, readyGoesBack, sameUser } from "./claim-endings";
 import { compareClaims, type LeaseRecord } from "./lease-standing";
 import { claimedElsewhere, heldByExpiredLease, notYoursToRelease } from "./refusals";
 

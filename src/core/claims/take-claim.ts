@@ -18,7 +18,7 @@ import type { RunJson } from "../schemas/run-json";
 import type { ClaimContext } from "./claim-context";
 import type { TicketReading } from "./ticket-reading";
 import { setAsideEndedRun, type SetAside } from "./ended-claim";
-import { sameUser, standDown } from "./give-back";
+import { sameUser, standDown } from "./claim-endings";
 import { leavingHostLabels } from "./host-labels";
 import { archiveTail, renderLeaseComment } from "./lease-comment";
 import type { LeaseRecord } from "./lease-standing";

@@ -5,7 +5,7 @@ import { GitWorkspace } from "../../adapters/git/git-workspace";
 import { keptBranchNote } from "../../adapters/git/kept-branch";
 import { NodeHost } from "../../adapters/node-host";
 import { holderText } from "../../core/claims/refusals";
-import { sameUser } from "../../core/claims/give-back";
+import { sameUser } from "../../core/claims/claim-endings";
 import { handBackTicket } from "../../core/claims/hand-back";
 import type { HeldClaim } from "../../core/claim-gate";
 import { Refusal } from "../../core/errors";

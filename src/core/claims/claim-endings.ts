@@ -1,5 +1,6 @@
 /**
- * Giving a claim up: what a loser (or a displaced holder) takes back, and the three endings.
+ * How a claim ends: what a loser (or a displaced holder) gives back, and the three endings
+ * (finished, released, handed off). Not the twin of hand-back.ts (a person handing a ticket back).
  *
  * A loser removes only what it added AND no rival still needs: its `claim:<host>` label unless a
  * rival on a host with the same label holds, its assignee unless a rival of the same user holds.

@@ -1,6 +1,8 @@
-// Builds the two bundles: the VS Code extension (CommonJS, `vscode` external) and the CLI.
+// Builds the bundles: the VS Code extension (CommonJS, `vscode` external) and the CLI.
 // Octokit is ESM-only, so it is bundled into both rather than required at run time.
+// The extension is two bundles, the second loaded at the first Start: scripts/run-machinery-plugin.mjs.
 import * as esbuild from "esbuild";
+import { RUN_MACHINERY_OUT, runMachineryOnDemand } from "./scripts/run-machinery-plugin.mjs";
 
 const watch = process.argv.includes("--watch");
 const production = process.argv.includes("--production");
@@ -17,7 +19,8 @@ const common = {
 };
 
 const builds = [
-  { ...common, entryPoints: ["src/vscode/extension.ts"], outfile: "dist/extension.js", external: ["vscode"] },
+  { ...common, entryPoints: ["src/vscode/extension.ts"], outfile: "dist/extension.js", external: ["vscode"], plugins: [runMachineryOnDemand] },
+  { ...common, entryPoints: ["src/app/compose-run.ts"], outfile: `dist/${RUN_MACHINERY_OUT}`, external: ["vscode"] },
   { ...common, entryPoints: ["src/cli/main.ts"], outfile: "dist/cli.js", banner: { js: "#!/usr/bin/env node" } },
   { ...common, entryPoints: ["src/sandbox/demo-agent-main.ts"], outfile: "dist/demo-agent.js", banner: { js: "#!/usr/bin/env node" } },
 ];

@@ -1,4 +1,3 @@
-import { composeRun } from "../../app/compose-run";
 import { AGENT_NAMES } from "../../core/schemas/config";
 import type { ExtensionServices } from "../services";
 import type { RunServices } from "./run-services";
@@ -24,6 +23,8 @@ export async function prepareRun(services: ExtensionServices & { readonly runs: 
   const target = await resolveWindowTarget(services);
   const settings = readRunSettings();
   const config = applyRunSettings(loadConfig(target.folder), settings);
+  // Loaded at the first Start, not at activation: dist/run-machinery.js (ADR 0266).
+  const { composeRun } = await import("../../app/compose-run");
   const composed = composeRun(
     {
       config,

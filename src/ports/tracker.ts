@@ -96,7 +96,7 @@ export interface IssueThread {
 
 /** Why GitHub refused a merge, when its words say (ADR 0241): the rule, and what a person changes. */
 export interface MergeRefusal {
-  reason: "required-reviews" | "required-checks" | "merge-method" | "rule-violation";
+  reason: "required-reviews" | "required-checks" | "merge-method" | "merge-queue" | "rule-violation";
   cause: string;
   fix: string;
 }

@@ -4,7 +4,8 @@
  * - rulesets: `POST /repos/{owner}/{repo}/rulesets` ("Create a repository ruleset"), branch target,
  *   `conditions.ref_name.include/exclude` (`~ALL`, `~DEFAULT_BRANCH`, fnmatch patterns), rules
  *   `non_fast_forward` ("Block force pushes"), `deletion`, `update`, `pull_request`
- *   (`required_approving_review_count`) and `required_status_checks`
+ *   (`required_approving_review_count`), `required_status_checks` and `merge_queue` ("Require merge
+ *   queue": the merge API is refused, "Changes must be made through the merge queue")
  *   (https://docs.github.com/rest/repos/rules#create-a-repository-ruleset,
  *   https://docs.github.com/repositories/configuring-branches-and-merges-in-your-repository/managing-rulesets/available-rules-for-rulesets);
  * - a push that breaks a rule is refused with "GH013: Repository rule violations found for <ref>"
@@ -33,6 +34,8 @@ export interface RulesetRec {
   /** A pull request is required; this many approving reviews (the sandbox has no reviews, so any > 0 refuses a merge). */
   pullRequest: { approvals: number } | null;
   requiredChecks: string[];
+  /** "Require merge queue": its parameters as given, echoed back as GitHub does. */
+  mergeQueue: Record<string, unknown> | null;
   createdAt: string;
 }
 
@@ -41,6 +44,7 @@ const ruleSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("deletion") }).strict(),
   z.object({ type: z.literal("update"), parameters: z.object({ update_allows_fetch_and_merge: z.boolean() }).partial().optional() }).strict(),
   z.object({ type: z.literal("pull_request"), parameters: z.object({ required_approving_review_count: z.number().int().min(0).max(10) }).passthrough() }).strict(),
+  z.object({ type: z.literal("merge_queue"), parameters: z.object({ merge_method: z.enum(["MERGE", "SQUASH", "REBASE"]) }).passthrough() }).strict(),
   z.object({ type: z.literal("required_status_checks"), parameters: z.object({ required_status_checks: z.array(z.object({ context: z.string().min(1).max(200), integration_id: z.number().int().optional() }).strict()).min(1) }).passthrough() }).strict(),
 ]);
 
@@ -62,6 +66,7 @@ function rulesetJson(repo: RepoRec, r: RulesetRec): Record<string, unknown> {
   if (r.update) rules.push({ type: "update" });
   if (r.pullRequest) rules.push({ type: "pull_request", parameters: { required_approving_review_count: r.pullRequest.approvals, dismiss_stale_reviews_on_push: false, require_code_owner_review: false, require_last_push_approval: false, required_review_thread_resolution: false } });
   if (r.requiredChecks.length) rules.push({ type: "required_status_checks", parameters: { required_status_checks: r.requiredChecks.map((context) => ({ context })), strict_required_status_checks_policy: false } });
+  if (r.mergeQueue) rules.push({ type: "merge_queue", parameters: r.mergeQueue });
   return {
     id: r.id,
     name: r.name,
@@ -109,6 +114,8 @@ export function rulesFor(repo: RepoRec, branch: string): RulesetRec[] {
  */
 export function mergeViolation(repo: RepoRec, base: string, passed: Set<string>): string | null {
   for (const r of rulesFor(repo, base)) {
+    // The merge API is closed to a queued base whatever else holds (pascalgn/automerge-action#235 quotes GitHub's words).
+    if (r.mergeQueue) return "Changes must be made through the merge queue";
     if (r.pullRequest && r.pullRequest.approvals > 0) {
       const n = r.pullRequest.approvals;
       return `At least ${n} approving review${n === 1 ? " is" : "s are"} required by reviewers with write access.`;
@@ -156,10 +163,12 @@ export function registerRulesetRoutes(router: Router): void {
       update: body.rules.some((r) => r.type === "update"),
       pullRequest: null,
       requiredChecks: [],
+      mergeQueue: null,
       createdAt: isoNow(),
     };
     for (const rule of body.rules) {
       if (rule.type === "pull_request") rec.pullRequest = { approvals: rule.parameters.required_approving_review_count };
+      if (rule.type === "merge_queue") rec.mergeQueue = { ...rule.parameters };
       if (rule.type === "required_status_checks") rec.requiredChecks = rule.parameters.required_status_checks.map((c) => c.context);
     }
     repo.rulesets = [...(repo.rulesets ?? []), rec];

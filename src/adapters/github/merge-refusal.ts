@@ -6,7 +6,9 @@
  *   (https://docs.github.com/repositories/configuring-branches-and-merges-in-your-repository/managing-protected-branches/about-protected-branches#require-pull-request-reviews-before-merging);
  * - `Required status check "<name>" is expected.` (…/about-protected-branches#require-status-checks-before-merging);
  * - "Squash merges are not allowed on this repository." (https://docs.github.com/rest/pulls/pulls#merge-a-pull-request, 405);
- * - "This branch must not contain merge commits." (…/about-protected-branches#require-linear-history).
+ * - "This branch must not contain merge commits." (…/about-protected-branches#require-linear-history);
+ * - "Changes must be made through the merge queue" (a base with "Require merge queue",
+ *   …/managing-a-merge-queue; the words as GitHub's merge API answers them).
  */
 import type { MergeRefusal } from "../../ports/tracker";
 
@@ -14,6 +16,7 @@ const REVIEWS = /At least (\d+) approving reviews? (?:is|are) required[^.\n]*/i;
 const CHECK = /Required status check "([^"]+)" is (expected|failing)/i;
 const METHOD = /(Merge commits|Squash merges|Rebase merges) are not allowed on this repository/i;
 const LINEAR = /must not contain merge commits/i;
+const QUEUE = /must be made through the merge queue/i;
 const RULES = /Repository rule violations found|protected branch|merge queue/i;
 
 export function readMergeRefusal(message: string, pull: number, base: string): MergeRefusal | undefined {
@@ -46,6 +49,13 @@ export function readMergeRefusal(message: string, pull: number, base: string): M
       reason: "merge-method",
       cause: `the rules of \`${base}\` require a linear history, so a merge commit may not land there`,
       fix: `set "merge": { "method": "squash" } (or "rebase") in ticket-runner.json, then start the ticket again`,
+    };
+  }
+  if (QUEUE.test(message)) {
+    return {
+      reason: "merge-queue",
+      cause: `\`${base}\` requires a merge queue, so pull requests reach it only through the queue, never through the merge API Ticket Runner uses`,
+      fix: `add pull request #${pull} to the merge queue (its page: "Merge when ready", or \`gh pr merge ${pull} --auto\`), which merges it once the queue's checks pass; or a repository admin lets this token bypass the merge queue rule (Settings > Rules > Rulesets) so the next Run merges directly`,
     };
   }
   if (RULES.test(message)) {

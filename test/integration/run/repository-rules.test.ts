@@ -7,6 +7,9 @@
  * - "Block force pushes" and "Restrict deletions" on every branch (`non_fast_forward`, `deletion`;
  *   "Create a repository ruleset", OpenAPI `repos/create-repo-ruleset`): the State records live
  *   outside refs/heads and the Run lock only moves forward, so a ticket still merges;
+ * - "Require merge queue" on the base (`merge_queue`): the merge API is refused ("Changes must be
+ *   made through the merge queue") and the ticket is handed off with its pull request, naming the
+ *   queue and how to enqueue it;
  * - "Require a pull request" on every branch: the Run lock cannot be written, and the Run says
  *   which setting to change;
  * - secret scanning push protection (`security_and_analysis`, OpenAPI `repos/update`): a commit
@@ -23,7 +26,8 @@ import { RunWorld } from "./run-helpers";
 type Rule =
   | { type: "non_fast_forward" | "deletion" }
   | { type: "pull_request"; parameters: { required_approving_review_count: number; dismiss_stale_reviews_on_push: boolean; require_code_owner_review: boolean; require_last_push_approval: boolean; required_review_thread_resolution: boolean } }
-  | { type: "required_status_checks"; parameters: { required_status_checks: { context: string }[]; strict_required_status_checks_policy: boolean } };
+  | { type: "required_status_checks"; parameters: { required_status_checks: { context: string }[]; strict_required_status_checks_policy: boolean } }
+  | { type: "merge_queue"; parameters: { check_response_timeout_minutes: number; grouping_strategy: "ALLGREEN" | "HEADGREEN"; max_entries_to_build: number; max_entries_to_merge: number; merge_method: "MERGE" | "SQUASH" | "REBASE"; min_entries_to_merge: number; min_entries_to_merge_wait_minutes: number } };
 
 const PR_RULE = { dismiss_stale_reviews_on_push: false, require_code_owner_review: false, require_last_push_approval: false, required_review_thread_resolution: false };
 
@@ -73,6 +77,22 @@ describe("run (integration): repository rules and push protection, as github.com
     const text = await handoffText(n!);
     assert.match(text, /require the status check "lint", which has not reported on the pull request's head/);
     assert.match(text, /make CI report a passing check named "lint"/);
+  });
+
+  it("a merge queue on the base: handed off at merge with its pull request, naming the queue and how to enqueue it", async () => {
+    const queue = { check_response_timeout_minutes: 60, grouping_strategy: "ALLGREEN", max_entries_to_build: 5, max_entries_to_merge: 5, merge_method: "SQUASH", min_entries_to_merge: 1, min_entries_to_merge_wait_minutes: 5 } as const;
+    await ruleset("main merges through a queue", ["~DEFAULT_BRANCH"], [{ type: "merge_queue", parameters: queue }]);
+    const listed = await w.octokit.request("GET /repos/{owner}/{repo}/rulesets", { owner: w.target.owner, repo: w.target.repo });
+    assert.deepEqual(checkResponse("GET /repos/{owner}/{repo}/rulesets", listed.status, listed.data), [], "the listed ruleset reads as GitHub's OpenAPI description says");
+    const [n] = await w.tickets([w.ticket("queued one")]);
+    const r = await w.cliDone(["run"]);
+    assert.equal(r.code, 1, r.out.join("\n"));
+    const text = await handoffText(n!);
+    assert.match(text, /Failed at \*\*merge\*\*/);
+    assert.match(text, /`main` requires a merge queue/);
+    assert.match(text, /gh pr merge \d+ --auto/);
+    const pulls = await w.octokit.request("GET /repos/{owner}/{repo}/pulls", { owner: w.target.owner, repo: w.target.repo, state: "open" });
+    assert.equal(pulls.data.filter((p) => p.head.ref.startsWith(`agent/${n}-`)).length, 1, "the ticket's pull request is kept open for the queue");
   });
 
   it("force pushes and deletions blocked on every branch: the State records and the Run lock still work, and a ticket merges", async () => {

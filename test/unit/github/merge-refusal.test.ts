@@ -29,6 +29,13 @@ describe("GitHub's merge refusals, read into a rule and a fix", () => {
     assert.match(r?.fix ?? "", /"method": "squash"/);
   });
 
+  it("a base that requires a merge queue: the way through the queue, not a generic rule", () => {
+    const r = readMergeRefusal("Changes must be made through the merge queue", 12, "main");
+    assert.equal(r?.reason, "merge-queue");
+    assert.match(r?.cause ?? "", /`main` requires a merge queue/);
+    assert.match(r?.fix ?? "", /gh pr merge 12 --auto/);
+  });
+
   it("anything else is no refusal it can name", () => {
     assert.equal(readMergeRefusal("Pull Request is not mergeable", 1, "main"), undefined);
   });

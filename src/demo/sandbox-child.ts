@@ -9,7 +9,7 @@ import { z } from "zod";
 import type { DemoChild, DemoChildren } from "./children";
 import type { DemoPaths } from "./folder";
 
-const announceSchema = z.object({ apiUrl: z.string().url(), gitUrl: z.string().url(), token: z.string().min(1) }).strict();
+const announceSchema = z.object({ apiUrl: z.string().url(), gitUrl: z.string().url(), token: z.string().min(1), seedsDir: z.string().min(1) }).strict();
 
 export interface DemoSandbox {
   child: DemoChild;

@@ -80,7 +80,7 @@ export interface IssueWrite {
 export interface BodyHistory {
   /** When the label was last applied (its latest `labeled` event), or null when none is recorded. */
   labeledAt: string | null;
-  /** Each edit of the body with its editor (null: a deleted account), in any order. */
+  /** Each version of the body with its editor (null: a deleted account), the original included, in any order. */
   edits: { editor: string | null; editedAt: string }[];
 }
 

@@ -12,10 +12,11 @@ const WRITERS = new Set<Permission>(["admin", "maintain", "write"]);
 export async function editedAfterLabel(tracker: Pick<Tracker, "bodyHistory">, permissionOf: (user: string) => Promise<Permission>, issue: number, label: string): Promise<string | null> {
   const history = await tracker.bodyHistory(issue, label);
   const since = history.labeledAt ? Date.parse(history.labeledAt) : Number.NEGATIVE_INFINITY;
-  // The oldest entry is the original text (GitHub records it once the body is first edited). An
-  // edit in the same second as the label may have come after it: it is not approved either.
-  const edits = [...history.edits].sort((a, b) => Date.parse(a.editedAt) - Date.parse(b.editedAt)).slice(1);
-  const later = edits.filter((e) => Date.parse(e.editedAt) >= since);
+  // GitHub's times have whole seconds, so an edit in the same second as the label may have come
+  // after it: it is not approved either. That includes the original text (GitHub records it, by
+  // its author, once the body is first edited): telling it apart from an edit in the same second
+  // would rest on the order GitHub lists them in, which it does not document.
+  const later = history.edits.filter((e) => Date.parse(e.editedAt) >= since);
   for (const e of later) {
     if (!e.editor) return "a deleted account";
     if (!WRITERS.has(await permissionOf(e.editor))) return e.editor;

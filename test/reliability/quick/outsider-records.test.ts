@@ -53,7 +53,10 @@ describe("reliability: only the Run's own comments are its records", function ()
     assert.deepEqual(after.labelNames, ["ready-for-agent"], "the Run took a ticket whose body no writer approved");
     assert.equal((await w.pulls()).length, 0);
 
-    // A writer who has read the new text applies the label again: it counts.
+    // A writer who has read the new text applies the label again: it counts. GitHub's times have
+    // whole seconds and an edit in the label's second is not approved, so the writer acts in a
+    // later second than the outsider, as a person reading the text would.
+    await w.sandbox.admin.setClock(2_000);
     await w.octokit.rest.issues.update({ owner, repo, issue_number: issue.number, body: approved });
     await w.octokit.rest.issues.removeLabel({ owner, repo, issue_number: issue.number, name: "ready-for-agent" });
     await w.octokit.rest.issues.addLabels({ owner, repo, issue_number: issue.number, labels: ["ready-for-agent"] });

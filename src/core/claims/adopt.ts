@@ -17,59 +17,59 @@ import { claimedElsewhere, claimedLocally, raceLost, runDirMismatch } from "./re
 import { isMine, newRunJson, takeClaim, type ClaimWon } from "./take-claim";
 
 export async function adoptClaim(ctx: ClaimContext, ticket: number, opts: { runDir?: string } = {}): Promise<ClaimWon> {
-  const dir = opts.runDir ?? ctx.o.runRoot.dirFor(ctx.o.tracker.repo, ticket);
+  const dir = opts.runDir ?? ctx.options.runRoot.dirFor(ctx.options.tracker.repo, ticket);
   const reading = await ctx.read(ticket, { doing: "resuming a claim", again: `ticket-runner resume ${ticket}` });
   const { viewer, standing, issue } = reading;
   const now = ctx.now();
   const ours = (r: (typeof standing.live)[number]) =>
-    isMine(ctx, r, viewer) || (!!ctx.o.adoptAcrossHosts && ctx.o.holder === "machine" && r.lease?.holder === "machine" && sameUser(r.comment.author, viewer));
+    isMine(ctx, r, viewer) || (!!ctx.options.adoptAcrossHosts && ctx.options.holder === "machine" && r.lease?.holder === "machine" && sameUser(r.comment.author, viewer));
   const mine = [...standing.live, ...standing.stale].filter(ours).sort((a, b) => compareClaims(a.lease as Lease, b.lease as Lease));
   const rec = mine[0];
   const rival = standing.live.find((r) => !ours(r));
   if (rival?.lease && (!rec?.lease || compareClaims(rival.lease, rec.lease) < 0)) throw claimedElsewhere(ctx.repoName, ticket, rival, now);
   if (!rec?.lease) {
-    const heldOnBoard = issue.labels.includes(ctx.o.labels.inProgress) && issue.assignees.some((a) => sameUser(a, viewer));
-    const local = await ctx.o.runRoot.read(dir);
+    const heldOnBoard = issue.labels.includes(ctx.options.labels.inProgress) && issue.assignees.some((a) => sameUser(a, viewer));
+    const local = await ctx.options.runRoot.read(dir);
     // A run started --offline holds only the local claim: going online writes its lease now.
-    const offlineHere = local.kind === "ok" && local.run.issue === ticket && local.run.commentId === null && local.run.host.id === ctx.o.host.id;
+    const offlineHere = local.kind === "ok" && local.run.issue === ticket && local.run.commentId === null && local.run.host.id === ctx.options.host.id;
     if (!heldOnBoard && !offlineHere) {
       throw nothingToResume(ctx.repoName, ticket, dir, reading, local);
     }
     if (offlineHere && local.kind === "ok") {
-      const alive = ctx.o.isAlive ? await ctx.o.isAlive(local.run) : true;
+      const alive = ctx.options.isAlive ? await ctx.options.isAlive(local.run) : true;
       if (alive && local.run.session !== ctx.session) throw claimedLocally(ctx.repoName, ticket, dir, local, !!opts.runDir);
-      await ctx.o.runRoot.moveAside(dir, { reason: "going online", at: now.toISOString(), by: ctx.session });
+      await ctx.options.runRoot.moveAside(dir, { reason: "going online", at: now.toISOString(), by: ctx.session });
     }
     // A claim without a lease (board labels set by hand, or an offline start): a full claim, minus the ready check.
     const won = await takeClaim(ctx, ticket, { runDir: opts.runDir, adopting: true });
     if (offlineHere && local.kind === "ok") {
-      const fresh = await ctx.o.runRoot.read(dir);
-      if (fresh.kind === "ok") await ctx.o.runRoot.update(dir, { ...fresh.run, worktree: local.run.worktree, branch: local.run.branch });
+      const fresh = await ctx.options.runRoot.read(dir);
+      if (fresh.kind === "ok") await ctx.options.runRoot.update(dir, { ...fresh.run, worktree: local.run.worktree, branch: local.run.branch });
     }
     return won;
   }
 
-  const existing = await ctx.o.runRoot.read(dir);
+  const existing = await ctx.options.runRoot.read(dir);
   let carried: { worktree: string | null; branch: string | null } = { worktree: null, branch: null };
   if (existing.kind === "invalid") throw claimedLocally(ctx.repoName, ticket, dir, existing, !!opts.runDir);
   if (existing.kind === "ok") {
     const run = existing.run;
     if (run.issue !== ticket || run.repo.toLowerCase() !== ctx.repoName.toLowerCase()) throw runDirMismatch(ctx.repoName, ticket, dir, run);
-    const alive = ctx.o.isAlive ? await ctx.o.isAlive(run) : true;
+    const alive = ctx.options.isAlive ? await ctx.options.isAlive(run) : true;
     if (alive && run.session !== ctx.session) throw claimedLocally(ctx.repoName, ticket, dir, existing, !!opts.runDir);
     carried = { worktree: run.worktree, branch: run.branch };
-    await ctx.o.runRoot.moveAside(dir, { reason: "adopted by a new session", at: now.toISOString(), by: ctx.session });
+    await ctx.options.runRoot.moveAside(dir, { reason: "adopted by a new session", at: now.toISOString(), by: ctx.session });
   }
-  const created = await ctx.o.runRoot.create(dir, newRunJson(ctx, ticket, { commentId: rec.comment.id, ...carried }));
+  const created = await ctx.options.runRoot.create(dir, newRunJson(ctx, ticket, { commentId: rec.comment.id, ...carried }));
   if (created.kind === "exists") throw claimedLocally(ctx.repoName, ticket, dir, created.current, !!opts.runDir);
 
   try {
     const lease: Lease = {
       ...rec.lease,
       session: ctx.session,
-      run: ctx.o.runId,
-      holder: ctx.o.holder,
-      host: ctx.o.host,
+      run: ctx.options.runId,
+      holder: ctx.options.holder,
+      host: ctx.options.host,
       state: "claimed",
       stage: undefined,
       stageStartedAt: undefined,
@@ -78,29 +78,29 @@ export async function adoptClaim(ctx: ClaimContext, ticket: number, opts: { runD
       renewedAt: now.toISOString(),
     };
     const hostLabel = ctx.hostLabel();
-    await ctx.o.tracker.writeIssue(ticket, {
+    await ctx.options.tracker.writeIssue(ticket, {
       addAssignees: issue.assignees.some((a) => sameUser(a, viewer)) ? [] : [viewer],
-      addLabels: [ctx.o.labels.inProgress, ...(hostLabel ? [hostLabel] : [])].filter((l) => !issue.labels.includes(l)),
+      addLabels: [ctx.options.labels.inProgress, ...(hostLabel ? [hostLabel] : [])].filter((l) => !issue.labels.includes(l)),
       removeLabels: [
-        ...(issue.labels.includes(ctx.o.labels.ready) ? [ctx.o.labels.ready] : []),
+        ...(issue.labels.includes(ctx.options.labels.ready) ? [ctx.options.labels.ready] : []),
         // Adopted across Hosts, the lease now names this Host: the old Host's label goes in the same write.
         ...leavingHostLabels(ctx, issue.labels, [rec.lease], standing.live),
       ],
       comment: { id: rec.comment.id, body: renderLeaseComment(lease, archiveTail(rec.comment.body ?? "")) },
     });
     const claim = { ticket, commentId: rec.comment.id, commentUrl: rec.comment.url, lease, runDir: dir };
-    await ctx.o.clock.sleep(ctx.o.lease.settleMs);
+    await ctx.options.clock.sleep(ctx.options.lease.settleMs);
     const back = await ctx.read(ticket);
     const verdict = judge(claim, back, ctx.lateMs);
     if (verdict.kind === "yield") {
       const { archived: moved } = await yieldNow(ctx, claim, back, verdict);
       throw raceLost(ctx.repoName, ticket, verdict.winner, moved, ctx.now());
     }
-    ctx.o.log.info("adopted", { ticket, lease: rec.comment.url });
+    ctx.options.log.info("adopted", { ticket, lease: rec.comment.url });
     return { claim, issue: back.issue, comments: back.comments, displaced: [], archived: null, setAside: null, viewer };
   } catch (error) {
     if (error instanceof Refusal && error.reason === "race-yielded") throw error;
-    await ctx.o.runRoot.moveAside(dir, { reason: `adopt failed: ${String(error).slice(0, 200)}`, at: ctx.now().toISOString(), by: ctx.session }, { ifSession: ctx.session });
+    await ctx.options.runRoot.moveAside(dir, { reason: `adopt failed: ${String(error).slice(0, 200)}`, at: ctx.now().toISOString(), by: ctx.session }, { ifSession: ctx.session });
     throw error;
   }
 }

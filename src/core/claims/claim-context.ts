@@ -72,31 +72,31 @@ export class ClaimContext {
   /** Ignored lease comments already logged by this process (each is said once). */
   private readonly warned = new Set<string>();
 
-  constructor(readonly o: ClaimProtocolOptions) {
-    this.repoName = `${o.tracker.repo.owner}/${o.tracker.repo.repo}`;
-    this.trust = new TrustCache(o.tracker, o.log);
-    this.session = o.session ?? randomUUID();
+  constructor(readonly options: ClaimProtocolOptions) {
+    this.repoName = `${options.tracker.repo.owner}/${options.tracker.repo.repo}`;
+    this.trust = new TrustCache(options.tracker, options.log);
+    this.session = options.session ?? randomUUID();
   }
 
   now(): Date {
-    return this.o.clock.now();
+    return this.options.clock.now();
   }
 
   nonce(): string {
-    return this.o.nonce ? this.o.nonce() : randomBytes(8).toString("hex");
+    return this.options.nonce ? this.options.nonce() : randomBytes(8).toString("hex");
   }
 
   viewer(): Promise<string> {
     if (!this.viewerLogin) {
-      this.viewerLogin = this.o.tracker.viewer();
+      this.viewerLogin = this.options.tracker.viewer();
       this.viewerLogin.catch(() => (this.viewerLogin = null));
     }
     return this.viewerLogin;
   }
 
   /** `claim:<host>` for this host (or another lease's host), when host labels are on. */
-  hostLabel(host: HostIdentity = this.o.host): string | null {
-    if (!this.o.labels.hostLabels) return null;
+  hostLabel(host: HostIdentity = this.options.host): string | null {
+    if (!this.options.labels.hostLabels) return null;
     const name = host.name.toLowerCase().replace(/[^a-z0-9._-]+/g, "-").replace(/^-+|-+$/g, "") || host.id.slice(0, 12);
     return `claim:${name}`.slice(0, 50);
   }
@@ -106,12 +106,12 @@ export class ClaimContext {
    * settle, and at least a second (GitHub stamps comments in whole seconds). ADR 0172.
    */
   get lateMs(): number {
-    return Math.max(this.o.lease.settleMs, 1000);
+    return Math.max(this.options.lease.settleMs, 1000);
   }
 
   expiresAt(from: Date): string | null {
-    if (this.o.holder === "person") return null;
-    return new Date(from.getTime() + this.o.lease.ttlMinutes * 60_000).toISOString();
+    if (this.options.holder === "person") return null;
+    return new Date(from.getTime() + this.options.lease.ttlMinutes * 60_000).toISOString();
   }
 
 /**
@@ -120,7 +120,7 @@ export class ClaimContext {
    * permission, which GitHub answers only to writers.
    */
   async read(ticket: number, writer?: WriterUse): Promise<TicketReading> {
-    const thread = await this.o.tracker.readIssueThread(ticket);
+    const thread = await this.options.tracker.readIssueThread(ticket);
     if (!thread) {
       throw new Refusal("not-open", `${this.repoName}#${ticket} does not exist (or this token cannot see it). Check the number and --repo: \`ticket-runner board --repo owner/name\` lists the tickets.`, { next: "ticket-runner board" });
     }
@@ -133,7 +133,7 @@ export class ClaimContext {
       viewer = await this.viewer();
     }
     if (writer) await this.requireWriter(viewer, writer);
-    const { records, ignored } = await readLeases(thread.comments, { repo: this.repoName, issue: ticket, trust: this.trust, log: this.o.log, warned: this.warned });
+    const { records, ignored } = await readLeases(thread.comments, { repo: this.repoName, issue: ticket, trust: this.trust, log: this.options.log, warned: this.warned });
     return { issue: thread.issue, comments: thread.comments, viewer, records, ignored, standing: standings(records, this.now(), this.lateMs), labelActors: thread.labelActors };
   }
 

@@ -55,13 +55,13 @@ export async function standDown(
   const parts = ["its lease marked race-yielded", ...(write.removeLabels ? [`${label} taken off`] : []), ...(write.removeAssignees ? [`@${args.viewer} unassigned`] : [])];
   let wrote = parts.join(", ");
   try {
-    await ctx.o.tracker.writeIssue(args.ticket, write);
+    await ctx.options.tracker.writeIssue(args.ticket, write);
   } catch (error) {
     wrote = `nothing (marking its lease race-yielded failed: ${String(error).slice(0, 200)})`;
-    ctx.o.log.error("could not mark a yielded lease; it goes stale on its own", { ticket: args.ticket, comment: args.commentId, error: String(error) });
+    ctx.options.log.error("could not mark a yielded lease; it goes stale on its own", { ticket: args.ticket, comment: args.commentId, error: String(error) });
   }
-  const archived = await ctx.o.runRoot.moveAside(args.runDir, { reason: args.why, at: ctx.now().toISOString(), by: ctx.session }, { ifSession: ctx.session });
-  ctx.o.log.info("stood down from a claim", { ticket: args.ticket, state: "race-yielded", why: args.why, wrote, winner: args.winner?.comment.url ?? null, archived: archived ?? null });
+  const archived = await ctx.options.runRoot.moveAside(args.runDir, { reason: args.why, at: ctx.now().toISOString(), by: ctx.session }, { ifSession: ctx.session });
+  ctx.options.log.info("stood down from a claim", { ticket: args.ticket, state: "race-yielded", why: args.why, wrote, winner: args.winner?.comment.url ?? null, archived: archived ?? null });
   return { archived, wrote };
 }
 
@@ -81,15 +81,15 @@ export async function standAside(
   if (overwritten && rec?.lease) {
     const mark: Lease = { ...rec.lease, state: "superseded", supersededBy: rec.lease.supersededBy ?? args.takenBy?.lease?.nonce };
     try {
-      await ctx.o.tracker.updateComment(args.commentId, renderLeaseComment(mark, tailOf(args.reading, args.commentId)));
+      await ctx.options.tracker.updateComment(args.commentId, renderLeaseComment(mark, tailOf(args.reading, args.commentId)));
       wrote = "its lease's superseded mark put back (a write of its own had landed over the take-over's)";
     } catch (error) {
       wrote = `nothing (putting back its lease's superseded mark failed: ${String(error).slice(0, 200)})`;
-      ctx.o.log.error("could not put back the superseded mark our own write overwrote", { ticket: args.ticket, comment: args.commentId, error: String(error) });
+      ctx.options.log.error("could not put back the superseded mark our own write overwrote", { ticket: args.ticket, comment: args.commentId, error: String(error) });
     }
   }
-  const archived = await ctx.o.runRoot.moveAside(args.runDir, { reason: args.why, at: ctx.now().toISOString(), by: ctx.session }, { ifSession: ctx.session });
-  ctx.o.log.info("stood down from a claim", { ticket: args.ticket, state: "superseded", why: args.why, wrote, holder: args.takenBy?.comment.url ?? null, archived: archived ?? null });
+  const archived = await ctx.options.runRoot.moveAside(args.runDir, { reason: args.why, at: ctx.now().toISOString(), by: ctx.session }, { ifSession: ctx.session });
+  ctx.options.log.info("stood down from a claim", { ticket: args.ticket, state: "superseded", why: args.why, wrote, holder: args.takenBy?.comment.url ?? null, archived: archived ?? null });
   return { archived, wrote };
 }
 
@@ -101,7 +101,7 @@ export type Ending = "finished" | "released" | "handed-off";
  * one the issue never had) would make it a writer's label, and a machine would take the ticket.
  */
 export async function readyGoesBack(ctx: ClaimContext, ticket: number, reading: TicketReading): Promise<boolean> {
-  return (await ctx.trust.readyLabelTrusted(ctx.o.tracker, ticket, ctx.o.labels.ready, reading.labelActors)).trusted;
+  return (await ctx.trust.readyLabelTrusted(ctx.options.tracker, ticket, ctx.options.labels.ready, reading.labelActors)).trusted;
 }
 
 /**
@@ -110,7 +110,7 @@ export async function readyGoesBack(ctx: ClaimContext, ticket: number, reading: 
  * ticket now, only our lease is marked: the labels are the holder's.
  */
 export async function endClaim(ctx: ClaimContext, claim: HeldClaim, ending: Ending, reading: TicketReading, why?: ReleaseWhy): Promise<string | null> {
-  const { labels } = ctx.o;
+  const { labels } = ctx.options;
   const now = ctx.now().toISOString();
   // A reset time the lease schema would refuse is left out rather than make the lease unreadable.
   const resets = ending === "released" ? leaseSchema.shape.limitResetsAt.safeParse(why?.limitResetsAt ?? undefined).data : undefined;
@@ -126,9 +126,9 @@ export async function endClaim(ctx: ClaimContext, claim: HeldClaim, ending: Endi
     if (ending === "handed-off") write.addLabels = [labels.human];
     if (ending !== "finished") write.removeAssignees = [reading.viewer];
   } else {
-    ctx.o.log.warn("ending a claim that a rival now holds: only our lease is marked", { ticket: claim.ticket, ending, holder: others[0]?.comment.url ?? null });
+    ctx.options.log.warn("ending a claim that a rival now holds: only our lease is marked", { ticket: claim.ticket, ending, holder: others[0]?.comment.url ?? null });
   }
-  await ctx.o.tracker.writeIssue(claim.ticket, write);
+  await ctx.options.tracker.writeIssue(claim.ticket, write);
   claim.lease = lease;
-  return ctx.o.runRoot.moveAside(claim.runDir, { reason: ending, at: now, by: ctx.session }, { ifSession: ctx.session });
+  return ctx.options.runRoot.moveAside(claim.runDir, { reason: ending, at: now, by: ctx.session }, { ifSession: ctx.session });
 }

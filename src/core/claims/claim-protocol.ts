@@ -134,11 +134,11 @@ export class ClaimProtocol implements ClaimGate {
     if (reading.issue.state !== "closed") return;
     const mine = [...reading.standing.live, ...reading.standing.stale].filter((r) => r.lease && sameUser(r.comment.author, reading.viewer));
     for (const rec of mine) {
-      const claim: HeldClaim = { ticket, commentId: rec.comment.id, commentUrl: rec.comment.url, lease: rec.lease!, runDir: ctx.o.runRoot.dirFor(ctx.o.tracker.repo, ticket) };
+      const claim: HeldClaim = { ticket, commentId: rec.comment.id, commentUrl: rec.comment.url, lease: rec.lease!, runDir: ctx.options.runRoot.dirFor(ctx.options.tracker.repo, ticket) };
       await endClaim(ctx, claim, "finished", reading);
     }
-    if (mine.length === 0 && reading.issue.labels.includes(ctx.o.labels.inProgress)) {
-      await ctx.o.tracker.writeIssue(ticket, { removeLabels: [ctx.o.labels.inProgress] });
+    if (mine.length === 0 && reading.issue.labels.includes(ctx.options.labels.inProgress)) {
+      await ctx.options.tracker.writeIssue(ticket, { removeLabels: [ctx.options.labels.inProgress] });
     }
   }
 

@@ -38,7 +38,7 @@ export function endedClaimWords(reading: TicketReading, rec: LeaseRecord): strin
  */
 async function stillRunning(ctx: ClaimContext, run: RunJson): Promise<boolean> {
   if (run.holder !== "machine" || run.session === ctx.session) return false;
-  return ctx.o.isAlive ? ctx.o.isAlive(run) : true;
+  return ctx.options.isAlive ? ctx.options.isAlive(run) : true;
 }
 
 export interface SetAside {
@@ -69,9 +69,9 @@ export async function setAsideEndedRun(ctx: ClaimContext, reading: TicketReading
       { path: dir, link: ended.comment.url, next },
     );
   }
-  const path = await ctx.o.runRoot.moveAside(dir, { reason: `its claim had ended: ${ended.lease?.state ?? "finished"} (${ended.comment.url})`, at: ctx.now().toISOString(), by: ctx.session });
+  const path = await ctx.options.runRoot.moveAside(dir, { reason: `its claim had ended: ${ended.lease?.state ?? "finished"} (${ended.comment.url})`, at: ctx.now().toISOString(), by: ctx.session });
   if (!path) return null;
-  ctx.o.log.info("moved aside a run directory whose claim had ended", { ticket, lease: ended.comment.url, archived: path });
+  ctx.options.log.info("moved aside a run directory whose claim had ended", { ticket, lease: ended.comment.url, archived: path });
   return { path, note: `This Host's run directory held ${words}. Nothing points to it any more, so it was moved to ${path} (kept, nothing deleted).` };
 }
 

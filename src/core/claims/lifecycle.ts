@@ -40,7 +40,7 @@ export function judge(claim: HeldClaim, reading: TicketReading, lateMs?: number)
  * ended lease is written nothing more (standAside). What was written is kept on the claim, for the Run.
  */
 export async function yieldNow(ctx: ClaimContext, claim: HeldClaim, reading: TicketReading, verdict: Extract<Verdict, { kind: "yield" }>): Promise<StandDownResult> {
-  ctx.o.log.warn("claim lost after the fact; standing down", { ticket: claim.ticket, why: verdict.why, holder: verdict.winner?.comment.url ?? null });
+  ctx.options.log.warn("claim lost after the fact; standing down", { ticket: claim.ticket, why: verdict.why, holder: verdict.winner?.comment.url ?? null });
   const common = { ticket: claim.ticket, mine: claim.lease, commentId: claim.commentId, reading, runDir: claim.runDir, why: verdict.why };
   const done =
     verdict.state === "race-yielded"
@@ -54,7 +54,7 @@ export async function yieldNow(ctx: ClaimContext, claim: HeldClaim, reading: Tic
 /** The lease, rewritten in place (its archive below `<details>` kept). */
 async function rewrite(ctx: ClaimContext, claim: HeldClaim, lease: Lease, reading: TicketReading): Promise<void> {
   const rec = reading.records.find((r) => r.comment.id === claim.commentId);
-  await ctx.o.tracker.updateComment(claim.commentId, renderLeaseComment(lease, rec ? archiveTail(rec.comment.body ?? "") : ""));
+  await ctx.options.tracker.updateComment(claim.commentId, renderLeaseComment(lease, rec ? archiveTail(rec.comment.body ?? "") : ""));
   claim.lease = lease;
 }
 

@@ -49,10 +49,10 @@ function takenFrom(reading: TicketReading, own: LeaseRecord | null): boolean {
 }
 
 export async function releaseByHand(ctx: ClaimContext, ticket: number, opts: { runDir?: string } = {}): Promise<ReleaseReport> {
-  const dir = opts.runDir ?? ctx.o.runRoot.dirFor(ctx.o.tracker.repo, ticket);
+  const dir = opts.runDir ?? ctx.options.runRoot.dirFor(ctx.options.tracker.repo, ticket);
   const reading = await ctx.read(ticket, { doing: "releasing a ticket", again: `ticket-runner release ${ticket}` });
   const { viewer, standing, issue } = reading;
-  const { labels } = ctx.o;
+  const { labels } = ctx.options;
   const now = ctx.now();
 
   const mine = standing.live.find((r) => sameUser(r.comment.author, viewer)) ?? null;
@@ -68,7 +68,7 @@ export async function releaseByHand(ctx: ClaimContext, ticket: number, opts: { r
   const expired = mine ? null : earliest(standing.stale);
   if (expired && !sameUser(expired.comment.author, viewer)) throw heldByExpiredLease(ctx.repoName, ticket, expired, now);
 
-  const local = await ctx.o.runRoot.read(dir);
+  const local = await ctx.options.runRoot.read(dir);
   if (local.kind === "ok" && (local.run.issue !== ticket || local.run.repo.toLowerCase() !== ctx.repoName.toLowerCase())) {
     throw new Refusal("run-dir-mismatch", `${dir}/run.json belongs to ${local.run.repo}#${local.run.issue}, not #${ticket}. Nothing was changed. Release the ticket it belongs to (\`ticket-runner release ${local.run.issue}\`), or pass the right --run-dir.`, { path: dir, next: `ticket-runner release ${local.run.issue}` });
   }
@@ -76,7 +76,7 @@ export async function releaseByHand(ctx: ClaimContext, ticket: number, opts: { r
   const ownLast = lastOwnLease(reading);
   const assigned = issue.assignees.some((a) => sameUser(a, viewer));
   const onBoard = !held && issue.labels.includes(labels.inProgress) && assigned && !takenFrom(reading, ownLast);
-  const offlineHere = local.kind === "ok" && local.run.commentId === null && local.run.host.id === ctx.o.host.id;
+  const offlineHere = local.kind === "ok" && local.run.commentId === null && local.run.host.id === ctx.options.host.id;
   if (!held?.lease && !onBoard && !offlineHere) {
     throw notYoursToRelease({ repo: ctx.repoName, ticket, reading, labels, ownLast, localDir: local.kind === "none" ? null : dir, now });
   }
@@ -91,7 +91,7 @@ export async function releaseByHand(ctx: ClaimContext, ticket: number, opts: { r
     summary = `Released ${ctx.repoName}#${ticket}: ${which} marked released, ${ready}, ${labels.inProgress} off, ${viewer} unassigned.`;
   } else if (onBoard) {
     const hostLabel = ctx.hostLabel();
-    await ctx.o.tracker.writeIssue(ticket, {
+    await ctx.options.tracker.writeIssue(ticket, {
       ...(readyBack ? { addLabels: [labels.ready] } : {}),
       removeLabels: [labels.inProgress, ...(hostLabel && issue.labels.includes(hostLabel) ? [hostLabel] : [])],
       removeAssignees: [viewer],
@@ -102,6 +102,6 @@ export async function releaseByHand(ctx: ClaimContext, ticket: number, opts: { r
   }
   const worktree = local.kind === "ok" ? local.run.worktree : null;
   const branch = local.kind === "ok" ? local.run.branch : null;
-  const archived = local.kind === "none" ? null : await ctx.o.runRoot.moveAside(dir, { reason: "released by hand", at: now.toISOString(), by: ctx.session });
+  const archived = local.kind === "none" ? null : await ctx.options.runRoot.moveAside(dir, { reason: "released by hand", at: now.toISOString(), by: ctx.session });
   return { leaseUrl: held?.comment.url ?? null, archived, worktree, branch, summary: archived ? `${summary}\nLocal run moved to ${archived}` : summary };
 }

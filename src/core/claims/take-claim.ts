@@ -49,7 +49,7 @@ export interface ClaimWon {
 }
 
 export function isMine(ctx: ClaimContext, rec: LeaseRecord, viewer: string): boolean {
-  return !!rec.lease && sameUser(rec.comment.author, viewer) && rec.lease.host.id === ctx.o.host.id;
+  return !!rec.lease && sameUser(rec.comment.author, viewer) && rec.lease.host.id === ctx.options.host.id;
 }
 
 function namesTicket(ctx: ClaimContext, run: RunJson, ticket: number): boolean {
@@ -61,12 +61,12 @@ export function newRunJson(ctx: ClaimContext, ticket: number, extra: Partial<Run
     version: 1,
     repo: ctx.repoName,
     issue: ticket,
-    host: ctx.o.host,
+    host: ctx.options.host,
     session: ctx.session,
-    run: ctx.o.runId,
-    pid: ctx.o.pid,
+    run: ctx.options.runId,
+    pid: ctx.options.pid,
     startedAt: ctx.now().toISOString(),
-    holder: ctx.o.holder,
+    holder: ctx.options.holder,
     commentId: null,
     worktree: null,
     branch: null,
@@ -76,11 +76,11 @@ export function newRunJson(ctx: ClaimContext, ticket: number, extra: Partial<Run
 }
 
 async function checkReady(ctx: ClaimContext, reading: TicketReading, ticket: number): Promise<void> {
-  const ready = ctx.o.labels.ready;
+  const ready = ctx.options.labels.ready;
   if (!reading.issue.labels.includes(ready)) {
     throw new Refusal("not-ready", `${ctx.repoName}#${ticket} is not labelled ${ready}, so a Run does not take it. A person can: ticket-runner start ${ticket}`);
   }
-  const { trusted, actor, editedBy } = await ctx.trust.readyLabelTrusted(ctx.o.tracker, ticket, ready, reading.labelActors);
+  const { trusted, actor, editedBy } = await ctx.trust.readyLabelTrusted(ctx.options.tracker, ticket, ready, reading.labelActors);
   if (editedBy) {
     throw new Refusal(
       "untrusted",
@@ -102,11 +102,11 @@ async function checkReady(ctx: ClaimContext, reading: TicketReading, ticket: num
  * issue. A person's `start` exits once its worktree is cut, so its run.json always outlives its
  * pid and is never taken this way: `ticket-runner resume` is how a person gets back in.
  */
-async function leftByDeadRun(ctx: ClaimContext, existing: Awaited<ReturnType<ClaimContext["o"]["runRoot"]["read"]>>, leaseOfMine: boolean): Promise<boolean> {
-  if (leaseOfMine || existing.kind !== "ok" || ctx.o.holder !== "machine") return false;
+async function leftByDeadRun(ctx: ClaimContext, existing: Awaited<ReturnType<ClaimContext["options"]["runRoot"]["read"]>>, leaseOfMine: boolean): Promise<boolean> {
+  if (leaseOfMine || existing.kind !== "ok" || ctx.options.holder !== "machine") return false;
   const run = existing.run;
-  if (run.holder !== "machine" || run.host.id !== ctx.o.host.id || run.session === ctx.session || !ctx.o.isAlive) return false;
-  return !(await ctx.o.isAlive(run));
+  if (run.holder !== "machine" || run.host.id !== ctx.options.host.id || run.session === ctx.session || !ctx.options.isAlive) return false;
+  return !(await ctx.options.isAlive(run));
 }
 
 /** Steps 1-3: everything before the first write. Returns the reading and the leases to displace. */
@@ -120,28 +120,28 @@ async function prepare(ctx: ClaimContext, ticket: number, opts: TakeOptions, dir
   const mineLive = standing.live.filter((r) => isMine(ctx, r, viewer));
   const now = ctx.now();
   if (othersLive[0] && !opts.takeOver) throw claimedElsewhere(ctx.repoName, ticket, othersLive[0], now);
-  const existing = await ctx.o.runRoot.read(dir);
+  const existing = await ctx.options.runRoot.read(dir);
   if (existing.kind === "ok" && !namesTicket(ctx, existing.run, ticket)) throw runDirMismatch(ctx.repoName, ticket, dir, existing.run);
   if (mineLive[0] && !opts.takeOver) {
     if (existing.kind !== "none") throw claimedLocally(ctx.repoName, ticket, dir, existing, !!opts.runDir);
     throw heldHereWithoutRun(ctx.repoName, ticket, mineLive[0], now);
   }
-  if (ctx.o.holder === "machine" && standing.stale.length === 0 && !opts.adopting) await checkReady(ctx, reading, ticket);
+  if (ctx.options.holder === "machine" && standing.stale.length === 0 && !opts.adopting) await checkReady(ctx, reading, ticket);
   const displaced = opts.takeOver ? [...othersLive, ...mineLive, ...standing.stale] : [...standing.stale];
   let archived: string | null = null;
   if (opts.takeOver && existing.kind !== "none") {
     // An unreadable run.json names no holder to protect; it is archived like any other, never deleted.
     const reason = existing.kind === "invalid" ? `take-over of a run directory whose run.json cannot be used: ${existing.reason}` : "take-over";
-    archived = await ctx.o.runRoot.moveAside(dir, { reason, at: now.toISOString(), by: ctx.session });
+    archived = await ctx.options.runRoot.moveAside(dir, { reason, at: now.toISOString(), by: ctx.session });
   }
   let setAside: SetAside | null = null;
   if (!opts.takeOver && existing.kind === "ok") setAside = await setAsideEndedRun(ctx, reading, ticket, dir, existing.run);
   if (!setAside && !opts.takeOver && (await leftByDeadRun(ctx, existing, mineLive.length > 0))) {
     // A Run killed between its local claim and its lease left run.json and nothing on the board.
     // This Run holds the Target lock, so that Run is gone: move its files aside, never delete them.
-    archived = await ctx.o.runRoot.moveAside(dir, { reason: "left by a Run on this Host that died before its lease was written", at: now.toISOString(), by: ctx.session });
+    archived = await ctx.options.runRoot.moveAside(dir, { reason: "left by a Run on this Host that died before its lease was written", at: now.toISOString(), by: ctx.session });
   }
-  const created = await ctx.o.runRoot.create(dir, newRunJson(ctx, ticket));
+  const created = await ctx.options.runRoot.create(dir, newRunJson(ctx, ticket));
   if (created.kind === "exists") {
     const cur = created.current;
     if (cur.kind === "ok" && !namesTicket(ctx, cur.run, ticket)) throw runDirMismatch(ctx.repoName, ticket, dir, cur.run);
@@ -158,10 +158,10 @@ function leaseFor(ctx: ClaimContext, ticket: number, viewer: string, displaced: 
     version: LEASE_VERSION,
     repo: ctx.repoName,
     issue: ticket,
-    host: ctx.o.host,
+    host: ctx.options.host,
     session: ctx.session,
-    run: ctx.o.runId,
-    holder: ctx.o.holder,
+    run: ctx.options.runId,
+    holder: ctx.options.holder,
     user: viewer,
     claimedAt: now.toISOString(),
     expiresAt: ctx.expiresAt(now),
@@ -174,7 +174,7 @@ function leaseFor(ctx: ClaimContext, ticket: number, viewer: string, displaced: 
 }
 
 function claimWrite(ctx: ClaimContext, reading: TicketReading, lease: Lease, displaced: LeaseRecord[]): IssueWrite {
-  const { labels } = ctx.o;
+  const { labels } = ctx.options;
   const hostLabel = ctx.hostLabel();
   const write: IssueWrite = {
     addLabels: [labels.inProgress, ...(hostLabel ? [hostLabel] : [])].filter((l) => !reading.issue.labels.includes(l)),
@@ -211,10 +211,10 @@ export async function takeClaim(ctx: ClaimContext, ticket: number, opts: TakeOpt
 }
 
 async function claimOnce(ctx: ClaimContext, ticket: number, opts: TakeOptions): Promise<ClaimWon> {
-  if (opts.takeOver && ctx.o.holder === "machine") {
+  if (opts.takeOver && ctx.options.holder === "machine") {
     throw new Refusal("bad-input", `Take-over is a person's decision and never runs unattended: use \`ticket-runner start ${ticket} --take-over\` yourself.`, { next: `ticket-runner start ${ticket} --take-over` });
   }
-  const dir = opts.runDir ?? ctx.o.runRoot.dirFor(ctx.o.tracker.repo, ticket);
+  const dir = opts.runDir ?? ctx.options.runRoot.dirFor(ctx.options.tracker.repo, ticket);
   const { reading, displaced, archived, setAside, takeOverLive } = await prepare(ctx, ticket, opts, dir);
   const viewer = reading.viewer;
   let lease: Lease | null = null;
@@ -223,11 +223,11 @@ async function claimOnce(ctx: ClaimContext, ticket: number, opts: TakeOptions): 
     lease = leaseFor(ctx, ticket, viewer, displaced, takeOverLive);
     let writeError: unknown = null;
     try {
-      written = await ctx.o.tracker.writeIssue(ticket, claimWrite(ctx, reading, lease, displaced));
+      written = await ctx.options.tracker.writeIssue(ticket, claimWrite(ctx, reading, lease, displaced));
     } catch (error) {
       // The write may have landed even so (a lost response): the read-back decides.
       writeError = error;
-      ctx.o.log.warn("claim write failed; reading back to see whether it landed", { ticket, error: String(error) });
+      ctx.options.log.warn("claim write failed; reading back to see whether it landed", { ticket, error: String(error) });
     }
     const got = await readBack(ctx, ticket, lease, written, reading);
     if (got.kind === "missing") {
@@ -242,9 +242,9 @@ async function claimOnce(ctx: ClaimContext, ticket: number, opts: TakeOptions): 
       if (got.kind === "overtaken") throw overtakenMeanwhile(ctx.repoName, ticket, got.why, got.link, moved);
       throw raceLost(ctx.repoName, ticket, winner, moved, ctx.now());
     }
-    const run = await ctx.o.runRoot.read(dir);
-    if (run.kind === "ok") await ctx.o.runRoot.update(dir, { ...run.run, commentId: mine.comment.id });
-    ctx.o.log.info("claimed", { ticket, lease: mine.comment.url, holder: ctx.o.holder, takeover: lease.takeover?.kind ?? null });
+    const run = await ctx.options.runRoot.read(dir);
+    if (run.kind === "ok") await ctx.options.runRoot.update(dir, { ...run.run, commentId: mine.comment.id });
+    ctx.options.log.info("claimed", { ticket, lease: mine.comment.url, holder: ctx.options.holder, takeover: lease.takeover?.kind ?? null });
     return {
       claim: { ticket, commentId: mine.comment.id, commentUrl: mine.comment.url, lease, runDir: dir },
       issue: back.issue,
@@ -257,7 +257,7 @@ async function claimOnce(ctx: ClaimContext, ticket: number, opts: TakeOptions): 
   } catch (error) {
     if (error instanceof Refusal && error.reason === "race-yielded") throw error;
     // Anything else after the local claim: give the local claim back (moved aside, never deleted).
-    await ctx.o.runRoot.moveAside(dir, { reason: `claim failed: ${String(error).slice(0, 200)}`, at: ctx.now().toISOString(), by: ctx.session }, { ifSession: ctx.session });
+    await ctx.options.runRoot.moveAside(dir, { reason: `claim failed: ${String(error).slice(0, 200)}`, at: ctx.now().toISOString(), by: ctx.session }, { ifSession: ctx.session });
     if (error instanceof GitHubRateLimit) throw claimRateLimited(ctx.repoName, ticket, error, written, ctx.now());
     throw error;
   }

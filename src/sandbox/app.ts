@@ -1,13 +1,17 @@
 /** The services one running sandbox shares between its routes. */
 import { resetClock } from "./clock";
 import path from "node:path";
-import { ADMIN_LOGIN } from "./auth";
 import { FaultInjector } from "./faults";
+import { ADMIN_LOGIN } from "./model";
 import type { RepoRec } from "./model";
 import { ProcessGroups } from "./process-groups";
 import { RateLimiter } from "./rate-limit";
 import type { Store } from "./store";
-import type { Urls } from "./serialize";
+
+/** Where this sandbox is served (known once it listens). */
+export interface Urls {
+  api: string;
+}
 
 export interface RequestLogEntry {
   method: string;

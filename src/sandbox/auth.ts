@@ -6,11 +6,10 @@
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { HttpError, notFound } from "./http";
+import { ADMIN_LOGIN } from "./model";
 import type { RepoRec, Role, UserRec } from "./model";
 import type { Store } from "./store";
 import type { Ctx } from "./router";
-
-export const ADMIN_LOGIN = "sandbox-admin";
 
 export function newToken(): string {
   return `trsb_${randomBytes(20).toString("hex")}`;

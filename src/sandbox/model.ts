@@ -3,7 +3,9 @@
  * database lives here; git objects and refs live in real bare repositories next to it.
  */
 import { sandboxNow } from "./clock";
-import type { RulesetRec } from "./rulesets";
+
+/** The sandbox's own administrator: admin on every repository, the admin API's caller. */
+export const ADMIN_LOGIN = "sandbox-admin";
 
 export type Role = "admin" | "write" | "read" | "none";
 
@@ -130,7 +132,7 @@ export interface RepoRec {
   allowMergeCommit: boolean;
   allowRebaseMerge: boolean;
   deleteBranchOnMerge: boolean;
-  /** Repository rulesets (./rulesets.ts); absent in state saved before them. */
+  /** Repository rulesets (./rulesets.ts reads and checks them); absent in state saved before them. */
   rulesets?: RulesetRec[];
   /** Secret scanning push protection (`security_and_analysis`). */
   pushProtection?: boolean;
@@ -145,6 +147,23 @@ export interface RepoRec {
   createdAt: string;
   updatedAt: string;
   pushedAt: string;
+}
+
+/** A repository ruleset (./rulesets.ts, ADR 0241). */
+export interface RulesetRec {
+  id: number;
+  name: string;
+  include: string[];
+  exclude: string[];
+  nonFastForward: boolean;
+  deletion: boolean;
+  update: boolean;
+  /** A pull request is required; this many approving reviews (the sandbox has no reviews, so any > 0 refuses a merge). */
+  pullRequest: { approvals: number } | null;
+  requiredChecks: string[];
+  /** "Require merge queue": its parameters as given, echoed back as GitHub does. */
+  mergeQueue: Record<string, unknown> | null;
+  createdAt: string;
 }
 
 export interface SandboxState {

@@ -2,10 +2,10 @@
 import { promises as fsp } from "node:fs";
 import { z } from "zod";
 import type { App } from "./app";
-import { ADMIN_LOGIN, newToken } from "./auth";
+import { newToken } from "./auth";
 import { commitInitial, initBare, isSafeName, isSafeRefName } from "./git";
 import { HttpError, validationFailed } from "./http";
-import { isoNow, repoKey } from "./model";
+import { ADMIN_LOGIN, isoNow, repoKey } from "./model";
 import type { LabelRec, RepoRec, Role } from "./model";
 
 const roleSchema = z.enum(["admin", "write", "read", "none"]);

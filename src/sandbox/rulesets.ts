@@ -20,24 +20,8 @@ import { z } from "zod";
 import { requireRepo } from "./auth";
 import { HttpError, noContent, notFound, ok, parseBody } from "./http";
 import { isoNow } from "./model";
-import type { RepoRec } from "./model";
+import type { RepoRec, RulesetRec } from "./model";
 import type { Router } from "./router";
-
-export interface RulesetRec {
-  id: number;
-  name: string;
-  include: string[];
-  exclude: string[];
-  nonFastForward: boolean;
-  deletion: boolean;
-  update: boolean;
-  /** A pull request is required; this many approving reviews (the sandbox has no reviews, so any > 0 refuses a merge). */
-  pullRequest: { approvals: number } | null;
-  requiredChecks: string[];
-  /** "Require merge queue": its parameters as given, echoed back as GitHub does. */
-  mergeQueue: Record<string, unknown> | null;
-  createdAt: string;
-}
 
 const ruleSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("non_fast_forward") }).strict(),

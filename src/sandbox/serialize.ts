@@ -1,12 +1,9 @@
 /** GitHub's REST JSON shapes for sandbox records. */
 import { createHash } from "node:crypto";
+import type { Urls } from "./app";
 import { association, hasRole } from "./auth";
 import { nodeId } from "./ids";
 import type { CommentRec, EventRec, IssueRec, LabelRec, RepoRec, SandboxState } from "./model";
-
-export interface Urls {
-  api: string;
-}
 
 export function userId(state: SandboxState, login: string): number {
   const u = state.users[login];

@@ -1,6 +1,6 @@
 /** Applies a built-in seed to a running sandbox, once (a restart with --data keeps it). */
 import type { App } from "../app";
-import { ADMIN_LOGIN } from "../auth";
+import { ADMIN_LOGIN } from "../model";
 import { addLabels, openIssue } from "../issue-ops";
 import { createRepo } from "../repos-admin";
 import { demoIssues, demoRepo } from "./demo";

@@ -4,10 +4,13 @@
 // 20,000 stream events in 10 s, while the test times command round trips (executeCommand
 // "setContext": extension host -> workbench -> extension host). The baseline is the same round trip
 // measured idle, in the same run, just before the burst. Prints the figures and their ratio.
-// The activation suite runs first, in the same host: the extension's activation as the host waits
-// for it, loading the bundle included ("activate() as seen by the host (load + run)").
-// Goals (exit 1 when missed): no round trip during the burst reaches STALL_GOAL_MS; activation
-// under ACTIVATION_GOAL_MS.
+// The activation suite runs first, in the same host: our activation, bundle load included, from the
+// first line of dist/extension.js to the end of activate() (ADR 0300), printed beside the host's
+// wait for it and the host's wait for a stub extension that loads nothing (its floor, same host).
+// Goals (exit 1 when missed): no round trip during the burst reaches STALL_GOAL_MS; our activation's
+// CPU time under ACTIVATION_GOAL_MS (its wall time is printed beside it: on a shared, loaded machine
+// it measures the neighbours as much as us; ADR 0300).
+import { loadavg } from "node:os";
 import { printResults, runInHostTests } from "../scripts/vscode/in-host";
 import { setup } from "../test/vscode/support/run-setup";
 
@@ -23,15 +26,22 @@ async function main(): Promise<number> {
     const idle = f["round trip idle p50"]?.value;
     const p95 = f["round trip during 20k-event burst p95"]?.value;
     const max = f["round trip during 20k-event burst max"]?.value;
-    const activation = f["activate() as seen by the host (load + run)"]?.value;
-    if (idle === undefined || p95 === undefined || max === undefined || activation === undefined) {
-      console.log("MISSED: the tests recorded no round trips or no activation time");
+    const activationWall = f["activation, bundle load included"]?.value;
+    const activation = f["activation CPU time, bundle load included"]?.value;
+    const hostWait = f["host's wait for our activation"]?.value;
+    const floor = f["host's wait for a stub extension (floor)"]?.value;
+    if (idle === undefined || p95 === undefined || max === undefined || activation === undefined || activationWall === undefined || hostWait === undefined || floor === undefined) {
+      console.log("MISSED: the tests recorded no round trips or no activation times");
       return 1;
     }
     console.log(`\nbench:vscode  round trip idle p50 ${idle} ms · during the burst p95 ${p95} ms, max ${max} ms (goal < ${STALL_GOAL_MS} ms) · ratio p95/idle ${(p95 / Math.max(0.1, idle)).toFixed(1)}x`);
-    console.log(`bench:vscode  activation, bundle load included ${activation} ms (goal < ${ACTIVATION_GOAL_MS} ms; the activate() body alone ${f["activate() body"]?.value ?? "?"} ms)`);
+    console.log(
+      `bench:vscode  activation, bundle load included: CPU ${activation} ms (goal < ${ACTIVATION_GOAL_MS} ms), wall ${activationWall} ms, the activate() body alone ${f["activate() body"]?.value ?? "?"} ms` +
+        ` · the host's wait for it ${hostWait} ms, for a stub extension ${floor} ms (the host's floor, not ours)`,
+    );
     if (max >= STALL_GOAL_MS) console.log(`MISSED: a ${max} ms stall during the burst`);
-    if (activation >= ACTIVATION_GOAL_MS) console.log(`MISSED: activation took ${activation} ms`);
+    console.log(`bench:vscode  load average ${loadavg().map((l) => l.toFixed(1)).join(" ")}`);
+    if (activation >= ACTIVATION_GOAL_MS) console.log(`MISSED: activation took ${activation} ms of CPU`);
     return ok && max < STALL_GOAL_MS && activation < ACTIVATION_GOAL_MS ? 0 : 1;
   } finally {
     await s.teardown();

@@ -1,4 +1,4 @@
-// Prints the production size of dist/extension.js without writing dist/ (others' tests use it),
+// Prints the production size of dist/extension-bundle.js (what dist/extension.js, the loader, requires at activation; ADR 0300) without writing dist/ (others' tests use it),
 // and the biggest inputs, so a heavy import on the activation path shows up. The Run machinery
 // (dist/run-machinery.js, loaded at the first Start) is not counted: activation never loads it.
 //   npx tsx scripts/vscode/bundle-size.ts
@@ -22,11 +22,11 @@ async function main(): Promise<void> {
     plugins: [runMachineryOnDemand],
     write: false,
     metafile: true,
-    outfile: join(REPO_ROOT, "dist", "extension.js"),
+    outfile: join(REPO_ROOT, "dist", "extension-bundle.js"),
   });
   const out = result.outputFiles[0]!;
   const kb = (n: number): string => `${(n / 1024).toFixed(1)} KiB`;
-  console.log(`dist/extension.js (production): ${kb(out.contents.length)} (${out.contents.length} bytes), gzip ${kb(gzipSync(out.contents).length)}`);
+  console.log(`dist/extension-bundle.js (production): ${kb(out.contents.length)} (${out.contents.length} bytes), gzip ${kb(gzipSync(out.contents).length)}`);
   const inputs = Object.entries(result.metafile.outputs[Object.keys(result.metafile.outputs)[0]!]!.inputs)
     .map(([file, info]) => [file, info.bytesInOutput] as const)
     .sort((a, b) => b[1] - a[1])

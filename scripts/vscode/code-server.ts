@@ -3,7 +3,7 @@
 // Stopped by the process group id it started, never by name.
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, openSync, closeSync, readFileSync, writeFileSync, existsSync, rmSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, openSync, closeSync, readFileSync, writeFileSync, existsSync, rmSync } from "node:fs";
 import { freePort } from "../../src/demo/code-server";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -26,6 +26,8 @@ export interface StartCodeServerOptions {
   userDataDir?: string;
   /** Merged over the defaults written to <user-data>/User/settings.json. */
   settings?: Record<string, unknown>;
+  /** Extension folders (unpacked, as in a .vsix's extension/) registered in the extensions folder before start. */
+  installFolders?: readonly string[];
   /** Default: a free port. */
   port?: number;
   /** How long to wait for /healthz. Default 60 s. */
@@ -102,6 +104,7 @@ export async function startCodeServer(opts: StartCodeServerOptions = {}): Promis
   const extensionsDir = opts.extensionsDir ?? join(base, "extensions");
   mkdirSync(join(userDataDir, "User"), { recursive: true });
   mkdirSync(extensionsDir, { recursive: true });
+  if (opts.installFolders?.length) registerFolders(opts.installFolders, extensionsDir);
   const trust = opts.workspaceTrust ? { "security.workspace.trust.enabled": true, "security.workspace.trust.startupPrompt": "never" } : {};
   writeFileSync(join(userDataDir, "User", "settings.json"), JSON.stringify({ ...DEFAULT_SETTINGS, ...trust, ...opts.settings }, null, 2));
   const logFile = join(base, "code-server.log");
@@ -193,6 +196,22 @@ export async function stopProcessGroup(pid: number, graceMs = 5_000): Promise<vo
       // gone between the check and the kill
     }
   }
+}
+
+/**
+ * Copies unpacked extensions into an extensions folder and lists them in its extensions.json, the
+ * index VS Code 1.100 reads (what --install-extension writes), so no .vsix has to be packed.
+ */
+function registerFolders(folders: readonly string[], extensionsDir: string): void {
+  const index = folders.map((folder) => {
+    const pkg = JSON.parse(readFileSync(join(folder, "package.json"), "utf8")) as { publisher: string; name: string; version: string };
+    const id = `${pkg.publisher}.${pkg.name}`;
+    const relativeLocation = `${id}-${pkg.version}`;
+    const location = join(extensionsDir, relativeLocation);
+    cpSync(folder, location, { recursive: true });
+    return { identifier: { id }, version: pkg.version, location: { $mid: 1, path: location, scheme: "file" }, relativeLocation, metadata: { installedTimestamp: Date.now() } };
+  });
+  writeFileSync(join(extensionsDir, "extensions.json"), JSON.stringify(index));
 }
 
 /** Installs a .vsix into an extensions folder with code-server's own CLI; returns its output. */

@@ -57,6 +57,8 @@ export async function runInHostTests(opts: InHostOptions = {}): Promise<InHostRu
   try {
     server = await startCodeServer({
       unsetEnv: STRAY_ENV,
+      // The host's floor for an activation, timed beside ours by activation.test.ts (ADR 0300).
+      installFolders: [join(REPO_ROOT, "test", "vscode", "activation-floor")],
       ...(opts.workspaceTrust ? { workspaceTrust: true } : {}),
       env: { ...opts.env, TICKET_RUNNER_TEST_RESULTS: resultsFile, ...(opts.grep ? { TICKET_RUNNER_TEST_GREP: opts.grep } : {}) },
     });

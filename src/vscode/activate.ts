@@ -16,12 +16,18 @@ import { Links } from "./links";
 import { Picker } from "./quick-picks";
 import { registerRuns } from "./run/register-runs";
 
+/** When the first line of dist/extension.js ran (loader.ts), wall clock and process CPU time. */
+export interface LoadStarted {
+  readonly at: number;
+  readonly cpu: NodeJS.CpuUsage;
+}
+
 /**
  * Builds and wires the whole extension, explicitly, once per activation. Every disposable goes
  * into context.subscriptions. Cheap on purpose: no network, no git process, no heavy module; the
  * sign-in and remote checks run after activate() has returned.
  */
-export function activateExtension(context: vscode.ExtensionContext, startedAt: number): TicketRunnerApi {
+export function activateExtension(context: vscode.ExtensionContext, loadStarted: LoadStarted, startedAt: number): TicketRunnerApi {
   const logChannel = vscode.window.createOutputChannel("Ticket Runner", { log: true });
   context.subscriptions.push(logChannel);
   const log = createChannelLog(logChannel);
@@ -52,10 +58,16 @@ export function activateExtension(context: vscode.ExtensionContext, startedAt: n
   context.subscriptions.push(connection.onDidChange(recheck), vscode.workspace.onDidChangeWorkspaceFolders(recheck));
   setImmediate(recheck);
 
-  const activationMs = performance.now() - startedAt;
-  log.info("activated", { ms: activationMs.toFixed(1), version: context.extension.packageJSON?.version as string | undefined });
+  const ended = performance.now();
+  const activationMs = ended - loadStarted.at;
+  const cpu = process.cpuUsage(loadStarted.cpu);
+  const activationCpuMs = (cpu.user + cpu.system) / 1000;
+  const activateBodyMs = ended - startedAt;
+  log.info("activated", { ms: activationMs.toFixed(1), cpuMs: activationCpuMs.toFixed(1), bodyMs: activateBodyMs.toFixed(1), version: context.extension.packageJSON?.version as string | undefined });
   return {
     activationMs,
+    activationCpuMs,
+    activateBodyMs,
     logChannel,
     board,
     get notices() {

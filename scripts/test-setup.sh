@@ -8,8 +8,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# bsdutils: `script`, which gives the live-display test its pseudo-terminal.
-packages="git bsdutils libkrb5-dev libx11-dev libxkbfile-dev libsecret-1-dev pkg-config ripgrep chromium fonts-noto-color-emoji"
+# bsdutils: `script`, which gives the live-display test its pseudo-terminal. bubblewrap: `bwrap`,
+# the sandbox the agent and the Checks run in (ADR 0290).
+packages="git bsdutils bubblewrap libkrb5-dev libx11-dev libxkbfile-dev libsecret-1-dev pkg-config ripgrep chromium fonts-noto-color-emoji"
 
 missing=""
 if command -v dpkg >/dev/null; then
@@ -35,6 +36,13 @@ chromium="${TICKET_RUNNER_CHROMIUM:-/usr/bin/chromium}"
 if [ ! -x "$chromium" ]; then
   echo "test-setup: the VS Code UI tests need Chromium at $chromium." >&2
   echo "Run: sudo apt-get install -y chromium   (or set TICKET_RUNNER_CHROMIUM to a Chromium binary)" >&2
+  exit 1
+fi
+
+# The sandbox needs unprivileged user namespaces too (a kernel or AppArmor may refuse them).
+if command -v bwrap >/dev/null && ! bwrap --unshare-user --unshare-pid --die-with-parent --ro-bind / / --proc /proc --dev /dev true 2>/dev/null; then
+  echo "test-setup: bwrap is installed but cannot make a sandbox here (user namespaces refused; see docs/security.md)." >&2
+  echo "Run: sudo sysctl kernel.apparmor_restrict_unprivileged_userns=0   (Ubuntu 24.04), or: sudo sysctl kernel.unprivileged_userns_clone=1" >&2
   exit 1
 fi
 

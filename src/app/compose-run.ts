@@ -22,6 +22,7 @@ import { createCodexRunner } from "../adapters/agent/codex-runner";
 import { createDemoAgentRunner } from "../adapters/agent/demo-agent-runner";
 import { createGeminiRunner } from "../adapters/agent/gemini-runner";
 import { GitWorkspace } from "../adapters/git/git-workspace";
+import { Sandbox } from "../adapters/isolation/sandbox";
 import { gitUrlFor } from "../adapters/git/target-url";
 import { createOctokit } from "../adapters/github/client";
 import { OctokitTracker } from "../adapters/github/octokit-tracker";
@@ -46,6 +47,8 @@ export interface ComposeRunInput {
   clock?: Clock;
   /** For tests: a different agent runner than the config's. */
   agent?: AgentRunner;
+  /** For tests: where Node says it runs (the isolation's default). Default process.platform. */
+  platform?: NodeJS.Platform;
 }
 
 export interface ComposedRun {
@@ -65,8 +68,14 @@ export function defaultDistDir(): string {
   return path.resolve(here, "..", "..", "dist");
 }
 
-export function agentFor(config: Config, input: Pick<ComposeRunInput, "env" | "log" | "distDir">): AgentRunner {
+/** The config's isolation, or the Host's default: the sandbox on Linux, where bubblewrap runs (ADR 0290). */
+export function isolationFor(config: Config, platform: NodeJS.Platform = process.platform): "sandbox" | "none" {
+  return config.isolation ?? (platform === "linux" ? "sandbox" : "none");
+}
+
+export function agentFor(config: Config, input: Pick<ComposeRunInput, "env" | "log" | "distDir"> & { sandbox?: Sandbox }): AgentRunner {
   const common = {
+    sandbox: input.sandbox,
     model: config.agent.model,
     permissionMode: config.agent.permissionMode,
     passGitHubToken: config.agent.passGitHubToken,
@@ -95,6 +104,8 @@ export function composeRun(input: ComposeRunInput, options: RunOptions = {}): Co
   const octokit = createOctokit({ apiUrl: input.apiUrl, token: input.token, log: input.log });
   const tracker = new OctokitTracker(octokit, input.repo);
   const remoteUrl = gitUrlFor(input.apiUrl, input.repo);
+  // One sandbox for the agent and the Checks, prepared by the workspace's preflight before the lock.
+  const sandbox = new Sandbox({ mode: isolationFor(input.config, input.platform), env });
   const workspace = new GitWorkspace({
     root: input.cwd,
     host,
@@ -103,6 +114,7 @@ export function composeRun(input: ComposeRunInput, options: RunOptions = {}): Co
     env,
     lockScope: input.config.lockScope,
     checkEnvNames: input.config.checkEnv,
+    sandbox,
   });
   const { gate } = composeClaims({
     tracker,
@@ -118,7 +130,7 @@ export function composeRun(input: ComposeRunInput, options: RunOptions = {}): Co
   const deps: RunDeps = {
     tracker,
     workspace,
-    agent: input.agent ?? agentFor(input.config, { env, log: input.log, distDir: input.distDir }),
+    agent: input.agent ?? agentFor(input.config, { env, log: input.log, distDir: input.distDir, sandbox }),
     gate,
     clock,
     host,

@@ -27,6 +27,8 @@ export type RefusalReason =
   | "untrusted-workspace"
   /** The token is GitHub Actions' own GITHUB_TOKEN: the pull requests it opens would never get CI. */
   | "actions-token"
+  /** The config asks for the OS sandbox (isolation "sandbox") and this Host cannot make one (ADR 0290). */
+  | "no-sandbox"
   /** GitHub's rate limit for this token is spent: nothing more can be asked until `details.retryAt`. */
   | "rate-limited";
 

@@ -12,6 +12,7 @@ import { agentEnv } from "./agent-env";
 import { toAgentEvents } from "./event-mapper";
 import { decideOutcome } from "./outcome";
 import type { SessionFacts } from "./outcome";
+import type { Sandbox } from "../isolation/sandbox";
 import { runSessionProcess } from "./session-process";
 import type { StageLogs } from "./stage-logs";
 import { apiRetrySchema, parseStreamLine } from "./stream-events";
@@ -39,7 +40,8 @@ export interface ClaudeCodeRunnerOptions {
   maxLineBytes?: number;
   /** Prompts longer than this (bytes) go over stdin: one argv element is capped at 128 KiB on Linux. Default 100 000. */
   promptArgMaxBytes?: number;
-  log?: Log;
+  log?: Log;  /** The OS sandbox the agent runs in (ADR 0290); none: as the Run's user, beside the Run. */
+  sandbox?: Sandbox;
 }
 
 /** Claude Code's name for each subscription limit, as its own messages say it. */
@@ -168,6 +170,7 @@ export class ClaudeCodeRunner implements AgentRunner {
       killGraceMs: this.opts.killGraceMs ?? 5000,
       maxLineBytes: this.opts.maxLineBytes,
       log: this.opts.log,
+      sandbox: this.opts.sandbox,
       onLine,
     });
     const { logs, emit } = session;

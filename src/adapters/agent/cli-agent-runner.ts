@@ -11,6 +11,7 @@ import type { Log } from "../../ports/log";
 import { agentEnv } from "./agent-env";
 import { decideCliEnding } from "./cli-ending";
 import type { CliUnavailableReason, CliWording } from "./cli-ending";
+import type { Sandbox } from "../isolation/sandbox";
 import { runSessionProcess } from "./session-process";
 
 export interface CliStageRequest extends StageRequest {
@@ -73,7 +74,8 @@ export interface CliAgentRunnerOptions {
   maxLineBytes?: number;
   promptArgMaxBytes?: number;
   now?: () => number;
-  log?: Log;
+  log?: Log;  /** The OS sandbox the agent runs in (ADR 0290); none: as the Run's user, beside the Run. */
+  sandbox?: Sandbox;
 }
 
 export class CliAgentRunner implements AgentRunner {
@@ -130,6 +132,7 @@ export class CliAgentRunner implements AgentRunner {
       killGraceMs: this.opts.killGraceMs ?? 5000,
       maxLineBytes: this.opts.maxLineBytes,
       log: this.opts.log,
+      sandbox: this.opts.sandbox,
       onLine: (text, lineNo, logs) => {
         const out = reader.onLine(text, lineNo);
         if (!out.damage) logs.transcriptLine(text);

@@ -12,6 +12,8 @@ import type { SplitLine } from "./line-splitter";
 import { reapGroup, spawnGroup } from "./process-group";
 import { SlicedQueue } from "./sliced-queue";
 import { StageLogs } from "./stage-logs";
+import { findExecutable } from "../isolation/sandbox";
+import type { Sandbox } from "../isolation/sandbox";
 
 const STDERR_TAIL_BYTES = 16 * 1024;
 
@@ -47,6 +49,8 @@ export interface SessionProcessInput {
   killGraceMs: number;
   maxLineBytes?: number;
   log?: Log;
+  /** The OS sandbox the agent runs in (ADR 0290). */
+  sandbox?: Sandbox;
   /** One valid UTF-8 stdout line; returns the events it shows, or a damage reason; `stop` ends the session (a cap the runner enforces). Called in order. */
   onLine(text: string, lineNo: number, logs: StageLogs): { events: AgentEvent[]; damage?: string; stop?: boolean };
 }
@@ -131,7 +135,18 @@ export async function runSessionProcess(input: SessionProcessInput): Promise<Ses
     facts.stderrTail = (facts.stderrTail + text + "\n").slice(-STDERR_TAIL_BYTES);
   }, 1024 * 1024);
 
-  const group = spawnGroup(input.executable, input.args, { cwd: request.cwd, env: input.env, stdinText: input.stdinText });
+  let spawnArgv = [input.executable, ...input.args];
+  if (input.sandbox?.on) {
+    // Inside the sandbox a missing program is only bwrap's error: find it first, as spawn would.
+    const found = findExecutable(input.executable, input.env.PATH, request.cwd);
+    if (!found) {
+      facts.spawnMissing = true;
+      facts.spawnError = `could not start ${JSON.stringify(input.executable)}: not found on PATH`;
+      return { facts, logs, emit };
+    }
+    spawnArgv = input.sandbox.wrap([found, ...input.args], request.cwd);
+  }
+  const group = spawnGroup(spawnArgv[0]!, spawnArgv.slice(1), { cwd: request.cwd, env: input.env, stdinText: input.stdinText });
   group.child.stdout?.on("data", (chunk: Buffer) => stdoutSplitter.push(chunk));
   stopGroup = () => group.kill(input.killGraceMs);
   pauseStdout = () => group.child.stdout?.pause();

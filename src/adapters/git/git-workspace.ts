@@ -17,6 +17,8 @@ import { RemoteGit } from "./remote-git";
 import type { RepoContext } from "./repo-context";
 import { abortRebase, rebaseInProgress, resumeLane } from "./resume-branch";
 import { checkEnvironment, runCheck } from "./run-check";
+import { configFilesGitReads, pinnedGlobalConfig } from "./config-files";
+import type { Sandbox } from "../isolation/sandbox";
 import type { LockScope } from "./run-lock";
 import { RunLock } from "./run-lock";
 import { branchFor } from "./slug";
@@ -47,6 +49,8 @@ export interface GitWorkspaceOptions {
   checkEnvNames?: readonly string[];
   /** Variables set for the Checks on purpose (tests), over the allow-listed ones. */
   checkEnv?: Record<string, string | undefined>;
+  /** The OS sandbox the Checks run in (ADR 0290), prepared by preflight(). */
+  sandbox?: Sandbox;
   /** Retries of a State change after a lost race (default 3). */
   stateRetries?: number;
 }
@@ -61,9 +65,11 @@ export class GitWorkspace implements Workspace {
 
   constructor(private readonly opts: GitWorkspaceOptions) {
     this.root = resolve(opts.root);
-    const git = new GitRunner({ identity: opts.identity, token: opts.token, env: opts.env });
+    // With the sandbox on, a global config file made later (in the home folder it may write) is never read.
+    const env = opts.sandbox?.on ? { ...opts.env, ...pinnedGlobalConfig({ ...process.env, ...opts.env }) } : opts.env;
+    const git = new GitRunner({ identity: opts.identity, token: opts.token, env });
     const remote = opts.remote ?? "origin";
-    const net = new RemoteGit(git, { root: this.root, remote, url: opts.remoteUrl, token: opts.token, env: opts.env });
+    const net = new RemoteGit(git, { root: this.root, remote, url: opts.remoteUrl, token: opts.token, env });
     this.ctx = { git, root: this.root, remote, net };
     this.guard = new CloneGuard(git, this.root);
     this.state = new StateRefs(this.ctx, { retries: opts.stateRetries });
@@ -73,6 +79,11 @@ export class GitWorkspace implements Workspace {
   async preflight(base?: string): Promise<void> {
     await preflight(this.ctx, base);
     await this.guard.remember();
+    const sandbox = this.opts.sandbox;
+    if (sandbox?.on) {
+      const commonDir = await this.ctx.git.text(["rev-parse", "--path-format=absolute", "--git-common-dir"], { cwd: this.root });
+      await sandbox.prepare({ root: this.root, commonDir, configFiles: await configFilesGitReads(this.ctx, { ...process.env, ...this.opts.env }) });
+    }
   }
 
   branchFor(ticket: number, title: string): string {
@@ -155,7 +166,7 @@ export class GitWorkspace implements Workspace {
   async runCheck(lane: Lane, command: string[], timeoutMs: number, signal?: AbortSignal): Promise<CheckResult> {
     await this.guard.remember();
     const env = { ...checkEnvironment({ ...process.env, ...this.opts.env }, this.opts.checkEnvNames), ...this.opts.checkEnv };
-    const result = await runCheck(lane, command, timeoutMs, { env, signal, redact: (t) => this.ctx.git.redact(t) });
+    const result = await runCheck(lane, command, timeoutMs, { env, signal, redact: (t) => this.ctx.git.redact(t), sandbox: this.opts.sandbox });
     const notes = await this.guard.restore();
     if (notes.length === 0) return result;
     return { ...result, output: `${result.output}\n[ticket-runner: the check wrote into the clone's .git; put back: ${notes.join("; ")}]\n` };

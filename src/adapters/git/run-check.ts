@@ -6,6 +6,8 @@ import { spawn } from "node:child_process";
 import { constants } from "node:os";
 import type { CheckResult, Lane } from "../../ports/workspace";
 import { GITHUB_TOKEN_VARS } from "../../core/token-vars";
+import { findExecutable } from "../isolation/sandbox";
+import type { Sandbox } from "../isolation/sandbox";
 
 /** Keep at most this much output: the end of a log is where a failure is explained. */
 export const CHECK_OUTPUT_CAP = 1024 * 1024;
@@ -81,6 +83,8 @@ export interface RunCheckOptions {
   signal?: AbortSignal;
   outputCap?: number;
   redact?: (text: string) => string;
+  /** The OS sandbox the Check runs in (ADR 0290); none: as the Run's user, beside the Run. */
+  sandbox?: Sandbox;
 }
 
 /**
@@ -116,14 +120,22 @@ export function runCheck(lane: Lane, argv: string[], timeoutMs: number, opts: Ru
   const redact = opts.redact ?? ((t: string) => t);
   const [file, ...args] = argv;
   if (!file) return Promise.resolve({ command, exitCode: null, timedOut: false, output: "no command given", durationMs: 0 });
+  const env = opts.env ?? checkEnvironment(process.env);
+  let spawnArgv = argv;
+  if (opts.sandbox?.on) {
+    // Inside the sandbox a missing program is only bwrap's error: say it as for any Check.
+    const found = findExecutable(file, env.PATH, lane.path);
+    if (!found) return Promise.resolve({ command, exitCode: null, timedOut: false, output: `[ticket-runner: could not start ${command}: ${file} is not on the Checks' PATH]\n`, durationMs: 0 });
+    spawnArgv = opts.sandbox.wrap([found, ...args], lane.path);
+  }
   return new Promise((resolve) => {
     const out = new TailBuffer(opts.outputCap ?? CHECK_OUTPUT_CAP);
     let timedOut = false;
     let settled = false;
     let exitCode: number | null = null;
-    const child = spawn(file, args, {
+    const child = spawn(spawnArgv[0]!, spawnArgv.slice(1), {
       cwd: lane.path,
-      env: opts.env ?? checkEnvironment(process.env),
+      env,
       stdio: ["ignore", "pipe", "pipe"],
       detached: true, // own process group: the timeout can kill the whole tree it starts
       shell: false,

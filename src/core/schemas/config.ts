@@ -44,6 +44,12 @@ export const configSchema = z
           }),
       )
       .default([]),
+    /**
+     * Where the agent and the Checks run (ADR 0290): "sandbox" (bubblewrap: they cannot see the Run's
+     * processes nor write the clone's git control files) or "none" (as the Run's user, beside it).
+     * Unset: "sandbox" on Linux, "none" elsewhere.
+     */
+    isolation: z.enum(["sandbox", "none"]).optional(),
     agent: z
       .object({
         kind: z.enum(AGENT_KINDS).default("claude"),

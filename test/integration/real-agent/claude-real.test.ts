@@ -142,18 +142,21 @@ describe("the real Claude Code through whole tickets on the sandbox", function (
     });
   }
 
-  it("bypassPermissions: refused by Claude Code as root (the Run stops, nothing handed off); runs otherwise", async () => {
+  it("bypassPermissions: runs in the sandbox (uid 1000 inside, even under root); without it, refused by Claude Code as root (the Run stops, nothing handed off)", async () => {
     cw = await claudeWorld({ config: { lanes: 1, agent: { kind: "claude", permissionMode: "bypassPermissions" } } });
     const [n] = await cw.world.tickets([cw.world.ticket("one")]);
     const run = await cw.world.cliDone(["run"], { host: cw.host, timeoutMs: RUN_MS });
-    if (process.getuid?.() === 0) {
-      assert.equal(run.code, 1, run.out.join("\n"));
-      assert.match(run.out.at(-1) ?? "", /^Stopped: the agent refused to start with these settings \(.*root\/sudo.*\)\. .*IS_SANDBOX=1/, run.out.join("\n"));
-      assert.equal(await handoffs(n!), 0);
-    } else {
-      assert.equal(run.code, 0, run.out.join("\n"));
-      assert.equal((await cw.world.issue(n!)).state, "closed");
-    }
+    assert.equal(run.code, 0, run.out.join("\n"));
+    assert.equal((await cw.world.issue(n!)).state, "closed");
+    if (process.getuid?.() !== 0) return;
+    // As before ADR 0290: the agent beside the Run, as root.
+    await cw.dispose();
+    cw = await claudeWorld({ config: { lanes: 1, isolation: "none", agent: { kind: "claude", permissionMode: "bypassPermissions" } } });
+    const [m] = await cw.world.tickets([cw.world.ticket("one")]);
+    const refused = await cw.world.cliDone(["run"], { host: cw.host, timeoutMs: RUN_MS });
+    assert.equal(refused.code, 1, refused.out.join("\n"));
+    assert.match(refused.out.at(-1) ?? "", /^Stopped: the agent refused to start with these settings \(.*root\/sudo.*\)\. .*IS_SANDBOX=1/, refused.out.join("\n"));
+    assert.equal(await handoffs(m!), 0);
   });
 
   it("a kill mid-stream: the next Run resumes the interrupted Stage's session and merges", async () => {

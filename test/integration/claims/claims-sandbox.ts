@@ -1,7 +1,7 @@
 /**
- * Shared set-up for the claims integration tests and bench: a sandbox with one repository, a few
- * users, the labels, and helpers to make issues and to build real claimers (real Octokit, real
- * run roots on disk) that play separate Hosts.
+ * The claims suites' one set-up: a sandbox with one repository, a few users, the labels, and
+ * helpers to make issues, clones and real claimers (real Octokit, real run roots on disk) that play
+ * separate Hosts. A suite calls `useClaimsSandbox()` inside its `describe`.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,6 +13,8 @@ import { createClaimGate, type ClaimProtocol } from "../../../src/core/claims/cl
 import type { Clock } from "../../../src/ports/clock";
 import type { Log, LogFields } from "../../../src/ports/log";
 import { startSandbox, type SandboxHandle } from "../../../src/sandbox/start";
+import { cloneWithToken } from "../../support/run-seed";
+import { writeTargetConfig } from "./cli-process";
 
 export const OWNER = "acme";
 export const NAME = "widgets";
@@ -50,7 +52,8 @@ export class CollectLog implements Log {
   }
 }
 
-export interface ClaimsSandbox {
+/** What a test uses of a claims sandbox. */
+export interface ClaimsTarget {
   sandbox: SandboxHandle;
   tokens: Record<string, string>;
   dir: string;
@@ -59,11 +62,32 @@ export interface ClaimsSandbox {
   tracker(user: string): OctokitTracker;
   /** A new issue, labelled by `by` (a writer unless a test says otherwise). */
   issue(title: string, labels?: string[], by?: string): Promise<number>;
-  claimer(o: { user: string; host: string; holder?: "person" | "machine"; root?: string; settleMs?: number; clock?: Clock; hostLabels?: boolean }): { gate: ClaimProtocol; root: FsRunRoot; tracker: OctokitTracker };
+  claimer(o: ClaimerOptions): { gate: ClaimProtocol; root: FsRunRoot; tracker: OctokitTracker };
+}
+
+export interface ClaimerOptions {
+  user: string;
+  host: string;
+  holder?: "person" | "machine";
+  root?: string;
+  settleMs?: number;
+  clock?: Clock;
+  hostLabels?: boolean;
+}
+
+export interface ClaimsSandbox extends ClaimsTarget {
   stop(): Promise<void>;
 }
 
-export async function startClaimsSandbox(users: Record<string, "admin" | "write" | "read"> = { alice: "write", bob: "write", mallory: "read" }): Promise<ClaimsSandbox> {
+/** A suite's claims sandbox: its members are there inside a test or a later hook. */
+export interface ClaimsSuite extends ClaimsTarget {
+  /** Clones the repository as `user` into `<dir>/<folder>` with an untracked ticket-runner.json of `config`; its path. */
+  clone(user: string, folder: string, config: object): Promise<string>;
+}
+
+type Users = Record<string, "admin" | "write" | "read">;
+
+export async function startClaimsSandbox(users: Users = { alice: "write", bob: "write", mallory: "read" }): Promise<ClaimsSandbox> {
   const sandbox = await startSandbox({ quiet: true });
   await sandbox.admin.createRepo({ owner: OWNER, name: NAME, files: { "README.md": "# widgets\n" } });
   const tokens: Record<string, string> = {};
@@ -107,6 +131,51 @@ export async function startClaimsSandbox(users: Record<string, "admin" | "write"
     async stop() {
       await sandbox.stop();
       rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Call inside a `describe`: starts the claims sandbox (with `users`, or alice, bob and a reader,
+ * mallory) before the suite and stops it, its folder removed, after it. `clearFaults` clears the
+ * sandbox's faults after each test, for suites whose tests set their own.
+ */
+export function useClaimsSandbox(o: { users?: Users; clearFaults?: boolean } = {}): ClaimsSuite {
+  let s: ClaimsSandbox | undefined;
+  const started = (): ClaimsSandbox => {
+    if (!s) throw new Error("the claims sandbox is not there: use it inside a test, or a hook after useClaimsSandbox's");
+    return s;
+  };
+  before(async () => {
+    s = await startClaimsSandbox(o.users);
+  });
+  if (o.clearFaults) afterEach(async () => s?.sandbox.admin.setFaults({}));
+  after(async () => {
+    await s?.stop();
+    s = undefined;
+  });
+  return {
+    get sandbox() {
+      return started().sandbox;
+    },
+    get tokens() {
+      return started().tokens;
+    },
+    get dir() {
+      return started().dir;
+    },
+    get log() {
+      return started().log;
+    },
+    client: (user) => started().client(user),
+    tracker: (user) => started().tracker(user),
+    issue: (title, labels, by) => started().issue(title, labels, by),
+    claimer: (c) => started().claimer(c),
+    async clone(user, folder, config) {
+      const into = join(started().dir, folder);
+      await cloneWithToken(started().sandbox.gitUrl(OWNER, NAME), started().tokens[user]!, into);
+      writeTargetConfig(into, config);
+      return into;
     },
   };
 }

@@ -1,5 +1,5 @@
 /**
- * CLI bad input from people who should get a refusal, not a failure (issue #15, finding 18): an
+ * CLI bad input from people who should get a refusal, not a failure (ADR 0220): an
  * outsider's release, run and hand-back; unlock and stop outside a clone; a base that is nowhere;
  * `--repo ../..`; a ticket that is not a number. Each: exit 2, one line naming the thing and the
  * next command, and nothing claimed or changed. Real CLI processes against the sandbox.
@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startClaimsSandbox, type ClaimsSandbox } from "./claims-sandbox";
+import { useClaimsSandbox } from "./claims-sandbox";
 import { runCli, type CliResult } from "./cli-process";
 import { peopleAtTheirMachines, said, type People } from "./people";
 
@@ -25,17 +25,15 @@ function refusedInOneLine(r: CliResult, next: string | RegExp): void {
 
 describe("CLI (integration): bad input is refused with the next command, and changes nothing", function () {
   this.timeout(120_000);
-  let s: ClaimsSandbox;
+  const s = useClaimsSandbox({ users: { alice: "write", mallory: "read" } });
   let people: People;
   let elsewhere: string;
 
   before(async () => {
-    s = await startClaimsSandbox({ alice: "write", mallory: "read" });
     people = await peopleAtTheirMachines(s, ["alice", "mallory"]);
     elsewhere = mkdtempSync(join(tmpdir(), "tr-not-a-clone-"));
   });
   after(async () => {
-    await s?.stop();
     if (elsewhere) rmSync(elsewhere, { recursive: true, force: true });
   });
 

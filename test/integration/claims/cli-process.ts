@@ -1,11 +1,9 @@
-/** Runs the built CLI (dist/cli.js) as a real child process, and makes clones of sandbox repos. */
-import { execFile, spawn } from "node:child_process";
+/** Runs the built CLI (dist/cli.js) as a real child process, and writes a clone's ticket-runner.json. */
+import { spawn } from "node:child_process";
 import { appendFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { promisify } from "node:util";
 
 export const CLI = resolve(__dirname, "../../../dist/cli.js");
-const run = promisify(execFile);
 
 export interface CliResult {
   code: number;
@@ -25,14 +23,6 @@ export function runCli(args: string[], o: { cwd: string; env: Record<string, str
     child.on("error", reject);
     child.on("close", (code) => resolvePromise({ code: code ?? -1, stdout, stderr }));
   });
-}
-
-const GIT_ENV = { GIT_AUTHOR_NAME: "Test", GIT_AUTHOR_EMAIL: "test@example.invalid", GIT_COMMITTER_NAME: "Test", GIT_COMMITTER_EMAIL: "test@example.invalid", LC_ALL: "C" };
-
-/** Clones `url` with the token sent as a header (never stored in the clone's config). */
-export async function cloneWithToken(url: string, token: string, into: string): Promise<void> {
-  const header = `Authorization: Basic ${Buffer.from(`x-access-token:${token}`).toString("base64")}`;
-  await run("git", ["-c", `http.extraHeader=${header}`, "clone", "--quiet", url, into], { env: { ...process.env, ...GIT_ENV } });
 }
 
 /** Writes an untracked ticket-runner.json into a clone (excluded so the checkout stays clean). */

@@ -9,8 +9,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { parseLeaseComment } from "../../../src/core/claims/lease-comment";
 import type { Refusal } from "../../../src/core/errors";
-import { FULL, NAME, OWNER, startClaimsSandbox, type ClaimsSandbox } from "./claims-sandbox";
-import { cloneWithToken, runCli, writeTargetConfig } from "./cli-process";
+import { FULL, useClaimsSandbox, type ClaimsTarget } from "./claims-sandbox";
+import { runCli } from "./cli-process";
 import { rounds } from "../../support/rounds";
 
 const RACES = Number(process.env.CLAIMS_CROSS_RACES ?? rounds(200, 30));
@@ -19,7 +19,7 @@ const READ_LAG_MS = 150;
 const SETTLE_MS = 450;
 const PARALLEL = 10;
 
-async function finalState(s: ClaimsSandbox, n: number) {
+async function finalState(s: ClaimsTarget, n: number) {
   const thread = await s.tracker("sandbox-admin").readIssueThread(n);
   const leases = thread!.comments.flatMap((c) => {
     const p = parseLeaseComment(c.body, { repo: FULL, issue: n });
@@ -30,12 +30,7 @@ async function finalState(s: ClaimsSandbox, n: number) {
 
 describe("claims (integration): races across Hosts with read lag", function () {
   this.timeout(15 * 60_000);
-  let s: ClaimsSandbox;
-
-  before(async () => {
-    s = await startClaimsSandbox({ alice: "write", bob: "write", carol: "write" });
-  });
-  after(async () => s?.stop());
+  const s = useClaimsSandbox({ users: { alice: "write", bob: "write", carol: "write" } });
 
   it(`${RACES} in-process races of 3 Hosts: never two winners, never unclaimed`, async () => {
     await s.sandbox.admin.setFaults({ readLagMs: READ_LAG_MS });
@@ -81,10 +76,7 @@ describe("claims (integration): races across Hosts with read lag", function () {
   it(`${PROCESS_RACES} races between real processes on separate Hosts`, async () => {
     await s.sandbox.admin.setFaults({ readLagMs: READ_LAG_MS });
     const hosts = ["alice", "bob", "carol"].map((user, i) => ({ user, dir: join(s.dir, `proc-host-${i}`), clone: join(s.dir, `proc-clone-${i}`), session: `proc-host-${i}` }));
-    for (const h of hosts) {
-      await cloneWithToken(s.sandbox.gitUrl(OWNER, NAME), s.tokens[h.user]!, h.clone);
-      writeTargetConfig(h.clone, { lease: { settleMs: SETTLE_MS } });
-    }
+    for (const [i, h] of hosts.entries()) await s.clone(h.user, `proc-clone-${i}`, { lease: { settleMs: SETTLE_MS } });
     let doubleWrites = 0;
     for (let i = 0; i < PROCESS_RACES; i++) {
       const n = await s.issue(`process race ${i}`);

@@ -9,24 +9,19 @@ import assert from "node:assert/strict";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { parseLeaseComment, renderLeaseComment } from "../../../src/core/claims/lease-comment";
-import { FULL, NAME, OWNER, startClaimsSandbox, type ClaimsSandbox } from "./claims-sandbox";
-import { cloneWithToken, runCli, writeTargetConfig } from "./cli-process";
+import { FULL, NAME, OWNER, useClaimsSandbox } from "./claims-sandbox";
+import { runCli } from "./cli-process";
 
 describe("claims (integration): the four ways to start a ticket (docs/claims.md), as real processes", function () {
   this.timeout(120_000);
-  let s: ClaimsSandbox;
+  const s = useClaimsSandbox();
   let clone: string;
   let otherClone: string;
 
   before(async () => {
-    s = await startClaimsSandbox();
-    clone = join(s.dir, "clone-a");
-    otherClone = join(s.dir, "clone-c");
-    await cloneWithToken(s.sandbox.gitUrl(OWNER, NAME), s.tokens.alice!, clone);
-    await cloneWithToken(s.sandbox.gitUrl(OWNER, NAME), s.tokens.bob!, otherClone);
-    for (const c of [clone, otherClone]) writeTargetConfig(c, { lease: { settleMs: 200 } });
+    clone = await s.clone("alice", "clone-a", { lease: { settleMs: 200 } });
+    otherClone = await s.clone("bob", "clone-c", { lease: { settleMs: 200 } });
   });
-  after(async () => s?.stop());
 
   const hostA = () => ({ TICKET_RUNNER_TOKEN: s.tokens.alice!, TICKET_RUNNER_RUN_ROOT: join(s.dir, "runs-a"), TICKET_RUNNER_HOST_SESSION: "host-a", TICKET_RUNNER_HOST_NAME: "laptop-a" });
   const hostC = () => ({ TICKET_RUNNER_TOKEN: s.tokens.bob!, TICKET_RUNNER_RUN_ROOT: join(s.dir, "runs-c"), TICKET_RUNNER_HOST_SESSION: "host-c", TICKET_RUNNER_HOST_NAME: "vm-c" });

@@ -10,16 +10,11 @@
 import assert from "node:assert/strict";
 import { isRefusal, type Refusal } from "../../../src/core/errors";
 import { waitFor } from "../../support/wait-for";
-import { LABELS, startClaimsSandbox, type ClaimsSandbox } from "./claims-sandbox";
+import { LABELS, useClaimsSandbox } from "./claims-sandbox";
 
 describe("claims (integration): GitHub's GraphQL rate limits in GitHub's shapes", function () {
   this.timeout(60_000);
-  let s: ClaimsSandbox;
-  before(async () => {
-    s = await startClaimsSandbox();
-  });
-  after(async () => s?.stop());
-  afterEach(async () => s.sandbox.admin.setFaults({}));
+  const s = useClaimsSandbox({ clearFaults: true });
 
   async function refusal(p: Promise<unknown>): Promise<Refusal> {
     const error = await p.then(

@@ -5,20 +5,16 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { FULL, LABELS, NAME, OWNER, startClaimsSandbox, type ClaimsSandbox } from "./claims-sandbox";
-import { cloneWithToken, runCli, writeTargetConfig } from "./cli-process";
+import { FULL, LABELS, NAME, OWNER, useClaimsSandbox } from "./claims-sandbox";
+import { runCli } from "./cli-process";
 
 describe("claims (integration): ticket-runner hand-back", function () {
   this.timeout(120_000);
-  let s: ClaimsSandbox;
+  const s = useClaimsSandbox();
   let clone: string;
   before(async () => {
-    s = await startClaimsSandbox();
-    clone = join(s.dir, "clone-a");
-    await cloneWithToken(s.sandbox.gitUrl(OWNER, NAME), s.tokens.alice!, clone);
-    writeTargetConfig(clone, { lease: { settleMs: 200 } });
+    clone = await s.clone("alice", "clone-a", { lease: { settleMs: 200 } });
   });
-  after(async () => s?.stop());
 
   const env = () => ({ TICKET_RUNNER_TOKEN: s.tokens.alice!, TICKET_RUNNER_RUN_ROOT: join(s.dir, "runs-a"), TICKET_RUNNER_HOST_SESSION: "host-a" });
 

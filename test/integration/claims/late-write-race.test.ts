@@ -14,7 +14,7 @@ import type { ClaimAttempt } from "../../../src/core/claim-gate";
 import { prng } from "../../support/prng";
 import { VirtualTime } from "../../support/virtual-time";
 import { waitFor } from "../../support/wait-for";
-import { FULL, NAME, OWNER, startClaimsSandbox, type ClaimsSandbox } from "./claims-sandbox";
+import { FULL, NAME, OWNER, useClaimsSandbox } from "./claims-sandbox";
 
 const RACES = Number(process.env.TR_LATE_RACES ?? 200);
 const MAX_DELAY_MS = 60_000;
@@ -26,11 +26,7 @@ interface Party {
 
 describe("claims (integration): a late-landing claim write never wins", function () {
   this.timeout(900_000);
-  let s: ClaimsSandbox;
-  before(async () => {
-    s = await startClaimsSandbox({ alice: "write", bob: "write" });
-  });
-  after(async () => s?.stop());
+  const s = useClaimsSandbox({ users: { alice: "write", bob: "write" } });
 
   it(`${RACES} races with host A's write delayed 0-60 s: 0 tickets worked by two Hosts, 0 Stages on a closed ticket`, async () => {
     const rnd = prng(Number(process.env.TR_SEED ?? 172));

@@ -10,8 +10,8 @@ import { parseLeaseComment, renderLeaseComment } from "../../../src/core/claims/
 import { Refusal } from "../../../src/core/errors";
 import { LEASE_VERSION } from "../../../src/core/schemas/lease";
 import type { Clock } from "../../../src/ports/clock";
-import { FULL, NAME, OWNER, realClock, startClaimsSandbox, type ClaimsSandbox } from "./claims-sandbox";
-import { cloneWithToken, runCli, writeTargetConfig } from "./cli-process";
+import { FULL, realClock, useClaimsSandbox } from "./claims-sandbox";
+import { runCli } from "./cli-process";
 
 function aheadBy(ms: number): Clock {
   return { now: () => new Date(Date.now() + ms), sleep: realClock.sleep };
@@ -29,11 +29,7 @@ async function refused(p: Promise<unknown>): Promise<Refusal> {
 
 describe("claims (integration): the lease lifecycle", function () {
   this.timeout(120_000);
-  let s: ClaimsSandbox;
-  before(async () => {
-    s = await startClaimsSandbox();
-  });
-  after(async () => s?.stop());
+  const s = useClaimsSandbox();
 
   async function leaseOf(n: number, commentId: string) {
     const c = (await s.tracker("alice").listComments(n)).find((x) => x.id === commentId)!;
@@ -114,9 +110,7 @@ describe("claims (integration): the lease lifecycle", function () {
   });
 
   it("--offline start and resume make no request at all (the sandbox's request log stays empty)", async () => {
-    const clone = join(s.dir, "offline-clone");
-    await cloneWithToken(s.sandbox.gitUrl(OWNER, NAME), s.tokens.alice!, clone);
-    writeTargetConfig(clone, { base: "main", lease: { settleMs: 100 } });
+    const clone = await s.clone("alice", "offline-clone", { base: "main", lease: { settleMs: 100 } });
     const env = { TICKET_RUNNER_TOKEN: s.tokens.alice!, TICKET_RUNNER_RUN_ROOT: join(s.dir, "offline-runs"), TICKET_RUNNER_HOST_SESSION: "offline-host" };
     const n = await s.issue("offline work");
     const online = await s.issue("started online");
@@ -155,9 +149,7 @@ describe("claims (integration): the lease lifecycle", function () {
   });
 
   it("release puts the ticket back: ready-for-agent on, in-progress off, unassigned, lease released", async () => {
-    const clone = join(s.dir, "release-clone");
-    await cloneWithToken(s.sandbox.gitUrl(OWNER, NAME), s.tokens.alice!, clone);
-    writeTargetConfig(clone, { lease: { settleMs: 100 } });
+    const clone = await s.clone("alice", "release-clone", { lease: { settleMs: 100 } });
     const env = { TICKET_RUNNER_TOKEN: s.tokens.alice!, TICKET_RUNNER_RUN_ROOT: join(s.dir, "release-runs"), TICKET_RUNNER_HOST_SESSION: "release-host" };
     const n = await s.issue("give it back");
     assert.equal((await runCli(["claim", String(n)], { cwd: clone, env })).code, 0);

@@ -8,20 +8,18 @@ import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseLeaseComment } from "../../../src/core/claims/lease-comment";
-import { FULL, startClaimsSandbox, type ClaimsSandbox } from "./claims-sandbox";
+import { FULL, useClaimsSandbox } from "./claims-sandbox";
 import type { CliResult } from "./cli-process";
 import { peopleAtTheirMachines, said, type People } from "./people";
 
 describe("claims (integration): a leftover run directory of an ended claim", function () {
   this.timeout(120_000);
-  let s: ClaimsSandbox;
+  const s = useClaimsSandbox({ users: { alice: "write", bob: "write", boss: "admin" } });
   let people: People;
 
   before(async () => {
-    s = await startClaimsSandbox({ alice: "write", bob: "write", boss: "admin" });
     people = await peopleAtTheirMachines(s, ["bob", "boss"]);
   });
-  after(async () => s?.stop());
 
   const cli = (user: string, args: string[]): Promise<CliResult> => people.cli(user, args);
   const runDir = (user: string, n: number) => people.runDir(user, n);

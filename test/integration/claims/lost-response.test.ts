@@ -7,16 +7,11 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseLeaseComment } from "../../../src/core/claims/lease-comment";
-import { FULL, LABELS, startClaimsSandbox, type ClaimsSandbox } from "./claims-sandbox";
+import { FULL, LABELS, useClaimsSandbox } from "./claims-sandbox";
 
 describe("claims (integration): writes whose response is lost", function () {
   this.timeout(60_000);
-  let s: ClaimsSandbox;
-  before(async () => {
-    s = await startClaimsSandbox();
-  });
-  after(async () => s?.stop());
-  afterEach(async () => s.sandbox.admin.setFaults({}));
+  const s = useClaimsSandbox({ clearFaults: true });
 
   const sent = async (re: RegExp) => (await s.sandbox.admin.requestLog()).filter((r) => re.test(`${r.method} ${r.path}`));
 

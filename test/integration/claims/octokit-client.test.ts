@@ -7,16 +7,11 @@
 import assert from "node:assert/strict";
 import { createOctokit } from "../../../src/adapters/github/client";
 import { waitFor } from "../../support/wait-for";
-import { NAME, OWNER, startClaimsSandbox, type ClaimsSandbox } from "./claims-sandbox";
+import { NAME, OWNER, useClaimsSandbox } from "./claims-sandbox";
 
 describe("claims (integration): the Octokit client's retries", function () {
   this.timeout(60_000);
-  let s: ClaimsSandbox;
-  before(async () => {
-    s = await startClaimsSandbox();
-  });
-  after(async () => s?.stop());
-  afterEach(async () => s.sandbox.admin.setFaults({}));
+  const s = useClaimsSandbox({ clearFaults: true });
 
   const count = async (re: RegExp) => (await s.sandbox.admin.requestLog()).filter((r) => re.test(`${r.method} ${r.path}`)).length;
 

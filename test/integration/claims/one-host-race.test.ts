@@ -7,8 +7,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { parseLeaseComment } from "../../../src/core/claims/lease-comment";
-import { FULL, NAME, OWNER, startClaimsSandbox, type ClaimsSandbox } from "./claims-sandbox";
-import { cloneWithToken, runCli, writeTargetConfig } from "./cli-process";
+import { FULL, NAME, OWNER, useClaimsSandbox } from "./claims-sandbox";
+import { runCli } from "./cli-process";
 import { rounds } from "../../support/rounds";
 
 const ROUNDS = Number(process.env.CLAIMS_RACE_ROUNDS ?? rounds(50, 5));
@@ -16,16 +16,12 @@ const STARTS = 8;
 
 describe("claims (integration): 8 simultaneous starts on one Host", function () {
   this.timeout(15 * 60_000);
-  let s: ClaimsSandbox;
+  const s = useClaimsSandbox();
   let clone: string;
 
   before(async () => {
-    s = await startClaimsSandbox();
-    clone = join(s.dir, "clone");
-    await cloneWithToken(s.sandbox.gitUrl(OWNER, NAME), s.tokens.alice!, clone);
-    writeTargetConfig(clone, { lease: { settleMs: 250 } });
+    clone = await s.clone("alice", "clone", { lease: { settleMs: 250 } });
   });
-  after(async () => s?.stop());
 
   it(`exactly 1 wins and ${STARTS - 1} are refused, ${ROUNDS} rounds`, async () => {
     const tickets: number[] = [];

@@ -3,8 +3,8 @@
  * against one claims sandbox, so a test reads as "bob runs this, then boss runs that".
  */
 import { join } from "node:path";
-import { NAME, OWNER, type ClaimsSandbox } from "./claims-sandbox";
-import { cloneWithToken, runCli, writeTargetConfig, type CliResult } from "./cli-process";
+import { NAME, OWNER, type ClaimsSuite } from "./claims-sandbox";
+import { runCli, type CliResult } from "./cli-process";
 
 export interface People {
   /** `ticket-runner <args>` as `user`, in their clone, with their token, run root and Host. */
@@ -14,13 +14,11 @@ export interface People {
 }
 
 /** Clones the sandbox's repository once per user (Host `<user>-box`) with a short lease settle. */
-export async function peopleAtTheirMachines(s: ClaimsSandbox, users: string[]): Promise<People> {
+export async function peopleAtTheirMachines(s: ClaimsSuite, users: string[]): Promise<People> {
   const clones = new Map<string, string>();
   const envs = new Map<string, Record<string, string>>();
   for (const user of users) {
-    const clone = join(s.dir, `clone-${user}`);
-    await cloneWithToken(s.sandbox.gitUrl(OWNER, NAME), s.tokens[user]!, clone);
-    writeTargetConfig(clone, { lease: { settleMs: 100 }, checks: [["true"]] });
+    const clone = await s.clone(user, `clone-${user}`, { lease: { settleMs: 100 }, checks: [["true"]] });
     clones.set(user, clone);
     envs.set(user, { TICKET_RUNNER_TOKEN: s.tokens[user]!, TICKET_RUNNER_RUN_ROOT: join(s.dir, `runs-${user}`), TICKET_RUNNER_HOST_NAME: `${user}-box`, TICKET_RUNNER_HOST_SESSION: `${user}-box` });
   }

@@ -7,21 +7,17 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { NAME, OWNER, startClaimsSandbox, type ClaimsSandbox } from "./claims-sandbox";
-import { cloneWithToken, runCli, writeTargetConfig, type CliResult } from "./cli-process";
+import { useClaimsSandbox } from "./claims-sandbox";
+import { runCli, type CliResult } from "./cli-process";
 
 describe("claims (integration): release from another Host and take-over take off the lease's host label", function () {
   this.timeout(120_000);
-  let s: ClaimsSandbox;
+  const s = useClaimsSandbox({ users: { alice: "write", bob: "write" } });
   let clone: string;
 
   before(async () => {
-    s = await startClaimsSandbox({ alice: "write", bob: "write" });
-    clone = join(s.dir, "clone-bob");
-    await cloneWithToken(s.sandbox.gitUrl(OWNER, NAME), s.tokens.bob!, clone);
-    writeTargetConfig(clone, { lease: { settleMs: 100 }, labels: { hostLabels: true } });
+    clone = await s.clone("bob", "clone-bob", { lease: { settleMs: 100 }, labels: { hostLabels: true } });
   });
-  after(async () => s?.stop());
 
   const asHost = (host: string, args: string[], user = "bob"): Promise<CliResult> =>
     runCli(args, { cwd: clone, env: { TICKET_RUNNER_TOKEN: s.tokens[user]!, TICKET_RUNNER_RUN_ROOT: join(s.dir, `runs-${host}`), TICKET_RUNNER_HOST_NAME: host, TICKET_RUNNER_HOST_SESSION: host } });

@@ -10,7 +10,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { parseLeaseComment } from "../../../src/core/claims/lease-comment";
 import type { Clock } from "../../../src/ports/clock";
-import { FULL, NAME, OWNER, realClock, startClaimsSandbox, type ClaimsSandbox } from "./claims-sandbox";
+import { FULL, NAME, OWNER, realClock, useClaimsSandbox } from "./claims-sandbox";
 import type { CliResult } from "./cli-process";
 import { peopleAtTheirMachines, said, type People } from "./people";
 
@@ -18,14 +18,12 @@ const behind: Clock = { now: () => new Date(Date.now() - 46 * 60_000), sleep: re
 
 describe("claims (integration): release refuses a ticket you do not hold", function () {
   this.timeout(120_000);
-  let s: ClaimsSandbox;
+  const s = useClaimsSandbox({ users: { alice: "write", bob: "write", boss: "admin" } });
   let people: People;
 
   before(async () => {
-    s = await startClaimsSandbox({ alice: "write", bob: "write", boss: "admin" });
     people = await peopleAtTheirMachines(s, ["bob", "boss"]);
   });
-  after(async () => s?.stop());
 
   const cli = (user: string, args: string[]): Promise<CliResult> => people.cli(user, args);
   const runDir = (user: string, n: number) => people.runDir(user, n);

@@ -6,8 +6,8 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { NAME, OWNER, startClaimsSandbox, type ClaimsSandbox } from "./claims-sandbox";
-import { cloneWithToken, runCli, writeTargetConfig } from "./cli-process";
+import { useClaimsSandbox } from "./claims-sandbox";
+import { runCli } from "./cli-process";
 
 const GIT_ENV = { ...process.env, GIT_AUTHOR_NAME: "T", GIT_AUTHOR_EMAIL: "t@example.invalid", GIT_COMMITTER_NAME: "T", GIT_COMMITTER_EMAIL: "t@example.invalid", LC_ALL: "C" };
 
@@ -17,17 +17,13 @@ function git(cwd: string, args: string[]): string {
 
 describe("claims (integration): take-over and branches, board --json", function () {
   this.timeout(120_000);
-  let s: ClaimsSandbox;
+  const s = useClaimsSandbox();
   let clone: string;
   const env = () => ({ TICKET_RUNNER_TOKEN: s.tokens.alice!, TICKET_RUNNER_RUN_ROOT: join(s.dir, "runs"), TICKET_RUNNER_HOST_SESSION: "tk-host", TICKET_RUNNER_HOST_NAME: "tk-host" });
 
   before(async () => {
-    s = await startClaimsSandbox();
-    clone = join(s.dir, "clone");
-    await cloneWithToken(s.sandbox.gitUrl(OWNER, NAME), s.tokens.alice!, clone);
-    writeTargetConfig(clone, { lease: { settleMs: 150 } });
+    clone = await s.clone("alice", "clone", { lease: { settleMs: 150 } });
   });
-  after(async () => s?.stop());
 
   it("--fresh-branch refuses git branch -d on unpushed work, --delete-branch-force says what it drops", async () => {
     const n = await s.issue("branchy");

@@ -19,7 +19,7 @@ import { FINISHED_MARKER, leaseMarker, MAX_COMMENT_CHARS } from "../../../src/co
 import { eligibility, labelTrust } from "../../../src/core/run/frontier";
 import { configSchema } from "../../../src/core/schemas/config";
 import type { Lease } from "../../../src/core/schemas/lease";
-import { FULL, LABELS, NAME, OWNER, startClaimsSandbox, type ClaimsSandbox } from "../../integration/claims/claims-sandbox";
+import { FULL, LABELS, NAME, OWNER, useClaimsSandbox } from "../../integration/claims/claims-sandbox";
 import { record } from "../support/figures";
 
 const TEST = "test/reliability/quick/forged-claims.test.ts";
@@ -45,13 +45,8 @@ function forgedLease(issue: number, over: Partial<Lease> = {}): Lease {
 
 describe("reliability: forged claims, forged labels and huge comments from non-collaborators", function () {
   this.timeout(120_000);
-  let s: ClaimsSandbox;
+  const s = useClaimsSandbox({ users: { alice: "write", bob: "write", mallory: "read", trudy: "write", tom: "write" } });
   let forged = 0;
-
-  before(async () => {
-    s = await startClaimsSandbox({ alice: "write", bob: "write", mallory: "read", trudy: "write", tom: "write" });
-  });
-  after(async () => s?.stop());
 
   async function boardRow(n: number): Promise<BoardRow> {
     const b = createGitHubBoard({

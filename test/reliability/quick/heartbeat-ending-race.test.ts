@@ -8,21 +8,19 @@
  */
 import { strict as assert } from "node:assert";
 import { parseLeaseComment } from "../../../src/core/claims/lease-comment";
-import { FULL, startClaimsSandbox, type ClaimsSandbox } from "../../integration/claims/claims-sandbox";
+import { FULL, useClaimsSandbox } from "../../integration/claims/claims-sandbox";
 import { record } from "../support/figures";
 
 const ROUNDS = 6;
 
 describe("reliability: a heartbeat racing the ending of its claim", function () {
   this.timeout(120_000);
-  let s: ClaimsSandbox;
+  const s = useClaimsSandbox({ users: { alice: "write" } });
 
   before(async () => {
-    s = await startClaimsSandbox({ alice: "write" });
     // Random latency on every request, so the two writers land in either order.
     await s.sandbox.admin.setFaults({ latencyMs: 5, jitterMs: 150 });
   });
-  after(async () => s?.stop());
 
   for (const ending of ["finish", "release", "handOff"] as const) {
     it(`${ending} beside a heartbeat: the ending is what the lease says, every time`, async () => {

@@ -9,22 +9,14 @@
 import { strict as assert } from "node:assert";
 import { createOctokit } from "../../../src/adapters/github/client";
 import { GitHubRateLimit } from "../../../src/core/errors";
-import { CollectLog, FULL, NAME, OWNER, startClaimsSandbox, type ClaimsSandbox } from "../../integration/claims/claims-sandbox";
+import { CollectLog, FULL, NAME, OWNER, useClaimsSandbox } from "../../integration/claims/claims-sandbox";
 import { record } from "../support/figures";
 
 const seconds = (at: string): number => Math.floor(Date.parse(at) / 1000);
 
 describe("reliability: waits follow retry-after", function () {
   this.timeout(120_000);
-  let s: ClaimsSandbox;
-
-  before(async () => {
-    s = await startClaimsSandbox({ alice: "write" });
-  });
-  after(async () => {
-    await s?.sandbox.admin.setFaults({});
-    await s?.stop();
-  });
+  const s = useClaimsSandbox({ users: { alice: "write" }, clearFaults: true });
 
   for (const status of [403, 429] as const) {
     it(`a secondary limit (${status}, retry-after 2): re-sent only after 2 s each time, then a clear error; the comment is never doubled`, async () => {

@@ -24,7 +24,7 @@ export async function launchChromium(): Promise<Browser> {
 
 /**
  * Opens a code-server URL as a person does: code-server asks for its password first (it never runs
- * with `--auth none`, issue #15), then goes on to the URL it was asked for, query and all.
+ * with `--auth none`, ADR 0232), then goes on to the URL it was asked for, query and all.
  */
 export async function openCodeServerPage(page: Page, url: string, password: string, timeoutMs = 60_000): Promise<void> {
   await page.goto(url);

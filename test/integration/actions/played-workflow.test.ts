@@ -1,5 +1,5 @@
 /**
- * The played workflow (issue 19): the YAML `init --actions` writes, read back and played against
+ * The played workflow (ADR 0280): the YAML `init --actions` writes, read back and played against
  * the sandbox by workflow-player.ts. A dispatch starts N Host jobs (real `ticket-runner run`
  * processes, configured only by the workflow's own env and scripts); two schedule triggers arrive
  * while it runs (the workflow's `concurrency` keeps one pending, cancels the other); two Host jobs

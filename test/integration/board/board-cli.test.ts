@@ -62,7 +62,7 @@ describe("ticket-runner board (CLI)", function () {
     assert.ok(!r.err.includes("trsb_refused_token_0000000000"), "the token is never printed");
   });
 
-  it("refuses an API URL that carries a token, or is not http(s), without printing it or asking anything (issue #15, finding 14)", async () => {
+  it("refuses an API URL that carries a token, or is not http(s), without printing it or asking anything (ADR 0221)", async () => {
     // Plain hex: no redaction pattern knows this shape, so only the refusal keeps it in.
     const secret = "5f2c9a41d0b7e86c3a1f4e9d2b8c7a60";
     const api = new URL(sandbox.apiUrl);

@@ -106,7 +106,7 @@ describe("sandbox git over smart HTTP", function () {
     await assert.rejects(fsp.access(path.join(dir, "secret.txt")));
   });
 
-  it("createRepo fromDir refuses a folder outside the sandbox's seed folder, and creates nothing (issue #15, finding 6)", async () => {
+  it("createRepo fromDir refuses a folder outside the sandbox's seed folder, and creates nothing (ADR 0222)", async () => {
     const home = path.join(w.tmp, "someones-home");
     await fsp.mkdir(path.join(home, ".ssh"), { recursive: true });
     await fsp.writeFile(path.join(home, ".ssh", "id_ed25519"), "PRIVATE KEY\n");

@@ -55,7 +55,7 @@ describe("sandbox persistence and seeds", function () {
     }
   });
 
-  it("the data folder is this user's alone: 0700, state.json (every token) 0600, an older 0755 folder and 0644 state narrowed (issue #15, finding 6)", async () => {
+  it("the data folder is this user's alone: 0700, state.json (every token) 0600, an older 0755 folder and 0644 state narrowed (ADR 0222)", async () => {
     const mode = async (p: string) => ((await fsp.stat(p)).mode & 0o777).toString(8);
     const data = path.join(tmp, "data");
     // A folder and a state file as an older sandbox left them.

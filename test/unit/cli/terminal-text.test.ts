@@ -1,6 +1,6 @@
 /**
  * Text from GitHub (a lease's host, a lock's command, an issue title) and from an agent reaches the
- * terminal without control or bidi characters (issue #15, finding 7): an escape sequence could
+ * terminal without control or bidi characters (docs/security.md): an escape sequence could
  * retitle the terminal, clear it or forge lines; a bidi override could make one name read as another.
  * Each door that prints such text is fed a hostile string through its real producer.
  */
@@ -31,7 +31,7 @@ function unsafe(text: string): string[] {
 const NOW = new Date("2026-09-17T08:10:00.000Z");
 const holder: LockHolder = { host: { id: "host-z", name: HOSTILE, kind: "cloud" }, pid: 5151, command: `ticket-runner run ${HOSTILE}`, runId: "run-z", startedAt: "2026-09-17T07:55:00.000Z", processStartTime: null };
 
-describe("CLI: text from GitHub and agents reaches the terminal inert (finding 7)", () => {
+describe("CLI: text from GitHub and agents reaches the terminal inert", () => {
   it("the live display (a terminal and a log) draws a hostile title and agent text with no escape but its own", () => {
     for (const tty of [true, false]) {
       const out: string[] = [];

@@ -65,7 +65,7 @@ describe("demo folder", () => {
     assert.ok(existsSync(join(home.root, ".bashrc")));
   });
 
-  it("--fresh never deletes a folder whose only sign is a file named demo.json (issue #15, finding 5)", () => {
+  it("--fresh never deletes a folder whose only sign is a file named demo.json", () => {
     // A project that happens to hold a demo.json: any content, even a record in the demo's own shape.
     const project = demoPaths(join(tmp, "project"));
     mkdirSync(join(project.root, "src"), { recursive: true });

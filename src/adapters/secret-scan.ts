@@ -32,7 +32,7 @@ export interface Scrubbed {
 }
 
 /** The mark left where a secret was: it says what kind was there and never a character of it. */
-export function redactionMark(kind: string): string {
+function redactionMark(kind: string): string {
   return `[redacted: ${kind.replace(/[^A-Za-z0-9 ._()-]/g, "")}]`;
 }
 

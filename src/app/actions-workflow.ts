@@ -11,7 +11,7 @@ export const WORKFLOW_PATH = ".github/workflows/ticket-runner.yml";
 
 /** The Actions runner kills a job at 6 h; the job ends before that, and SIGTERM (a Stop) comes first. */
 export const JOB_TIMEOUT_MINUTES = 340;
-export const STOP_AFTER_MINUTES = 280;
+const STOP_AFTER_MINUTES = 280;
 
 const AGENT_PACKAGES = {
   claude: "@anthropic-ai/claude-code",

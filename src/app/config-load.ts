@@ -56,7 +56,7 @@ function suggest(key: string, known: string[]): string | null {
   return best && best.d <= Math.max(2, Math.floor(key.length / 3)) ? best.key : null;
 }
 
-export function describeIssue(issue: ZodIssue): string {
+function describeIssue(issue: ZodIssue): string {
   const where = issue.path.length ? issue.path.join(".") : "the top level";
   if (issue.code === "unrecognized_keys") {
     const parent = issue.path.join(".");

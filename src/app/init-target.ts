@@ -11,7 +11,7 @@ import type { Tracker } from "../ports/tracker";
 import { DETECTED_AGENTS } from "./agents-on-path";
 import type { DetectedAgentKind } from "./agents-on-path";
 
-export const IGNORE_LINES = [".worktrees/", ".ticket-runner/"];
+const IGNORE_LINES = [".worktrees/", ".ticket-runner/"];
 
 const LABELS = (config: Config) => [
   { name: config.labels.ready, color: "0e8a16", description: "Ticket Runner: a coding agent may take this" },
@@ -20,7 +20,7 @@ const LABELS = (config: Config) => [
 ];
 
 /** The project's own commands, guessed from package.json: a Run refuses to start without any. */
-export function guessChecks(root: string): string[][] {
+function guessChecks(root: string): string[][] {
   try {
     const pkg = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { scripts?: Record<string, unknown> };
     const scripts = pkg.scripts ?? {};

@@ -50,7 +50,7 @@ export async function printBoard(target: Target, wiring: { octokit: BoardOctokit
 }
 
 /** What `--json` prints: the model as the tree view gets it, minus nothing. Stable field names. */
-export function boardJson(model: BoardModel): object {
+function boardJson(model: BoardModel): object {
   return {
     repo: model.repo,
     viewer: model.viewer,
@@ -98,7 +98,7 @@ function rowLines(r: BoardRow, titleWidth: number): string[] {
   return lines;
 }
 
-export function renderBoardText(model: BoardModel, titleWidth = 48): string[] {
+function renderBoardText(model: BoardModel, titleWidth = 48): string[] {
   const head = `${model.repo} · as ${model.viewer} on ${model.hostName} · ${model.total} ticket${model.total === 1 ? "" : "s"} · ${model.runningHere} running here`;
   if (model.total === 0) return [head, model.filter === "mine" ? "Nothing on the board is yours." : "No open tickets (ready-for-agent, in-progress or ready-for-human)."];
   const lines = [head];

@@ -20,7 +20,7 @@ export interface ParsedArgs {
   values: Map<string, string>;
 }
 
-export const TARGET_VALUES = ["--repo", "--api-url"];
+const TARGET_VALUES = ["--repo", "--api-url"];
 
 /** Strict: an unknown option is refused (a typo must not silently change what runs). */
 export function parseArgs(argv: string[], known: { flags?: string[]; values?: string[] }): ParsedArgs {
@@ -66,7 +66,7 @@ function shellWord(word: string): string {
 }
 
 /** The command line the person typed (ticket-runner <command> <arguments> <options>), plus `extra`; `--repo` only when `keepRepo`. */
-export function sameCommand(use: TargetUse, args: ParsedArgs, extra: string[] = [], keepRepo = false): string {
+function sameCommand(use: TargetUse, args: ParsedArgs, extra: string[] = [], keepRepo = false): string {
   const options = [...args.flags, ...[...args.values].filter(([name]) => keepRepo || name !== "--repo").flatMap(([name, value]) => [name, value])];
   return ["ticket-runner", use.command, ...args.positionals, ...options, ...extra].map(shellWord).join(" ");
 }

@@ -38,7 +38,7 @@ export function ensureCodeServer(productRoot: string, env: NodeJS.ProcessEnv, sa
 }
 
 /** The user settings the demo needs; anything else the person set in that file is kept. */
-export function writeDemoSettings(paths: DemoPaths): void {
+function writeDemoSettings(paths: DemoPaths): void {
   const file = join(paths.vscodeUserData, "User", "settings.json");
   mkdirSync(join(paths.vscodeUserData, "User"), { recursive: true });
   let existing: Record<string, unknown> = {};

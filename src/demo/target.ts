@@ -13,7 +13,7 @@ import type { DemoSandbox } from "./sandbox-child";
 /** The person running the demo: the Run claims as this user. */
 export const DEMO_USER = "newcomer";
 /** Pushes to main while #4 is implemented (the demo agent's `conflict` behaviour). */
-export const DEMO_TEAMMATE = "teammate";
+const DEMO_TEAMMATE = "teammate";
 
 export interface DemoTarget {
   owner: string;

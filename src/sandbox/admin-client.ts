@@ -1,4 +1,5 @@
 /** A typed client for the sandbox admin API (/_sandbox/*), used by tests, the demo and the CLI. */
+import type { RequestLogEntry } from "./app";
 import type { Faults } from "./faults";
 import type { Role } from "./model";
 
@@ -13,18 +14,8 @@ export interface CreateRepoInput {
   labels?: { name: string; color?: string; description?: string }[];
 }
 
-export interface RequestLogRecord {
-  method: string;
-  path: string;
-  query: string;
-  status: number;
-  user: string | null;
-  at: string;
-  /** A GitHub API request that changes something (any non-GET outside GraphQL, a GraphQL mutation); git traffic is never one. */
-  write?: boolean;
-}
-
-export type SandboxFaults = Faults;
+/** One request the sandbox served, as its admin API lists them (the server keeps them as App.requestLog). */
+export type RequestLogRecord = RequestLogEntry;
 
 export interface CiScriptInput {
   conclusion?: "success" | "failure";

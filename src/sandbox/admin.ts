@@ -133,7 +133,7 @@ export async function handleAdmin(app: App, req: IncomingMessage, res: ServerRes
 }
 
 /** Back to an empty sandbox: no repos, no users but the admin (same token), no faults, empty log. */
-export async function resetSandbox(app: App): Promise<void> {
+async function resetSandbox(app: App): Promise<void> {
   const token = app.adminToken;
   app.store.reset();
   ensureAdminUser(app, token);

@@ -3,7 +3,7 @@ import type { IncomingMessage } from "node:http";
 import { HttpError } from "./http";
 
 /** GitHub refuses request bodies above 25 MB (it documents this for REST payloads and webhooks). */
-export const MAX_REQUEST_BYTES = 25 * 1024 * 1024;
+const MAX_REQUEST_BYTES = 25 * 1024 * 1024;
 
 export function readBody(req: IncomingMessage, limit = MAX_REQUEST_BYTES): Promise<Buffer> {
   const declared = Number(req.headers["content-length"] ?? "0");

@@ -62,7 +62,7 @@ export const faultsSchema = z
 export type Faults = z.infer<typeof faultsSchema>;
 
 /** GitHub's words for a secondary rate limit (https://docs.github.com/rest/using-the-rest-api/rate-limits-for-the-rest-api#about-secondary-rate-limits). */
-export const SECONDARY_WORDS =
+const SECONDARY_WORDS =
   "You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to GitHub Support for help, please include the request ID.";
 
 /** A GraphQL secondary limit in GitHub's 200 shape: the request is refused, the status is 200. */

@@ -20,7 +20,7 @@ export interface GitOptions {
   env?: Record<string, string>;
 }
 
-export const SANDBOX_IDENTITY = { name: "Sandbox", email: "sandbox@ticket-runner.invalid" };
+const SANDBOX_IDENTITY = { name: "Sandbox", email: "sandbox@ticket-runner.invalid" };
 
 export function gitEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };

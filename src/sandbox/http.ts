@@ -1,7 +1,7 @@
 /** HTTP plumbing shared by every route: replies, GitHub-shaped errors, body validation. */
 import type { z } from "zod";
 
-export const DOCS = "https://docs.github.com/rest";
+const DOCS = "https://docs.github.com/rest";
 
 export interface Reply {
   status: number;
@@ -85,7 +85,7 @@ function valueAt(body: unknown, path: (string | number)[]): unknown {
 }
 
 /** GitHub's limit on issue and comment bodies. */
-export const MAX_BODY_CHARS = 65536;
+const MAX_BODY_CHARS = 65536;
 
 export function checkBodyLength(body: string | null | undefined, resource: string): void {
   if (body && body.length > MAX_BODY_CHARS) {

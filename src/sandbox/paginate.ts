@@ -2,7 +2,7 @@
 import { validationFailed } from "./http";
 import type { Ctx } from "./router";
 
-export function intParam(ctx: Ctx, name: string, fallback: number): number {
+function intParam(ctx: Ctx, name: string, fallback: number): number {
   const raw = ctx.query.get(name);
   if (raw === null || raw === "") return fallback;
   const n = Number(raw);

@@ -19,14 +19,14 @@ export type MergeMethod = "merge" | "squash" | "rebase";
 const locks = new Map<number, Promise<unknown>>();
 
 /** Runs `fn` with the repository's merge lock held, so two merges never race for one base. */
-export function withRepoLock<T>(repo: RepoRec, fn: () => Promise<T>): Promise<T> {
+function withRepoLock<T>(repo: RepoRec, fn: () => Promise<T>): Promise<T> {
   const prev = locks.get(repo.id) ?? Promise.resolve();
   const next = prev.then(fn, fn);
   locks.set(repo.id, next.catch(() => undefined));
   return next;
 }
 
-export function identityOf(app: App, login: string): Record<string, string> {
+function identityOf(app: App, login: string): Record<string, string> {
   const user = app.store.user(login);
   const email = `${user?.id ?? 0}+${login}@users.noreply.sandbox.invalid`;
   return { GIT_AUTHOR_NAME: login, GIT_AUTHOR_EMAIL: email, GIT_COMMITTER_NAME: "Sandbox", GIT_COMMITTER_EMAIL: "noreply@sandbox.invalid" };

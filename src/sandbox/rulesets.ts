@@ -88,7 +88,7 @@ function targets(repo: RepoRec, r: RulesetRec, branch: string): boolean {
 }
 
 /** The rulesets that apply to `branch` (a name, not a ref). */
-export function rulesFor(repo: RepoRec, branch: string): RulesetRec[] {
+function rulesFor(repo: RepoRec, branch: string): RulesetRec[] {
   return (repo.rulesets ?? []).filter((r) => targets(repo, r, branch));
 }
 

@@ -208,7 +208,7 @@ export function eventJson(state: SandboxState, urls: Urls, repo: RepoRec, e: Eve
   return json;
 }
 
-export function permissionsJson(repo: RepoRec, login: string | null | undefined): Record<string, boolean> {
+function permissionsJson(repo: RepoRec, login: string | null | undefined): Record<string, boolean> {
   return {
     admin: hasRole(repo, login, "admin"),
     maintain: hasRole(repo, login, "admin"),

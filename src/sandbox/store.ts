@@ -116,7 +116,7 @@ export class Store {
   }
 }
 
-export async function writeAtomically(target: string, text: string): Promise<void> {
+async function writeAtomically(target: string, text: string): Promise<void> {
   await fsp.mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
   const tmp = `${target}.${process.pid}.${Date.now()}.tmp`;
   // 0600: state.json holds every user's token.

@@ -35,7 +35,7 @@ export interface MessageApi {
   show(level: Notice["level"], message: string, options: vscode.MessageOptions, items: readonly string[]): Thenable<string | undefined>;
 }
 
-export const vscodeMessages: MessageApi = {
+const vscodeMessages: MessageApi = {
   show(level, message, options, items) {
     if (level === "info") return vscode.window.showInformationMessage(message, options, ...items);
     if (level === "warning") return vscode.window.showWarningMessage(message, options, ...items);

@@ -11,7 +11,7 @@ export interface PickApi {
   pick<T extends vscode.QuickPickItem>(items: readonly T[], options: PickOptions): Thenable<T | undefined>;
 }
 
-export const vscodePicks: PickApi = {
+const vscodePicks: PickApi = {
   pick: (items, options) => vscode.window.showQuickPick(items, options),
 };
 

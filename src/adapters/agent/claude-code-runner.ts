@@ -57,7 +57,7 @@ function shellWord(word: string): string {
 }
 
 /** `["git", "commit"]` -> `Bash(git commit:*)`: the command and anything after it. */
-export function permissionRules(commands: readonly string[][]): string[] {
+function permissionRules(commands: readonly string[][]): string[] {
   return [...new Set(commands.filter((c) => c.length > 0).map((c) => `Bash(${c.map(shellWord).join(" ")}:*)`))];
 }
 

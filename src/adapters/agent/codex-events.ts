@@ -22,7 +22,7 @@ const itemSchema = z
   })
   .passthrough();
 
-export const codexLineSchema = z.discriminatedUnion("type", [
+const codexLineSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("thread.started"), thread_id: z.string().min(1) }).passthrough(),
   z.object({ type: z.literal("turn.started") }).passthrough(),
   z.object({ type: z.literal("turn.completed"), usage: z.record(z.unknown()).optional() }).passthrough(),

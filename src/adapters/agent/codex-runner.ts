@@ -30,7 +30,7 @@ export const CODEX_WORDING: CliWording = {
  * The git directories a commit in `cwd` writes to: the worktree's own (index, HEAD) and the clone's
  * common one (objects, refs). Codex protects both read-only unless named writable.
  */
-export function gitWriteDirs(cwd: string): string[] {
+function gitWriteDirs(cwd: string): string[] {
   try {
     const out = execFileSync("git", ["rev-parse", "--absolute-git-dir", "--git-common-dir"], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
     const dirs = out.split("\n").map((l) => l.trim()).filter((l) => l.length > 0).map((d) => (isAbsolute(d) ? d : resolve(cwd, d)));

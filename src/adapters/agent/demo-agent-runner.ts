@@ -11,7 +11,7 @@ import type { ClaudeCodeRunnerOptions } from "./claude-code-runner";
  * extension host, but the Electron binary in desktop VS Code: ELECTRON_RUN_AS_NODE makes Electron
  * behave as node and is ignored by node itself.
  */
-export function demoAgentCommand(distDir: string): { command: string[]; extraEnv: Record<string, string> } {
+function demoAgentCommand(distDir: string): { command: string[]; extraEnv: Record<string, string> } {
   return { command: [process.execPath, join(distDir, "demo-agent.js")], extraEnv: { ELECTRON_RUN_AS_NODE: "1" } };
 }
 

@@ -28,7 +28,7 @@ export const GEMINI_WORDING: CliWording = {
 };
 
 /** The git commands a Stage may run, whatever the Stage: read, stage, commit, finish a rebase. */
-export const STAGE_GIT_COMMANDS = [
+const STAGE_GIT_COMMANDS = [
   "git status",
   "git diff",
   "git log",

@@ -28,7 +28,7 @@ import type { ResultEvent } from "./stream-events";
  * limit", "… Sonnet limit", "… session limit", "Claude AI usage limit reached", "out of usage
  * credits", "monthly spend limit", and the API's "rate limit".
  */
-export const LIMIT_WORDING = /usage limit|session limit|rate limit|rate_limit|hit your [\w -]*limit|weekly limit|opus limit|sonnet limit|out of (extra )?usage|usage credits|spend limit/i;
+const LIMIT_WORDING = /usage limit|session limit|rate limit|rate_limit|hit your [\w -]*limit|weekly limit|opus limit|sonnet limit|out of (extra )?usage|usage credits|spend limit/i;
 
 /** The CLI has no credentials. */
 const NOT_SIGNED_IN = /not logged in|please run \/login|invalid api key|oauth token (has expired|is invalid)|authentication_error/i;
@@ -71,7 +71,7 @@ function lastLine(text: string): string {
   return last.length > 300 ? last.slice(0, 299) + "…" : last;
 }
 
-export function isCleanSuccess(f: SessionFacts): boolean {
+function isCleanSuccess(f: SessionFacts): boolean {
   return (
     !f.aborted &&
     !f.timedOut &&
@@ -99,7 +99,7 @@ function isServerDown(status: number | null | undefined): boolean {
 }
 
 /** Why the agent could not work at all, whatever the ticket; null when it could. Only meaningful for a failed session. */
-export function unavailableReason(f: SessionFacts): UnavailableReason | null {
+function unavailableReason(f: SessionFacts): UnavailableReason | null {
   if (f.spawnMissing) return "not-installed";
   const said = `${f.result?.result ?? ""}\n${f.stderrTail}`;
   if (f.authFailed || NOT_SIGNED_IN.test(said)) return "not-signed-in";

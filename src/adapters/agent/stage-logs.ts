@@ -12,7 +12,7 @@ import { dirname, join } from "node:path";
 import { redactSecrets } from "../../core/redact";
 
 /** Prompts longer than this go to `.prompt.txt` and `.command` reads them with `$(cat …)`. */
-export const INLINE_PROMPT_MAX = 4096;
+const INLINE_PROMPT_MAX = 4096;
 
 const SAFE_WORD = /^[A-Za-z0-9_@%+=:,./-]+$/;
 

@@ -8,7 +8,7 @@
  */
 import { z } from "zod";
 
-export const systemEventSchema = z
+const systemEventSchema = z
   .object({
     type: z.literal("system"),
     subtype: z.string(),
@@ -26,7 +26,7 @@ export const apiRetrySchema = systemEventSchema.extend({
   error: z.string().optional(),
 });
 
-export const systemInitSchema = systemEventSchema.extend({
+const systemInitSchema = systemEventSchema.extend({
   subtype: z.literal("init"),
   session_id: z.string(),
   model: z.string(),
@@ -48,7 +48,7 @@ export const toolResultBlockSchema = z
   })
   .passthrough();
 
-export const assistantEventSchema = z
+const assistantEventSchema = z
   .object({
     type: z.literal("assistant"),
     message: z.object({ id: z.string().optional(), content: z.array(contentBlockSchema) }).passthrough(),
@@ -59,7 +59,7 @@ export const assistantEventSchema = z
   })
   .passthrough();
 
-export const userEventSchema = z
+const userEventSchema = z
   .object({
     type: z.literal("user"),
     message: z.object({ content: z.union([z.string(), z.array(contentBlockSchema)]) }).passthrough(),
@@ -68,18 +68,11 @@ export const userEventSchema = z
   })
   .passthrough();
 
-/** Subtypes the CLI documents. Others are accepted (as failures) so a new subtype is never a parse error. */
-export const KNOWN_RESULT_SUBTYPES = [
-  "success",
-  "error_max_turns",
-  "error_during_execution",
-  "error_max_budget_usd",
-  "error_max_structured_output_retries",
-] as const;
-
-export const resultEventSchema = z
+const resultEventSchema = z
   .object({
     type: z.literal("result"),
+    // The CLI documents success, error_max_turns, error_during_execution, error_max_budget_usd and
+    // error_max_structured_output_retries; any other is accepted (as a failure), so a new one is never a parse error.
     subtype: z.string().min(1),
     is_error: z.boolean(),
     num_turns: z.number().int().nonnegative(),
@@ -100,7 +93,7 @@ export const resultEventSchema = z
   })
   .passthrough();
 
-export const rateLimitEventSchema = z
+const rateLimitEventSchema = z
   .object({
     type: z.literal("rate_limit_event"),
     rate_limit_info: z

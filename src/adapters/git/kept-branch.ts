@@ -25,7 +25,7 @@ export interface KeptBranchQuestion {
 }
 
 /** The clone a ticket worktree `<clone>/.worktrees/ticket-<n>` sits in. */
-export function cloneOfWorktree(worktree: string | null): string | null {
+function cloneOfWorktree(worktree: string | null): string | null {
   return (worktree && /^(.*)[\\/]\.worktrees[\\/]ticket-\d+$/.exec(worktree)?.[1]) || null;
 }
 

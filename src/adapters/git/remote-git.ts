@@ -52,7 +52,7 @@ function removeAtExit(dir: string): void {
 }
 
 /** The scheme git's `protocol.<name>.allow` knows a URL by. */
-export function protocolOf(url: string): string {
+function protocolOf(url: string): string {
   const m = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url);
   if (m) return m[1]!.toLowerCase().replace(/^git\+ssh$|^ssh\+git$/, "ssh");
   if (/^[^/]+@[^/:]+:|^[^/:]+:[^/]/.test(url)) return "ssh"; // scp-like user@host:path

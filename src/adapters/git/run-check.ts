@@ -10,7 +10,7 @@ import { findExecutable } from "../isolation/sandbox";
 import type { Sandbox } from "../isolation/sandbox";
 
 /** Keep at most this much output: the end of a log is where a failure is explained. */
-export const CHECK_OUTPUT_CAP = 1024 * 1024;
+const CHECK_OUTPUT_CAP = 1024 * 1024;
 /** After SIGTERM, how long the group gets before SIGKILL. */
 const KILL_GRACE_MS = 2000;
 
@@ -65,7 +65,7 @@ const liveGroups = new Set<number>();
 let exitHookInstalled = false;
 
 /** For a front door's SIGINT handler (Ctrl+C stays a kill): every running Check goes too. */
-export function killAllCheckGroups(): void {
+function killAllCheckGroups(): void {
   for (const group of liveGroups) killGroup(group, "SIGKILL");
   liveGroups.clear();
 }
@@ -93,7 +93,7 @@ export interface RunCheckOptions {
  * author may have steered), so the Run's secrets (its GitHub token, ANTHROPIC_API_KEY, cloud keys)
  * stay out. `checkEnv` in ticket-runner.json adds names (ADR 0151).
  */
-export const CHECK_ENV_DEFAULT: readonly string[] = [
+const CHECK_ENV_DEFAULT: readonly string[] = [
   "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "LC_*", "TERM", "TZ", "TMPDIR", "TMP", "TEMP", "CI",
   "SYSTEMROOT", "COMSPEC", "PATHEXT", "WINDIR",
 ];

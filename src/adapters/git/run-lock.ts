@@ -23,14 +23,14 @@ import type { TreeFiles } from "./snapshot";
 import { listFiles, readBlobs, readTip, writeBlob } from "./snapshot";
 
 export type LockScope = "target" | "host";
-export const TARGET_LOCK_FILE = "lock.json";
+const TARGET_LOCK_FILE = "lock.json";
 const HOST_LOCK_FILE = /^lock-[A-Za-z0-9._-]+\.json$/;
 
 export type AcquireResult =
   | { ok: true; tookOverFrom: LockHolder[] }
   | { ok: false; standing: LockStanding; holder: LockHolder; refusal: Refusal };
 
-export function hostLockFile(hostId: string): string {
+function hostLockFile(hostId: string): string {
   return `lock-${hostId.replace(/[^A-Za-z0-9._-]/g, "_")}.json`;
 }
 
@@ -59,7 +59,7 @@ function heldJson(holder: LockHolder): string {
   return `${JSON.stringify(file, null, 2)}\n`;
 }
 
-export const FREE_JSON = `${JSON.stringify({ held: false }, null, 2)}\n`;
+const FREE_JSON = `${JSON.stringify({ held: false }, null, 2)}\n`;
 
 export class RunLock {
   readonly file: string;

@@ -14,7 +14,7 @@ import { fetchRef, resolveRef } from "./repo";
 export type TreeFiles = Map<string, string>;
 
 /** Where this clone keeps its copy of a product branch: the usual remote-tracking ref. */
-export function trackingRef(ctx: RepoContext, branch: string): string {
+function trackingRef(ctx: RepoContext, branch: string): string {
   return `refs/remotes/${ctx.remote}/${branch}`;
 }
 

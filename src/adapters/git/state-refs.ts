@@ -22,9 +22,9 @@ import { buildTree, commitTree, listFiles, readBlobs, writeBlob } from "./snapsh
 import type { TranscriptFile } from "./transcripts";
 import { loadTranscripts, ticketTranscriptPrefix, transcriptDir } from "./transcripts";
 
-export const STATE_REF_PREFIX = "refs/ticket-runner/state/";
+const STATE_REF_PREFIX = "refs/ticket-runner/state/";
 /** The one branch older versions kept every State on; read, drained, never written anew. */
-export const LEGACY_STATE_BRANCH = "ticket-runner/state";
+const LEGACY_STATE_BRANCH = "ticket-runner/state";
 const LEGACY_REF = `refs/heads/${LEGACY_STATE_BRANCH}`;
 const REF_TICKET = /^refs\/ticket-runner\/state\/([1-9][0-9]*)$/;
 /** Reads that meet a ref moving under them read again, this many times. */

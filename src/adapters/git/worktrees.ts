@@ -42,7 +42,7 @@ export function lanePath(ctx: RepoContext, ticket: number): string {
 }
 
 /** Refuses a worktree path that would land outside the repository (a symlinked .worktrees, say). */
-export async function assertInsideRepo(ctx: RepoContext, path: string): Promise<void> {
+async function assertInsideRepo(ctx: RepoContext, path: string): Promise<void> {
   const root = await realpath(ctx.root);
   const lexical = relative(resolve(ctx.root), resolve(path));
   const escapes = (rel: string): boolean => rel === "" || rel.startsWith("..") || isAbsolute(rel);
@@ -64,7 +64,7 @@ function escapeRefusal(ctx: RepoContext, path: string, real: string, root: strin
 }
 
 /** Adds .worktrees/ and .ticket-runner/ to .git/info/exclude once, so the main checkout stays clean. */
-export async function ensureExcluded(ctx: RepoContext): Promise<void> {
+async function ensureExcluded(ctx: RepoContext): Promise<void> {
   const common = await ctx.git.text(["rev-parse", "--path-format=absolute", "--git-common-dir"], { cwd: ctx.root });
   const file = join(common, "info", "exclude");
   const current = await readFile(file, "utf8").catch(() => "");
@@ -82,7 +82,7 @@ export function worktreeOf(entries: WorktreeEntry[], branch: string): WorktreeEn
 }
 
 /** The commands that remove an abandoned branch (and its worktree, forced when it holds uncommitted work). */
-export function dropCommand(ctx: RepoContext, branch: string, worktree: string | null | undefined, dirty = false): string {
+function dropCommand(ctx: RepoContext, branch: string, worktree: string | null | undefined, dirty = false): string {
   const branchOnly = `git -C ${ctx.root} branch -D ${branch}`;
   if (!worktree || worktree === ctx.root) return branchOnly;
   return `git -C ${ctx.root} worktree remove ${dirty ? "--force " : ""}${worktree} && ${branchOnly}`;

@@ -46,9 +46,9 @@ function boardPageQuery(withDependencies: boolean): string {
 
 export const BOARD_PAGE_QUERY = boardPageQuery(true);
 /** For a server without issue dependencies (some GitHub Enterprise Server versions). */
-export const BOARD_PAGE_QUERY_NO_DEPENDENCIES = boardPageQuery(false);
+const BOARD_PAGE_QUERY_NO_DEPENDENCIES = boardPageQuery(false);
 
-export const ISSUE_COMMENTS_QUERY = /* GraphQL */ `
+const ISSUE_COMMENTS_QUERY = /* GraphQL */ `
   query BoardIssueComments($owner: String!, $name: String!, $number: Int!, $after: String) {
     rateLimit { cost }
     repository(owner: $owner, name: $name) {
@@ -269,7 +269,7 @@ function isStatus(e: unknown, status: number): boolean {
   return typeof e === "object" && e !== null && (e as { status?: unknown }).status === status;
 }
 
-export function parseOrThrow<T>(schema: z.ZodType<T>, raw: unknown, what: string): T {
+function parseOrThrow<T>(schema: z.ZodType<T>, raw: unknown, what: string): T {
   const parsed = schema.safeParse(raw);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];

@@ -40,7 +40,7 @@ interface GraphqlErrorLike {
  * GitHub says so with `extensions.code: "undefinedField"` and `fieldName`; an older answer may carry
  * only a `type` and the field's path. Any other error is a real failure.
  */
-export function refusesFeature(e: unknown, feature: OptionalFeature): boolean {
+function refusesFeature(e: unknown, feature: OptionalFeature): boolean {
   const { typeName, fieldName } = FIELDS[feature];
   const errors = typeof e === "object" && e !== null ? (e as { errors?: unknown }).errors : undefined;
   if (!Array.isArray(errors) || errors.length === 0) return false;
@@ -61,7 +61,7 @@ function saysFieldIsUnknown(message: string, typeName: string, fieldName: string
 }
 
 /** The API host for the warning (no path, no token). */
-export function serverOf(client: object): string {
+function serverOf(client: object): string {
   const url = (client as { request?: { endpoint?: { DEFAULTS?: { baseUrl?: unknown } } } }).request?.endpoint?.DEFAULTS?.baseUrl;
   return typeof url === "string" ? url : "this API URL";
 }

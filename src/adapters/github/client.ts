@@ -84,7 +84,7 @@ function unpaced(): NonNullable<ThrottlingOptions["write"]> {
 /** Request options that are the request's own machinery, never text a person or an agent wrote. */
 const NOT_TEXT = new Set(["method", "url", "baseUrl", "headers", "request", "mediaType", "query", "owner", "repo"]);
 
-export const REQUEST_LINE = /^(GET|POST|PUT|PATCH|DELETE|HEAD) \S+ - \S+ with id /;
+const REQUEST_LINE = /^(GET|POST|PUT|PATCH|DELETE|HEAD) \S+ - \S+ with id /;
 
 export function createOctokit(o: CreateOctokitOptions): GitHubClient {
   const env = process.env;

@@ -62,7 +62,7 @@ export function toComment(c: GqlComment): TrackerComment {
 }
 
 /** A GraphQL NOT_FOUND (an issue number that is a PR, or none at all) reads as "no such issue". */
-export function isNotFound(error: unknown): boolean {
+function isNotFound(error: unknown): boolean {
   return error instanceof GraphqlResponseError && (error.errors ?? []).some((e) => (e as { type?: string }).type === "NOT_FOUND");
 }
 

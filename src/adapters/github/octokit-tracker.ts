@@ -34,12 +34,12 @@ function toIssue(raw: unknown): TrackerIssue | null {
   };
 }
 
-export function toRestComment(raw: unknown): TrackerComment {
+function toRestComment(raw: unknown): TrackerComment {
   const c = check(restComment, raw, "a comment");
   return { id: c.id, body: c.body ?? "", author: c.user?.login ?? "ghost", url: c.html_url, createdAt: c.created_at, updatedAt: c.updated_at };
 }
 
-export const BLOCKERS_QUERY = `query Blockers($owner: String!, $name: String!, $number: Int!) { repository(owner: $owner, name: $name) { issue(number: $number) { blockedBy(first: 50) { nodes { number state } } } } }`;
+const BLOCKERS_QUERY = `query Blockers($owner: String!, $name: String!, $number: Int!) { repository(owner: $owner, name: $name) { issue(number: $number) { blockedBy(first: 50) { nodes { number state } } } } }`;
 
 export const BODY_HISTORY_QUERY = `query BodyHistory($owner: String!, $name: String!, $number: Int!) { repository(owner: $owner, name: $name) { issue(number: $number) { userContentEdits(first: 100) { nodes { editedAt editor { login } } } timelineItems(last: 100, itemTypes: [LABELED_EVENT]) { nodes { ... on LabeledEvent { createdAt label { name } } } } } } }`;
 

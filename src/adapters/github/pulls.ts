@@ -8,7 +8,7 @@ function status(error: unknown): number | undefined {
   return (error as { status?: number }).status;
 }
 
-export function toPull(raw: unknown): PullRequestInfo {
+function toPull(raw: unknown): PullRequestInfo {
   const p = check(restPull, raw, "a pull request");
   return {
     number: p.number,

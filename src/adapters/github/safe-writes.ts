@@ -21,7 +21,7 @@ export interface SafeRetryOptions<T> {
   log?: Log;
 }
 
-export function isTransient(error: unknown): boolean {
+function isTransient(error: unknown): boolean {
   const status = (error as { status?: unknown }).status;
   return typeof status === "number" && status >= 500;
 }

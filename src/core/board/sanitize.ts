@@ -47,7 +47,7 @@ export function sanitizeSentence(raw: string): string {
 }
 
 export const TITLE_MAX = 120;
-export const FULL_TITLE_MAX = 1000;
+const FULL_TITLE_MAX = 1000;
 
 export function sanitizeTitle(raw: string): string {
   return sanitizeInline(raw, TITLE_MAX);

@@ -21,7 +21,7 @@ export function sameUser(a: string, b: string): boolean {
 }
 
 /** Live claims other than `nonce`'s, as of `reading`. */
-export function rivals(reading: TicketReading, nonce: string): LeaseRecord[] {
+function rivals(reading: TicketReading, nonce: string): LeaseRecord[] {
   return reading.standing.live.filter((r) => r.lease?.nonce !== nonce);
 }
 

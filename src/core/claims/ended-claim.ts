@@ -17,7 +17,7 @@ import type { LeaseRecord } from "./lease-standing";
 import { claimFate, runDirMismatch } from "./refusals";
 
 /** The lease `run` was made for, when it is on the issue and is neither live nor stale; else null. */
-export function endedClaimOf(reading: TicketReading, run: RunJson): LeaseRecord | null {
+function endedClaimOf(reading: TicketReading, run: RunJson): LeaseRecord | null {
   if (run.commentId === null) return null;
   const rec = reading.records.find((r) => r.comment.id === run.commentId);
   if (!rec) return null;
@@ -27,7 +27,7 @@ export function endedClaimOf(reading: TicketReading, run: RunJson): LeaseRecord 
 }
 
 /** "an earlier claim of yours (<lease>), which was taken over by …": the words both doors print. */
-export function endedClaimWords(reading: TicketReading, rec: LeaseRecord): string {
+function endedClaimWords(reading: TicketReading, rec: LeaseRecord): string {
   const whose = rec.comment.author.toLowerCase() === reading.viewer.toLowerCase() ? "of yours" : `of @${rec.comment.author}`;
   return `an earlier claim ${whose} (${rec.comment.url}), which ${claimFate(reading.records, rec)}`;
 }

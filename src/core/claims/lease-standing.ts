@@ -36,13 +36,13 @@ export type Standing = "live" | "stale" | "displaced" | "record";
 
 const CLAIM_STATES = new Set<Lease["state"]>(["claimed", "running"]);
 
-export function isExpired(lease: Lease, now: Date): boolean {
+function isExpired(lease: Lease, now: Date): boolean {
   if (lease.holder === "person" || lease.expiresAt === null) return false;
   return Date.parse(lease.expiresAt) <= now.getTime();
 }
 
 /** Nonces named by any lease's take-over: those leases hold nothing any more. */
-export function displacedNonces(records: LeaseRecord[]): Set<string> {
+function displacedNonces(records: LeaseRecord[]): Set<string> {
   const out = new Set<string>();
   for (const r of records) {
     const t = r.lease?.takeover;

@@ -4,7 +4,7 @@
  */
 
 /** Version of the marker grammar this build writes and reads. A higher version is ignored, logged. */
-export const MARKER_VERSION = 1;
+const MARKER_VERSION = 1;
 export const MARKER_PREFIX = "<!-- ticket-runner:lease";
 export const FINISHED_MARKER = "<!-- ticket-runner:finished -->";
 /** GitHub refuses comment bodies longer than this, so a longer one is not a comment we wrote. */

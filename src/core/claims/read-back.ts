@@ -25,7 +25,7 @@ export type ReadBack =
   | { kind: "overtaken"; back: TicketReading; mine: LeaseRecord; why: string; link: string };
 
 /** When a claim stamped at `claimedAt` may read back (ms since the epoch). */
-export function readBackAt(ctx: ClaimContext, claimedAt: string): number {
+function readBackAt(ctx: ClaimContext, claimedAt: string): number {
   return Date.parse(claimedAt) + ctx.lateMs + 1000 + ctx.options.lease.settleMs;
 }
 

@@ -2,7 +2,7 @@
 import { join } from "node:path";
 import type { RepoRef } from "../../ports/tracker";
 
-export const RUN_ROOT_ENV = "TICKET_RUNNER_RUN_ROOT";
+const RUN_ROOT_ENV = "TICKET_RUNNER_RUN_ROOT";
 
 export function defaultRunRoot(env: Record<string, string | undefined>, home: string): string {
   const override = env[RUN_ROOT_ENV];

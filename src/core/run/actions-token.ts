@@ -8,9 +8,9 @@
 import { Refusal } from "../errors";
 
 /** The identity GitHub gives Actions' own GITHUB_TOKEN (GraphQL `viewer`, comment and commit authors). */
-export const ACTIONS_BOT = "github-actions[bot]";
+const ACTIONS_BOT = "github-actions[bot]";
 
-export function isActionsToken(viewer: string): boolean {
+function isActionsToken(viewer: string): boolean {
   return viewer.toLowerCase() === ACTIONS_BOT;
 }
 

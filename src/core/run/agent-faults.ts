@@ -29,7 +29,7 @@ export const UNAVAILABLE_WHAT: Record<UnavailableReason, string> = {
 };
 
 /** What to do about it, before running again. */
-export const UNAVAILABLE_ADVICE: Record<UnavailableReason, string> = {
+const UNAVAILABLE_ADVICE: Record<UnavailableReason, string> = {
   "not-signed-in": "Sign the agent in on this Host (for Claude Code: run `claude` and `/login`, or set ANTHROPIC_API_KEY)",
   "not-installed": "Install the agent (for Claude Code: `npm install -g @anthropic-ai/claude-code`) or set agent.command in ticket-runner.json",
   "refused-to-start": "Change the settings it refused (Claude Code refuses permissionMode bypassPermissions as root unless IS_SANDBOX=1 is set; see docs/agents.md)",

@@ -137,7 +137,7 @@ export function yielded(stage: string): Step {
   return fail("yield", stage, "an earlier claim was found; this Run yields the ticket");
 }
 
-export function stateSnapshot(env: RunEnv, ctx: TicketCtx, now: Date): StateFile {
+function stateSnapshot(env: RunEnv, ctx: TicketCtx, now: Date): StateFile {
   return {
     ticket: ctx.ticket,
     branch: ctx.branch,

@@ -9,7 +9,7 @@ import { criteriaHold, holdReason } from "./holds";
 
 export const NO_CRITERIA_MARKER = "<!-- ticket-runner:guard no-criteria -->";
 
-export function noCriteriaComment(readyLabel: string): string {
+function noCriteriaComment(readyLabel: string): string {
   return [
     NO_CRITERIA_MARKER,
     "**Skipped by Ticket Runner:** this issue has no acceptance criteria, so nothing could check the work is done.",

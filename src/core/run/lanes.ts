@@ -16,7 +16,7 @@ import type { Candidate } from "./take";
 import { limitResetOf, noteLimit } from "./github-limit";
 
 /** How long a Run waits before a second try at a ticket whose take met a fault. */
-export const RETAKE_PAUSE_MS = 3000;
+const RETAKE_PAUSE_MS = 3000;
 
 function rowFor(ticket: number, ending: TicketEnding): SummaryRow {
   return { ticket, ending: ending.kind, line: ending.line };

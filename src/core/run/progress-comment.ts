@@ -17,7 +17,7 @@ export const PROGRESS_MARKER = "<!-- ticket-runner:progress -->";
 /** Stages long enough that the rows before them are written first. */
 const LONG_STAGES = new Set(["implement", "verify", "fix", "conflict", "ci"]);
 /** Rows that waited this long are written with the next row. */
-export const PROGRESS_STALE_MS = 60_000;
+const PROGRESS_STALE_MS = 60_000;
 
 export interface ProgressRow {
   stage: string;

@@ -16,7 +16,7 @@ export type SetupResult = { ok: true } | { ok: false; handoff: HandoffInput };
  * The current hand-off comments the Run's own account wrote. Anyone can post a comment shaped like a
  * hand-off; only ours are records (ADR 0162), so an outsider's is neither believed nor edited.
  */
-export function ownCurrentHandoffs(comments: TrackerComment[], viewer: string): TrackerComment[] {
+function ownCurrentHandoffs(comments: TrackerComment[], viewer: string): TrackerComment[] {
   return comments.filter((c) => c.author.toLowerCase() === viewer.toLowerCase() && isCurrentHandoff(c.body));
 }
 

@@ -11,7 +11,7 @@ export const codeAnswerSchema = z.object({
 });
 export type CodeAnswer = z.infer<typeof codeAnswerSchema>;
 
-export const verdictSchema = z.enum(["met", "unmet", "unverifiable"]);
+const verdictSchema = z.enum(["met", "unmet", "unverifiable"]);
 export type Verdict = z.infer<typeof verdictSchema>;
 
 export const verifyAnswerSchema = z.object({
@@ -25,9 +25,8 @@ export const verifyAnswerSchema = z.object({
     )
     .max(200),
 });
-export type VerifyAnswer = z.infer<typeof verifyAnswerSchema>;
 
-export const codeAnswerJsonSchema = {
+const codeAnswerJsonSchema = {
   type: "object",
   additionalProperties: false,
   required: ["title", "summary"],
@@ -37,7 +36,7 @@ export const codeAnswerJsonSchema = {
   },
 } as const;
 
-export const verifyAnswerJsonSchema = {
+const verifyAnswerJsonSchema = {
   type: "object",
   additionalProperties: false,
   required: ["criteria"],

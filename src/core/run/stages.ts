@@ -36,13 +36,13 @@ export function outcomeText(outcome: StageOutcome): string {
 }
 
 /** `implement` the first time, `retry/implement-2` the second, so every attempt's log is kept. */
-export function nextLogName(ctx: TicketCtx, stage: string): string {
+function nextLogName(ctx: TicketCtx, stage: string): string {
   const n = (ctx.stageCounts.get(stage) ?? 0) + 1;
   ctx.stageCounts.set(stage, n);
   return n === 1 ? stage : `retry/${stage}-${n}`;
 }
 
-export function describeProblem(stage: string, result: StageResult, env: RunEnv): string {
+function describeProblem(stage: string, result: StageResult, env: RunEnv): string {
   const detail = result.detail ? `: ${redactSecrets(result.detail, process.env).slice(0, 500)}` : "";
   switch (result.outcome) {
     case "timed-out":

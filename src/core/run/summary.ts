@@ -30,7 +30,7 @@ const WORD: Record<EndingKind, string> = {
   failed: "failed",
 };
 
-export function isTaken(row: SummaryRow): boolean {
+function isTaken(row: SummaryRow): boolean {
   return row.ending !== "skipped";
 }
 
@@ -48,7 +48,7 @@ export interface SummaryFacts {
   extraLines?: string[];
 }
 
-export function exitCodeFor(facts: SummaryFacts): number {
+function exitCodeFor(facts: SummaryFacts): number {
   if (facts.rows.some((r) => r.ending === "handed-off" || r.ending === "failed")) return 1;
   // Nothing was handed off, but the Run could not do its work: a person has to act on this Host.
   if (facts.unavailable) return 1;
@@ -56,7 +56,7 @@ export function exitCodeFor(facts: SummaryFacts): number {
   return 0;
 }
 
-export function closingLine(facts: SummaryFacts): string {
+function closingLine(facts: SummaryFacts): string {
   if (facts.stoppedAt) {
     const holding = facts.stoppedHolding.length ? ` · finishing ${facts.stoppedHolding.map((n) => `#${n}`).join(" ")}` : "";
     return `Stopped at ${utcClock(facts.stoppedAt)}${holding}.`;

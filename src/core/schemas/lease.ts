@@ -5,7 +5,7 @@ import { hostIdentitySchema } from "./host";
 /** The lease JSON carried by the marker comment on an issue (docs/claims.md, "The lease comment"). */
 export const LEASE_VERSION = 1;
 
-export const leaseStateSchema = z.enum([
+const leaseStateSchema = z.enum([
   "claimed", // live, work not started or in progress
   "running", // a Stage is running; `stage` says which
   "race-yielded", // lost the read-after-write race; not a claim
@@ -14,8 +14,6 @@ export const leaseStateSchema = z.enum([
   "finished", // merged or otherwise done; a record, not a claim
   "superseded", // displaced by a take-over; not a claim
 ]);
-export type LeaseState = z.infer<typeof leaseStateSchema>;
-
 export const leaseSchema = z.object({
   version: z.number().int().positive(),
   repo: z.string().regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/),

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { hostIdentitySchema } from "./host";
 
 /** `lock.json` at the tip of `ticket-runner/lock`: who may run on a Target (docs/workspace.md). */
-export const heldLockSchema = z.object({
+const heldLockSchema = z.object({
   held: z.literal(true),
   format: z.literal(1).optional(),
   host: hostIdentitySchema,

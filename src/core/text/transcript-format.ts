@@ -27,11 +27,11 @@ const OUTCOME_MARK: Record<StageOutcome, string> = {
   unavailable: "⊘",
 };
 
-export function formatStageHeader(stage: StageName, ticket: number): string {
+function formatStageHeader(stage: StageName, ticket: number): string {
   return rule(`#${ticket} ${stage}`);
 }
 
-export function formatStageFooter(stage: string, outcome: StageOutcome, turns: number, durationMs?: number): string {
+function formatStageFooter(stage: string, outcome: StageOutcome, turns: number, durationMs?: number): string {
   const parts = [`${OUTCOME_MARK[outcome]} ${outcome}`, `${turns} turn${turns === 1 ? "" : "s"}`];
   if (durationMs !== undefined) parts.push(formatDuration(durationMs));
   return rule(`${stage}: ${parts.join(" · ")}`);

@@ -14,11 +14,11 @@ export type DemoStage = (typeof STAGES)[number];
 const stageSuffix = `(?::(?:${STAGES.join("|")}))?`;
 const BEHAVIOUR = new RegExp(`^(?:fail-checks-once|unmet-criteria|conflict|rate-limit-once${stageSuffix}|crash${stageSuffix}|slow:\\d{1,7}|burst:\\d{1,7})$`);
 
-export const BEHAVIOUR_HELP =
+const BEHAVIOUR_HELP =
   'one of "fail-checks-once", "unmet-criteria", "conflict", "rate-limit-once[:<stage>]", "crash[:<stage>]", "slow:<ms>", "burst:<events>"';
 
 /** A relative path inside the worktree: no absolute paths, no `..`, nothing under `.git`. */
-export const safeRelativePath = z
+const safeRelativePath = z
   .string()
   .min(1)
   .max(300)
@@ -33,7 +33,7 @@ const fileMap = z.record(z.string(), z.string()).superRefine((files, ctx) => {
   }
 });
 
-export const demoBlockSchema = z
+const demoBlockSchema = z
   .object({
     /** The PR title the code Stages answer with. Default: the issue's title. */
     title: z.string().min(1).max(200).optional(),

@@ -4,7 +4,7 @@
  */
 import { execFile } from "node:child_process";
 
-export const DEMO_AGENT_IDENTITY = { name: "Ticket Runner demo agent", email: "demo-agent@ticket-runner.invalid" };
+const DEMO_AGENT_IDENTITY = { name: "Ticket Runner demo agent", email: "demo-agent@ticket-runner.invalid" };
 export const TEAMMATE_IDENTITY = { name: "A. Teammate", email: "teammate@ticket-runner.invalid" };
 
 export interface GitCallOptions {

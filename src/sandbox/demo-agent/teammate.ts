@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TEAMMATE_IDENTITY, gitIn, gitText, tokenEnv } from "./git";
 
-export async function baseBranch(cwd: string, env: NodeJS.ProcessEnv): Promise<string> {
+async function baseBranch(cwd: string, env: NodeJS.ProcessEnv): Promise<string> {
   if (env.TICKET_RUNNER_BASE) return env.TICKET_RUNNER_BASE;
   const head = await gitIn(cwd, ["symbolic-ref", "-q", "refs/remotes/origin/HEAD"], { allowFail: true });
   const ref = head.stdout.trim();

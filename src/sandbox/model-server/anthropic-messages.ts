@@ -24,7 +24,7 @@ const TOOL_PREFIX = "toolu_scripted_";
 const blockSchema = z.object({ type: z.string() }).passthrough();
 const messageSchema = z.object({ role: z.string(), content: z.union([z.string(), z.array(blockSchema)]) }).passthrough();
 
-export const messagesRequestSchema = z
+const messagesRequestSchema = z
   .object({
     model: z.string().min(1),
     messages: z.array(messageSchema),
@@ -60,7 +60,7 @@ function ownCalls(r: MessagesRequest): { step: number; index: number; id: string
   return out;
 }
 
-export function stepOfMessages(r: MessagesRequest): number {
+function stepOfMessages(r: MessagesRequest): number {
   return ownCalls(r).reduce((max, c) => Math.max(max, c.step + 1), 0);
 }
 
@@ -128,7 +128,7 @@ function pieces(text: string, size: number): string[] {
 }
 
 /** The SSE events of one message; tool inputs stream as input_json_delta fragments, as the API sends them. */
-export function messageEvents(id: string, model: string, blocks: AnswerBlock[], inputTokens: number): string[] {
+function messageEvents(id: string, model: string, blocks: AnswerBlock[], inputTokens: number): string[] {
   const out = [frame("message_start", { message: { id, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: inputTokens, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } } })];
   blocks.forEach((b, index) => {
     if (b.type === "text") {
@@ -170,7 +170,7 @@ function apiError(type: string, message: string): unknown {
 }
 
 /** The answer Claude Code meets for each fault, as the real API answers it. */
-export function anthropicErrorAnswer(fault: ProviderFault, nowMs: number): ErrorAnswer | null {
+function anthropicErrorAnswer(fault: ProviderFault, nowMs: number): ErrorAnswer | null {
   const reset = Math.floor(nowMs / 1000) + fault.resetInSeconds;
   switch (fault.answer) {
     case "rate-limit":

@@ -27,7 +27,7 @@ const partSchema = z
   })
   .passthrough();
 
-export const generateRequestSchema = z
+const generateRequestSchema = z
   .object({
     contents: z.array(z.object({ role: z.string().optional(), parts: z.array(partSchema) }).passthrough()),
     tools: z.array(z.object({ functionDeclarations: z.array(z.object({ name: z.string() }).passthrough()).optional() }).passthrough()).optional(),
@@ -48,7 +48,7 @@ function modelCallTurns(r: GenerateRequest): Part[][] {
 }
 
 /** The CLI keeps no id of ours, so a step is a model turn that called tools: this conversation holds only the Stage's session. */
-export function stepOfGemini(r: GenerateRequest): number {
+function stepOfGemini(r: GenerateRequest): number {
   return modelCallTurns(r).length;
 }
 
@@ -66,7 +66,7 @@ function firstReads(r: GenerateRequest): { text: string; isError: boolean }[] {
   return (next?.parts ?? []).filter((p) => p.functionResponse?.name === "read_file").map(responseText);
 }
 
-export function geminiCallFor(action: ScriptedAction, cwd: string | null): { name: string; args: Record<string, unknown> } {
+function geminiCallFor(action: ScriptedAction, cwd: string | null): { name: string; args: Record<string, unknown> } {
   const abs = (p: string): string => (cwd ? `${cwd}/${p}` : p);
   switch (action.kind) {
     case "write":
@@ -119,7 +119,7 @@ function googleError(code: number, status: string, message: string, details: unk
 }
 
 /** The error the Gemini CLI meets for each fault, as the real API answers it. */
-export function geminiErrorAnswer(fault: ProviderFault, model: string): ErrorAnswer | null {
+function geminiErrorAnswer(fault: ProviderFault, model: string): ErrorAnswer | null {
   switch (fault.answer) {
     case "rate-limit":
       return {

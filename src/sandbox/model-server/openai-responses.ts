@@ -35,7 +35,7 @@ const inputItemSchema = z
   })
   .passthrough();
 
-export const responsesRequestSchema = z
+const responsesRequestSchema = z
   .object({
     model: z.string().min(1),
     input: z.array(inputItemSchema),
@@ -67,7 +67,7 @@ function ownCalls(r: ResponsesRequest): { step: number; index: number; callId: s
   return out;
 }
 
-export function stepOfResponses(r: ResponsesRequest): number {
+function stepOfResponses(r: ResponsesRequest): number {
   return ownCalls(r).reduce((max, c) => Math.max(max, c.step + 1), 0);
 }
 
@@ -84,7 +84,7 @@ function firstReads(r: ResponsesRequest): { text: string; isError: boolean }[] {
 }
 
 /** One action as a command for Codex's shell tool. Contents travel base64-encoded: nothing in them reaches the shell. */
-export function shellFor(action: ScriptedAction): string {
+function shellFor(action: ScriptedAction): string {
   switch (action.kind) {
     case "shell":
       return action.command;
@@ -108,7 +108,7 @@ interface OutputItem {
 }
 
 /** The SSE events of one response: created, each output item added/(delta)/done, completed. */
-export function responseEvents(id: string, model: string, items: OutputItem[], inputTokens: number): string[] {
+function responseEvents(id: string, model: string, items: OutputItem[], inputTokens: number): string[] {
   const events: string[] = [frame({ type: "response.created", response: { id, object: "response", model, status: "in_progress", output: [] } })];
   items.forEach(({ item, delta }, output_index) => {
     const empty = item.type === "message" ? { ...item, status: "in_progress", content: [] } : { ...item, status: "in_progress", arguments: "" };
@@ -163,7 +163,7 @@ function turnItems(r: ResponsesRequest, sp: StagePrompt | null): OutputItem[] {
 }
 
 /** The error Codex meets for each fault, as the real service answers it. */
-export function openAiErrorAnswer(fault: ProviderFault, nowMs: number): ErrorAnswer | null {
+function openAiErrorAnswer(fault: ProviderFault, nowMs: number): ErrorAnswer | null {
   const resetsAt = Math.floor(nowMs / 1000) + fault.resetInSeconds;
   switch (fault.answer) {
     case "rate-limit":

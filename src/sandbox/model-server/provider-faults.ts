@@ -7,9 +7,7 @@
 import { z } from "zod";
 import { STAGES } from "../demo-agent/demo-block";
 
-export const PROVIDER_FAULT_ANSWERS = ["rate-limit", "quota", "server-error", "overloaded", "unauthorized", "drop", "hold"] as const;
-export type ProviderFaultAnswer = (typeof PROVIDER_FAULT_ANSWERS)[number];
-
+const PROVIDER_FAULT_ANSWERS = ["rate-limit", "quota", "server-error", "overloaded", "unauthorized", "drop", "hold"] as const;
 export const providerFaultSchema = z
   .object({
     ticket: z.number().int().positive().optional(),

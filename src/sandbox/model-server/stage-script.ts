@@ -57,7 +57,7 @@ interface Grade {
  * Grades a criterion from what reading its file returned: `cat -n` style numbered lines when the
  * tool numbers them (a shell), else the raw content (a read-file tool), line i = index + 1.
  */
-export function gradeFrom(criterion: string, rule: { file: string; contains: string } | undefined, read: { text: string; isError: boolean } | undefined): Grade {
+function gradeFrom(criterion: string, rule: { file: string; contains: string } | undefined, read: { text: string; isError: boolean } | undefined): Grade {
   if (!rule) return { criterion, verdict: "unverifiable", evidence: "No rule in the ticket-runner-demo block for this criterion." };
   if (!read || read.isError) return { criterion, verdict: "unmet", evidence: `${rule.file} could not be read${read ? `: ${read.text.split("\n")[0]}` : ""}` };
   const lines = read.text.split("\n");

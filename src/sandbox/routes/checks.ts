@@ -59,7 +59,7 @@ function appJson(app: App, repo: RepoRec, slug: string): Record<string, unknown>
   };
 }
 
-export function checkRunJson(app: App, repo: RepoRec, r: CheckRunRec): Record<string, unknown> {
+function checkRunJson(app: App, repo: RepoRec, r: CheckRunRec): Record<string, unknown> {
   const url = `${repoApi(app.urls, repo)}/check-runs/${r.id}`;
   return {
     id: r.id,
@@ -112,7 +112,7 @@ function applyRunFields(r: CheckRunRec, body: z.infer<typeof updateRun>): void {
   if (r.status === "in_progress" && !r.startedAt) r.startedAt = isoNow();
 }
 
-export function latestStatuses(repo: RepoRec, sha: string): StatusRec[] {
+function latestStatuses(repo: RepoRec, sha: string): StatusRec[] {
   const latest = new Map<string, StatusRec>();
   for (const s of repo.statuses) if (s.sha === sha) latest.set(s.context, s);
   return [...latest.values()].sort((a, b) => b.id - a.id);

@@ -52,7 +52,7 @@ function oneOf<T extends string>(ctx: Ctx, name: string, allowed: readonly T[], 
   return raw as T;
 }
 
-export function filterIssues(ctx: Ctx, repo: RepoRec): IssueRec[] {
+function filterIssues(ctx: Ctx, repo: RepoRec): IssueRec[] {
   const state = oneOf(ctx, "state", ["open", "closed", "all"] as const, "open");
   const sort = oneOf(ctx, "sort", ["created", "updated", "comments"] as const, "created");
   const direction = oneOf(ctx, "direction", ["asc", "desc"] as const, "desc");

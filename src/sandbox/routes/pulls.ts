@@ -46,7 +46,7 @@ function branchOf(repo: RepoRec, head: string): string {
   return head.slice(colon + 1);
 }
 
-export function getPull(repo: RepoRec, number: string | undefined): IssueRec {
+function getPull(repo: RepoRec, number: string | undefined): IssueRec {
   const issue = getIssue(repo, number ?? "");
   if (!issue.pr) throw notFound();
   return issue;

@@ -8,8 +8,8 @@ import { ERROR_ICON, MARKER_ICONS, SECTION_ICONS, type IconSpec } from "./marker
 
 /** The command a ticket click runs; it calls the board's injectable opener. */
 export const OPEN_COMMAND = "ticketRunner.board.open";
-export const RETRY_COMMAND = "ticketRunner.refresh";
-export const SHOW_ALL_COMMAND = "ticketRunner.filterAll";
+const RETRY_COMMAND = "ticketRunner.refresh";
+const SHOW_ALL_COMMAND = "ticketRunner.filterAll";
 
 export type BoardNode =
   | { kind: "section"; id: string; section: BoardSection }
@@ -88,7 +88,7 @@ export function rootNodes(s: BoardSnapshot): BoardNode[] {
  * empty section therefore has its own id, so a section that gains rows is a new item and opens
  * (expanded). A section a person collapsed while it had rows keeps that choice.
  */
-export function sectionNodeId(section: BoardSection): string {
+function sectionNodeId(section: BoardSection): string {
   return section.count === 0 ? `ticketRunner:section:${section.id}:empty` : `ticketRunner:section:${section.id}`;
 }
 
@@ -139,7 +139,7 @@ export function nodeVm(node: BoardNode): NodeVm {
 }
 
 /** Where a click goes: a claim opens its lease comment, anything else its issue. */
-export function clickTarget(row: BoardRow): string {
+function clickTarget(row: BoardRow): string {
   return row.contextParts.includes("claimed") && row.leaseUrl ? row.leaseUrl : row.issueUrl;
 }
 
@@ -157,7 +157,7 @@ function ticketVm(id: string, row: BoardRow): NodeVm {
   };
 }
 
-export function ticketTooltip(row: BoardRow): string {
+function ticketTooltip(row: BoardRow): string {
   const lines: string[] = [`**#${row.number} ${escapeMarkdown(row.fullTitle)}**`, ""];
   lines.push(`Run: ${mdCode(row.runColumn)}`);
   if (row.labels.length) lines.push(`Labels: ${row.labels.map(mdCode).join(" ")}`);

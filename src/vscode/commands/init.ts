@@ -14,7 +14,7 @@ export interface PrepareItem extends vscode.QuickPickItem {
 }
 
 /** The two ways to prepare: `ticket-runner init`, or `ticket-runner init --actions`. */
-export const PREPARE_ITEMS: readonly PrepareItem[] = [
+const PREPARE_ITEMS: readonly PrepareItem[] = [
   { label: "Prepare Repository", description: "labels, ticket-runner.json, .gitignore", detail: "What `ticket-runner init` does.", actions: false },
   {
     label: "Prepare Repository with the GitHub Actions workflow",

@@ -51,7 +51,7 @@ export async function openWorktree(services: CommandServices, ...args: unknown[]
 }
 
 /** The repository's web address for an API root: github.com, GitHub Enterprise (`/api/v3`), or the sandbox (same origin). */
-export function webUrlFor(apiUrl: string, owner: string, repo: string): string {
+function webUrlFor(apiUrl: string, owner: string, repo: string): string {
   const api = apiUrl.replace(/\/+$/, "");
   const web = api === "https://api.github.com" ? "https://github.com" : api.replace(/\/api\/v3$/, "");
   return `${web}/${owner}/${repo}`;

@@ -69,7 +69,7 @@ export function withApproval(stored: unknown, approved: StartConsent): string[] 
 }
 
 /** The agent's settings as a person reads them: the program line, then what else changes what it does. */
-export function describeCommandLine(l: AgentCommandLine): string {
+function describeCommandLine(l: AgentCommandLine): string {
   const program = l.command ? l.command.map(shellQuote).join(" ") : `${l.kind === "demo" ? "the scripted demo agent" : l.kind} (from the PATH)`;
   const extra = l.args.length ? ` … ${l.args.map(shellQuote).join(" ")}` : "";
   const settings = [`permission mode ${l.permissionMode}`, `model ${l.model ?? "the agent's default"}`, l.passGitHubToken ? "WITH your GitHub token" : "without your GitHub token"];

@@ -20,7 +20,7 @@ export interface StartItem extends vscode.QuickPickItem {
 
 export const STARTABLE_HEADING = "Ready to start";
 export const SKIPPED_HEADING = "A Run would skip these";
-export const UNCHECKED_HEADING = `Not checked here (only the lowest ${MAX_CHECKED} are)`;
+const UNCHECKED_HEADING = `Not checked here (only the lowest ${MAX_CHECKED} are)`;
 
 function separator(label: string): StartItem {
   return { label, kind: vscode.QuickPickItemKind.Separator };
@@ -58,7 +58,7 @@ function skippedItem(target: WindowTarget, c: TicketChoice): StartItem {
 }
 
 /** The picker's rows: startable first, then the ones a Run would skip, then any not checked; lowest number first in each. */
-export function startItems(target: WindowTarget, choices: TicketChoices): StartItem[] {
+function startItems(target: WindowTarget, choices: TicketChoices): StartItem[] {
   const items: StartItem[] = [];
   if (choices.startable.length) {
     items.push(separator(STARTABLE_HEADING));

@@ -4,7 +4,7 @@
 
 export type WorktreeSetting = "add-and-remove" | "add-and-keep" | "new-window" | "off";
 
-export const WORKTREE_SETTINGS: readonly WorktreeSetting[] = ["add-and-remove", "add-and-keep", "new-window", "off"];
+const WORKTREE_SETTINGS: readonly WorktreeSetting[] = ["add-and-remove", "add-and-keep", "new-window", "off"];
 
 export const DEFAULT_WORKTREE_SETTING: WorktreeSetting = "off";
 

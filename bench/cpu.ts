@@ -23,7 +23,7 @@ export function processTreeCpuMs(pid: number): number {
   return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * 10;
 }
 
-/** The git spawner's CPU (and its gits') is counted once it has ended: it lets go after a quiet second. */
+/** The git spawner's CPU (and its gits') is counted once it has ended (letGoOfGitSpawner, or its quiet time). */
 export async function spawnersEnded(): Promise<void> {
   await waitFor(() => gitProcessCounts().spawnersEnded === gitProcessCounts().spawners, { timeoutMs: 30_000, what: "the git spawner to end" });
 }

@@ -49,9 +49,12 @@ interface Reply {
 
 /**
  * A spawner with no call in flight for this long is let go (it exits), so nothing of ours lingers
- * beside an idle extension host or a finished command; the next call starts a new one (~40 ms).
+ * beside an idle extension host; the next call starts a new one (~40 ms of CPU and a fork of the
+ * big process). Longer than a Run's own quiet gaps (the claim's settle, an agent Stage, a CI poll):
+ * at one second the spawner of a busy Run was started again several times a ticket (ADR 0311).
+ * A command lets it go when it ends (letGoOfGitSpawner).
  */
-const SPAWNER_QUIET_MS = 1000;
+export const SPAWNER_QUIET_MS = 10_000;
 
 const started = { spawner: 0, direct: 0, spawners: 0, spawnersEnded: 0 };
 
@@ -205,6 +208,19 @@ class Spawner {
     child.disconnect();
   }
 
+  /** Lets the spawner go now if it is quiet, and resolves once it has exited (reaped by this process). */
+  async letGoNow(): Promise<void> {
+    const child = this.child;
+    if (!child || this.pending.size > 0) return;
+    clearTimeout(this.quiet);
+    const exited = child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise<void>((resolve) => child.once("exit", () => resolve()));
+    this.letGo(child);
+    // Bounded: a spawner that does not exit at once is left to exit by itself (it does when the channel closes).
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([exited, new Promise<void>((resolve) => (timer = setTimeout(resolve, 2000).unref()))]);
+    clearTimeout(timer);
+  }
+
   /**
    * The spawner is gone. When it never said it was ready, it started no git (it could not run):
    * its calls start directly, and so does every later call. Otherwise its calls in flight may have
@@ -225,3 +241,11 @@ class Spawner {
 }
 
 const spawner = new Spawner();
+
+/**
+ * A command that is done with git lets the spawner go at once rather than after its quiet time, and
+ * waits for it to exit: nothing of the Run outlives it, and its gits' CPU is counted as the Run's.
+ */
+export function letGoOfGitSpawner(): Promise<void> {
+  return spawner.letGoNow();
+}

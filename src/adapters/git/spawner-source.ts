@@ -10,7 +10,7 @@
  *   in:  { id, command, args, cwd, env, input: Uint8Array | null, idleMs }
  *   out: { ready: true } once, first; then per call { id, code, signal, stdout: Uint8Array, stderr: Uint8Array, error: string | null, idle: boolean }
  * A call ends when its process has exited and its output is read; `idleMs` without output stops it
- * (SIGKILL). When the channel closes (the Run let it go after a quiet second, or the Run is gone),
+ * (SIGKILL). When the channel closes (the Run let it go after its quiet time or at its end, or the Run is gone),
  * the spawner exits; a git it started finishes by itself, as it would had the Run started it.
  */
 export const SPAWNER_SOURCE = String.raw`"use strict";

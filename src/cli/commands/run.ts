@@ -13,6 +13,7 @@ import type { Config } from "../../core/schemas/config";
 import { Refusal } from "../../core/errors";
 import type { CliCommand } from "../command";
 import { checkoutTop } from "../../adapters/git/checkout";
+import { letGoOfGitSpawner } from "../../adapters/git/git-process";
 import { cliLog } from "../claim-wiring";
 import { ActionsTranscriptGroups } from "../actions-groups";
 import { inActions } from "../actions-output";
@@ -104,6 +105,7 @@ export const runCommand: CliCommand = {
       process.off("SIGINT", onInt);
       unsubscribe();
       unsubscribeGroups();
+      await letGoOfGitSpawner();
     }
   },
 };

@@ -8,7 +8,7 @@ import { strict as assert } from "node:assert";
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { GitRunner } from "../../../src/adapters/git/git-runner";
-import { gitProcessCounts } from "../../../src/adapters/git/git-process";
+import { SPAWNER_QUIET_MS, gitProcessCounts, letGoOfGitSpawner } from "../../../src/adapters/git/git-process";
 import type { RemoteFixture } from "../../support/git-fixtures";
 import { git, makeRemote } from "../../support/git-fixtures";
 import { waitFor } from "../../support/wait-for";
@@ -90,6 +90,17 @@ describe("workspace: the git runner", () => {
   it("a spawner with nothing to do goes by itself", async () => {
     const r = new GitRunner({ env: ISOLATED_GIT_ENV });
     assert.equal((await r.raw(["rev-parse", "HEAD"], { cwd: root })).code, 0);
-    await waitFor(() => spawnerPids().length === 0, { what: "the quiet spawner to exit" });
+    await waitFor(() => spawnerPids().length === 0, { what: "the quiet spawner to exit", timeoutMs: SPAWNER_QUIET_MS + 10_000 });
+  });
+
+  it("a command done with git lets the spawner go at once, and it has exited when that resolves", async () => {
+    const r = new GitRunner({ env: ISOLATED_GIT_ENV });
+    assert.equal((await r.raw(["rev-parse", "HEAD"], { cwd: root })).code, 0);
+    const [pid] = spawnerPids();
+    assert.ok(pid, "a git spawner runs as a child of this process");
+    const ended = gitProcessCounts().spawnersEnded;
+    await letGoOfGitSpawner();
+    assert.equal(gitProcessCounts().spawnersEnded, ended + 1);
+    assert.equal((await r.raw(["rev-parse", "HEAD"], { cwd: root })).code, 0, "the next call starts another");
   });
 });

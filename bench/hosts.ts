@@ -14,11 +14,13 @@
  *
  *   npm run bench:hosts -- [--tickets 24] [--agent-ms 3000] [--ci-ms 3000] [--hosts 1,2,4]
  */
+import { cpus, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import { demoTicketBody, simpleTicket } from "../test/support/run-seed";
 import { duplicateWork, endingOf, stateFilesOn, viewTickets } from "../test/reliability/chaos/observe";
 import { startRun } from "../test/reliability/chaos/run-process";
 import { ChaosWorld } from "../test/reliability/chaos/world";
+import { childrenCpuMs } from "./cpu";
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(name);
@@ -41,6 +43,16 @@ export interface Row {
   writesPerTicket: number;
   /** Stage -> seconds summed over the tickets, from the Runs' own Stage lines. */
   stageSeconds: Map<string, number>;
+  /** Seconds from the Runs' start to their first Lane (earliest, latest Host), and from the last merge to the last exit. */
+  firstLane: [number, number];
+  tail: number;
+  /**
+   * CPU seconds of every process of the row: the Runs and all they started (reaped children of this
+   * process), and this process, which is the sandbox (GitHub's side) and its git processes.
+   */
+  cpuSeconds: number;
+  /** The 1-minute load average when the row started and ended. */
+  load: [number, number];
   failures: string[];
 }
 
@@ -77,6 +89,26 @@ function stageSeconds(outputs: string[]): Map<string, number> {
   return sums;
 }
 
+/** Seconds since `startedAt` of a "[hh:mm:ss]" stamp printed by a Run today (whole seconds, local time). */
+function stampSeconds(stamp: string, startedAt: number): number {
+  const [h, m, sec] = stamp.split(":").map(Number);
+  const d = new Date(startedAt);
+  d.setHours(h!, m!, sec!, 0);
+  return (d.getTime() - startedAt) / 1000;
+}
+
+/** When each Run's first Lane started, and how long after the last merge the last Run exited (1 s resolution). */
+function startAndTail(outputs: string[], startedAt: number, wallMs: number): { firstLane: [number, number]; tail: number } {
+  const firsts: number[] = [];
+  let lastMerge = 0;
+  for (const out of outputs) {
+    const first = /^\[([0-9:]+)\] lane \d+: /m.exec(out);
+    if (first) firsts.push(stampSeconds(first[1]!, startedAt));
+    for (const m of out.matchAll(/^\[([0-9:]+)\] #\d+ merged: /gm)) lastMerge = Math.max(lastMerge, stampSeconds(m[1]!, startedAt));
+  }
+  return { firstLane: [Math.min(...firsts), Math.max(...firsts)], tail: wallMs / 1000 - lastMerge };
+}
+
 export async function measure(k: number): Promise<Row> {
   const world = await ChaosWorld.start("tr-bench-hosts-");
   try {
@@ -97,10 +129,17 @@ export async function measure(k: number): Promise<Row> {
     for (let i = 0; i < k; i++) hosts.push(await world.host(t, `host-${i + 1}`));
     await world.sandbox.admin.clearRequestLog();
 
+    const load0 = loadavg()[0]!;
+    const cpu0 = process.cpuUsage();
+    const children0 = childrenCpuMs();
+    const startedAt = Date.now();
     const started = performance.now();
     const runs = hosts.map((h) => startRun(h.clone, h.env, ["--repo", t.full, "--api-url", world.sandbox.apiUrl]));
     const exits = await Promise.all(runs.map((r) => r.exited));
     const wallMs = performance.now() - started;
+    const cpu = process.cpuUsage(cpu0);
+    const cpuSeconds = ((cpu.user + cpu.system) / 1000 + childrenCpuMs() - children0) / 1000;
+    const load: [number, number] = [load0, loadavg()[0]!];
 
     const views = await viewTickets(world, t);
     const merged = views.filter((v) => endingOf(v) === "merged").length;
@@ -112,7 +151,7 @@ export async function measure(k: number): Promise<Row> {
     exits.forEach((e, i) => {
       if (e.code !== 0) failures.push(`host-${i + 1} exited ${e.code ?? e.signal}: ${runs[i]!.stderr().slice(-600)}`);
     });
-    return { k, wallMs, merged, duplicates: duplicateWork(views), stateFilesLeft: (await stateFilesOn(t.gitDir)).length, takesLost, writesPerTicket: writes / Math.max(1, merged), stageSeconds: stageSeconds(outputs), failures };
+    return { k, wallMs, merged, duplicates: duplicateWork(views), stateFilesLeft: (await stateFilesOn(t.gitDir)).length, takesLost, writesPerTicket: writes / Math.max(1, merged), stageSeconds: stageSeconds(outputs), ...startAndTail(outputs, startedAt, wallMs), cpuSeconds, load, failures };
   } finally {
     await world.stop();
   }
@@ -133,6 +172,9 @@ async function main(): Promise<void> {
       `K = ${k}: wall ${(r.wallMs / 1000).toFixed(1)} s · ${r.merged}/${TICKETS} merged · ${perMinute(r).toFixed(1)} tickets/min · duplicates ${r.duplicates} (goal 0) · State files left ${r.stateFilesLeft} (goal 0) · takes lost to another Host ${r.takesLost} · GitHub writes ${r.writesPerTicket.toFixed(1)} per ticket`,
     );
     console.log(`        where a ticket's time goes (s per ticket, Stage lines of the Runs): ${where}`);
+    console.log(
+      `        first Lane ${r.firstLane[0].toFixed(0)}–${r.firstLane[1].toFixed(0)} s after the Runs started · last Run out ${r.tail.toFixed(0)} s after the last merge · CPU ${(r.cpuSeconds / Math.max(1, r.merged)).toFixed(2)} s per ticket, every process (Runs, git, agents, Checks, sandbox) · ${(r.cpuSeconds / (r.wallMs / 1000)).toFixed(2)} of ${cpus().length} cores busy with this bench · load ${r.load[0].toFixed(1)} → ${r.load[1].toFixed(1)}`,
+    );
     for (const f of r.failures) console.log(`        ${f}`);
   }
   const missed: string[] = [];

@@ -18,14 +18,15 @@
  */
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { cpus, loadavg } from "node:os";
 import { composeRun } from "../src/app/compose-run";
-import { gitProcessCounts } from "../src/adapters/git/git-process";
+import { gitProcessCounts, letGoOfGitSpawner } from "../src/adapters/git/git-process";
 import { loadConfig } from "../src/app/config-load";
 import type { Log } from "../src/ports/log";
 import { makeTempDir } from "../test/support/git-fixtures";
 import { RUN_USER, openTickets, seedRunTarget, simpleTicket } from "../test/support/run-seed";
 import { sandboxProcess } from "../test/support/sandbox-process";
-import { childrenCpuMs, spawnersEnded } from "./cpu";
+import { childrenCpuMs, processTreeCpuMs, spawnersEnded } from "./cpu";
 
 const AGENT_STAGES = new Set(["implement", "verify", "fix", "conflict"]);
 /** GitHub writes a clean ticket may cost (docs/endings.md, "GitHub writes per ticket"). */
@@ -48,11 +49,17 @@ interface Measured {
   /** CPU time of the Run's own process, and of the processes it waited for (git, the agent, Checks). */
   cpuMs: number;
   childCpuMs: number;
+  /** CPU time of the sandbox (GitHub's side: its API and its git processes). */
+  sandboxCpuMs: number;
   /** GitHub API writes by the Run's user, by route ("POST /repos/:o/:r/issues/:n/comments"). */
   writes: Map<string, number>;
+  /** GitHub API reads by the Run's user, by route: with the writes, its round trips to GitHub. */
+  reads: Map<string, number>;
   /** git processes the Run started (through the git spawner or directly, ADR 0261), and spawners started. */
   gitProcesses: number;
   spawners: number;
+  /** Every Run event's time since the Run started (ms), for the timeline. */
+  timeline: { ms: number; what: string; ticket: number | null; lane: number | null }[];
 }
 
 async function measure(tickets: number, lanes: number): Promise<Measured> {
@@ -66,15 +73,17 @@ async function measure(tickets: number, lanes: number): Promise<Measured> {
     mkdirSync(runRoot, { recursive: true });
     const env = { ...process.env, TICKET_RUNNER_HOST_NAME: "bench", TICKET_RUNNER_TOKEN: target.userToken };
     const { run } = composeRun({ config: loadConfig(target.clone), apiUrl: target.apiUrl, token: target.userToken, repo: { owner: target.owner, repo: target.repo }, cwd: target.clone, runRoot, log: quiet, env }, { lanes, command: "bench:run" });
-    const m: Measured = { phases: [], tickets, lanes, wallMs: 0, agentMs: 0, checksMs: 0, ciMs: 0, merged: 0, writes: new Map(), cpuMs: 0, childCpuMs: 0, gitProcesses: 0, spawners: 0 };
+    const m: Measured = { phases: [], tickets, lanes, wallMs: 0, agentMs: 0, checksMs: 0, ciMs: 0, merged: 0, writes: new Map(), reads: new Map(), cpuMs: 0, childCpuMs: 0, sandboxCpuMs: 0, gitProcesses: 0, spawners: 0, timeline: [] };
     await sandbox.admin.clearRequestLog();
     let mark = performance.now();
+    let t0 = mark;
     const phase = (name: string) => {
       const now = performance.now();
       m.phases.push([name, now - mark]);
       mark = now;
     };
     run.events.subscribe((e) => {
+      if (e.kind !== "transcript") m.timeline.push({ ms: performance.now() - t0, what: e.kind === "stage-started" || e.kind === "stage-ended" ? `${e.stage}${e.kind === "stage-ended" ? " end" : ""}` : e.kind, ticket: "ticket" in e ? e.ticket : null, lane: "lane" in e ? e.lane : null });
       if (e.kind === "run-started") phase("preflight + lock");
       if (e.kind === "lane-started") phase("sweep + Frontier + claim");
       if (e.kind === "stage-started") phase(`before ${e.stage}`);
@@ -88,8 +97,9 @@ async function measure(tickets: number, lanes: number): Promise<Measured> {
     });
     const cpu0 = process.cpuUsage();
     const children0 = childrenCpuMs();
+    const sandbox0 = processTreeCpuMs(sandbox.pid);
     const git0 = gitProcessCounts();
-    const t0 = performance.now();
+    t0 = performance.now();
     const summary = await run.start();
     m.wallMs = performance.now() - t0;
     const git1 = gitProcessCounts();
@@ -97,15 +107,18 @@ async function measure(tickets: number, lanes: number): Promise<Measured> {
     m.spawners = git1.spawners - git0.spawners;
     const cpu = process.cpuUsage(cpu0);
     m.cpuMs = (cpu.user + cpu.system) / 1000;
-    // The spawner's CPU and its gits' count once it has ended (it lets go after a quiet second).
+    m.sandboxCpuMs = processTreeCpuMs(sandbox.pid) - sandbox0;
+    // The spawner's CPU and its gits' count once it has ended: let go as `ticket-runner run` does at its end.
+    await letGoOfGitSpawner();
     await spawnersEnded();
     m.childCpuMs = childrenCpuMs() - children0;
     m.merged = summary.rows.filter((r) => r.ending === "merged").length;
     if (m.merged !== tickets) process.stderr.write(`bench: only ${m.merged} of ${tickets} merged:\n${summary.lines.join("\n")}\n`);
     for (const r of await sandbox.admin.requestLog()) {
-      if (!r.write || r.user !== RUN_USER) continue;
-      const route = `${r.method} ${r.path.replace(/\/repos\/[^/]+\/[^/]+/, "/repos/:o/:r").replace(/\/\d+/g, "/:n")}`;
-      m.writes.set(route, (m.writes.get(route) ?? 0) + 1);
+      if (r.user !== RUN_USER) continue;
+      const route = `${r.method} ${r.path.replace(/\/repos\/[^/]+\/[^/]+/, "/repos/:o/:r").replace(/\/[0-9a-f]{40}/g, "/:sha").replace(/\/\d+/g, "/:n").replace(/\?.*$/, "")}`;
+      const into = r.write ? m.writes : m.reads;
+      into.set(route, (into.get(route) ?? 0) + 1);
     }
     return m;
   } finally {
@@ -129,6 +142,23 @@ function report(label: string, m: Measured): void {
   );
 }
 
+/** Where a Run's wall time went, Lane by Lane: its start, its tickets, the gaps between them (the takes) and its end. */
+function laneLine(m: Measured): string {
+  const at = (what: string) => m.timeline.filter((e) => e.what === what);
+  const started = at("lane-started");
+  const ended = at("ticket-ended");
+  const runStarted = at("run-started")[0]?.ms ?? 0;
+  const inLane = ended.map((e) => e.ms - (started.find((s) => s.ticket === e.ticket)?.ms ?? e.ms));
+  const gaps: number[] = [];
+  for (const st of started) {
+    const before = ended.filter((e) => e.lane === st.lane && e.ms <= st.ms).at(-1);
+    if (before) gaps.push(st.ms - before.ms);
+  }
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+  const lastEnd = Math.max(...ended.map((e) => e.ms));
+  return `first Lane ${s(Math.min(...started.map((e) => e.ms)) - runStarted)} after the lock · a ticket ${s(mean(inLane))} in its Lane · ${s(mean(gaps))} between a Lane's tickets (the take) · ${s(m.wallMs - lastEnd)} from the last ticket to the Run's end`;
+}
+
 function writesPerTicket(m: Measured): number {
   return [...m.writes.values()].reduce((a, b) => a + b, 0) / Math.max(1, m.merged);
 }
@@ -143,19 +173,26 @@ async function main(): Promise<void> {
   console.log(`  where it went: ${[...merged].filter(([, ms]) => ms >= 20).map(([name, ms]) => `${name} ${Math.round(ms)} ms`).join(" · ")}`);
   console.log(`  GitHub writes: ${writesPerTicket(single).toFixed(1)} per ticket (goal ≤ ${WRITE_BUDGET}): ${[...single.writes].sort((a, b) => b[1] - a[1]).map(([route, n]) => `${route} ×${n}`).join(" · ")}`);
   if (writesPerTicket(single) > WRITE_BUDGET) missed.push(`${writesPerTicket(single).toFixed(1)} GitHub writes per ticket, over ${WRITE_BUDGET}`);
+  const [git, api] = [[...single.reads].filter(([route]) => route.includes(".git/")), [...single.reads].filter(([route]) => !route.includes(".git/"))];
+  const count = (rs: [string, number][]) => rs.reduce((a, [, n]) => a + n, 0);
+  const list = (rs: [string, number][]) => rs.sort((a, b) => b[1] - a[1]).map(([route, n]) => `${route} ×${n}`).join(" · ");
+  console.log(`  round trips for the ticket, the Run's start and end included: ${count(api) + count([...single.writes])} GitHub API requests (${count(api)} reads: ${list(api)}) · ${count(git)} git HTTP requests (${list(git)})`);
   const via = process.env.TICKET_RUNNER_GIT_SPAWN === "direct" ? "started directly (TICKET_RUNNER_GIT_SPAWN=direct)" : `through ${single.spawners} git spawner start(s)`;
   console.log(`  git processes: ${single.gitProcesses} for the ticket, lock, preflight and sweep included (goal ≤ ${GIT_BUDGET}), ${via}`);
   if (single.gitProcesses > GIT_BUDGET) missed.push(`${single.gitProcesses} git processes for one ticket, over ${GIT_BUDGET}`);
   const one = await measure(8, 1);
   report("8 tickets, 1 lane", one);
+  console.log(`  ${laneLine(one)}`);
   const four = await measure(8, 4);
   report("8 tickets, 4 lanes", four);
+  console.log(`  ${laneLine(four)}`);
   console.log(`  GitHub writes per ticket: ${writesPerTicket(one).toFixed(1)} (1 lane), ${writesPerTicket(four).toFixed(1)} (4 lanes) (goal ≤ ${WRITE_BUDGET})`);
   for (const [label, m] of [["1 ticket", single], ["8 tickets, 1 lane", one], ["8 tickets, 4 lanes", four]] as const) {
-    console.log(`  CPU per ticket (${label}): the Run's own process ${(m.cpuMs / m.tickets).toFixed(0)} ms · git, agent and Checks processes ${(m.childCpuMs / m.tickets).toFixed(0)} ms · ${(m.gitProcesses / m.tickets).toFixed(0)} git processes`);
+    const all = m.cpuMs + m.childCpuMs + m.sandboxCpuMs;
+    console.log(`  CPU per ticket (${label}): the Run's own process ${(m.cpuMs / m.tickets).toFixed(0)} ms · git, agent and Checks processes ${(m.childCpuMs / m.tickets).toFixed(0)} ms · sandbox ${(m.sandboxCpuMs / m.tickets).toFixed(0)} ms · ${(all / m.wallMs).toFixed(2)} of ${cpus().length} cores busy · ${(m.gitProcesses / m.tickets).toFixed(0)} git processes · ${m.spawners} git spawner start(s)`);
   }
   const ratio = one.wallMs / four.wallMs;
-  console.log(`8 tickets: 1 lane / 4 lanes wall time = ${ratio.toFixed(2)}× (goal ≥ ${GOAL_LANES_RATIO}×; Checks and CI included; this machine has ${(await import("node:os")).cpus().length} cores)`);
+  console.log(`8 tickets: 1 lane / 4 lanes wall time = ${ratio.toFixed(2)}× (goal ≥ ${GOAL_LANES_RATIO}×; Checks and CI included; this machine has ${cpus().length} cores, load ${loadavg().map((l) => l.toFixed(1)).join(" ")})`);
   for (const m of [single, one, four]) if (m.merged !== m.tickets) missed.push(`${m.tickets - m.merged} of ${m.tickets} tickets not merged on ${m.lanes} lane(s)`);
   if (ratio < GOAL_LANES_RATIO) missed.push(`4 lanes gave ${ratio.toFixed(2)}×, under ${GOAL_LANES_RATIO}×`);
   if (Math.max(writesPerTicket(one), writesPerTicket(four)) > WRITE_BUDGET) missed.push(`GitHub writes per ticket over ${WRITE_BUDGET}`);

@@ -1,8 +1,8 @@
 // Builds the bundles: the VS Code extension (CommonJS, `vscode` external) and the CLI.
 // Octokit is ESM-only, so it is bundled into both rather than required at run time.
-// The extension is two bundles, the second loaded at the first Start: scripts/run-machinery-plugin.mjs.
+// The extension is a loader and three bundles, two of them loaded on demand: scripts/on-demand-bundles.mjs.
 import * as esbuild from "esbuild";
-import { RUN_MACHINERY_OUT, runMachineryOnDemand } from "./scripts/run-machinery-plugin.mjs";
+import { DEFERRED_OUT, RUN_MACHINERY_OUT, onDemandBundles } from "./scripts/on-demand-bundles.mjs";
 
 const watch = process.argv.includes("--watch");
 const production = process.argv.includes("--production");
@@ -21,7 +21,8 @@ const common = {
 const builds = [
   // dist/extension.js is the loader (src/vscode/loader.ts): it takes the time, then requires the bundle (ADR 0300).
   { ...common, entryPoints: ["src/vscode/loader.ts"], outfile: "dist/extension.js", external: ["vscode", "./extension-bundle.js"] },
-  { ...common, entryPoints: ["src/vscode/extension.ts"], outfile: "dist/extension-bundle.js", external: ["vscode"], plugins: [runMachineryOnDemand] },
+  { ...common, entryPoints: ["src/vscode/extension.ts"], outfile: "dist/extension-bundle.js", external: ["vscode"], plugins: [onDemandBundles] },
+  { ...common, entryPoints: ["src/vscode/deferred.ts"], outfile: `dist/${DEFERRED_OUT}`, external: ["vscode"], plugins: [onDemandBundles] },
   { ...common, entryPoints: ["src/app/compose-run.ts"], outfile: `dist/${RUN_MACHINERY_OUT}`, external: ["vscode"] },
   { ...common, entryPoints: ["src/cli/main.ts"], outfile: "dist/cli.js", banner: { js: "#!/usr/bin/env node" } },
   { ...common, entryPoints: ["src/sandbox/demo-agent-main.ts"], outfile: "dist/demo-agent.js", banner: { js: "#!/usr/bin/env node" } },

@@ -6,7 +6,7 @@ import * as esbuild from "esbuild";
 import { gzipSync } from "node:zlib";
 import { join } from "node:path";
 import { REPO_ROOT } from "./build-suite";
-import { runMachineryOnDemand } from "../run-machinery-plugin.mjs";
+import { onDemandBundles } from "../on-demand-bundles.mjs";
 
 async function main(): Promise<void> {
   // Same options as esbuild.mjs --production for the extension bundle.
@@ -19,7 +19,7 @@ async function main(): Promise<void> {
     minify: true,
     legalComments: "none",
     external: ["vscode"],
-    plugins: [runMachineryOnDemand],
+    plugins: [onDemandBundles],
     write: false,
     metafile: true,
     outfile: join(REPO_ROOT, "dist", "extension-bundle.js"),

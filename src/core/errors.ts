@@ -32,8 +32,14 @@ export type RefusalReason =
   /** GitHub's rate limit for this token is spent: nothing more can be asked until `details.retryAt`. */
   | "rate-limited";
 
+// The extension loads its code in more than one bundle (ADR 0301), and a class bundled twice is two
+// classes: isRefusal and isFailure go by a brand every copy shares (Symbol.for), not instanceof.
+const REFUSAL = Symbol.for("ticket-runner.Refusal");
+const FAILURE = Symbol.for("ticket-runner.Failure");
+
 export class Refusal extends Error {
   override readonly name = "Refusal";
+  readonly [REFUSAL] = true;
   constructor(
     readonly reason: RefusalReason,
     message: string,
@@ -55,6 +61,7 @@ export type FailureReason =
 
 export class Failure extends Error {
   override readonly name = "Failure";
+  readonly [FAILURE] = true;
   constructor(
     readonly reason: FailureReason,
     message: string,
@@ -81,5 +88,9 @@ export class GitHubRateLimit extends Failure {
 }
 
 export function isRefusal(e: unknown): e is Refusal {
-  return e instanceof Refusal;
+  return e instanceof Error && REFUSAL in e;
+}
+
+export function isFailure(e: unknown): e is Failure {
+  return e instanceof Error && FAILURE in e;
 }

@@ -1,5 +1,5 @@
 import * as vscode from "vscode";
-import { isRefusal, Failure } from "../core/errors";
+import { isFailure, isRefusal } from "../core/errors";
 import type { ExtensionServices } from "./services";
 import type { BoardHandle } from "./board-seam";
 import { refusalActions } from "./refusal-actions";
@@ -58,7 +58,7 @@ function report(services: CommandServices, id: string, e: unknown, args: readonl
     return;
   }
   const showLog = { title: "Show Log", run: () => logChannel.show(true) };
-  if (e instanceof Failure) {
+  if (isFailure(e)) {
     log.error(`failed: ${e.message}`, { id, reason: e.reason, cause: e.cause === undefined ? undefined : String(e.cause) });
     notifier.error(e.message, [showLog]);
     return;

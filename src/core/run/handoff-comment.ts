@@ -4,8 +4,11 @@
  */
 import { inertMarkdown, inertReferences } from "../inert-text";
 import { stateRecordRef } from "../schemas/state-file";
+import { HANDOFF_MARKER } from "./handoff-marker";
 
-export const HANDOFF_MARKER = "<!-- ticket-runner:handoff -->";
+// Its readers import it from here too; the board's notifications import handoff-marker.ts, which has no schemas to load.
+export { HANDOFF_MARKER };
+
 export const HANDOFF_HISTORY = "_Taken again by a later Run; this hand-off is history._";
 
 export interface HandoffFacts {

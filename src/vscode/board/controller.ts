@@ -1,16 +1,14 @@
 import { homedir } from "node:os";
 import * as vscode from "vscode";
-import { FsRunRoot } from "../../adapters/fs-run-root";
-import { createGitHubBoard, type GitHubBoard } from "../../adapters/github/board-wiring";
+import type { GitHubBoard } from "../../adapters/github/board-wiring";
 import { NodeClock } from "../../adapters/node-clock";
 import { NodeHost } from "../../adapters/node-host";
-import { loadConfigOrDefaults } from "../../app/config-load";
 import { defaultRunRoot } from "../../core/claims/run-root-path";
 import type { BoardError } from "../../core/board/source-error";
 import { isRefusal } from "../../core/errors";
 import type { BoardFilter, BoardLabels } from "../../core/board/types";
 import type { BoardHandle } from "../board-seam";
-import { windowOctokit } from "../github-client";
+import { loadDeferred } from "../deferred-load";
 import type { ExtensionServices } from "../services";
 import { findTarget } from "./target";
 import type { BoardTreeProvider } from "./tree-provider";
@@ -106,15 +104,15 @@ export class BoardController implements BoardHandle {
     const runRootSetting = vscode.workspace.getConfiguration("ticketRunner").get<string>("runRoot")?.trim();
     const runRoot = runRootSetting || defaultRunRoot(process.env, homedir());
     const repo = `${target.repo.owner}/${target.repo.repo}`;
-    const labels = this.labelsOf(target.folder, repo);
+    // GitHub's side of the board (Octokit, the config's schemas) loads here, after activation (ADR 0301).
+    const deferred = await loadDeferred();
+    const labels = this.labelsOf(target.folder, repo, deferred.boardLabels);
     if (!labels) return null;
     const key = JSON.stringify([settings.apiUrl, session.token, repo, runRoot, labels]);
     if (this.connected?.key === key) return this.connected;
     // Same window, new settings or token: swap the stack without drawing an empty board between.
     this.teardown();
-    // The window's one client (createOctokit, as the CLI): bounded retries, then the error row.
-    const octokit = windowOctokit(settings.apiUrl, session.token, log);
-    const board = createGitHubBoard({ octokit, repo: target.repo, host: this.host, runRoot: new FsRunRoot(runRoot), labels, clock: this.clock, log });
+    const board = deferred.createBoardStack({ apiUrl: settings.apiUrl, token: session.token, repo: target.repo, runRoot, labels, host: this.host, clock: this.clock, log });
     this.connected = { key, repo, board, fresh: true };
     this.unsubscribe = board.refresher.onDidChange(() => this.publish());
     log.info("board: connected", { repo, api: settings.apiUrl, runRoot });
@@ -123,11 +121,11 @@ export class BoardController implements BoardHandle {
   }
 
   /** The Target's labels; null (and the refusal shown as the error row) when its ticket-runner.json is refused. */
-  private labelsOf(folder: string, repo: string): BoardLabels | null {
+  private labelsOf(folder: string, repo: string, read: (folder: string) => BoardLabels): BoardLabels | null {
     try {
-      const { ready, inProgress, human } = loadConfigOrDefaults(folder).labels;
+      const labels = read(folder);
       this.configError = null;
-      return { ready, inProgress, human };
+      return labels;
     } catch (e) {
       if (!isRefusal(e) || e.reason !== "bad-config") throw e;
       this.services.log.warn(`board: ${e.message}`);

@@ -1,5 +1,5 @@
 import * as vscode from "vscode";
-import { HANDOFF_MARKER } from "../../core/run/handoff-comment";
+import { HANDOFF_MARKER } from "../../core/run/handoff-marker";
 import type { RunEvent } from "../../core/run/run-events";
 import type { Log } from "../../ports/log";
 import type { Tracker } from "../../ports/tracker";

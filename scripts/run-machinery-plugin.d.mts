@@ -1,3 +1,0 @@
-import type { Plugin } from "esbuild";
-export declare const RUN_MACHINERY_OUT: string;
-export declare const runMachineryOnDemand: Plugin;

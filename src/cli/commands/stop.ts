@@ -1,16 +1,16 @@
 /**
  * `ticket-runner stop`: reads the Run lock and sends SIGTERM to the Run it names, on this Host
- * only. It needs no config, no token and no Target readiness: the Run it stops passed all of
+ * only. It reads the config only for its lockScope (through the one loader: a bad file is refused
+ * as `run` refuses it, not read as the Target's lock), and needs no token and no Target readiness: the Run it stops passed all of
  * those when it started. There is no stop file, so a second stop prints what the first did.
  */
-import { existsSync, readFileSync } from "node:fs";
-import * as path from "node:path";
 import { GitWorkspace } from "../../adapters/git/git-workspace";
 import { NodeHost } from "../../adapters/node-host";
 import { sanitizeName, sanitizeSentence } from "../../core/board/sanitize";
 import type { LockFile } from "../../core/schemas/lock-file";
 import type { Host } from "../../ports/host";
 import type { CliCommand, CliIo } from "../command";
+import { loadConfigOrDefaults } from "../../app/config-load";
 import { tokenFrom } from "../../app/target";
 import { parseArgs, requireClone } from "../target-options";
 
@@ -73,18 +73,6 @@ export async function stopRun(deps: StopDeps, io: Pick<CliIo, "out" | "err">): P
   return 0;
 }
 
-/** lockScope from ticket-runner.json when it is there and readable; the Target's lock otherwise. */
-function lockScope(root: string): "target" | "host" {
-  try {
-    const file = path.join(root, "ticket-runner.json");
-    if (!existsSync(file)) return "target";
-    const raw = JSON.parse(readFileSync(file, "utf8")) as { lockScope?: unknown };
-    return raw.lockScope === "host" ? "host" : "target";
-  } catch {
-    return "target";
-  }
-}
-
 export const stopCommand: CliCommand = {
   name: "stop",
   summary: "ask this Host's Run to stop once its busy Lanes finish",
@@ -97,7 +85,7 @@ export const stopCommand: CliCommand = {
     const host = new NodeHost({ env: io.env });
     // Outside a clone there is no lock to read: say where to run it, not that no Run holds it.
     const root = requireClone(io, { command: "stop" }, parseArgs([], {}));
-    const ws = new GitWorkspace({ root, host, lockScope: lockScope(root), token: tokenFrom(io.env) ?? undefined, env: io.env });
+    const ws = new GitWorkspace({ root, host, lockScope: loadConfigOrDefaults(root).lockScope, token: tokenFrom(io.env) ?? undefined, env: io.env });
     return stopRun({ readLock: () => ws.readLock(), host, kill: (pid) => process.kill(pid, "SIGTERM") }, io);
   },
 };

@@ -5,7 +5,7 @@
  * next command, and nothing claimed or changed. Real CLI processes against the sandbox.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { useClaimsSandbox } from "./claims-sandbox";
@@ -89,5 +89,17 @@ describe("CLI (integration): bad input is refused with the next command, and cha
     const env = { TICKET_RUNNER_TOKEN: s.tokens.alice!, TICKET_RUNNER_RUN_ROOT: join(s.dir, "runs-elsewhere") };
     refusedInOneLine(await runCli(["unlock", "--yes"], { cwd: elsewhere, env }), "`cd <your clone> && ticket-runner unlock --yes`");
     refusedInOneLine(await runCli(["stop"], { cwd: elsewhere, env }), "`cd <your clone> && ticket-runner stop`");
+  });
+
+  it("stop in a clone whose ticket-runner.json is broken is refused as run refuses it, naming the file", async () => {
+    // stop read the file on its own and took a broken one for the Target's lock: "No Run to stop".
+    const clone = await s.clone("alice", "clone-broken-config", {});
+    writeFileSync(join(clone, "ticket-runner.json"), '{ "lockScope": "host", ');
+    const env = { TICKET_RUNNER_TOKEN: s.tokens.alice!, TICKET_RUNNER_RUN_ROOT: join(s.dir, "runs-broken") };
+    const stop = await runCli(["stop"], { cwd: clone, env });
+    refusedInOneLine(stop, /ticket-runner\.json is not valid JSON/);
+    const run = await runCli(["run"], { cwd: clone, env });
+    assert.equal(run.code, 2, said(run));
+    assert.match(run.stderr, /ticket-runner\.json is not valid JSON/, said(run));
   });
 });

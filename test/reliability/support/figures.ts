@@ -4,7 +4,7 @@
  * mocha run, or when chaos-main calls flushFigures(), they are printed as one table and merged into
  * test-results/reliability/figures.json (ignored by git), from which the doc's table is filled in.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmdirSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 
 export interface Figure {
@@ -59,20 +59,60 @@ export function figureTable(rows: Map<string, Figure> = figures): string {
   return lines.join("\n");
 }
 
+/** A lock older than this was left by a killed process: taken over. */
+const STALE_LOCK_MS = 30_000;
+
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/**
+ * Runs `fn` holding FIGURES_FILE's lock (a directory beside it: mkdir is atomic). mocha's parallel
+ * workers flush at the end of each file (ADR 0320): without the lock two read the same file and the
+ * later write drops the other's rows.
+ */
+function withLock(fn: () => void): void {
+  const lock = `${FIGURES_FILE}.lock`;
+  mkdirSync(dirname(FIGURES_FILE), { recursive: true });
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+      try {
+        if (Date.now() - statSync(lock).mtimeMs > STALE_LOCK_MS) rmdirSync(lock);
+      } catch {
+        // Released meanwhile.
+      }
+      sleepSync(10);
+    }
+  }
+  try {
+    fn();
+  } finally {
+    rmdirSync(lock);
+  }
+}
+
 /** Prints this process's figures and merges them into FIGURES_FILE (a row is replaced by its latest run). */
 export function flushFigures(print: (text: string) => void = (t) => process.stdout.write(`${t}\n`)): void {
   if (figures.size === 0) return;
   print(`\nReliability figures (this run):\n${figureTable()}\n`);
-  let all: Record<string, Figure & { at: string }> = {};
-  try {
-    if (existsSync(FIGURES_FILE)) all = JSON.parse(readFileSync(FIGURES_FILE, "utf8")) as typeof all;
-  } catch {
-    all = {};
-  }
   const at = new Date().toISOString();
-  for (const [id, f] of figures) all[id] = { ...f, at };
-  mkdirSync(dirname(FIGURES_FILE), { recursive: true });
-  writeFileSync(FIGURES_FILE, `${JSON.stringify(all, null, 2)}\n`);
+  withLock(() => {
+    let all: Record<string, Figure & { at: string }> = {};
+    try {
+      if (existsSync(FIGURES_FILE)) all = JSON.parse(readFileSync(FIGURES_FILE, "utf8")) as typeof all;
+    } catch {
+      all = {};
+    }
+    for (const [id, f] of figures) all[id] = { ...f, at };
+    // Renamed into place whole, so a reader never sees half a file.
+    const tmp = `${FIGURES_FILE}.${process.pid}.tmp`;
+    writeFileSync(tmp, `${JSON.stringify(all, null, 2)}\n`);
+    renameSync(tmp, FIGURES_FILE);
+  });
   print(`(merged into ${join(FIGURES_FILE)})`);
   figures.clear();
 }

@@ -11,7 +11,8 @@ import { Refusal } from "../core/errors";
 import type { RepoRef } from "../ports/tracker";
 import { checkoutTop, originUrl } from "../adapters/git/checkout";
 import { loadConfigOrDefaults } from "../app/config-load";
-import { parseApiUrl, parseRemoteUrl, parseRepo, tokenFrom, type Target } from "../app/target";
+import { parseApiUrl, tokenFrom, type Target } from "../app/target";
+import { parseRemoteUrl, parseRepo } from "../core/remote-url";
 import type { CliIo } from "./command";
 
 export interface ParsedArgs {

@@ -2,7 +2,7 @@ import * as vscode from "vscode";
 import { isRefusal } from "../core/errors";
 import type { ExtensionServices } from "./services";
 import { readRemoteUrls } from "../adapters/git/remote-urls";
-import { remoteMatchesApi } from "../app/target";
+import { remoteMatchesApi } from "../core/remote-url";
 
 /**
  * Sets the context keys the Board's welcome views read: signed in? does an open folder have a

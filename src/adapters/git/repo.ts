@@ -142,10 +142,3 @@ export async function remoteUrl(ctx: RepoContext): Promise<string | null> {
   return ctx.git.redact(res.stdout.toString("utf8").trim());
 }
 
-/** A browsable link to a file on a branch, for refusals, when the remote is on GitHub. */
-export function githubBlobLink(url: string | null, branch: string, file: string): string | undefined {
-  if (!url) return undefined;
-  const m = /github\.com[:/]([^/]+)\/([^/]+?)(?:\.git)?\/?$/.exec(url);
-  if (!m) return undefined;
-  return `https://github.com/${m[1]}/${m[2]}/blob/${branch}/${file}`;
-}

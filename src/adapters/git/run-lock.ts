@@ -18,7 +18,8 @@ import { transact } from "./branch-txn";
 import { corruptLockRefusal, elsewhereRefusal, freeMessage, heldMessage, LOCK_BRANCH, runningRefusal } from "./lock-words";
 import { contentSummary } from "./records";
 import type { RepoContext } from "./repo-context";
-import { githubBlobLink, remoteUrl } from "./repo";
+import { githubBlobLink } from "../../core/remote-url";
+import { remoteUrl } from "./repo";
 import type { TreeFiles } from "./snapshot";
 import { listFiles, readBlobs, readTip, writeBlob } from "./snapshot";
 

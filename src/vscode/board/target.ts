@@ -1,7 +1,7 @@
 // No `vscode` import: finds the Target (owner/repo) among the folders on disk.
 import type { RepoRef } from "../../ports/tracker";
 import { readRemoteUrls } from "../../adapters/git/remote-urls";
-import { parseRemoteUrl, remoteMatchesApi } from "../../app/target";
+import { parseRemoteUrl, remoteMatchesApi } from "../../core/remote-url";
 
 export interface TargetFolder {
   folder: string;

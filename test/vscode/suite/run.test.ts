@@ -26,6 +26,7 @@ import { openTickets, simpleTicket } from "../../support/run-seed";
 import { waitFor } from "../../support/wait-for";
 import { activeApi, extension } from "../support/extension";
 import { recordFigure } from "../support/figures";
+import { watchHostStalls } from "../support/host-stalls";
 import type { RunSeedInfo } from "../support/run-setup";
 
 const raw = process.env["TICKET_RUNNER_RUN_SEED"];
@@ -272,7 +273,9 @@ if (raw) {
         return performance.now() - t0;
       };
       const baseline: number[] = [];
-      for (let i = 0; i < 30; i++) baseline.push(await roundTrip());
+      const idleStalls = watchHostStalls("idle");
+      for (let i = 0; i < 200; i++) baseline.push(await roundTrip());
+      const idle = await idleStalls.stop();
 
       // By default (ADR 0265) the Run adds no worktree folder: that change stalled this host 330-495 ms.
       const folderEvents: string[] = [];
@@ -281,7 +284,9 @@ if (raw) {
       await vscode.commands.executeCommand("ticketRunner.startOnTicket", burst);
       await waitFor(() => api.runs.windowRun.view()?.busy.some((l) => l.ticket === burst && l.stage === "implement"), { what: "the burst's implement Stage", timeoutMs: 30_000 });
       const during: number[] = [];
+      const burstStalls = watchHostStalls("burst");
       while (api.runs.windowRun.view()?.busy.some((l) => l.ticket === burst && l.stage === "implement")) during.push(await roundTrip());
+      const stalls = await burstStalls.stop();
       assert.deepEqual(folderEvents, [], "the Run itself added no worktree folder");
       // On request (the board's and the status bar's Open Worktree), the folder appears while the Run goes on.
       await vscode.commands.executeCommand("ticketRunner.openWorktree", burst);
@@ -305,6 +310,9 @@ if (raw) {
       recordFigure("round trip during 20k-event burst p95", Number(percentile(d, 0.95).toFixed(1)), "ms");
       recordFigure("round trip during 20k-event burst max", Number((d.at(-1) ?? 0).toFixed(1)), "ms");
       recordFigure("round trips during the burst", during.length, "samples");
+      recordFigure("extension host stall idle max", Number(idle.maxMs.toFixed(1)), "ms");
+      recordFigure("extension host stall during 20k-event burst max", Number(stalls.maxMs.toFixed(1)), "ms");
+      recordFigure("extension host stall during 20k-event burst p99", Number(stalls.p99Ms.toFixed(1)), "ms");
       recordFigure("burst p95 / idle p50", Number((percentile(d, 0.95) / Math.max(0.1, percentile(b, 0.5))).toFixed(1)), "x");
       recordFigure("output channel appends for the burst ticket", stats.appends, `appends for ${stats.lines} lines`);
       assert.equal((await issue(burst)).state, "closed");

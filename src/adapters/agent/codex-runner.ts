@@ -6,6 +6,10 @@
  * workspace-write lets commands write the worktree and nothing else; Codex keeps `.git` read-only
  * inside it, so the clone's git directory is named writable, or no `git commit` could run
  * (ADR 0200). `codex exec resume` takes no --sandbox flag, hence the `-c` keys for both.
+ * Inside the Run's own sandbox (isolation "sandbox", ADR 0290) Codex's cannot start (bwrap covers
+ * parts of its /proc, and the kernel then refuses the nested /proc Codex's sandbox mounts), so there
+ * `--dangerously-bypass-approvals-and-sandbox` (Codex's flag for a process sandboxed from outside;
+ * `exec resume` takes it too): the Run's sandbox is the boundary.
  * The structured answer is Codex's own: `--output-schema` makes the final message that JSON.
  */
 import { execFileSync } from "node:child_process";
@@ -103,7 +107,7 @@ class CodexReader implements CliSessionReader {
   }
 }
 
-export function codexDialect(model: string | undefined, extraArgs: readonly string[] = []): CliDialect {
+export function codexDialect(model: string | undefined, extraArgs: readonly string[] = [], insideRunSandbox = false): CliDialect {
   return {
     executable: "codex",
     wording: CODEX_WORDING,
@@ -112,8 +116,11 @@ export function codexDialect(model: string | undefined, extraArgs: readonly stri
     buildArgs({ request, schemaFile, viaStdin }: CliArgsInput): CliArgs {
       const args = ["exec"];
       if (request.resumeSession) args.push("resume");
-      args.push("--json", "-c", `sandbox_mode=${toml("workspace-write")}`, "-c", `approval_policy=${toml("never")}`);
-      const gitDirs = gitWriteDirs(request.cwd);
+      args.push("--json");
+      // Codex's flag for "externally sandboxed": inside the Run's sandbox its own cannot start.
+      if (insideRunSandbox) args.push("--dangerously-bypass-approvals-and-sandbox");
+      else args.push("-c", `sandbox_mode=${toml("workspace-write")}`, "-c", `approval_policy=${toml("never")}`);
+      const gitDirs = insideRunSandbox ? [] : gitWriteDirs(request.cwd);
       if (gitDirs.length > 0) args.push("-c", `sandbox_workspace_write.writable_roots=[${gitDirs.map(toml).join(",")}]`);
       if (model) args.push("-m", model);
       if (schemaFile) args.push("--output-schema", schemaFile);
@@ -128,5 +135,5 @@ export function codexDialect(model: string | undefined, extraArgs: readonly stri
 }
 
 export function createCodexRunner(opts: Omit<CliAgentRunnerOptions, "name"> & { name?: string }): CliAgentRunner {
-  return new CliAgentRunner(codexDialect(opts.model, opts.extraArgs), { ...opts, name: opts.name ?? "codex" });
+  return new CliAgentRunner(codexDialect(opts.model, opts.extraArgs, opts.sandbox?.on ?? false), { ...opts, name: opts.name ?? "codex" });
 }

@@ -94,7 +94,13 @@ for (const kind of ["codex", "gemini"] as const) {
       // The Host goes down: the Run and its agent die together.
       const lanes = join(aw.world.target.clone, ".worktrees");
       killed.child.kill("SIGKILL");
-      for (const pid of processesUnder(lanes)) process.kill(pid, "SIGKILL");
+      for (const pid of processesUnder(lanes)) {
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {
+          // already gone: in the sandbox (ADR 0290) the agent dies with the Run
+        }
+      }
       await killed.exited;
       aw.model.releaseHolds();
       await waitFor(() => processesUnder(lanes).length === 0 || null, { timeoutMs: 30_000, what: "the agent to be gone" });

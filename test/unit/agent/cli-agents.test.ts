@@ -10,6 +10,7 @@ import { afterDelay, decideCliEnding, nextClockTime } from "../../../src/adapter
 import type { CliSessionFacts } from "../../../src/adapters/agent/cli-ending";
 import { innerCommand } from "../../../src/adapters/agent/codex-events";
 import { CODEX_WORDING, codexDialect } from "../../../src/adapters/agent/codex-runner";
+import { Sandbox } from "../../../src/adapters/isolation/sandbox";
 import { GEMINI_WORDING, geminiDialect, geminiPolicy } from "../../../src/adapters/agent/gemini-runner";
 import { agentFor } from "../../../src/app/compose-run";
 import { configSchema } from "../../../src/core/schemas/config";
@@ -181,5 +182,13 @@ describe("agent.kind picks the runner", () => {
     assert.ok(built.includes("x=1") && built.includes("gpt-5-codex") && built.includes("/tmp/s.json"));
     const gemini = agentFor(configSchema.parse({ checks: [["npm", "test"]], agent: { kind: "gemini" } }), { env: {}, log: quiet }) as CliAgentRunner;
     assert.equal(gemini.name, "gemini");
+  });
+
+  it("codex keeps its own sandbox beside the Run, and leaves it to the Run's inside it (ADR 0290)", () => {
+    const args = (sandbox?: Sandbox): string[] => (agentFor(configSchema.parse({ agent: { kind: "codex" } }), { env: {}, log: quiet, sandbox }) as CliAgentRunner).argsFor(request({ cwd: "/nonexistent" }), null).args;
+    assert.ok(args().includes('sandbox_mode="workspace-write"'));
+    assert.ok(args(new Sandbox({ mode: "none" })).includes('sandbox_mode="workspace-write"'));
+    const inside = args(new Sandbox({ mode: "sandbox" }));
+    assert.ok(inside.includes("--dangerously-bypass-approvals-and-sandbox") && !inside.includes('sandbox_mode="workspace-write"'), inside.join(" "));
   });
 });

@@ -6,7 +6,11 @@
  * a third plants every git hook and each config key that would run a program or redirect the Run's
  * git (url.<x>.insteadOf, http.proxy, core.sshCommand, credential.helper, include.path,
  * core.fsmonitor, core.askPass, core.hooksPath) into the clone's shared .git, each pointing at a
- * program that records its environment, and every redirect at a canary HTTP server (ADR 0150).
+ * program that records its environment, and every redirect at a canary HTTP server (ADR 0150), and
+ * a filter and a merge driver with `info/attributes` naming them (ADR 0223); in the sandbox the Checks
+ * run in (ADR 0290) each write is refused, and the records say how many were tried. A fourth reads
+ * `environ` and `cmdline` of every process it can see, before and after trying to unmount /proc,
+ * copies it all where the search looks, and leaves a process running that must be gone at the end.
  * Then EVERYTHING they wrote is searched for it, in every form a leak could take (the token, its
  * base64, the base64 of the git Basic credential, URL-encoded):
  *   - every file under each clone (working tree, .git text files, .worktrees, .ticket-runner/runs
@@ -16,7 +20,9 @@
  *   - every issue title/body, comment and pull request title/body on the sandbox
  *   - the CLI's stdout and stderr
  *   - what every planted program recorded, and every request the canary server received
- * Expected: zero occurrences, and the clone's .git/config without the planted keys at the end.
+ *   - everything the snooping Check read in /proc
+ * Expected: zero occurrences, no planted program ran, nothing left running, and the clone's
+ * .git/config without the planted keys at the end.
  */
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -28,6 +34,7 @@ import { promisify } from "node:util";
 import { parseComments } from "../../../src/core/claims/claim-view";
 import { waitFor } from "../../support/wait-for";
 import { HOOKS, plantAttack } from "../support/git-attack";
+import { SNOOP_SOURCE, snoopsLeft, type SnoopResult } from "../support/proc-snoop";
 import { endingOf, viewTickets } from "./observe";
 import { killTree, startRun } from "./run-process";
 import type { Scenario } from "./scenarios";
@@ -87,7 +94,13 @@ export const canaryScenario: Scenario = async (world, o) => {
   mkdirSync(scratch, { recursive: true });
   const redirectFrom = `${new URL(world.sandbox.apiUrl).origin}/`;
   const attack = await plantAttack({ root: null, evidence, scratch, redirectFrom, redirectTo: `http://127.0.0.1:${(trap.address() as AddressInfo).port}/` });
-  const target = await world.target({ name: "canary", config: { checks: [["node", "--test"], ["node", "-e", dumpEnv], ["node", attack.script]] } });
+  // A fourth reads environ and cmdline of every process it can see (before and after trying to
+  // unmount /proc), copies all of it where the search below looks, and leaves a process running;
+  // the Run and its git, where the token is, must be out of its sight (ADR 0290).
+  const snooped = join(world.dir, "snooped");
+  mkdirSync(snooped, { recursive: true });
+  const snoopCheck = ["node", "-e", SNOOP_SOURCE, join(scratch, "snoop.json"), "-", "-", "-", snooped];
+  const target = await world.target({ name: "canary", config: { checks: [["node", "--test"], ["node", "-e", dumpEnv], ["node", attack.script], snoopCheck] } });
   const teammateToken = await world.user("teammate-canary", target.full);
   const canary = `cnry${randomBytes(20).toString("hex")}`;
   await world.restartWithTokens({ [target.login]: canary });
@@ -146,16 +159,30 @@ export const canaryScenario: Scenario = async (world, o) => {
   outputs.forEach((text, i) => look(`CLI ${i % 2 === 0 ? "stdout" : "stderr"} of run ${Math.floor(i / 2) + 1}`, text));
 
   for (const f of files(evidence)) look(`what a planted program recorded (${relative(evidence, f)})`, readFileSync(f));
+  for (const f of files(snooped)) look(`what the snooping Check read (${relative(snooped, f)})`, readFileSync(f));
   caught.forEach((request, i) => look(`request ${i + 1} at the canary server`, request));
   await new Promise<void>((r) => trap.close(() => r()));
-  // The plant must have happened (the guard set the Check's files aside) and must be gone from the clone.
+  // The plant must have been tried; in the sandbox (ADR 0290) every write into the clone's .git is
+  // refused, and where one landed (isolation "none") the guard must have set it aside.
   const setAside = join(host.clone, ".ticket-runner", "set-aside");
-  if (!existsSync(setAside) || readdirSync(setAside).length === 0) violations.push("the Check's plant was never found and put back: nothing about git was proven");
+  const plants = readdirSync(scratch).filter((f) => /^plant-.+\.json$/.test(f)).map((f) => JSON.parse(readFileSync(join(scratch, f), "utf8")) as { tried: number; written: number });
+  const tried = plants.reduce((n, p) => n + p.tried, 0);
+  const written = plants.reduce((n, p) => n + p.written, 0);
+  if (tried === 0) violations.push("the Check's plant never ran: nothing about git was proven");
+  if (written > 0 && (!existsSync(setAside) || readdirSync(setAside).length === 0)) violations.push("the Check's plant landed and was never found and put back");
   if (readFileSync(join(host.clone, ".git", "config"), "utf8").includes(scratch)) violations.push("the clone's .git/config still holds the planted keys");
-  const plants = existsSync(setAside) ? readdirSync(setAside).length : 0;
+  const ran = [...files(evidence)].length;
+  if (ran > 0) violations.push(`${ran} records of planted programs that ran`);
+  // The snooping Check: it ran, read what it could see, and left nothing running.
+  const snoops = readdirSync(scratch).filter((f) => /^snoop-.+\.json$/.test(f)).map((f) => JSON.parse(readFileSync(join(scratch, f), "utf8")) as SnoopResult);
+  if (snoops.length === 0) violations.push("the snooping Check never ran: nothing about /proc was proven");
+  const left = await snoopsLeft();
+  if (left > 0) violations.push(`${left} processes a Check left behind are still running`);
+  const snoopPlaces = snoops.reduce((n, r) => n + r.places, 0);
+  const procAttack = `a Check read environ and cmdline of every process it saw ${snoops.length} times (${snoopPlaces} reads, at most ${Math.max(0, ...snoops.map((r) => r.pids))} pids in one scan; /proc unmounts refused ${snoops.reduce((n, r) => n + r.umounts.filter((u) => !u.endsWith("exit 0")).length, 0)} of ${snoops.reduce((n, r) => n + r.umounts.length, 0)}), ${left} of ${snoops.length} left-behind processes still running`;
 
   const endings = views.map(endingOf);
-  const gitAttack = `${HOOKS.length} hooks and ${attack.keys.length} config keys planted by a Check ${plants} times (each put back), ${caught.length} requests at the canary server`;
+  const gitAttack = `${HOOKS.length} hooks, ${attack.keys.length} config keys and ${attack.driverKeys.length} filter and merge-driver keys planted by a Check ${plants.length} times: ${written} of ${tried} writes into the clone's .git landed, ${ran} planted programs ran, ${caught.length} requests at the canary server; ${procAttack}`;
   const summary = `${searched} files/objects/bodies/requests searched (${Math.round(bytes / 1024)} KiB) for ${needles.length} forms of a token used in ${used} requests over ${outputs.length / 2} Runs (one killed); ${gitAttack}; endings ${endings.join(" ")}; ${violations.length} occurrences`;
   return {
     summary,

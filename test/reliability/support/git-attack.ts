@@ -41,6 +41,8 @@ export interface Attack {
   plant: () => Promise<void>;
   /** The config keys planted, for the figures. */
   keys: string[];
+  /** The filter and merge-driver keys the script plants too (with `info/attributes` naming them; ADR 0223). */
+  driverKeys: string[];
 }
 
 export async function plantAttack(input: AttackInput): Promise<Attack> {
@@ -92,6 +94,10 @@ export async function plantAttack(input: AttackInput): Promise<Attack> {
       }
     }
   };
+  // The script (a Check's, so code the agent wrote) also defines a filter and a merge driver, and
+  // records what it could write: in the sandbox (ADR 0290) every write is refused.
+  const driverKeys = ["filter.canary.clean", "filter.canary.smudge", "filter.canary.process", "merge.canary.driver"];
+  const drivers = `[filter "canary"]\n\tclean = ${spy}\n\tsmudge = ${spy}\n\tprocess = ${spy}\n[merge "canary"]\n\tdriver = ${spy} %O %A %B\n`;
   const script = join(input.scratch, "plant.js");
   await writeFile(
     script,
@@ -101,15 +107,21 @@ export async function plantAttack(input: AttackInput): Promise<Attack> {
         ? `const gitDir = ${JSON.stringify(join(input.root, ".git"))};`
         : // A worktree's .git file names .git/worktrees/<lane>; the shared .git is two folders up.
           `const gitDir = path.resolve(fs.readFileSync(".git", "utf8").replace(/^gitdir: /, "").trim(), "..", "..");`,
+      // Counted: the writes into the clone's .git (a hooksPath folder of the attacker's own is not).
+      `const record = { tried: 0, written: 0 };`,
+      `const attempt = (write, counted = true) => { if (counted) record.tried += 1; try { write(); if (counted) record.written += 1; } catch {} };`,
       `const cfg = path.join(gitDir, "config");`,
       `const current = fs.readFileSync(cfg, "utf8");`,
-      `if (!current.includes(${JSON.stringify(spy)})) fs.writeFileSync(cfg, current + ${JSON.stringify(config)});`,
+      `if (!current.includes(${JSON.stringify(spy)})) attempt(() => fs.writeFileSync(cfg, current + ${JSON.stringify(config + drivers)}));`,
+      `attempt(() => { fs.mkdirSync(path.join(gitDir, "info"), { recursive: true }); fs.appendFileSync(path.join(gitDir, "info", "attributes"), "*.canary filter=canary merge=canary\\n"); });`,
       `for (const dir of [path.join(gitDir, "hooks"), ${JSON.stringify(hooksDir)}]) {`,
-      `  fs.mkdirSync(dir, { recursive: true });`,
-      `  for (const hook of ${JSON.stringify(HOOKS)}) fs.writeFileSync(path.join(dir, hook), ${JSON.stringify(hookBody)}, { mode: 0o755 });`,
+      `  try { fs.mkdirSync(dir, { recursive: true }); } catch {}`,
+      `  for (const hook of ${JSON.stringify(HOOKS)}) attempt(() => fs.writeFileSync(path.join(dir, hook), ${JSON.stringify(hookBody)}, { mode: 0o755 }), dir.startsWith(gitDir));`,
       `}`,
+      // In a sandbox every Check is pid 2: the time and a random part keep the records apart.
+      `fs.writeFileSync(path.join(${JSON.stringify(input.scratch)}, "plant-" + Date.now() + "-" + Math.random().toString(36).slice(2) + ".json"), JSON.stringify(record));`,
       "",
     ].join("\n"),
   );
-  return { script, plant, keys };
+  return { script, plant, keys, driverKeys };
 }

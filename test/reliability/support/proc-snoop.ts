@@ -10,10 +10,17 @@ export const SNOOP_MARK = "tr-snoop-left-behind";
 export const SNOOP_SOURCE = String.raw`"use strict";
 const fs = require("node:fs");
 const { spawn, spawnSync } = require("node:child_process");
-const [out, token64, commonDir, lane] = process.argv.slice(1);
-// Given in base64, so this program's own command line does not count as a find.
-const token = Buffer.from(token64, "base64").toString("latin1");
+// out: where the JSON goes; token64: the token in base64 (so this program's own command line is no
+// find), or "-" with dumpDir: copy every blob read there, for a search elsewhere (the canary);
+// commonDir and lane: "-" to find them from the worktree it runs in.
+const [out, token64, commonArg, laneArg, dumpDir] = process.argv.slice(1);
+const token = token64 === "-" ? null : Buffer.from(token64, "base64").toString("latin1");
+const lane = laneArg === "-" ? process.cwd() : laneArg;
+const commonDir = commonArg === "-" ? require("node:path").resolve(fs.readFileSync(lane + "/.git", "utf8").replace(/^gitdir: /, "").trim(), "..", "..") : commonArg;
 const result = { pids: 0, places: 0, hits: 0, umounts: [], writes: [], left: 0 };
+let dumped = 0;
+// In a sandbox every run is pid 2: a stamp of its own keeps runs apart.
+const stamp = Date.now() + "-" + Math.random().toString(36).slice(2);
 function scan() {
   for (const name of fs.readdirSync("/proc")) {
     if (!/^\d+$/.test(name)) continue;
@@ -22,7 +29,8 @@ function scan() {
       try {
         const text = fs.readFileSync("/proc/" + name + "/" + f, "latin1");
         result.places += 1;
-        result.hits += text.split(token).length - 1;
+        if (token !== null) result.hits += text.split(token).length - 1;
+        else fs.writeFileSync(dumpDir + "/" + stamp + "-" + (dumped += 1) + "-" + f, text, "latin1");
       } catch {}
     }
   }
@@ -51,7 +59,7 @@ for (const file of [commonDir + "/config", commonDir + "/hooks/pre-push", common
 const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)", ["tr-snoop", "left-behind"].join("-")], { detached: true, stdio: "ignore" });
 child.unref();
 result.left = child.pid ? 1 : 0;
-fs.writeFileSync(out, JSON.stringify(result));
+fs.writeFileSync(token === null ? out.replace(/\.json$/, "-" + stamp + ".json") : out, JSON.stringify(result));
 `;
 
 export interface SnoopResult {

@@ -6,16 +6,14 @@
  * configurable, so the same adapter runs the scripted demo agent (`node dist/demo-agent.js`).
  * Every stdout line is validated (stream-events.ts); the outcome is decided by outcome.ts.
  */
-import type { AgentEvent, AgentRunner, StageRequest, StageResult } from "../../ports/agent-runner";
+import type { AgentRunner, StageRequest, StageResult } from "../../ports/agent-runner";
 import type { Log } from "../../ports/log";
 import { agentEnv } from "./agent-env";
-import { toAgentEvents } from "./event-mapper";
+import { ClaudeStream } from "./claude-stream";
 import { decideOutcome } from "./outcome";
 import type { SessionFacts } from "./outcome";
 import type { Sandbox } from "../isolation/sandbox";
-import { runSessionProcess } from "./session-process";
-import type { StageLogs } from "./stage-logs";
-import { apiRetrySchema, parseStreamLine } from "./stream-events";
+import { runSessionProcess, shortCommandOf, shownEnvOf } from "./session-process";
 import type { ResultEvent } from "./stream-events";
 
 export type PermissionMode = "default" | "acceptEdits" | "bypassPermissions" | "plan";
@@ -112,48 +110,9 @@ export class ClaudeCodeRunner implements AgentRunner {
     const executable = this.command[0]!;
     const { args, promptIndex, viaStdin } = this.buildArgs(request);
     const argv = [executable, ...args];
-    const shownEnv: Record<string, string> = { TICKET_RUNNER_STAGE: env.TICKET_RUNNER_STAGE!, TICKET_RUNNER_TICKET: env.TICKET_RUNNER_TICKET! };
-    for (const [k, v] of Object.entries({ ...this.opts.extraEnv, ...request.env })) if (env[k] !== undefined) shownEnv[k] = v;
-    // The start event is one line for a transcript: the prompt and the schema are named, not shown.
-    const shortCommand = argv
-      .map((a, i) => (promptIndex !== -1 && i === promptIndex + 1 ? "<prompt>" : argv[i - 1] === "--json-schema" ? "<json-schema>" : a))
-      .join(" ");
     this.opts.log?.debug("agent stage starting", { stage: request.stage, ticket: request.ticket, cwd: request.cwd });
 
-    let assistantMessages = 0;
-    // The CLI prints one assistant line per content block; a turn is one API message.
-    const messageIds = new Set<string>();
-    let sessionId: string | undefined;
-    let rejected: { resetsAt?: number; rateLimitType?: string } | null = null;
-    let roots = request.cwd;
-    let lastResult: ResultEvent | null = null;
-    let authFailed = false;
-    let sawRejectedRateLimit = false;
-    let lastRetryStatus: number | null | undefined;
-
-    const onLine = (text: string, lineNo: number, logs: StageLogs): { events: AgentEvent[]; damage?: string } => {
-      const parsed = parseStreamLine(text, lineNo);
-      if (parsed.kind === "damage") return { events: [], damage: parsed.reason };
-      logs.transcriptLine(text);
-      if (parsed.kind === "result") lastResult = parsed.event;
-      if (parsed.kind === "assistant") {
-        const id = parsed.event.message.id;
-        if (id === undefined) assistantMessages += 1;
-        else messageIds.add(id);
-        if (parsed.event.error === "authentication_failed") authFailed = true;
-      }
-      if (parsed.kind === "system") {
-        if (parsed.event.cwd && parsed.event.cwd !== request.cwd) roots = `${request.cwd}\0${parsed.event.cwd}`;
-        if (parsed.event.session_id && parsed.event.subtype === "init") sessionId = parsed.event.session_id;
-        const retry = apiRetrySchema.safeParse(parsed.event);
-        if (retry.success) lastRetryStatus = retry.data.error_status ?? null;
-      }
-      if (parsed.kind === "rate-limit" && parsed.event.rate_limit_info.status === "rejected") {
-        sawRejectedRateLimit = true;
-        rejected = { resetsAt: parsed.event.rate_limit_info.resetsAt, rateLimitType: parsed.event.rate_limit_info.rateLimitType };
-      }
-      return { events: toAgentEvents(parsed, roots) };
-    };
+    const stream = new ClaudeStream(request.cwd);
 
     // The process loop every agent shares: its own group, live logs, lines in time slices, kills.
     const session = await runSessionProcess({
@@ -163,31 +122,31 @@ export class ClaudeCodeRunner implements AgentRunner {
       promptIndex,
       stdinText: viaStdin ? request.prompt : null,
       env,
-      shownEnv,
+      shownEnv: shownEnvOf(env, { ...this.opts.extraEnv, ...request.env }),
       secretsEnv: { ...baseEnv, ...request.env },
       header: `ticket-runner ${request.stage} Stage of #${request.ticket}, started ${new Date(started).toISOString()} (GitHub tokens ${this.opts.passGitHubToken ? "passed" : "dropped"})`,
-      shortCommand,
+      shortCommand: shortCommandOf(argv, promptIndex),
       killGraceMs: this.opts.killGraceMs ?? 5000,
       maxLineBytes: this.opts.maxLineBytes,
       log: this.opts.log,
       sandbox: this.opts.sandbox,
-      onLine,
+      onLine: (text, lineNo, logs) => stream.line(text, lineNo, logs),
     });
     const { logs, emit } = session;
     const facts: SessionFacts = {
       ...session.facts,
       timeoutMs: request.timeoutMs,
-      result: lastResult,
-      sawRejectedRateLimit,
-      authFailed,
-      ...(lastRetryStatus !== undefined ? { lastRetryStatus } : {}),
+      result: stream.lastResult,
+      sawRejectedRateLimit: stream.sawRejectedRateLimit,
+      authFailed: stream.authFailed,
+      ...(stream.lastRetryStatus !== undefined ? { lastRetryStatus: stream.lastRetryStatus } : {}),
     };
 
     const decision = decideOutcome(facts);
     const result = facts.result as ResultEvent | null;
     const durationMs = Date.now() - started;
-    const turns = result?.num_turns ?? assistantMessages + messageIds.size;
-    const limit = rejected as { resetsAt?: number; rateLimitType?: string } | null;
+    const turns = stream.turns;
+    const limit = stream.rejected;
     const resetsAt = decision.outcome === "rate-limited" && limit?.resetsAt ? new Date(limit.resetsAt * 1000).toISOString() : undefined;
     const limitName = decision.outcome === "rate-limited" && limit?.rateLimitType ? (LIMIT_NAMES[limit.rateLimitType] ?? limit.rateLimitType) : undefined;
     const denials = (result?.permission_denials ?? []).map((d) => logs.redact(denialLine(d)));
@@ -220,7 +179,7 @@ export class ClaudeCodeRunner implements AgentRunner {
       ...(decision.unavailable ? { unavailable: decision.unavailable } : {}),
       ...(resetsAt ? { limitResetsAt: resetsAt } : {}),
       ...(limitName ? { limitName } : {}),
-      ...(sessionId ?? result?.session_id ? { sessionId: sessionId ?? result?.session_id } : {}),
+      ...(stream.sessionId ?? result?.session_id ? { sessionId: stream.sessionId ?? result?.session_id } : {}),
       ...(resumeFailed ? { resumeFailed: true } : {}),
       ...(denials.length > 0 ? { permissionDenials: denials } : {}),
       exitCode: facts.spawnError ? null : facts.exitCode,

@@ -12,7 +12,7 @@ import { agentEnv } from "./agent-env";
 import { decideCliEnding } from "./cli-ending";
 import type { CliUnavailableReason, CliWording } from "./cli-ending";
 import type { Sandbox } from "../isolation/sandbox";
-import { runSessionProcess } from "./session-process";
+import { runSessionProcess, shortCommandOf, shownEnvOf } from "./session-process";
 
 export interface CliStageRequest extends StageRequest {
   /** The CLI's session id to continue instead of starting a new session. */
@@ -112,10 +112,6 @@ export class CliAgentRunner implements AgentRunner {
     }
     const { args, promptIndex, prompt, viaStdin } = this.argsFor(request, schemaFile);
     const executable = this.command[0]!;
-    const shownEnv: Record<string, string> = { TICKET_RUNNER_STAGE: env.TICKET_RUNNER_STAGE!, TICKET_RUNNER_TICKET: env.TICKET_RUNNER_TICKET! };
-    for (const [k, v] of Object.entries({ ...this.dialect.env, ...this.opts.extraEnv, ...request.env })) if (env[k] !== undefined) shownEnv[k] = v;
-    const argv = [executable, ...args];
-    const shortCommand = argv.map((a, i) => (promptIndex !== -1 && i === promptIndex + 1 ? "<prompt>" : a)).join(" ");
     const reader = this.dialect.reader(request, request.cwd);
 
     const session = await runSessionProcess({
@@ -125,10 +121,10 @@ export class CliAgentRunner implements AgentRunner {
       promptIndex,
       stdinText: viaStdin ? prompt : null,
       env,
-      shownEnv,
+      shownEnv: shownEnvOf(env, { ...this.dialect.env, ...this.opts.extraEnv, ...request.env }),
       secretsEnv: { ...baseEnv, ...request.env },
       header: `ticket-runner ${request.stage} Stage of #${request.ticket}${request.resumeSession ? ` (resuming session ${request.resumeSession})` : ""}, started ${new Date(started).toISOString()} (GitHub tokens ${this.opts.passGitHubToken ? "passed" : "dropped"})`,
-      shortCommand,
+      shortCommand: shortCommandOf([executable, ...args], promptIndex),
       killGraceMs: this.opts.killGraceMs ?? 5000,
       maxLineBytes: this.opts.maxLineBytes,
       log: this.opts.log,

@@ -77,6 +77,18 @@ function redactEvent(e: AgentEvent, redact: (s: string) => string): AgentEvent {
   }
 }
 
+/** What a Stage's `.command` file shows before the command: the Stage and ticket, and each variable the runner added that reached the agent. */
+export function shownEnvOf(env: Record<string, string>, added: Record<string, string>): Record<string, string> {
+  const shown: Record<string, string> = { TICKET_RUNNER_STAGE: env.TICKET_RUNNER_STAGE!, TICKET_RUNNER_TICKET: env.TICKET_RUNNER_TICKET! };
+  for (const [k, v] of Object.entries(added)) if (env[k] !== undefined) shown[k] = v;
+  return shown;
+}
+
+/** The transcript's one-line command: the prompt and a JSON schema are named, not shown. */
+export function shortCommandOf(argv: readonly string[], promptIndex: number): string {
+  return argv.map((a, i) => (promptIndex !== -1 && i === promptIndex + 1 ? "<prompt>" : argv[i - 1] === "--json-schema" ? "<json-schema>" : a)).join(" ");
+}
+
 /** Runs the session to its end. Never throws for the agent's failure: the facts say what happened. */
 export async function runSessionProcess(input: SessionProcessInput): Promise<SessionProcess> {
   const { request } = input;

@@ -216,8 +216,10 @@ class Spawner {
     const exited = child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise<void>((resolve) => child.once("exit", () => resolve()));
     this.letGo(child);
     // Bounded: a spawner that does not exit at once is left to exit by itself (it does when the channel closes).
+    // The timer is not unref'd: the spawner is, so this timer is what keeps the process alive until
+    // the spawner's exit is seen; unref'd, Node ended a Run here with exit code 0 before it returned its own.
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([exited, new Promise<void>((resolve) => (timer = setTimeout(resolve, 2000).unref()))]);
+    await Promise.race([exited, new Promise<void>((resolve) => (timer = setTimeout(resolve, 2000)))]);
     clearTimeout(timer);
   }
 

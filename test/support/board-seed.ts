@@ -42,6 +42,8 @@ export interface SeededBoard {
     Partial<Record<"claimedHere" | "released" | "yielded", number>>;
   /** Lease comment URLs by ticket number. */
   leaseUrls: Record<number, string>;
+  /** When seeding began (ms since the epoch): every time in the leases is relative to it. */
+  seededAt: number;
 }
 
 function minutesFromNow(m: number): string {
@@ -71,6 +73,7 @@ function lease(issue: number, host: HostIdentity, over: Partial<Lease>): Lease {
  * Times carry half a minute of slack so the Run column reads the same a few seconds later.
  */
 export async function seedBoard(sandbox: SandboxHandle, here: HostIdentity, opts: SeedOptions = {}): Promise<SeededBoard> {
+  const seededAt = Date.now();
   const full = `${BOARD_OWNER}/${BOARD_REPO}`;
   await sandbox.admin.createRepo({
     owner: BOARD_OWNER,
@@ -150,5 +153,6 @@ export async function seedBoard(sandbox: SandboxHandle, here: HostIdentity, opts
     runRoot,
     tickets: { runningHere, claimedElsewhere, stale, frontier, needsPerson, stranded, person, untrusted, finished, ...extra },
     leaseUrls,
+    seededAt,
   };
 }

@@ -89,9 +89,14 @@ if (raw) {
     });
 
     it("writes the Run column as each row's description, with a coloured codicon per claim state", () => {
+      // The seed's times are relative to when it ran (a Stage started 12.5 min before, a lease
+      // expiring 31.5 min after); the board reads them against the clock, so on a slow machine
+      // more minutes may have gone by: the figure may be any the elapsed time allows.
+      const gone = (Date.now() - seed.seededAt) / 60_000;
+      const minutes = (lo: number, hi: number) => `(${Array.from({ length: Math.floor(hi) - Math.floor(lo) + 1 }, (_, k) => Math.floor(lo) + k).join("|")})`;
       const expect: [number, string | RegExp, string, string | undefined][] = [
-        [t.runningHere, "● desk · implement · 12m", "sync~spin", "charts.green"],
-        [t.claimedElsewhere, "◌ laptop-2 · expires in 31m", "circle-outline", "charts.blue"],
+        [t.runningHere, new RegExp(`^● desk · implement · ${minutes(12.5, 12.5 + gone)}m$`), "sync~spin", "charts.green"],
+        [t.claimedElsewhere, new RegExp(`^◌ laptop-2 · expires in ${minutes(31.5 - gone, 31.5)}m$`), "circle-outline", "charts.blue"],
         [t.stale, "⚠ stale 2h · laptop-2", "warning", "list.warningForeground"],
         [t.frontier, "free", "circle-large-outline", undefined],
         [t.needsPerson, /^handed off \S+ ago · desk$/, "report", "charts.red"],

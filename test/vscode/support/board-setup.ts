@@ -18,6 +18,7 @@ export interface BoardSeedInfo {
   adminToken: string;
   tickets: SeededBoard["tickets"];
   leaseUrls: SeededBoard["leaseUrls"];
+  seededAt: SeededBoard["seededAt"];
 }
 
 export async function setup(opts: { everyMarker?: boolean } = {}): Promise<{ env: Record<string, string>; workspace: string; teardown: () => Promise<void> }> {
@@ -33,7 +34,7 @@ export async function setup(opts: { everyMarker?: boolean } = {}): Promise<{ env
     };
     git(["init", "-q", workspace]);
     git(["-C", workspace, "remote", "add", "origin", sandbox.gitUrl(seeded.repo.owner, seeded.repo.repo)]);
-    const info: BoardSeedInfo = { apiUrl: sandbox.apiUrl, adminToken: sandbox.adminToken, tickets: seeded.tickets, leaseUrls: seeded.leaseUrls };
+    const info: BoardSeedInfo = { apiUrl: sandbox.apiUrl, adminToken: sandbox.adminToken, tickets: seeded.tickets, leaseUrls: seeded.leaseUrls, seededAt: seeded.seededAt };
     return {
       env: {
         ...env,

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { useClaimsSandbox } from "./claims-sandbox";
 import { runCli, type CliResult } from "./cli-process";
-import { peopleAtTheirMachines, said, type People } from "./people";
+import { boardOf, said, usePeople } from "./people";
 
 /** A refusal: exit 2, nothing on stdout, one line on stderr that names `next` (and at most the refusal's own `Next:` line). */
 function refusedInOneLine(r: CliResult, next: string | RegExp): void {
@@ -26,23 +26,17 @@ function refusedInOneLine(r: CliResult, next: string | RegExp): void {
 describe("CLI (integration): bad input is refused with the next command, and changes nothing", function () {
   this.timeout(120_000);
   const s = useClaimsSandbox({ users: { alice: "write", mallory: "read" } });
-  let people: People;
+  const people = usePeople(s, ["alice", "mallory"]);
   let elsewhere: string;
 
   before(async () => {
-    people = await peopleAtTheirMachines(s, ["alice", "mallory"]);
     elsewhere = mkdtempSync(join(tmpdir(), "tr-not-a-clone-"));
   });
   after(async () => {
     if (elsewhere) rmSync(elsewhere, { recursive: true, force: true });
   });
 
-  /** Everything on the board a command could change: labels, assignees, every comment's body. */
-  async function board(n: number): Promise<string> {
-    const thread = await s.tracker("alice").readIssueThread(n);
-    const issue = thread!.issue;
-    return JSON.stringify({ state: issue.state, labels: [...issue.labels].sort(), assignees: [...issue.assignees].sort(), comments: thread!.comments.map((c) => [c.id, c.body]) });
-  }
+  const board = (n: number) => boardOf(s, n);
 
   it("an outsider's release of a ticket someone holds, run and hand-back: exit 2, one line, nothing changed", async () => {
     const held = await s.issue("alice holds this");

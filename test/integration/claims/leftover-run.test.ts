@@ -10,16 +10,12 @@ import { join } from "node:path";
 import { parseLeaseComment } from "../../../src/core/claims/lease-comment";
 import { FULL, useClaimsSandbox } from "./claims-sandbox";
 import type { CliResult } from "./cli-process";
-import { peopleAtTheirMachines, said, type People } from "./people";
+import { said, usePeople } from "./people";
 
 describe("claims (integration): a leftover run directory of an ended claim", function () {
   this.timeout(120_000);
   const s = useClaimsSandbox({ users: { alice: "write", bob: "write", boss: "admin" } });
-  let people: People;
-
-  before(async () => {
-    people = await peopleAtTheirMachines(s, ["bob", "boss"]);
-  });
+  const people = usePeople(s, ["bob", "boss"]);
 
   const cli = (user: string, args: string[]): Promise<CliResult> => people.cli(user, args);
   const runDir = (user: string, n: number) => people.runDir(user, n);

@@ -14,7 +14,7 @@ export interface People {
 }
 
 /** Clones the sandbox's repository once per user (Host `<user>-box`) with a short lease settle. */
-export async function peopleAtTheirMachines(s: ClaimsSuite, users: string[]): Promise<People> {
+async function peopleAtTheirMachines(s: ClaimsSuite, users: string[]): Promise<People> {
   const clones = new Map<string, string>();
   const envs = new Map<string, Record<string, string>>();
   for (const user of users) {
@@ -35,6 +35,26 @@ export async function peopleAtTheirMachines(s: ClaimsSuite, users: string[]): Pr
     },
     runDir: (user, n) => join(s.dir, `runs-${user}`, `${OWNER}__${NAME}`, `issue-${n}`),
   };
+}
+
+/** Call inside a `describe`, after `useClaimsSandbox`: each of `users` at their machine, cloned before the suite. */
+export function usePeople(s: ClaimsSuite, users: string[]): People {
+  let people: People | undefined;
+  before(async () => {
+    people = await peopleAtTheirMachines(s, users);
+  });
+  const ready = (): People => {
+    if (!people) throw new Error("the people are not at their machines: use them inside a test, after usePeople's hook");
+    return people;
+  };
+  return { cli: (user, args) => ready().cli(user, args), runDir: (user, n) => ready().runDir(user, n) };
+}
+
+/** Everything on the board a command could change about ticket `n`: state, labels, assignees, every comment's body. */
+export async function boardOf(s: ClaimsSuite, n: number): Promise<string> {
+  const thread = await s.tracker("alice").readIssueThread(n);
+  const issue = thread!.issue;
+  return JSON.stringify({ state: issue.state, labels: [...issue.labels].sort(), assignees: [...issue.assignees].sort(), comments: thread!.comments.map((c) => [c.id, c.body]) });
 }
 
 /** A CLI result, whole, for an assertion message. */

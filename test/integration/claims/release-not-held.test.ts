@@ -12,28 +12,19 @@ import { parseLeaseComment } from "../../../src/core/claims/lease-comment";
 import type { Clock } from "../../../src/ports/clock";
 import { FULL, NAME, OWNER, realClock, useClaimsSandbox } from "./claims-sandbox";
 import type { CliResult } from "./cli-process";
-import { peopleAtTheirMachines, said, type People } from "./people";
+import { boardOf, said, usePeople } from "./people";
 
 const behind: Clock = { now: () => new Date(Date.now() - 46 * 60_000), sleep: realClock.sleep };
 
 describe("claims (integration): release refuses a ticket you do not hold", function () {
   this.timeout(120_000);
   const s = useClaimsSandbox({ users: { alice: "write", bob: "write", boss: "admin" } });
-  let people: People;
-
-  before(async () => {
-    people = await peopleAtTheirMachines(s, ["bob", "boss"]);
-  });
+  const people = usePeople(s, ["bob", "boss"]);
 
   const cli = (user: string, args: string[]): Promise<CliResult> => people.cli(user, args);
   const runDir = (user: string, n: number) => people.runDir(user, n);
 
-  /** Everything on the board a release could change: labels, assignees, every comment's body. */
-  async function board(n: number): Promise<string> {
-    const thread = await s.tracker("alice").readIssueThread(n);
-    const issue = thread!.issue;
-    return JSON.stringify({ state: issue.state, labels: [...issue.labels].sort(), assignees: [...issue.assignees].sort(), comments: thread!.comments.map((c) => [c.id, c.body]) });
-  }
+  const board = (n: number) => boardOf(s, n);
 
   async function leases(n: number) {
     const comments = await s.tracker("alice").listComments(n);

@@ -77,11 +77,10 @@ export class GitWorkspace implements Workspace {
   }
 
   async preflight(base?: string): Promise<void> {
-    await preflight(this.ctx, base);
+    const { commonDir } = await preflight(this.ctx, base);
     await this.guard.remember();
     const sandbox = this.opts.sandbox;
     if (sandbox?.on) {
-      const commonDir = await this.ctx.git.text(["rev-parse", "--path-format=absolute", "--git-common-dir"], { cwd: this.root });
       await sandbox.prepare({ root: this.root, commonDir, configFiles: await configFilesGitReads(this.ctx, { ...process.env, ...this.opts.env }) });
     }
   }

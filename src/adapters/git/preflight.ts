@@ -3,16 +3,20 @@
  * None of them leaves anything behind (they come before the Run lock).
  */
 import { readdir, realpath } from "node:fs/promises";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { Refusal } from "../../core/errors";
 import type { RepoContext } from "./repo-context";
 
-export async function preflight(ctx: RepoContext, base?: string): Promise<void> {
-  const top = await ctx.git.raw(["rev-parse", "--show-toplevel"], { cwd: ctx.root });
+/** Resolves with the clone's common git directory (absolute), read by the same git call as its top. */
+export async function preflight(ctx: RepoContext, base?: string): Promise<{ commonDir: string }> {
+  // One process for both (the sandbox of ADR 0290 needs the common directory; bench:run budgets git processes).
+  const top = await ctx.git.raw(["rev-parse", "--show-toplevel", "--git-common-dir"], { cwd: ctx.root });
   if (top.code !== 0) {
     throw new Refusal("not-a-target", `${ctx.root} is not a git repository, so it cannot be a Target.`, { path: ctx.root, next: `git clone <the repository's URL> ${ctx.root}` });
   }
-  const topPath = top.stdout.toString("utf8").trim();
+  const [topPath = "", gitCommonDir = ""] = top.stdout.toString("utf8").trim().split("\n");
+  // Relative to the cwd when git prints it so (".git").
+  const commonDir = resolve(ctx.root, gitCommonDir);
   const [realTop, realRoot] = await Promise.all([realpath(topPath), realpath(ctx.root)]);
   if (realTop !== realRoot) {
     throw new Refusal("not-a-target", `${ctx.root} is inside the repository ${topPath}, not its top; a Target is the whole clone.`, { path: ctx.root, next: `cd ${topPath}` });
@@ -55,4 +59,5 @@ export async function preflight(ctx: RepoContext, base?: string): Promise<void> 
       next: `Finish ${tickets} with the old version or hand them to a person, then: rm -r ${legacy}`,
     });
   }
+  return { commonDir };
 }

@@ -32,8 +32,8 @@ const AGENT_STAGES = new Set(["implement", "verify", "fix", "conflict"]);
 /** GitHub writes a clean ticket may cost (docs/endings.md, "GitHub writes per ticket"). */
 const WRITE_BUDGET = 10;
 const GOAL_LANES_RATIO = 3;
-/** git processes one clean ticket may start, the Run's lock, preflight and sweep included (docs/architecture.md). */
-const GIT_BUDGET = 75;
+/** git processes one clean ticket may start, the Run's lock, preflight and sweep included (docs/architecture.md; 76 since ADR 0290's sandbox reads the config files' origins once a Run). */
+const GIT_BUDGET = 76;
 const quiet: Log = { debug: () => {}, info: () => {}, warn: () => {}, error: (m) => process.stderr.write(`bench: ${m}\n`) };
 
 interface Measured {

@@ -40,12 +40,8 @@ export interface ReleaseWhy {
 }
 
 export interface ClaimGate {
-  /**
-   * A Frontier ticket, through the whole protocol: read, refuse, local claim, write, settle, read back.
-   * `beforeWrite` runs between the read and the write (the Run's first State write, ADR 0310); when
-   * it throws, nothing is written and the error is thrown from claim().
-   */
-  claim(ticket: number, beforeWrite?: () => Promise<void>): Promise<ClaimAttempt>;
+  /** A Frontier ticket, through the whole protocol: read, refuse, local claim, write, settle, read back. */
+  claim(ticket: number): Promise<ClaimAttempt>;
   /** A Stranded ticket this user already holds on the board: takes the local claim and rewrites the lease in place. */
   adopt(ticket: number): Promise<ClaimAttempt>;
   /** Renews `expiresAt` and re-reads rival leases. "yield" means an earlier claim was found: stop the ticket. */

@@ -13,9 +13,6 @@ export interface GateLabels {
   human: string;
 }
 
-/** Refusals the protocol gives at its read, before anything is written (src/core/claims/take-claim.ts, prepare). */
-const READ_REFUSALS = new Set(["claimed-elsewhere", "claimed-locally", "run-dir-mismatch", "not-ready", "untrusted", "not-open", "bad-input"]);
-
 export class FakeClaimGate implements ClaimGate {
   readonly calls: string[] = [];
   /** What heartbeat() answers for a ticket. */
@@ -61,20 +58,14 @@ export class FakeClaimGate implements ClaimGate {
     };
   }
 
-  /** Like the protocol: `beforeWrite` runs once the read found nothing to refuse, before the write. */
-  async claim(ticket: number, beforeWrite?: () => Promise<void>): Promise<ClaimAttempt> {
+  async claim(ticket: number): Promise<ClaimAttempt> {
     this.calls.push(`claim #${ticket}`);
     const forced = this.claimOverride(ticket);
-    // A forced loss stands for a claim lost after its write (the read-back), so the record was written.
-    if (forced) {
-      if (forced.kind === "won" || !READ_REFUSALS.has(forced.refusal?.reason ?? "")) await beforeWrite?.();
-      return forced;
-    }
+    if (forced) return forced;
     const user = await this.me();
     const issue = await this.tracker.getIssue(ticket);
     if (!issue || issue.state !== "open") return { kind: "lost", reason: "not open" };
     if (issue.assignees.length > 0 || issue.labels.includes(this.labels.inProgress)) return { kind: "lost", reason: `claimed by ${issue.assignees.join(", ") || "someone"}` };
-    await beforeWrite?.();
     await this.tracker.writeIssue(ticket, { addAssignees: [user], addLabels: [this.labels.inProgress], removeLabels: [this.labels.ready] });
     return { kind: "won", claim: this.held(ticket, user) };
   }

@@ -59,9 +59,9 @@ export class ClaimProtocol implements ClaimGate {
     return this.ctx.read(ticket);
   }
 
-  async claim(ticket: number, beforeWrite?: () => Promise<void>): Promise<ClaimAttempt> {
+  async claim(ticket: number): Promise<ClaimAttempt> {
     try {
-      const won = await this.take(ticket, beforeWrite ? { beforeWrite } : {});
+      const won = await this.take(ticket);
       return { kind: "won", claim: won.claim, comments: won.comments };
     } catch (error) {
       return lost(error);

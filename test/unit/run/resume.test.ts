@@ -102,7 +102,6 @@ describe("Run: resuming", () => {
     const summary = await w.run().start();
     assert.equal(summary.rows[0]!.ending, "skipped");
     assert.match(summary.rows[0]!.line, /could not be read/);
-    assert.deepEqual(w.issue(n).labels, ["ready-for-agent"], "the claim was never written");
-    assert.deepEqual(w.issue(n).assignees, []);
+    assert.ok(!w.gate.calls.includes(`claim #${n}`));
   });
 });

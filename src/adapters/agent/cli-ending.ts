@@ -86,15 +86,27 @@ export function decideCliEnding(f: CliSessionFacts, wording: CliWording, nowMs: 
   return { outcome: "nonzero-exit", detail: `the agent reported a failure: ${lastLine(said[0] ?? "")}` };
 }
 
-/** "try again at 3:19 PM" (the CLI's local time) -> the next such moment after `nowMs`. */
+const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
+
+/**
+ * "try again at 3:19 PM" (the CLI's local time) -> the next such moment after `nowMs`; "try again
+ * at Dec 2nd, 2026 12:10 AM" (Codex names the day when it is not today) -> that moment.
+ */
 export function nextClockTime(message: string, nowMs: number): number | null {
-  const m = /\bat (\d{1,2}):(\d{2})\s*([AP]M)?/i.exec(message);
+  const m = /\bat (?:([A-Za-z]{3})[a-z]* (\d{1,2})(?:st|nd|rd|th)?,? (\d{4}),? )?(\d{1,2}):(\d{2})\s*([AP]M)?/i.exec(message);
   if (!m) return null;
-  let hours = Number(m[1]);
-  const minutes = Number(m[2]);
-  if (m[3]) hours = (hours % 12) + (m[3].toUpperCase() === "PM" ? 12 : 0);
+  let hours = Number(m[4]);
+  const minutes = Number(m[5]);
+  if (m[6]) hours = (hours % 12) + (m[6].toUpperCase() === "PM" ? 12 : 0);
   if (hours > 23 || minutes > 59) return null;
   const at = new Date(nowMs);
+  if (m[1]) {
+    const month = MONTHS.indexOf(m[1].toLowerCase());
+    if (month < 0) return null;
+    at.setFullYear(Number(m[3]), month, Number(m[2]));
+    at.setHours(hours, minutes, 0, 0);
+    return at.getTime();
+  }
   at.setHours(hours, minutes, 0, 0);
   if (at.getTime() <= nowMs) at.setDate(at.getDate() + 1);
   return at.getTime();

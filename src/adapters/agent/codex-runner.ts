@@ -9,7 +9,9 @@
  * Inside the Run's own sandbox (isolation "sandbox", ADR 0290) Codex's cannot start (bwrap covers
  * parts of its /proc, and the kernel then refuses the nested /proc Codex's sandbox mounts), so there
  * `--dangerously-bypass-approvals-and-sandbox` (Codex's flag for a process sandboxed from outside;
- * `exec resume` takes it too): the Run's sandbox is the boundary.
+ * `exec resume` takes it too): the Run's sandbox is the boundary. On Linux the same holds outside
+ * it (isolation "none"): where bubblewrap is installed, Codex's sandbox mounts every `.git`
+ * read-only whatever writable_roots says, so no Stage could commit in a worktree (ADR 0291).
  * The structured answer is Codex's own: `--output-schema` makes the final message that JSON.
  */
 import { execFileSync } from "node:child_process";
@@ -107,7 +109,8 @@ class CodexReader implements CliSessionReader {
   }
 }
 
-export function codexDialect(model: string | undefined, extraArgs: readonly string[] = [], insideRunSandbox = false): CliDialect {
+export function codexDialect(model: string | undefined, extraArgs: readonly string[] = [], insideRunSandbox = false, platform: NodeJS.Platform = process.platform): CliDialect {
+  const ownSandbox = !insideRunSandbox && platform !== "linux";
   return {
     executable: "codex",
     wording: CODEX_WORDING,
@@ -117,10 +120,11 @@ export function codexDialect(model: string | undefined, extraArgs: readonly stri
       const args = ["exec"];
       if (request.resumeSession) args.push("resume");
       args.push("--json");
-      // Codex's flag for "externally sandboxed": inside the Run's sandbox its own cannot start.
-      if (insideRunSandbox) args.push("--dangerously-bypass-approvals-and-sandbox");
+      // Codex's flag for "externally sandboxed": inside the Run's sandbox its own cannot start, and
+      // on Linux its own cannot let a Stage commit.
+      if (!ownSandbox) args.push("--dangerously-bypass-approvals-and-sandbox");
       else args.push("-c", `sandbox_mode=${toml("workspace-write")}`, "-c", `approval_policy=${toml("never")}`);
-      const gitDirs = insideRunSandbox ? [] : gitWriteDirs(request.cwd);
+      const gitDirs = ownSandbox ? gitWriteDirs(request.cwd) : [];
       if (gitDirs.length > 0) args.push("-c", `sandbox_workspace_write.writable_roots=[${gitDirs.map(toml).join(",")}]`);
       if (model) args.push("-m", model);
       if (schemaFile) args.push("--output-schema", schemaFile);

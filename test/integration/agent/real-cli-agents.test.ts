@@ -111,7 +111,10 @@ for (const c of CASES) {
     }
 
     function runner(command: string[] = [c.binary()]): CliAgentRunner {
-      return c.runner({ command, extraArgs: wiring.extraArgs, baseEnv: { ...gitEnv(), ...wiring.env } });
+      // A home of the agent's own, as gitEnv keeps the machine's git config out: the CLIs run their
+      // commands in login shells, which would otherwise run this machine's rc files (here, a pyenv
+      // rehash that waits 60 s on a lock a killed shell left behind).
+      return c.runner({ command, extraArgs: wiring.extraArgs, baseEnv: { ...gitEnv(), HOME: home, ...wiring.env } });
     }
 
     async function stage(cwd: string, name: StageName, ticket: number, opts: { resumeSession?: string; signal?: AbortSignal; command?: string[] } = {}): Promise<{ result: CliStageResult; events: AgentEvent[] }> {

@@ -153,6 +153,10 @@ describe("endings of CLI agents", () => {
     const now = new Date(2026, 11, 1, 14, 0, 0).getTime();
     assert.equal(nextClockTime("try again at 3:19 PM.", now), new Date(2026, 11, 1, 15, 19, 0).getTime());
     assert.equal(nextClockTime("try again at 1:05 PM.", now), new Date(2026, 11, 2, 13, 5, 0).getTime());
+    // Codex 0.171.0 names the day when the reset is not today (seen at 22:17 for a reset at 00:10).
+    const late = "You’ve hit your usage limit. Upgrade to Pro (https://chatgpt.com/explore/pro), visit https://chatgpt.com/settings/usage to purchase more credits or try again at Dec 2nd, 2026 12:10 AM.";
+    assert.equal(nextClockTime(late, new Date(2026, 11, 1, 22, 17, 0).getTime()), new Date(2026, 11, 2, 0, 10, 0).getTime());
+    assert.equal(nextClockTime("try again at Jan 1st, 2027 9:30 AM", now), new Date(2027, 0, 1, 9, 30, 0).getTime());
     assert.equal(afterDelay("Suggested retry after 3600s.", now), now + 3_600_000);
     assert.equal(afterDelay("Please retry in 37.5s.", now), now + 37_500);
     assert.equal(afterDelay("no time here", now), null);
@@ -184,11 +188,15 @@ describe("agent.kind picks the runner", () => {
     assert.equal(gemini.name, "gemini");
   });
 
-  it("codex keeps its own sandbox beside the Run, and leaves it to the Run's inside it (ADR 0290)", () => {
+  it("codex leaves the boundary to the Run's sandbox inside it, and on Linux outside it too (ADR 0290, ADR 0291)", () => {
     const args = (sandbox?: Sandbox): string[] => (agentFor(configSchema.parse({ agent: { kind: "codex" } }), { env: {}, log: quiet, sandbox }) as CliAgentRunner).argsFor(request({ cwd: "/nonexistent" }), null).args;
-    assert.ok(args().includes('sandbox_mode="workspace-write"'));
-    assert.ok(args(new Sandbox({ mode: "none" })).includes('sandbox_mode="workspace-write"'));
-    const inside = args(new Sandbox({ mode: "sandbox" }));
-    assert.ok(inside.includes("--dangerously-bypass-approvals-and-sandbox") && !inside.includes('sandbox_mode="workspace-write"'), inside.join(" "));
+    const bypass = (a: string[]) => a.includes("--dangerously-bypass-approvals-and-sandbox") && !a.includes('sandbox_mode="workspace-write"');
+    assert.ok(bypass(args(new Sandbox({ mode: "sandbox" }))));
+    if (process.platform === "linux") assert.ok(bypass(args(new Sandbox({ mode: "none" }))));
+    // Elsewhere (macOS's Seatbelt) Codex's own sandbox keeps the Stage to the worktree and its git dirs.
+    const own = codexDialect(undefined, [], false, "darwin").buildArgs({ request: request({ cwd: "/nonexistent" }), schemaFile: null, viaStdin: false }).args;
+    assert.ok(own.includes('sandbox_mode="workspace-write"') && !own.includes("--dangerously-bypass-approvals-and-sandbox"), own.join(" "));
+    const linux = codexDialect(undefined, [], false, "linux").buildArgs({ request: request({ cwd: "/nonexistent" }), schemaFile: null, viaStdin: false }).args;
+    assert.ok(bypass(linux), linux.join(" "));
   });
 });

@@ -22,14 +22,19 @@ const coreFence = {
   ],
   patterns: [
     octokit,
-    ...["adapters", "app", "cli", "vscode", "demo"].map((r) => room(r, `src/core must not import src/${r}: the core is reached through ports, never the other way round.`)),
+    ...["adapters", "app", "cli", "vscode", "demo"].map((r) =>
+      room(r, `src/core must not import src/${r}: the core is reached through ports, never the other way round.`),
+    ),
     fromSandbox,
   ],
 };
 
 const adaptersFence = {
   paths: [{ ...noVscode, message: "src/adapters must not touch VS Code: the extension (src/vscode) builds adapters and hands them what they need." }],
-  patterns: [...["app", "cli", "vscode", "demo"].map((r) => room(r, `src/adapters must not import src/${r}: front doors build adapters, adapters know no front door.`)), fromSandbox],
+  patterns: [
+    ...["app", "cli", "vscode", "demo"].map((r) => room(r, `src/adapters must not import src/${r}: front doors build adapters, adapters know no front door.`)),
+    fromSandbox,
+  ],
 };
 
 const appFence = {
@@ -53,7 +58,29 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     files: ["**/*.ts"],
-    languageOptions: { globals: { process: "readonly", console: "readonly", Buffer: "readonly", setTimeout: "readonly", clearTimeout: "readonly", setInterval: "readonly", clearInterval: "readonly", URL: "readonly", AbortController: "readonly", AbortSignal: "readonly", fetch: "readonly", TextDecoder: "readonly", TextEncoder: "readonly", __dirname: "readonly", require: "readonly", module: "writable", setImmediate: "readonly", queueMicrotask: "readonly", structuredClone: "readonly" } },
+    languageOptions: {
+      globals: {
+        process: "readonly",
+        console: "readonly",
+        Buffer: "readonly",
+        setTimeout: "readonly",
+        clearTimeout: "readonly",
+        setInterval: "readonly",
+        clearInterval: "readonly",
+        URL: "readonly",
+        AbortController: "readonly",
+        AbortSignal: "readonly",
+        fetch: "readonly",
+        TextDecoder: "readonly",
+        TextEncoder: "readonly",
+        __dirname: "readonly",
+        require: "readonly",
+        module: "writable",
+        setImmediate: "readonly",
+        queueMicrotask: "readonly",
+        structuredClone: "readonly",
+      },
+    },
     rules: {
       "@typescript-eslint/no-explicit-any": "error",
       "@typescript-eslint/consistent-type-imports": "error",

@@ -34,10 +34,17 @@ async function played(): Promise<{ wallMs: number; merged: number; duplicates: n
     for (const job of [run.plan, ...run.hosts]) {
       if (!job) continue;
       const conclusion = await job.done;
-      if (conclusion !== "success") failures.push(`${job.label} ${conclusion}${job.error ? ` (${job.error})` : ""}: ${job.results.at(-1)?.stderr.slice(-400) ?? ""}`);
+      if (conclusion !== "success")
+        failures.push(`${job.label} ${conclusion}${job.error ? ` (${job.error})` : ""}: ${job.results.at(-1)?.stderr.slice(-400) ?? ""}`);
     }
     const views = await viewTickets(world, t);
-    return { wallMs, merged: views.filter((v) => endingOf(v) === "merged").length, duplicates: duplicateWork(views), stateFilesLeft: (await stateFilesOn(t.gitDir)).length, failures };
+    return {
+      wallMs,
+      merged: views.filter((v) => endingOf(v) === "merged").length,
+      duplicates: duplicateWork(views),
+      stateFilesLeft: (await stateFilesOn(t.gitDir)).length,
+      failures,
+    };
   } finally {
     await player.stopAll();
     await world.stop();
@@ -46,11 +53,17 @@ async function played(): Promise<{ wallMs: number; merged: number; duplicates: n
 
 async function main(): Promise<void> {
   if (!Number.isInteger(K) || K < 1 || K > 20) throw new Error(`--hosts must be a whole number from 1 to 20, e.g. --hosts 3`);
-  console.log(`bench:actions — ${TICKETS} tickets, K = ${K} Hosts × 2 Lanes; agent ${AGENT_MS} ms per Stage; sandbox CI ${CI_MS} ms; baseline: bench:hosts' K = ${K} in this run`);
+  console.log(
+    `bench:actions — ${TICKETS} tickets, K = ${K} Hosts × 2 Lanes; agent ${AGENT_MS} ms per Stage; sandbox CI ${CI_MS} ms; baseline: bench:hosts' K = ${K} in this run`,
+  );
   const base = await measure(K);
-  console.log(`bench:hosts K = ${K}: wall ${(base.wallMs / 1000).toFixed(1)} s · ${base.merged}/${TICKETS} merged · ${perMinute(base).toFixed(1)} tickets/min · duplicates ${base.duplicates} · State files left ${base.stateFilesLeft}`);
+  console.log(
+    `bench:hosts K = ${K}: wall ${(base.wallMs / 1000).toFixed(1)} s · ${base.merged}/${TICKETS} merged · ${perMinute(base).toFixed(1)} tickets/min · duplicates ${base.duplicates} · State files left ${base.stateFilesLeft}`,
+  );
   const p = await played();
-  console.log(`played workflow, hosts = ${K}: wall ${(p.wallMs / 1000).toFixed(1)} s · ${p.merged}/${TICKETS} merged · ${perMinute(p).toFixed(1)} tickets/min · duplicates ${p.duplicates} (goal 0) · State files left ${p.stateFilesLeft} (goal 0)`);
+  console.log(
+    `played workflow, hosts = ${K}: wall ${(p.wallMs / 1000).toFixed(1)} s · ${p.merged}/${TICKETS} merged · ${perMinute(p).toFixed(1)} tickets/min · duplicates ${p.duplicates} (goal 0) · State files left ${p.stateFilesLeft} (goal 0)`,
+  );
   for (const f of p.failures) console.log(`        ${f}`);
   const ratio = perMinute(p) / perMinute(base);
   console.log(`played : bench:hosts tickets/min = ${ratio.toFixed(2)}× (goal ${LOW}×–${HIGH}×: the same Runs, only started the way the workflow starts them)`);

@@ -32,7 +32,11 @@ function prompt(): string {
 
 async function git(cwd: string, args: string[]): Promise<void> {
   await new Promise<void>((ok, fail) => {
-    const c = spawn("git", args, { cwd, stdio: "ignore", env: { ...process.env, GIT_AUTHOR_NAME: "b", GIT_AUTHOR_EMAIL: "b@b.invalid", GIT_COMMITTER_NAME: "b", GIT_COMMITTER_EMAIL: "b@b.invalid" } });
+    const c = spawn("git", args, {
+      cwd,
+      stdio: "ignore",
+      env: { ...process.env, GIT_AUTHOR_NAME: "b", GIT_AUTHOR_EMAIL: "b@b.invalid", GIT_COMMITTER_NAME: "b", GIT_COMMITTER_EMAIL: "b@b.invalid" },
+    });
     c.on("close", (code) => (code === 0 ? ok() : fail(new Error(`git ${args[0]} ${code}`))));
   });
 }
@@ -72,7 +76,15 @@ async function main(): Promise<void> {
   const root = await mkdtemp(join(tmpdir(), "tr-bench-agent-"));
   try {
     const distDir = join(root, "dist");
-    await build({ entryPoints: [join(ROOT, "src/sandbox/demo-agent-main.ts")], outfile: join(distDir, "demo-agent.js"), bundle: true, platform: "node", target: "node20", format: "cjs", logLevel: "silent" });
+    await build({
+      entryPoints: [join(ROOT, "src/sandbox/demo-agent-main.ts")],
+      outfile: join(distDir, "demo-agent.js"),
+      bundle: true,
+      platform: "node",
+      target: "node20",
+      format: "cjs",
+      logLevel: "silent",
+    });
 
     const base = await baseline(distDir, await freshRepo(root, "a"));
 
@@ -103,15 +115,24 @@ async function main(): Promise<void> {
     const ms = performance.now() - started;
     delay.disable();
 
-    const row = (name: string, t: number, ev: number): string => `${name.padEnd(10)} ${t.toFixed(0).padStart(7)} ms  ${Math.round((ev / t) * 1000).toString().padStart(8)} events/s  (${ev} events)`;
+    const row = (name: string, t: number, ev: number): string =>
+      `${name.padEnd(10)} ${t.toFixed(0).padStart(7)} ms  ${Math.round((ev / t) * 1000)
+        .toString()
+        .padStart(8)} events/s  (${ev} events)`;
     console.log(`agent stream: demo agent burst:${n}, outcome ${result.outcome}`);
     console.log(row("baseline", base.ms, base.events));
     console.log(row("runner", ms, events));
     const worst = delay.max / 1e6;
     const ratio = ms / base.ms;
-    console.log(`runner: ${appends} batched appends; worst event-loop delay ${worst.toFixed(1)} ms (goal < ${STALL_GOAL_MS} ms), p99 ${(delay.percentile(99) / 1e6).toFixed(1)} ms`);
+    console.log(
+      `runner: ${appends} batched appends; worst event-loop delay ${worst.toFixed(1)} ms (goal < ${STALL_GOAL_MS} ms), p99 ${(delay.percentile(99) / 1e6).toFixed(1)} ms`,
+    );
     console.log(`ratio runner/baseline: ${ratio.toFixed(2)} (goal ≤ ${RATIO_GOAL})`);
-    const missed = [worst >= STALL_GOAL_MS ? `a ${worst.toFixed(0)} ms stall` : "", ratio > RATIO_GOAL ? `runner ${ratio.toFixed(2)}× the bare parse` : "", result.outcome !== "success" ? `outcome ${result.outcome}` : ""].filter(Boolean);
+    const missed = [
+      worst >= STALL_GOAL_MS ? `a ${worst.toFixed(0)} ms stall` : "",
+      ratio > RATIO_GOAL ? `runner ${ratio.toFixed(2)}× the bare parse` : "",
+      result.outcome !== "success" ? `outcome ${result.outcome}` : "",
+    ].filter(Boolean);
     if (missed.length > 0) {
       console.log(`MISSED: ${missed.join("; ")}`);
       process.exitCode = 1;

@@ -9,7 +9,10 @@ const only = process.argv.slice(2);
 const chosen = only.length > 0 ? benches.filter((b) => only.includes(b)) : benches;
 const failed: string[] = [];
 
-const load = (): string => loadavg().map((l) => l.toFixed(1)).join(" ");
+const load = (): string =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" ");
 
 for (const name of chosen) {
   process.stdout.write(`\n=== bench:${name} (load ${load()}) ===\n`);

@@ -44,16 +44,23 @@ function median(xs: number[]): number {
 
 async function pool<T>(items: T[], width: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < items.length) await work(items[next++] as T);
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) await work(items[next++] as T);
+    }),
+  );
 }
 
 async function main(): Promise<void> {
   const sandbox = await startSandbox({ quiet: true });
   const runRoot = mkdtempSync(join(tmpdir(), "bench-board-"));
   try {
-    const { ana: token } = await benchTarget(sandbox.admin, { owner: OWNER, repo: REPO, users: ["ana"], labels: ["ready-for-agent", "in-progress", "ready-for-human"] });
+    const { ana: token } = await benchTarget(sandbox.admin, {
+      owner: OWNER,
+      repo: REPO,
+      users: ["ana"],
+      labels: ["ready-for-agent", "in-progress", "ready-for-human"],
+    });
     const admin = sandboxOctokit(sandbox.apiUrl, sandbox.adminToken);
     const ana = sandboxOctokit(sandbox.apiUrl, token);
     const host = new NodeHost({ env: process.env });
@@ -68,13 +75,30 @@ async function main(): Promise<void> {
     // Created one by one so issue numbers follow the loop.
     for (const n of numbers) {
       const claimed = claimedSet.has(n);
-      await admin.rest.issues.create({ owner: OWNER, repo: REPO, title: `Ticket ${n}: something to build`, labels: [claimed ? "in-progress" : "ready-for-agent"], assignees: claimed ? ["ana"] : [] });
+      await admin.rest.issues.create({
+        owner: OWNER,
+        repo: REPO,
+        title: `Ticket ${n}: something to build`,
+        labels: [claimed ? "in-progress" : "ready-for-agent"],
+        assignees: claimed ? ["ana"] : [],
+      });
     }
     await pool(claimedNumbers, 8, async (n) => {
       const now = Date.now();
       const lease = {
-        version: LEASE_VERSION, repo: `${OWNER}/${REPO}`, issue: n, host: laptop, session: `s-${n}`, run: `r-${n}`, holder: "machine" as const, user: "ana",
-        claimedAt: new Date(now - 600_000).toISOString(), expiresAt: new Date(now + 1_800_000).toISOString(), nonce: randomBytes(8).toString("hex"), state: "running" as const, stage: "implement",
+        version: LEASE_VERSION,
+        repo: `${OWNER}/${REPO}`,
+        issue: n,
+        host: laptop,
+        session: `s-${n}`,
+        run: `r-${n}`,
+        holder: "machine" as const,
+        user: "ana",
+        claimedAt: new Date(now - 600_000).toISOString(),
+        expiresAt: new Date(now + 1_800_000).toISOString(),
+        nonce: randomBytes(8).toString("hex"),
+        state: "running" as const,
+        stage: "implement",
       };
       await ana.rest.issues.createComment({ owner: OWNER, repo: REPO, issue_number: n, body: renderLeaseComment(lease) });
     });
@@ -84,7 +108,15 @@ async function main(): Promise<void> {
     });
     const seedMs = performance.now() - seedStart;
 
-    const board = createGitHubBoard({ octokit: ana, repo: { owner: OWNER, repo: REPO }, host, runRoot: new FsRunRoot(runRoot), labels: { ready: "ready-for-agent", inProgress: "in-progress", human: "ready-for-human" }, clock: new NodeClock(), log: silent });
+    const board = createGitHubBoard({
+      octokit: ana,
+      repo: { owner: OWNER, repo: REPO },
+      host,
+      runRoot: new FsRunRoot(runRoot),
+      labels: { ready: "ready-for-agent", inProgress: "in-progress", human: "ready-for-human" },
+      clock: new NodeClock(),
+      log: silent,
+    });
     const byAna = async (): Promise<{ method: string; path: string; status: number }[]> => (await sandbox.admin.requestLog()).filter((r) => r.user === "ana");
 
     // This board: a cold refresh (permissions not cached yet), then a warm one.
@@ -138,13 +170,21 @@ async function main(): Promise<void> {
     const model = buildBoard(warm.input);
 
     const ratio = naiveRequests / warmLog.length;
-    console.log(`board bench: ${ISSUES} open tickets (${CLAIMED} claimed, ${CHATTY} with the lease older than the last 10 comments) on the sandbox; seeded in ${(seedMs / 1000).toFixed(1)} s`);
+    console.log(
+      `board bench: ${ISSUES} open tickets (${CLAIMED} claimed, ${CHATTY} with the lease older than the last 10 comments) on the sandbox; seeded in ${(seedMs / 1000).toFixed(1)} s`,
+    );
     console.log(`  board rows built: ${model.total} (${model.sections.map((s) => `${s.title} ${s.count}`).join(", ")})`);
     console.log("");
     console.log("  requests per refresh");
-    console.log(`    this board, warm:   ${String(warmLog.length).padStart(5)}  (${warmGraphql} GraphQL: ${warmGraphql - warm.cost.extraComments} pages of 100 + ${warm.cost.extraComments} issues whose lease is older; ${warm.cost.permissionChecks} permission checks; ${warm.cost.points ?? "?"} points)  ${warmMs.toFixed(0)} ms`);
-    console.log(`    this board, cold:   ${String(coldRequests).padStart(5)}  (+${cold.cost.permissionChecks} permission check for the lease author, cached afterwards)  ${coldMs.toFixed(0)} ms`);
-    console.log(`    naive REST:         ${String(naiveRequests).padStart(5)}  (${pages} list pages + ${listed.length} comment lists)  ${naiveMs.toFixed(0)} ms`);
+    console.log(
+      `    this board, warm:   ${String(warmLog.length).padStart(5)}  (${warmGraphql} GraphQL: ${warmGraphql - warm.cost.extraComments} pages of 100 + ${warm.cost.extraComments} issues whose lease is older; ${warm.cost.permissionChecks} permission checks; ${warm.cost.points ?? "?"} points)  ${warmMs.toFixed(0)} ms`,
+    );
+    console.log(
+      `    this board, cold:   ${String(coldRequests).padStart(5)}  (+${cold.cost.permissionChecks} permission check for the lease author, cached afterwards)  ${coldMs.toFixed(0)} ms`,
+    );
+    console.log(
+      `    naive REST:         ${String(naiveRequests).padStart(5)}  (${pages} list pages + ${listed.length} comment lists)  ${naiveMs.toFixed(0)} ms`,
+    );
     console.log(`    ratio naive / board: ${ratio.toFixed(1)}x fewer requests`);
     console.log("");
     console.log("  10 idle polls");
@@ -152,7 +192,9 @@ async function main(): Promise<void> {
     console.log(`    rate-limit points spent: ${usedAfter - usedBefore} (x-ratelimit-used ${usedBefore} -> ${usedAfter}; goal 0)`);
     console.log(`    naive way, for comparison: every poll is a full refresh = ${naiveRequests * 10} points`);
     console.log("");
-    console.log(`  model build from fetched data: median ${median(builds).toFixed(2)} ms, max ${Math.max(...builds).toFixed(2)} ms over ${builds.length} builds of ${ISSUES} issues`);
+    console.log(
+      `  model build from fetched data: median ${median(builds).toFixed(2)} ms, max ${Math.max(...builds).toFixed(2)} ms over ${builds.length} builds of ${ISSUES} issues`,
+    );
     if (usedAfter - usedBefore !== 0) process.exitCode = 1;
   } finally {
     await sandbox.stop();

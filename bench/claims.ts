@@ -92,11 +92,13 @@ const strategies: Strategy[] = [
       return { started: true, pr: true };
     },
   },
-  ...([
-    ["D", "D claim + lease + read-back", WINDOW, SETTLE],
-    ["E", "D, double-read window every morning", 1, SETTLE],
-    ["F", `D, settle ${Math.round(LAG / 4)} ms < read lag (recheck only)`, 1, Math.round(LAG / 4)],
-  ] as const).map(([key, label, windowRate, settle]): Strategy => ({
+  ...(
+    [
+      ["D", "D claim + lease + read-back", WINDOW, SETTLE],
+      ["E", "D, double-read window every morning", 1, SETTLE],
+      ["F", `D, settle ${Math.round(LAG / 4)} ms < read lag (recheck only)`, 1, Math.round(LAG / 4)],
+    ] as const
+  ).map(([key, label, windowRate, settle]): Strategy => ({
     key,
     label,
     windowRate,
@@ -147,7 +149,12 @@ async function runStrategy(sandbox: SandboxHandle, s: Strategy, tokens: Record<s
   const r: Result = { label: s.label, mornings: MORNINGS, dual: 0, dupPr: 0, wasted: 0, requests: 0, claims: 0, noStart: 0 };
   for (let m = 0; m < MORNINGS; m++) {
     const windowed = random() < s.windowRate;
-    const { data } = await admin.request("POST /repos/{owner}/{repo}/issues", { owner: OWNER, repo: REPO, title: `#88 member discount applied twice (${s.key}, morning ${m + 1})`, labels: ["ready-for-agent"] });
+    const { data } = await admin.request("POST /repos/{owner}/{repo}/issues", {
+      owner: OWNER,
+      repo: REPO,
+      title: `#88 member discount applied twice (${s.key}, morning ${m + 1})`,
+      labels: ["ready-for-agent"],
+    });
     const n = (data as { number: number }).number;
     await sleep(LAG + 50); // the new ticket is visible to both before the morning starts
     let outcomes: { started: boolean; pr: boolean }[];
@@ -177,7 +184,12 @@ async function runStrategy(sandbox: SandboxHandle, s: Strategy, tokens: Record<s
  * not would cost one more read). Counted on the sandbox's request log, one user, one claim at a time,
  * after a first claim has made the one-off label and trust look-ups.
  */
-async function measureRoundTrips(sandbox: SandboxHandle, tokens: Record<string, string>, dir: string, admin: GitHubClient): Promise<{ take: number; claim: number; tickets: number }> {
+async function measureRoundTrips(
+  sandbox: SandboxHandle,
+  tokens: Record<string, string>,
+  dir: string,
+  admin: GitHubClient,
+): Promise<{ take: number; claim: number; tickets: number }> {
   const user = "round-trips";
   const gh = createOctokit({ apiUrl: sandbox.apiUrl, token: tokens[user]!, log: silent, retryBaseMs: 20 });
   const tracker = new OctokitTracker(gh, { owner: OWNER, repo: REPO });
@@ -237,7 +249,9 @@ async function main(): Promise<void> {
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
 
     const base = results[0]!;
-    console.log(`\nClaim strategies: ${MORNINGS} mornings, 2 Hosts, sandbox read lag ${LAG} ms, double-read window ${pct(WINDOW, 1)} of mornings (rows E, F: every morning), settle ${SETTLE} ms (${seconds} s)\n`);
+    console.log(
+      `\nClaim strategies: ${MORNINGS} mornings, 2 Hosts, sandbox read lag ${LAG} ms, double-read window ${pct(WINDOW, 1)} of mornings (rows E, F: every morning), settle ${SETTLE} ms (${seconds} s)\n`,
+    );
     const head = ["strategy", "dual-start", "dup PR", "wasted agent-min", "vs A", "requests/claim", "no start"];
     const rows = results.map((r) => [
       r.label,

@@ -57,7 +57,14 @@ export interface Row {
 }
 
 /** The Target's ticket-runner.json here and in bench:actions. */
-export const HOSTS_CONFIG = { lanes: 2, lockScope: "host", checks: [["node", "-e", "0"]], merge: { method: "squash" }, ci: { pollSeconds: 1, graceMinutes: 2, timeoutMinutes: 10 }, lease: { settleMs: 200 } };
+export const HOSTS_CONFIG = {
+  lanes: 2,
+  lockScope: "host",
+  checks: [["node", "-e", "0"]],
+  merge: { method: "squash" },
+  ci: { pollSeconds: 1, graceMinutes: 2, timeoutMinutes: 10 },
+  lease: { settleMs: 200 },
+};
 
 const NAMES = "abcdefghijklmnopqrstuvwxyz";
 
@@ -151,7 +158,20 @@ export async function measure(k: number): Promise<Row> {
     exits.forEach((e, i) => {
       if (e.code !== 0) failures.push(`host-${i + 1} exited ${e.code ?? e.signal}: ${runs[i]!.stderr().slice(-600)}`);
     });
-    return { k, wallMs, merged, duplicates: duplicateWork(views), stateFilesLeft: (await stateFilesOn(t.gitDir)).length, takesLost, writesPerTicket: writes / Math.max(1, merged), stageSeconds: stageSeconds(outputs), ...startAndTail(outputs, startedAt, wallMs), cpuSeconds, load, failures };
+    return {
+      k,
+      wallMs,
+      merged,
+      duplicates: duplicateWork(views),
+      stateFilesLeft: (await stateFilesOn(t.gitDir)).length,
+      takesLost,
+      writesPerTicket: writes / Math.max(1, merged),
+      stageSeconds: stageSeconds(outputs),
+      ...startAndTail(outputs, startedAt, wallMs),
+      cpuSeconds,
+      load,
+      failures,
+    };
   } finally {
     await world.stop();
   }
@@ -162,12 +182,17 @@ export function perMinute(r: { merged: number; wallMs: number }): number {
 }
 
 async function main(): Promise<void> {
-  console.log(`bench:hosts — ${TICKETS} tickets, K Hosts × 2 Lanes (real \`ticket-runner run\` processes), one sandbox, lockScope host; agent ${AGENT_MS} ms per Stage; sandbox CI taking ${CI_MS} ms, polled every 1 s; Checks \`node -e 0\``);
+  console.log(
+    `bench:hosts — ${TICKETS} tickets, K Hosts × 2 Lanes (real \`ticket-runner run\` processes), one sandbox, lockScope host; agent ${AGENT_MS} ms per Stage; sandbox CI taking ${CI_MS} ms, polled every 1 s; Checks \`node -e 0\``,
+  );
   const rows: Row[] = [];
   for (const k of HOSTS) {
     const r = await measure(k);
     rows.push(r);
-    const where = [...r.stageSeconds].sort((a, b) => b[1] - a[1]).map(([stage, s]) => `${stage} ${(s / Math.max(1, r.merged)).toFixed(1)}`).join(" · ");
+    const where = [...r.stageSeconds]
+      .sort((a, b) => b[1] - a[1])
+      .map(([stage, s]) => `${stage} ${(s / Math.max(1, r.merged)).toFixed(1)}`)
+      .join(" · ");
     console.log(
       `K = ${k}: wall ${(r.wallMs / 1000).toFixed(1)} s · ${r.merged}/${TICKETS} merged · ${perMinute(r).toFixed(1)} tickets/min · duplicates ${r.duplicates} (goal 0) · State files left ${r.stateFilesLeft} (goal 0) · takes lost to another Host ${r.takesLost} · GitHub writes ${r.writesPerTicket.toFixed(1)} per ticket`,
     );

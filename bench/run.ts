@@ -68,12 +68,44 @@ async function measure(tickets: number, lanes: number): Promise<Measured> {
   try {
     const target = await seedRunTarget(sandbox, scratch, { lanes, ci: { pollSeconds: 0.2, graceMinutes: 1, timeoutMinutes: 5 }, lease: { settleMs: 200 } });
     await sandbox.admin.scriptCi(`${target.owner}/${target.repo}`, { conclusion: "success", delayMs: 0 });
-    await openTickets(target, Array.from({ length: tickets }, (_, i) => simpleTicket(`bench${String.fromCharCode(97 + i)}`)));
+    await openTickets(
+      target,
+      Array.from({ length: tickets }, (_, i) => simpleTicket(`bench${String.fromCharCode(97 + i)}`)),
+    );
     const runRoot = join(scratch, "run-root");
     mkdirSync(runRoot, { recursive: true });
     const env = { ...process.env, TICKET_RUNNER_HOST_NAME: "bench", TICKET_RUNNER_TOKEN: target.userToken };
-    const { run } = composeRun({ config: loadConfig(target.clone), apiUrl: target.apiUrl, token: target.userToken, repo: { owner: target.owner, repo: target.repo }, cwd: target.clone, runRoot, log: quiet, env }, { lanes, command: "bench:run" });
-    const m: Measured = { phases: [], tickets, lanes, wallMs: 0, agentMs: 0, checksMs: 0, ciMs: 0, merged: 0, writes: new Map(), reads: new Map(), cpuMs: 0, childCpuMs: 0, sandboxCpuMs: 0, gitProcesses: 0, spawners: 0, timeline: [] };
+    const { run } = composeRun(
+      {
+        config: loadConfig(target.clone),
+        apiUrl: target.apiUrl,
+        token: target.userToken,
+        repo: { owner: target.owner, repo: target.repo },
+        cwd: target.clone,
+        runRoot,
+        log: quiet,
+        env,
+      },
+      { lanes, command: "bench:run" },
+    );
+    const m: Measured = {
+      phases: [],
+      tickets,
+      lanes,
+      wallMs: 0,
+      agentMs: 0,
+      checksMs: 0,
+      ciMs: 0,
+      merged: 0,
+      writes: new Map(),
+      reads: new Map(),
+      cpuMs: 0,
+      childCpuMs: 0,
+      sandboxCpuMs: 0,
+      gitProcesses: 0,
+      spawners: 0,
+      timeline: [],
+    };
     await sandbox.admin.clearRequestLog();
     let mark = performance.now();
     let t0 = mark;
@@ -83,7 +115,13 @@ async function measure(tickets: number, lanes: number): Promise<Measured> {
       mark = now;
     };
     run.events.subscribe((e) => {
-      if (e.kind !== "transcript") m.timeline.push({ ms: performance.now() - t0, what: e.kind === "stage-started" || e.kind === "stage-ended" ? `${e.stage}${e.kind === "stage-ended" ? " end" : ""}` : e.kind, ticket: "ticket" in e ? e.ticket : null, lane: "lane" in e ? e.lane : null });
+      if (e.kind !== "transcript")
+        m.timeline.push({
+          ms: performance.now() - t0,
+          what: e.kind === "stage-started" || e.kind === "stage-ended" ? `${e.stage}${e.kind === "stage-ended" ? " end" : ""}` : e.kind,
+          ticket: "ticket" in e ? e.ticket : null,
+          lane: "lane" in e ? e.lane : null,
+        });
       if (e.kind === "run-started") phase("preflight + lock");
       if (e.kind === "lane-started") phase("sweep + Frontier + claim");
       if (e.kind === "stage-started") phase(`before ${e.stage}`);
@@ -116,7 +154,11 @@ async function measure(tickets: number, lanes: number): Promise<Measured> {
     if (m.merged !== tickets) process.stderr.write(`bench: only ${m.merged} of ${tickets} merged:\n${summary.lines.join("\n")}\n`);
     for (const r of await sandbox.admin.requestLog()) {
       if (r.user !== RUN_USER) continue;
-      const route = `${r.method} ${r.path.replace(/\/repos\/[^/]+\/[^/]+/, "/repos/:o/:r").replace(/\/[0-9a-f]{40}/g, "/:sha").replace(/\/\d+/g, "/:n").replace(/\?.*$/, "")}`;
+      const route = `${r.method} ${r.path
+        .replace(/\/repos\/[^/]+\/[^/]+/, "/repos/:o/:r")
+        .replace(/\/[0-9a-f]{40}/g, "/:sha")
+        .replace(/\/\d+/g, "/:n")
+        .replace(/\?.*$/, "")}`;
       const into = r.write ? m.writes : m.reads;
       into.set(route, (into.get(route) ?? 0) + 1);
     }
@@ -170,14 +212,31 @@ async function main(): Promise<void> {
   report("1 ticket, 1 lane", single);
   const merged = new Map<string, number>();
   for (const [name, ms] of single.phases) merged.set(name, (merged.get(name) ?? 0) + ms);
-  console.log(`  where it went: ${[...merged].filter(([, ms]) => ms >= 20).map(([name, ms]) => `${name} ${Math.round(ms)} ms`).join(" · ")}`);
-  console.log(`  GitHub writes: ${writesPerTicket(single).toFixed(1)} per ticket (goal ≤ ${WRITE_BUDGET}): ${[...single.writes].sort((a, b) => b[1] - a[1]).map(([route, n]) => `${route} ×${n}`).join(" · ")}`);
+  console.log(
+    `  where it went: ${[...merged]
+      .filter(([, ms]) => ms >= 20)
+      .map(([name, ms]) => `${name} ${Math.round(ms)} ms`)
+      .join(" · ")}`,
+  );
+  console.log(
+    `  GitHub writes: ${writesPerTicket(single).toFixed(1)} per ticket (goal ≤ ${WRITE_BUDGET}): ${[...single.writes]
+      .sort((a, b) => b[1] - a[1])
+      .map(([route, n]) => `${route} ×${n}`)
+      .join(" · ")}`,
+  );
   if (writesPerTicket(single) > WRITE_BUDGET) missed.push(`${writesPerTicket(single).toFixed(1)} GitHub writes per ticket, over ${WRITE_BUDGET}`);
   const [git, api] = [[...single.reads].filter(([route]) => route.includes(".git/")), [...single.reads].filter(([route]) => !route.includes(".git/"))];
   const count = (rs: [string, number][]) => rs.reduce((a, [, n]) => a + n, 0);
-  const list = (rs: [string, number][]) => rs.sort((a, b) => b[1] - a[1]).map(([route, n]) => `${route} ×${n}`).join(" · ");
-  console.log(`  round trips for the ticket, the Run's start and end included: ${count(api) + count([...single.writes])} GitHub API requests (${count(api)} reads: ${list(api)}) · ${count(git)} git HTTP requests (${list(git)})`);
-  const via = process.env.TICKET_RUNNER_GIT_SPAWN === "direct" ? "started directly (TICKET_RUNNER_GIT_SPAWN=direct)" : `through ${single.spawners} git spawner start(s)`;
+  const list = (rs: [string, number][]) =>
+    rs
+      .sort((a, b) => b[1] - a[1])
+      .map(([route, n]) => `${route} ×${n}`)
+      .join(" · ");
+  console.log(
+    `  round trips for the ticket, the Run's start and end included: ${count(api) + count([...single.writes])} GitHub API requests (${count(api)} reads: ${list(api)}) · ${count(git)} git HTTP requests (${list(git)})`,
+  );
+  const via =
+    process.env.TICKET_RUNNER_GIT_SPAWN === "direct" ? "started directly (TICKET_RUNNER_GIT_SPAWN=direct)" : `through ${single.spawners} git spawner start(s)`;
   console.log(`  git processes: ${single.gitProcesses} for the ticket, lock, preflight and sweep included (goal ≤ ${GIT_BUDGET}), ${via}`);
   if (single.gitProcesses > GIT_BUDGET) missed.push(`${single.gitProcesses} git processes for one ticket, over ${GIT_BUDGET}`);
   const one = await measure(8, 1);
@@ -186,14 +245,27 @@ async function main(): Promise<void> {
   const four = await measure(8, 4);
   report("8 tickets, 4 lanes", four);
   console.log(`  ${laneLine(four)}`);
-  console.log(`  GitHub writes per ticket: ${writesPerTicket(one).toFixed(1)} (1 lane), ${writesPerTicket(four).toFixed(1)} (4 lanes) (goal ≤ ${WRITE_BUDGET})`);
-  for (const [label, m] of [["1 ticket", single], ["8 tickets, 1 lane", one], ["8 tickets, 4 lanes", four]] as const) {
+  console.log(
+    `  GitHub writes per ticket: ${writesPerTicket(one).toFixed(1)} (1 lane), ${writesPerTicket(four).toFixed(1)} (4 lanes) (goal ≤ ${WRITE_BUDGET})`,
+  );
+  for (const [label, m] of [
+    ["1 ticket", single],
+    ["8 tickets, 1 lane", one],
+    ["8 tickets, 4 lanes", four],
+  ] as const) {
     const all = m.cpuMs + m.childCpuMs + m.sandboxCpuMs;
-    console.log(`  CPU per ticket (${label}): the Run's own process ${(m.cpuMs / m.tickets).toFixed(0)} ms · git, agent and Checks processes ${(m.childCpuMs / m.tickets).toFixed(0)} ms · sandbox ${(m.sandboxCpuMs / m.tickets).toFixed(0)} ms · ${(all / m.wallMs).toFixed(2)} of ${cpus().length} cores busy · ${(m.gitProcesses / m.tickets).toFixed(0)} git processes · ${m.spawners} git spawner start(s)`);
+    console.log(
+      `  CPU per ticket (${label}): the Run's own process ${(m.cpuMs / m.tickets).toFixed(0)} ms · git, agent and Checks processes ${(m.childCpuMs / m.tickets).toFixed(0)} ms · sandbox ${(m.sandboxCpuMs / m.tickets).toFixed(0)} ms · ${(all / m.wallMs).toFixed(2)} of ${cpus().length} cores busy · ${(m.gitProcesses / m.tickets).toFixed(0)} git processes · ${m.spawners} git spawner start(s)`,
+    );
   }
   const ratio = one.wallMs / four.wallMs;
-  console.log(`8 tickets: 1 lane / 4 lanes wall time = ${ratio.toFixed(2)}× (goal ≥ ${GOAL_LANES_RATIO}×; Checks and CI included; this machine has ${cpus().length} cores, load ${loadavg().map((l) => l.toFixed(1)).join(" ")})`);
-  for (const m of [single, one, four]) if (m.merged !== m.tickets) missed.push(`${m.tickets - m.merged} of ${m.tickets} tickets not merged on ${m.lanes} lane(s)`);
+  console.log(
+    `8 tickets: 1 lane / 4 lanes wall time = ${ratio.toFixed(2)}× (goal ≥ ${GOAL_LANES_RATIO}×; Checks and CI included; this machine has ${cpus().length} cores, load ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")})`,
+  );
+  for (const m of [single, one, four])
+    if (m.merged !== m.tickets) missed.push(`${m.tickets - m.merged} of ${m.tickets} tickets not merged on ${m.lanes} lane(s)`);
   if (ratio < GOAL_LANES_RATIO) missed.push(`4 lanes gave ${ratio.toFixed(2)}×, under ${GOAL_LANES_RATIO}×`);
   if (Math.max(writesPerTicket(one), writesPerTicket(four)) > WRITE_BUDGET) missed.push(`GitHub writes per ticket over ${WRITE_BUDGET}`);
   if (missed.length > 0) {

@@ -102,40 +102,80 @@ async function main(): Promise<void> {
   const { child, apiUrl, admin } = await startServer();
   const sb = { apiUrl, admin };
   try {
-    const { runner: token } = await benchTarget(sb.admin, { owner: "bench", repo: "board", users: ["runner"], labels: ["ready-for-agent"], rateLimit: 1_000_000_000 });
+    const { runner: token } = await benchTarget(sb.admin, {
+      owner: "bench",
+      repo: "board",
+      users: ["runner"],
+      labels: ["ready-for-agent"],
+      rateLimit: 1_000_000_000,
+    });
     const auth = { authorization: `token ${token}`, "content-type": "application/json" };
     const api = (path: string, init: RequestInit = {}) => fetch(`${sb.apiUrl}${path}`, { ...init, headers: auth });
 
     const seedStart = performance.now();
     const pool = async <T>(items: T[], fn: (item: T) => Promise<unknown>): Promise<void> => {
       let i = 0;
-      await Promise.all(Array.from({ length: 8 }, async () => {
-        while (i < items.length) await fn(items[i++] as T);
-      }));
+      await Promise.all(
+        Array.from({ length: 8 }, async () => {
+          while (i < items.length) await fn(items[i++] as T);
+        }),
+      );
     };
-    await pool(Array.from({ length: ISSUES }, (_, i) => i), async (i) => {
-      const res = await api("/repos/bench/board/issues", { method: "POST", body: JSON.stringify({ title: `Ticket ${i}`, body: `Body of ticket ${i}\n\n- [ ] it works`, labels: ["ready-for-agent"], assignees: i % 3 === 0 ? ["runner"] : [] }) });
-      await res.arrayBuffer();
-    });
-    await pool(Array.from({ length: ISSUES * COMMENTS }, (_, i) => i), async (i) => {
-      const res = await api(`/repos/bench/board/issues/${(i % ISSUES) + 1}/comments`, { method: "POST", body: JSON.stringify({ body: `<!-- ticket-runner:lease -->\ncomment ${i} ${"x".repeat(200)}` }) });
-      await res.arrayBuffer();
-    });
+    await pool(
+      Array.from({ length: ISSUES }, (_, i) => i),
+      async (i) => {
+        const res = await api("/repos/bench/board/issues", {
+          method: "POST",
+          body: JSON.stringify({
+            title: `Ticket ${i}`,
+            body: `Body of ticket ${i}\n\n- [ ] it works`,
+            labels: ["ready-for-agent"],
+            assignees: i % 3 === 0 ? ["runner"] : [],
+          }),
+        });
+        await res.arrayBuffer();
+      },
+    );
+    await pool(
+      Array.from({ length: ISSUES * COMMENTS }, (_, i) => i),
+      async (i) => {
+        const res = await api(`/repos/bench/board/issues/${(i % ISSUES) + 1}/comments`, {
+          method: "POST",
+          body: JSON.stringify({ body: `<!-- ticket-runner:lease -->\ncomment ${i} ${"x".repeat(200)}` }),
+        });
+        await res.arrayBuffer();
+      },
+    );
     const seedSeconds = (performance.now() - seedStart) / 1000;
 
     const results: Result[] = [];
     results.push(await measure("static (avatar, no auth)", () => fetch(`${sb.apiUrl}/_sandbox/avatars/x`)));
     results.push(await measure("baseline GET /user", () => api("/user")));
     results.push(await measure(`issues list (${ISSUES} per page)`, () => api("/repos/bench/board/issues?labels=ready-for-agent&per_page=100")));
-    results.push(await measure(`GraphQL board (${Math.min(ISSUES, 100)} issues, last 20 comments)`, () => api("/graphql", { method: "POST", body: JSON.stringify({ query: BOARD, variables: { owner: "bench", name: "board" } }) })));
+    results.push(
+      await measure(`GraphQL board (${Math.min(ISSUES, 100)} issues, last 20 comments)`, () =>
+        api("/graphql", { method: "POST", body: JSON.stringify({ query: BOARD, variables: { owner: "bench", name: "board" } }) }),
+      ),
+    );
 
     const base = results[1]?.rps ?? 1;
-    console.log(`sandbox bench: ${CONCURRENCY} concurrent clients, ${SECONDS}s per case, seeded ${ISSUES} issues + ${ISSUES * COMMENTS} comments over REST in ${seedSeconds.toFixed(1)}s (${((ISSUES + ISSUES * COMMENTS) / seedSeconds).toFixed(0)} writes/s)`);
+    console.log(
+      `sandbox bench: ${CONCURRENCY} concurrent clients, ${SECONDS}s per case, seeded ${ISSUES} issues + ${ISSUES * COMMENTS} comments over REST in ${seedSeconds.toFixed(1)}s (${((ISSUES + ISSUES * COMMENTS) / seedSeconds).toFixed(0)} writes/s)`,
+    );
     console.log("case".padEnd(52) + "req/s".padStart(10) + "mean ms".padStart(10) + "body KB".padStart(10) + "vs baseline".padStart(13));
     for (const r of results) {
-      console.log(r.name.padEnd(52) + r.rps.toFixed(0).padStart(10) + r.meanMs.toFixed(2).padStart(10) + (r.bytes / 1024).toFixed(1).padStart(10) + `${(r.rps / base).toFixed(3)}x`.padStart(13));
+      console.log(
+        r.name.padEnd(52) +
+          r.rps.toFixed(0).padStart(10) +
+          r.meanMs.toFixed(2).padStart(10) +
+          (r.bytes / 1024).toFixed(1).padStart(10) +
+          `${(r.rps / base).toFixed(3)}x`.padStart(13),
+      );
     }
-    const goals: [Result | undefined, number][] = [[results[2], 0.05], [results[3], 0.005]];
+    const goals: [Result | undefined, number][] = [
+      [results[2], 0.05],
+      [results[3], 0.005],
+    ];
     console.log(`goals: issues list ≥ 0.05x, GraphQL board ≥ 0.005x the baseline`);
     const missed = goals.filter(([r, goal]) => !r || r.rps / base < goal).map(([r, goal]) => `${r?.name ?? "a case"} under ${goal}x`);
     if (missed.length > 0) {

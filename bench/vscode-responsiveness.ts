@@ -34,19 +34,37 @@ async function main(): Promise<number> {
     const activation = f["activation CPU time, bundle load included"]?.value;
     const hostWait = f["host's wait for our activation"]?.value;
     const floor = f["host's wait for a stub extension (floor)"]?.value;
-    if (idle === undefined || p95 === undefined || max === undefined || hostStall === undefined || hostStallIdle === undefined || activation === undefined || activationWall === undefined || hostWait === undefined || floor === undefined) {
+    if (
+      idle === undefined ||
+      p95 === undefined ||
+      max === undefined ||
+      hostStall === undefined ||
+      hostStallIdle === undefined ||
+      activation === undefined ||
+      activationWall === undefined ||
+      hostWait === undefined ||
+      floor === undefined
+    ) {
       console.log("MISSED: the tests recorded no round trips, no host stalls or no activation times");
       return 1;
     }
-    console.log(`\nbench:vscode  extension host stall during the burst: max ${hostStall} ms (goal < ${STALL_GOAL_MS} ms), p99 ${f["extension host stall during 20k-event burst p99"]?.value ?? "?"} ms · idle before it, same host: max ${hostStallIdle} ms`);
-    console.log(`bench:vscode  round trip idle p50 ${idle} ms · during the burst p95 ${p95} ms, max ${max} ms (goal < ${STALL_GOAL_MS} ms) · ratio p95/idle ${(p95 / Math.max(0.1, idle)).toFixed(1)}x`);
+    console.log(
+      `\nbench:vscode  extension host stall during the burst: max ${hostStall} ms (goal < ${STALL_GOAL_MS} ms), p99 ${f["extension host stall during 20k-event burst p99"]?.value ?? "?"} ms · idle before it, same host: max ${hostStallIdle} ms`,
+    );
+    console.log(
+      `bench:vscode  round trip idle p50 ${idle} ms · during the burst p95 ${p95} ms, max ${max} ms (goal < ${STALL_GOAL_MS} ms) · ratio p95/idle ${(p95 / Math.max(0.1, idle)).toFixed(1)}x`,
+    );
     console.log(
       `bench:vscode  activation, bundle load included: CPU ${activation} ms (goal < ${ACTIVATION_GOAL_MS} ms), wall ${activationWall} ms, the activate() body alone ${f["activate() body"]?.value ?? "?"} ms` +
         ` · the host's wait for it ${hostWait} ms, for a stub extension ${floor} ms (the host's floor, not ours)`,
     );
     if (hostStall >= STALL_GOAL_MS) console.log(`MISSED: the extension host stalled ${hostStall} ms during the burst`);
     if (max >= STALL_GOAL_MS) console.log(`MISSED: a ${max} ms command round trip during the burst`);
-    console.log(`bench:vscode  load average ${loadavg().map((l) => l.toFixed(1)).join(" ")}`);
+    console.log(
+      `bench:vscode  load average ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(" ")}`,
+    );
     if (activation >= ACTIVATION_GOAL_MS) console.log(`MISSED: activation took ${activation} ms of CPU`);
     return ok && hostStall < STALL_GOAL_MS && max < STALL_GOAL_MS && activation < ACTIVATION_GOAL_MS ? 0 : 1;
   } finally {

@@ -48,7 +48,17 @@ async function time(fn: (i: number) => Promise<unknown>): Promise<number> {
   return median(ms);
 }
 
-const state = (ticket: number): StateFile => ({ ticket, branch: `agent/${ticket}-x`, state: "claimed", fixUsed: false, pullRequest: null, title: null, runId: "bench", version: "0.1.0", updatedAt: new Date().toISOString() });
+const state = (ticket: number): StateFile => ({
+  ticket,
+  branch: `agent/${ticket}-x`,
+  state: "claimed",
+  fixUsed: false,
+  pullRequest: null,
+  title: null,
+  runId: "bench",
+  version: "0.1.0",
+  updatedAt: new Date().toISOString(),
+});
 
 async function main(): Promise<void> {
   const sandbox = await sandboxProcess();
@@ -63,7 +73,8 @@ async function main(): Promise<void> {
       return dir;
     };
     const host = new NodeHost();
-    const workspace = async (name: string): Promise<GitWorkspace> => new GitWorkspace({ root: await clone(name), host, identity: TEST_IDENTITY, token, env: ISOLATED });
+    const workspace = async (name: string): Promise<GitWorkspace> =>
+      new GitWorkspace({ root: await clone(name), host, identity: TEST_IDENTITY, token, env: ISOLATED });
     const plain = await clone("plain");
     const auth = ["-c", `http.extraHeader=Authorization: Basic ${Buffer.from(`x-access-token:${token}`).toString("base64")}`];
 
@@ -75,7 +86,14 @@ async function main(): Promise<void> {
     const write = await time((i) => one.writeState(i + 1, () => state(i + 1)));
     const lock = await time(async (i) => {
       const runId = `bench-${i}`;
-      await one.acquireLock({ host: host.identity(), pid: process.pid, command: "bench", runId, startedAt: new Date().toISOString(), processStartTime: await host.processStartTime(process.pid) });
+      await one.acquireLock({
+        host: host.identity(),
+        pid: process.pid,
+        command: "bench",
+        runId,
+        startedAt: new Date().toISOString(),
+        processStartTime: await host.processStartTime(process.pid),
+      });
       await one.releaseLock(runId);
     });
     const read = await time(() => one.readStates());
@@ -98,15 +116,17 @@ async function main(): Promise<void> {
     await sandbox.admin.clearRequestLog();
     cpu0 = cpuNow();
     t = performance.now();
-    await Promise.all(writers.map(async (ws, w) => {
-      for (let i = 0; i < each; i++) await ws.writeState(2000 + w * 100 + i, () => state(2000 + w * 100 + i));
-    }));
+    await Promise.all(
+      writers.map(async (ws, w) => {
+        for (let i = 0; i < each; i++) await ws.writeState(2000 + w * 100 + i, () => state(2000 + w * 100 + i));
+      }),
+    );
     const togetherMs = performance.now() - t;
     await spawnersEnded();
     const togetherCpuMs = cpuNow() - cpu0;
     const pushes = (await sandbox.admin.requestLog()).filter((r) => r.method === "POST" && r.path.endsWith("/git-receive-pack")).length;
     const writes = WRITERS * each;
-    const speedup = (writes / togetherMs) / (each / aloneMs);
+    const speedup = writes / togetherMs / (each / aloneMs);
     const stored = (await one.readStates()).files.filter((f) => f.ticket >= 2000).length;
 
     console.log(`bench:workspace — the sandbox's smart-HTTP remote (own process), ${ROUNDS} rounds, medians`);
@@ -117,8 +137,12 @@ async function main(): Promise<void> {
     const cores = cpus().length;
     // One writer keeps aloneCpuMs / aloneMs cores busy; the machine has `cores`: no number of writers goes past that.
     const ceiling = cores / (aloneCpuMs / aloneMs);
-    console.log(`CPU per State write, every process (Run, git, sandbox): ${(aloneCpuMs / each).toFixed(0)} ms alone, ${(togetherCpuMs / (WRITERS * each)).toFixed(0)} ms with ${WRITERS} writers · one writer keeps ${(aloneCpuMs / aloneMs).toFixed(2)} of ${cores} cores busy, so ${cores} idle cores allow at most ${ceiling.toFixed(2)}× · load ${loadavg()[0]!.toFixed(1)}`);
-    console.log(`${WRITERS} writers × ${each} State writes at once     ${togetherMs.toFixed(0)} ms for ${writes} (${stored} stored) · ${(writes / (togetherMs / 1000)).toFixed(1)} writes/s vs ${(each / (aloneMs / 1000)).toFixed(1)} alone = ${speedup.toFixed(2)}× (goal ≥ 1.5×) · pushes per write ${(pushes / writes).toFixed(2)} (goal 1.00)`);
+    console.log(
+      `CPU per State write, every process (Run, git, sandbox): ${(aloneCpuMs / each).toFixed(0)} ms alone, ${(togetherCpuMs / (WRITERS * each)).toFixed(0)} ms with ${WRITERS} writers · one writer keeps ${(aloneCpuMs / aloneMs).toFixed(2)} of ${cores} cores busy, so ${cores} idle cores allow at most ${ceiling.toFixed(2)}× · load ${loadavg()[0]!.toFixed(1)}`,
+    );
+    console.log(
+      `${WRITERS} writers × ${each} State writes at once     ${togetherMs.toFixed(0)} ms for ${writes} (${stored} stored) · ${(writes / (togetherMs / 1000)).toFixed(1)} writes/s vs ${(each / (aloneMs / 1000)).toFixed(1)} alone = ${speedup.toFixed(2)}× (goal ≥ 1.5×) · pushes per write ${(pushes / writes).toFixed(2)} (goal 1.00)`,
+    );
     if (write / baseline > 3) missed.push(`State write ${(write / baseline).toFixed(2)}× baseline`);
     if (read / baseline > 3) missed.push(`readStates ${(read / baseline).toFixed(2)}× baseline`);
     if (lock / baseline > 6) missed.push(`lock ${(lock / baseline).toFixed(2)}× baseline`);

@@ -48,7 +48,9 @@ function broken(file: string, target: string): boolean {
   return !existsSync(path.startsWith("/") ? join(root, path) : resolve(dirname(file), path));
 }
 
-const files = [join(root, "README.md"), join(root, "CHANGELOG.md"), join(root, "CONTRIBUTING.md"), ...markdownFiles(join(root, "docs"))].filter((f) => existsSync(f));
+const files = [join(root, "README.md"), join(root, "CHANGELOG.md"), join(root, "CONTRIBUTING.md"), ...markdownFiles(join(root, "docs"))].filter((f) =>
+  existsSync(f),
+);
 let bad = 0;
 for (const file of files) {
   for (const { target, line } of linkTargets(readFileSync(file, "utf8"))) {

@@ -24,7 +24,14 @@ import { DEMO_FILES, DEMO_ISSUES } from "../src/sandbox/seeds/demo-project";
 
 const ROOT = resolve(__dirname, "..");
 const CACHE = process.env.TICKET_RUNNER_CACHE ?? join(process.env.HOME ?? "", ".cache", "ticket-runner");
-const IDENTITY = { GIT_AUTHOR_NAME: "Agent", GIT_AUTHOR_EMAIL: "agent@ticket-runner.invalid", GIT_COMMITTER_NAME: "Agent", GIT_COMMITTER_EMAIL: "agent@ticket-runner.invalid", GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" };
+const IDENTITY = {
+  GIT_AUTHOR_NAME: "Agent",
+  GIT_AUTHOR_EMAIL: "agent@ticket-runner.invalid",
+  GIT_COMMITTER_NAME: "Agent",
+  GIT_COMMITTER_EMAIL: "agent@ticket-runner.invalid",
+  GIT_CONFIG_GLOBAL: "/dev/null",
+  GIT_CONFIG_NOSYSTEM: "1",
+};
 
 interface Agent {
   kind: "codex" | "gemini";
@@ -49,7 +56,12 @@ const AGENTS: Agent[] = [
     start: () => startGeminiApiServer(),
     runner(server, home) {
       const w = geminiScriptedWiring(server.url, home);
-      return createGeminiRunner({ command: [this.binary], model: "gemini-2.5-pro", extraArgs: w.extraArgs, baseEnv: { ...process.env, ...IDENTITY, ...w.env } });
+      return createGeminiRunner({
+        command: [this.binary],
+        model: "gemini-2.5-pro",
+        extraArgs: w.extraArgs,
+        baseEnv: { ...process.env, ...IDENTITY, ...w.env },
+      });
     },
   },
 ];
@@ -69,7 +81,14 @@ async function main(): Promise<void> {
     const version = execFileSync(agent.binary, ["--version"], { encoding: "utf8" }).trim();
     const out = join(ROOT, "test/fixtures", `${agent.kind}-streams`);
     mkdirSync(out, { recursive: true });
-    const lines = [`# ${agent.kind} stream fixtures`, "", `Recorded from the real binary (\`${agent.binary.split("/").slice(-4).join("/")} --version\`: ${version}) on ${new Date().toISOString().slice(0, 10)}`, "by `npx tsx scripts/record-agent-fixtures.ts`, against the scripted model server, in a clone of the demo Target.", "Never edit them by hand: record them again.", ""];
+    const lines = [
+      `# ${agent.kind} stream fixtures`,
+      "",
+      `Recorded from the real binary (\`${agent.binary.split("/").slice(-4).join("/")} --version\`: ${version}) on ${new Date().toISOString().slice(0, 10)}`,
+      "by `npx tsx scripts/record-agent-fixtures.ts`, against the scripted model server, in a clone of the demo Target.",
+      "Never edit them by hand: record them again.",
+      "",
+    ];
     for (const s of SCENARIOS) {
       const tmp = mkdtempSync(join(tmpdir(), `tr-record-${agent.kind}-`));
       const server = await agent.start();
@@ -85,7 +104,17 @@ async function main(): Promise<void> {
         git(repo, ["add", "-A"]);
         git(repo, ["commit", "-q", "-m", "initial commit"]);
         const issue = { number: 1, ...DEMO_ISSUES[0]! };
-        const result = await agent.runner(server, join(tmp, "home")).run({ stage: "implement", ticket: 1, prompt: implementPrompt(issue, "agent/1-format-price"), cwd: repo, logDir: join(tmp, "logs"), logName: s.name, jsonSchema: jsonSchemaFor("implement"), timeoutMs: 120_000, maxTurns: 30 });
+        const result = await agent.runner(server, join(tmp, "home")).run({
+          stage: "implement",
+          ticket: 1,
+          prompt: implementPrompt(issue, "agent/1-format-price"),
+          cwd: repo,
+          logDir: join(tmp, "logs"),
+          logName: s.name,
+          jsonSchema: jsonSchemaFor("implement"),
+          timeoutMs: 120_000,
+          maxTurns: 30,
+        });
         copyFileSync(result.files!.stdout, join(out, `${s.name}.jsonl`));
         lines.push(`- \`${s.name}.jsonl\`: ${s.what} (outcome \`${result.outcome}\`)`);
         console.log(`${agent.kind} ${s.name}: ${result.outcome}${result.detail ? ` (${result.detail})` : ""}`);

@@ -40,7 +40,12 @@ function render(node: ts.Expression): string {
   if (ts.isParenthesizedExpression(node)) return render(node.expression);
   if (ts.isTemplateExpression(node)) return node.head.text + node.templateSpans.map((s) => hole(s.expression) + s.literal.text).join("");
   if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.PlusToken) return render(node.left) + render(node.right);
-  if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && node.expression.name.text === "join" && ts.isArrayLiteralExpression(node.expression.expression)) {
+  if (
+    ts.isCallExpression(node) &&
+    ts.isPropertyAccessExpression(node.expression) &&
+    node.expression.name.text === "join" &&
+    ts.isArrayLiteralExpression(node.expression.expression)
+  ) {
     const sep = node.arguments[0] && ts.isStringLiteral(node.arguments[0]) ? node.arguments[0].text : ",";
     return node.expression.expression.elements.map((e) => (ts.isSpreadElement(e) ? hole(e) : render(e))).join(sep);
   }

@@ -14,9 +14,17 @@ export interface BenchTargetOptions<U extends string> {
   rateLimit?: number;
 }
 
-export async function benchTarget<U extends string>(admin: Pick<SandboxAdmin, "createRepo" | "addUser" | "setFaults">, o: BenchTargetOptions<U>): Promise<Record<U, string>> {
+export async function benchTarget<U extends string>(
+  admin: Pick<SandboxAdmin, "createRepo" | "addUser" | "setFaults">,
+  o: BenchTargetOptions<U>,
+): Promise<Record<U, string>> {
   await admin.setFaults({ rateLimit: o.rateLimit ?? 1_000_000 });
-  await admin.createRepo({ owner: o.owner, name: o.repo, files: { "README.md": "bench\n" }, ...(o.labels ? { labels: o.labels.map((name) => ({ name })) } : {}) });
+  await admin.createRepo({
+    owner: o.owner,
+    name: o.repo,
+    files: { "README.md": "bench\n" },
+    ...(o.labels ? { labels: o.labels.map((name) => ({ name })) } : {}),
+  });
   const tokens = {} as Record<U, string>;
   for (const login of o.users) tokens[login] = (await admin.addUser({ login, repos: { [`${o.owner}/${o.repo}`]: "write" } })).token;
   return tokens;

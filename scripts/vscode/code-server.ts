@@ -90,7 +90,11 @@ function track(pid: number): void {
       }
     }
   });
-  for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const) {
+  for (const [signal, code] of [
+    ["SIGINT", 130],
+    ["SIGTERM", 143],
+    ["SIGHUP", 129],
+  ] as const) {
     process.once(signal, () => process.exit(code));
   }
 }
@@ -112,10 +116,14 @@ export async function startCodeServer(opts: StartCodeServerOptions = {}): Promis
   // Never --auth none: anything on this machine could drive a workbench with the extension and its token.
   const password = randomBytes(18).toString("base64url");
   const args = [
-    "--auth", "password",
-    "--bind-addr", `127.0.0.1:${port}`,
-    "--extensions-dir", extensionsDir,
-    "--user-data-dir", userDataDir,
+    "--auth",
+    "password",
+    "--bind-addr",
+    `127.0.0.1:${port}`,
+    "--extensions-dir",
+    extensionsDir,
+    "--user-data-dir",
+    userDataDir,
     "--disable-telemetry",
     "--disable-update-check",
     ...(opts.workspaceTrust ? [] : ["--disable-workspace-trust"]),
@@ -155,7 +163,10 @@ async function waitForHealth(url: string, timeoutMs: number, hasExited: () => bo
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (hasExited()) throw new Error(`code-server exited during start-up:\n${tail(logFile)}`);
-    const ok = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${url}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return;
     if (Date.now() > deadline) throw new Error(`code-server did not answer ${url}/healthz within ${timeoutMs} ms:\n${tail(logFile)}`);
     await new Promise((r) => setTimeout(r, 200));
@@ -209,7 +220,13 @@ function registerFolders(folders: readonly string[], extensionsDir: string): voi
     const relativeLocation = `${id}-${pkg.version}`;
     const location = join(extensionsDir, relativeLocation);
     cpSync(folder, location, { recursive: true });
-    return { identifier: { id }, version: pkg.version, location: { $mid: 1, path: location, scheme: "file" }, relativeLocation, metadata: { installedTimestamp: Date.now() } };
+    return {
+      identifier: { id },
+      version: pkg.version,
+      location: { $mid: 1, path: location, scheme: "file" },
+      relativeLocation,
+      metadata: { installedTimestamp: Date.now() },
+    };
   });
   writeFileSync(join(extensionsDir, "extensions.json"), JSON.stringify(index));
 }
@@ -232,5 +249,8 @@ export function listExtensions(extensionsDir: string, userDataDir: string): stri
     timeout: 60_000,
   });
   if (r.status !== 0) throw new Error(`code-server --list-extensions failed:\n${r.stdout}${r.stderr}`);
-  return r.stdout.split("\n").map((l) => l.trim()).filter(Boolean);
+  return r.stdout
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean);
 }

@@ -109,7 +109,9 @@ export async function runInHostTests(opts: InHostOptions = {}): Promise<InHostRu
  */
 function keepExtensionLog(userDataDir: string, artifacts: string): void {
   const logs = join(userDataDir, "logs");
-  const found = existsSync(logs) ? readdirSync(logs, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(join("ticket-runner.ticket-runner", "Ticket Runner.log"))) : [];
+  const found = existsSync(logs)
+    ? readdirSync(logs, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(join("ticket-runner.ticket-runner", "Ticket Runner.log")))
+    : [];
   for (const [i, rel] of found.entries()) {
     const file = join(logs, rel);
     mkdirSync(artifacts, { recursive: true });
@@ -131,5 +133,7 @@ export function printResults(results: InHostResults): void {
     console.log("\nfailures:");
     for (const t of results.failures) console.log(`✗ ${t.title}\n${t.stack}\n`);
   }
-  console.log(`\n${results.passes.length} passing, ${results.failures.length} failing, ${results.pending.length} pending (${(results.durationMs / 1000).toFixed(1)} s in the host)`);
+  console.log(
+    `\n${results.passes.length} passing, ${results.failures.length} failing, ${results.pending.length} pending (${(results.durationMs / 1000).toFixed(1)} s in the host)`,
+  );
 }

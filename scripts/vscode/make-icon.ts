@@ -11,7 +11,9 @@ async function main(): Promise<void> {
   const browser = await launchChromium();
   try {
     const page = await browser.newPage({ viewport: { width: 128, height: 128 } });
-    await page.setContent(`<html><body style="margin:0;width:128px;height:128px;display:flex;align-items:center;justify-content:center;background:#1f6feb;border-radius:24px;color:#fff">${svg}</body></html>`);
+    await page.setContent(
+      `<html><body style="margin:0;width:128px;height:128px;display:flex;align-items:center;justify-content:center;background:#1f6feb;border-radius:24px;color:#fff">${svg}</body></html>`,
+    );
     await page.locator("body").screenshot({ path: join(root, "media", "icon.png"), omitBackground: true });
   } finally {
     await browser.close();

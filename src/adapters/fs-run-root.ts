@@ -43,9 +43,16 @@ export class FsRunRoot implements RunRoot {
 
   async read(dir: string): Promise<RunJsonRead> {
     let text: string;
-    const linked = await lstat(dir).then((st) => st.isSymbolicLink(), () => false);
-    const fileLinked = await lstat(join(dir, RUN_FILE)).then((st) => st.isSymbolicLink(), () => false);
-    if (linked || fileLinked) return { kind: "invalid", reason: `${linked ? dir : join(dir, RUN_FILE)} is a symbolic link; Ticket Runner does not follow links in its run root` };
+    const linked = await lstat(dir).then(
+      (st) => st.isSymbolicLink(),
+      () => false,
+    );
+    const fileLinked = await lstat(join(dir, RUN_FILE)).then(
+      (st) => st.isSymbolicLink(),
+      () => false,
+    );
+    if (linked || fileLinked)
+      return { kind: "invalid", reason: `${linked ? dir : join(dir, RUN_FILE)} is a symbolic link; Ticket Runner does not follow links in its run root` };
     try {
       text = await readFile(join(dir, RUN_FILE), "utf8");
     } catch (error) {

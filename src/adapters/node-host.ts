@@ -29,7 +29,10 @@ export function hashHostId(raw: string): string {
 
 /** Keeps an id usable in a file name (`lock-<id>.json`) and a log line. */
 function safeIdPart(raw: string): string {
-  const cleaned = raw.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^[-.]+|[-.]+$/g, "").slice(0, 80);
+  const cleaned = raw
+    .replace(/[^A-Za-z0-9._-]+/g, "-")
+    .replace(/^[-.]+|[-.]+$/g, "")
+    .slice(0, 80);
   return cleaned || hashHostId(raw);
 }
 
@@ -73,7 +76,10 @@ export function resolveHostIdentity(opts: NodeHostOptions = {}): HostIdentity {
 export function parseProcStat(stat: string): { state: string; startTime: string } | null {
   const close = stat.lastIndexOf(")");
   if (close < 0) return null;
-  const rest = stat.slice(close + 1).trim().split(/\s+/);
+  const rest = stat
+    .slice(close + 1)
+    .trim()
+    .split(/\s+/);
   // rest[0] is field 3 (state); field 22 (starttime) is rest[19].
   const state = rest[0];
   const startTime = rest[19];

@@ -13,10 +13,14 @@ function errCode(error: unknown): string | undefined {
 }
 
 function linkRefusal(path: string, root: string): Refusal {
-  return new Refusal("bad-input", `${path} is a symbolic link. Ticket Runner keeps run directories only in real folders of its run root ${root}, so a link cannot send its files elsewhere. Remove the link and run again: \`rm ${path}\`.`, {
-    path,
-    next: `rm ${path}`,
-  });
+  return new Refusal(
+    "bad-input",
+    `${path} is a symbolic link. Ticket Runner keeps run directories only in real folders of its run root ${root}, so a link cannot send its files elsewhere. Remove the link and run again: \`rm ${path}\`.`,
+    {
+      path,
+      next: `rm ${path}`,
+    },
+  );
 }
 
 /** Makes (0700) or checks one folder: a link is refused, anything else but a folder too. */
@@ -24,7 +28,8 @@ async function realFolder(path: string, root: string): Promise<void> {
   try {
     const st = await lstat(path);
     if (st.isSymbolicLink()) throw linkRefusal(path, root);
-    if (!st.isDirectory()) throw new Refusal("bad-input", `${path} is in the way of a run directory and is not a folder. Move it away and run again.`, { path });
+    if (!st.isDirectory())
+      throw new Refusal("bad-input", `${path} is in the way of a run directory and is not a folder. Move it away and run again.`, { path });
   } catch (error) {
     if (errCode(error) !== "ENOENT") throw error;
     await mkdir(path, { mode: 0o700 }).catch((e: unknown) => {

@@ -74,7 +74,10 @@ async function forgetProfile(): Promise<void> {
 }
 
 async function findSecrets(text: string): Promise<Finding[]> {
-  const result = await lintSource({ source: { content: text, filePath: "/text", ext: "", contentType: "text" }, options: { config: CONFIG, maskSecrets: false } });
+  const result = await lintSource({
+    source: { content: text, filePath: "/text", ext: "", contentType: "text" },
+    options: { config: CONFIG, maskSecrets: false },
+  });
   await forgetProfile();
   const exact: Finding[] = [];
   const ranged: Finding[] = [];

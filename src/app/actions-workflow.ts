@@ -30,7 +30,7 @@ const DEFAULT_AGENT_SECRETS = {
 
 const secretName = z.string().regex(/^[A-Z_][A-Z0-9_]{0,99}$/, "a secret or variable name: capitals, digits and _, not starting with a digit");
 /** Five cron fields of digits and `*,-/`: what GitHub's `schedule` takes, and nothing that could close the quoted scalar. */
-const cron = z.string().regex(/^[0-9*,/-]+( [0-9*,/-]+){4}$/, "a five-field cron expression such as \"*/30 * * * *\"");
+const cron = z.string().regex(/^[0-9*,/-]+( [0-9*,/-]+){4}$/, 'a five-field cron expression such as "*/30 * * * *"');
 
 export const ActionsWorkflowOptions = z
   .object({
@@ -38,13 +38,18 @@ export const ActionsWorkflowOptions = z
     lanes: z.number().int().min(1).max(16).default(1),
     schedule: cron.default("*/30 * * * *"),
     agent: z.enum(["claude", "codex", "gemini"]).default("claude"),
-    readyLabel: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,49}$/, "a label of letters, digits, space and ._:-").default("ready-for-agent"),
+    readyLabel: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,49}$/, "a label of letters, digits, space and ._:-")
+      .default("ready-for-agent"),
     agentSecrets: z.array(secretName).max(10).optional(),
     appIdVariable: secretName.default("TICKET_RUNNER_APP_ID"),
     appKeySecret: secretName.default("TICKET_RUNNER_APP_PRIVATE_KEY"),
     cliVersion: z.string().regex(/^\d+\.\d+\.\d+(-[0-9A-Za-z.]+)?$/, "an exact version such as 0.1.0"),
     /** The CLI's single-file bundle, committed in the Target by init (ticket-runner is not on npm; ADR 0282). */
-    cliFile: z.string().regex(/^\.github\/ticket-runner\/ticket-runner-[0-9A-Za-z.-]+\.cjs$/, "a path .github/ticket-runner/ticket-runner-<version>-<hash>.cjs"),
+    cliFile: z
+      .string()
+      .regex(/^\.github\/ticket-runner\/ticket-runner-[0-9A-Za-z.-]+\.cjs$/, "a path .github/ticket-runner/ticket-runner-<version>-<hash>.cjs"),
     cliSha256: z.string().regex(/^[0-9a-f]{64}$/, "a sha256 in hex"),
   })
   .strict();

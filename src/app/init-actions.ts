@@ -28,7 +28,11 @@ export function readBundle(file: string): { bytes: Buffer; sha256: string; targe
     if (!file.endsWith(".js")) throw new Error("not a built bundle (.js)");
     bytes = fs.readFileSync(file);
   } catch (e) {
-    throw new Refusal("bad-input", `The Actions workflow runs the ticket-runner CLI from a copy committed in the repository (ticket-runner is not on npm), made from the CLI's own file ${file}, which cannot be used: ${e instanceof Error ? e.message : String(e)}. Run \`ticket-runner init --actions\` with the built CLI (\`npm run build\` makes dist/cli.js).`, { next: "ticket-runner init --actions", path: file });
+    throw new Refusal(
+      "bad-input",
+      `The Actions workflow runs the ticket-runner CLI from a copy committed in the repository (ticket-runner is not on npm), made from the CLI's own file ${file}, which cannot be used: ${e instanceof Error ? e.message : String(e)}. Run \`ticket-runner init --actions\` with the built CLI (\`npm run build\` makes dist/cli.js).`,
+      { next: "ticket-runner init --actions", path: file },
+    );
   }
   const sha256 = createHash("sha256").update(bytes).digest("hex");
   return { bytes, sha256, target: `${CLI_DIR}/ticket-runner-${PRODUCT_VERSION}-${sha256.slice(0, 12)}.cjs` };
@@ -42,7 +46,9 @@ function workflowText(options: ActionsWorkflowOptions): string {
     const issue = e.issues[0]!;
     const key = String(issue.path[0] ?? "options");
     const flag = key === "hosts" ? "--hosts" : key === "schedule" ? "--schedule" : `"${key}" in ticket-runner.json`;
-    throw new Refusal("bad-input", `${flag}: ${issue.message}. E.g. \`ticket-runner init --actions --hosts 2 --schedule "*/30 * * * *"\`.`, { next: 'ticket-runner init --actions --hosts 2 --schedule "*/30 * * * *"' });
+    throw new Refusal("bad-input", `${flag}: ${issue.message}. E.g. \`ticket-runner init --actions --hosts 2 --schedule "*/30 * * * *"\`.`, {
+      next: 'ticket-runner init --actions --hosts 2 --schedule "*/30 * * * *"',
+    });
   }
 }
 
@@ -62,10 +68,23 @@ export function initActions(root: string, args: InitActionsArgs): InitActionsRep
   const config = loadConfig(root);
   const kind = config.agent.kind;
   if (kind !== "claude" && kind !== "codex" && kind !== "gemini") {
-    throw new Refusal("bad-input", `The Actions workflow installs claude, codex or gemini; ticket-runner.json's agent.kind is "${kind}". Set agent.kind to one of them, then run \`ticket-runner init --actions\` again.`, { next: "ticket-runner init --actions" });
+    throw new Refusal(
+      "bad-input",
+      `The Actions workflow installs claude, codex or gemini; ticket-runner.json's agent.kind is "${kind}". Set agent.kind to one of them, then run \`ticket-runner init --actions\` again.`,
+      { next: "ticket-runner init --actions" },
+    );
   }
   const bundle = readBundle(args.cliBundle);
-  const text = workflowText({ hosts: args.hosts, schedule: args.schedule, lanes: config.lanes, agent: kind, readyLabel: config.labels.ready, cliVersion: PRODUCT_VERSION, cliFile: bundle.target, cliSha256: bundle.sha256 });
+  const text = workflowText({
+    hosts: args.hosts,
+    schedule: args.schedule,
+    lanes: config.lanes,
+    agent: kind,
+    readyLabel: config.labels.ready,
+    cliVersion: PRODUCT_VERSION,
+    cliFile: bundle.target,
+    cliSha256: bundle.sha256,
+  });
   const lines: string[] = [];
   const file = path.join(root, WORKFLOW_PATH);
   const created = !fs.existsSync(file);
@@ -79,13 +98,16 @@ export function initActions(root: string, args: InitActionsArgs): InitActionsRep
   if (created) {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     fs.writeFileSync(file, text, { flag: "wx" });
-    lines.push(`${WORKFLOW_PATH}: created (docs/actions.md). Set the repository variable TICKET_RUNNER_APP_ID and the secrets TICKET_RUNNER_APP_PRIVATE_KEY and the agent's key, then commit it.`);
+    lines.push(
+      `${WORKFLOW_PATH}: created (docs/actions.md). Set the repository variable TICKET_RUNNER_APP_ID and the secrets TICKET_RUNNER_APP_PRIVATE_KEY and the agent's key, then commit it.`,
+    );
   } else if (current) {
     lines.push(`${WORKFLOW_PATH}: already there, as init writes it.`);
   } else {
     lines.push(`${WORKFLOW_PATH}: already there and different; left as it is (delete it and run \`ticket-runner init --actions\` to write it afresh).`);
   }
   const needsHostScope = config.lockScope !== "host";
-  if (needsHostScope) lines.push(`ticket-runner.json: set "lockScope": "host": the workflow runs several Hosts at once and its job refuses to start without it.`);
+  if (needsHostScope)
+    lines.push(`ticket-runner.json: set "lockScope": "host": the workflow runs several Hosts at once and its job refuses to start without it.`);
   return { lines, created, needsHostScope };
 }

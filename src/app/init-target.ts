@@ -41,8 +41,15 @@ export interface InitReport {
 /** The agent a new config names: the first found on the PATH (Claude Code first), else Claude Code. */
 function agentLine(found: readonly DetectedAgentKind[]): { kind: DetectedAgentKind; line: string } {
   const kind = found[0] ?? "claude";
-  if (found.length === 0) return { kind, line: `Agents: none of ${DETECTED_AGENTS.map((a) => a.executable).join(", ")} is on the PATH; agent.kind is "claude": install it (\`${DETECTED_AGENTS[0].install}\`) or set agent.kind to the agent you use.` };
-  return { kind, line: `Agents on the PATH: ${found.join(", ")}; agent.kind is "${kind}"${found.length > 1 ? " (change it in ticket-runner.json to use another)" : ""}.` };
+  if (found.length === 0)
+    return {
+      kind,
+      line: `Agents: none of ${DETECTED_AGENTS.map((a) => a.executable).join(", ")} is on the PATH; agent.kind is "claude": install it (\`${DETECTED_AGENTS[0].install}\`) or set agent.kind to the agent you use.`,
+    };
+  return {
+    kind,
+    line: `Agents on the PATH: ${found.join(", ")}; agent.kind is "${kind}"${found.length > 1 ? " (change it in ticket-runner.json to use another)" : ""}.`,
+  };
 }
 
 /** `agentsFound`: the agents on the PATH (agents-on-path.ts), for the agent a new config names. */
@@ -88,9 +95,18 @@ export async function initTarget(root: string, tracker: Tracker | null, agentsFo
       if ((await tracker.ensureLabel(label.name, label.color, label.description)) === "created") made.push(label.name);
     }
     if (made.length) changed = true;
-    lines.push(made.length ? `Labels: created ${made.join(", ")}.` : `Labels: ${LABELS(config).map((l) => l.name).join(", ")} already exist.`);
+    lines.push(
+      made.length
+        ? `Labels: created ${made.join(", ")}.`
+        : `Labels: ${LABELS(config)
+            .map((l) => l.name)
+            .join(", ")} already exist.`,
+    );
   }
-  if (changed) lines.push(`Next: commit ${CONFIG_FILE} and .gitignore (a Run refuses a checkout with uncommitted changes), label a ticket ${config.labels.ready}, then \`ticket-runner run\`.`);
+  if (changed)
+    lines.push(
+      `Next: commit ${CONFIG_FILE} and .gitignore (a Run refuses a checkout with uncommitted changes), label a ticket ${config.labels.ready}, then \`ticket-runner run\`.`,
+    );
   else lines.push("Nothing to do: this Target is already set up.");
   return { lines, changed };
 }

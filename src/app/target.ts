@@ -37,10 +37,18 @@ export function parseApiUrl(raw: string, source: ApiUrlSource): string {
   try {
     url = new URL(raw);
   } catch {
-    throw new Refusal("bad-config", `${source.where} is not a URL: "${redactSecrets(raw.slice(0, 200))}". Set it to an API root such as https://api.github.com or http://127.0.0.1:PORT: ${source.next}.`, { next: source.next });
+    throw new Refusal(
+      "bad-config",
+      `${source.where} is not a URL: "${redactSecrets(raw.slice(0, 200))}". Set it to an API root such as https://api.github.com or http://127.0.0.1:PORT: ${source.next}.`,
+      { next: source.next },
+    );
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") {
-    throw new Refusal("bad-config", `${source.where} must be an http(s) URL, not a "${url.protocol.replace(/:$/, "")}" one. Set it to an API root such as https://api.github.com: ${source.next}.`, { next: source.next });
+    throw new Refusal(
+      "bad-config",
+      `${source.where} must be an http(s) URL, not a "${url.protocol.replace(/:$/, "")}" one. Set it to an API root such as https://api.github.com: ${source.next}.`,
+      { next: source.next },
+    );
   }
   if (url.username || url.password || url.search || url.hash) {
     // Said without the URL: it carries what must not be printed.
@@ -64,5 +72,8 @@ export function tokenFrom(env: Record<string, string | undefined>): string | nul
 
 export function requireToken(target: Pick<Target, "token">): string {
   if (target.token) return target.token;
-  throw new Refusal("bad-config", "No GitHub token: set TICKET_RUNNER_TOKEN, GH_TOKEN or GITHUB_TOKEN (a token of a user with write access to the Target), or pass --offline where the command allows it. Then run the command again, e.g. `ticket-runner board`.");
+  throw new Refusal(
+    "bad-config",
+    "No GitHub token: set TICKET_RUNNER_TOKEN, GH_TOKEN or GITHUB_TOKEN (a token of a user with write access to the Target), or pass --offline where the command allows it. Then run the command again, e.g. `ticket-runner board`.",
+  );
 }

@@ -100,7 +100,8 @@ function rowLines(r: BoardRow, titleWidth: number): string[] {
 
 function renderBoardText(model: BoardModel, titleWidth = 48): string[] {
   const head = `${model.repo} · as ${model.viewer} on ${model.hostName} · ${model.total} ticket${model.total === 1 ? "" : "s"} · ${model.runningHere} running here`;
-  if (model.total === 0) return [head, model.filter === "mine" ? "Nothing on the board is yours." : "No open tickets (ready-for-agent, in-progress or ready-for-human)."];
+  if (model.total === 0)
+    return [head, model.filter === "mine" ? "Nothing on the board is yours." : "No open tickets (ready-for-agent, in-progress or ready-for-human)."];
   const lines = [head];
   for (const s of model.sections) {
     if (s.count === 0) continue;

@@ -52,6 +52,15 @@ export function wireClaims(target: Target, io: CliIo, holder: "person" | "machin
   const octokit = createOctokit({ apiUrl: target.apiUrl, token, log });
   const tracker = new OctokitTracker(octokit, target.repo);
   const host = new NodeHost({ env: io.env });
-  const { gate, runRoot } = composeClaims({ tracker, runRoot: target.runRoot, host, clock: systemClock, log, config: target.config, holder, runId: `cli-${randomUUID()}` });
+  const { gate, runRoot } = composeClaims({
+    tracker,
+    runRoot: target.runRoot,
+    host,
+    clock: systemClock,
+    log,
+    config: target.config,
+    holder,
+    runId: `cli-${randomUUID()}`,
+  });
   return { gate, tracker, octokit, host, runRoot, log, token };
 }

@@ -15,7 +15,12 @@ export async function main(argv: string[], given: CliIo): Promise<number> {
   const io: CliIo = { ...given, out: (line) => given.out(sanitizeLines(line)), err: (line) => given.err(sanitizeLines(line)) };
   // An agent Stage must never drive the orchestrator that runs it.
   if (io.env.TICKET_RUNNER_STAGE) {
-    io.err(redactSecrets(`ticket-runner refuses to run inside an agent Stage (TICKET_RUNNER_STAGE=${io.env.TICKET_RUNNER_STAGE}). Run \`ticket-runner ${argv[0] ?? "help"}\` from your own terminal instead.`, io.env));
+    io.err(
+      redactSecrets(
+        `ticket-runner refuses to run inside an agent Stage (TICKET_RUNNER_STAGE=${io.env.TICKET_RUNNER_STAGE}). Run \`ticket-runner ${argv[0] ?? "help"}\` from your own terminal instead.`,
+        io.env,
+      ),
+    );
     return 2;
   }
   const [name, ...rest] = argv;

@@ -68,7 +68,10 @@ export class RunDisplay {
         break;
       }
       case "stage-ended":
-        if (!this.tty) this.print(`[${clock(e.at)}] #${e.ticket} ${e.stage}: ${e.outcome}${e.turns !== null ? ` · ${e.turns} turns` : ""} · ${formatDuration(e.durationMs)}`);
+        if (!this.tty)
+          this.print(
+            `[${clock(e.at)}] #${e.ticket} ${e.stage}: ${e.outcome}${e.turns !== null ? ` · ${e.turns} turns` : ""} · ${formatDuration(e.durationMs)}`,
+          );
         break;
       case "transcript": {
         const lane = this.lanes.get(e.lane);

@@ -48,7 +48,8 @@ export function parseArgs(argv: string[], known: { flags?: string[]; values?: st
     }
     if (!valueNames.has(name)) throw new Refusal("bad-input", `Unknown option ${name}. \`ticket-runner <command> --help\` lists the options.`);
     const value = eq > 0 ? arg.slice(eq + 1) : argv[++i];
-    if (value === undefined || value === "") throw new Refusal("bad-input", `${name} needs a value, e.g. \`${name}=<value>\`; \`ticket-runner <command> --help\` lists the options.`);
+    if (value === undefined || value === "")
+      throw new Refusal("bad-input", `${name} needs a value, e.g. \`${name}=<value>\`; \`ticket-runner <command> --help\` lists the options.`);
     values.set(name, value);
   }
   return { positionals, flags, values };

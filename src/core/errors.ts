@@ -49,15 +49,7 @@ export class Refusal extends Error {
   }
 }
 
-export type FailureReason =
-  | "network"
-  | "github"
-  | "git"
-  | "filesystem"
-  | "agent"
-  | "invalid-record"
-  | "rate-limited"
-  | "internal";
+export type FailureReason = "network" | "github" | "git" | "filesystem" | "agent" | "invalid-record" | "rate-limited" | "internal";
 
 export class Failure extends Error {
   override readonly name = "Failure";
@@ -83,7 +75,11 @@ export class GitHubRateLimit extends Failure {
     readonly resetAt: Date,
     options?: { cause?: unknown },
   ) {
-    super("rate-limited", `GitHub's ${limit === "secondary" ? "secondary" : api === "graphql" ? "GraphQL" : "REST"} rate limit for this token is spent; it resets ${resetTime(resetAt.toISOString()) ?? "at a time GitHub did not say"}`, options);
+    super(
+      "rate-limited",
+      `GitHub's ${limit === "secondary" ? "secondary" : api === "graphql" ? "GraphQL" : "REST"} rate limit for this token is spent; it resets ${resetTime(resetAt.toISOString()) ?? "at a time GitHub did not say"}`,
+      options,
+    );
   }
 }
 

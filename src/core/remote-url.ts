@@ -38,7 +38,11 @@ interface RemoteParts {
 
 function remoteParts(url: string): RemoteParts | null {
   const scp = SCP.exec(url);
-  const segments = (path: string) => path.replace(/^\/+|\/+$/g, "").replace(/\.git$/, "").split("/");
+  const segments = (path: string) =>
+    path
+      .replace(/^\/+|\/+$/g, "")
+      .replace(/\.git$/, "")
+      .split("/");
   if (scp?.[1] && !SCHEME.test(url)) return { host: scp[1].toLowerCase(), hostname: scp[1].toLowerCase(), protocol: null, segments: segments(scp[2] ?? "") };
   let u: URL;
   try {

@@ -27,12 +27,18 @@ export function ensureCodeServer(productRoot: string, env: NodeJS.ProcessEnv, sa
   if (existsSync(bin)) return bin;
   const script = join(productRoot, "scripts", "install-code-server.sh");
   if (!existsSync(script)) {
-    throw new Refusal("bad-config", `code-server ${CODE_SERVER_VERSION} is not installed at ${bin}, and this copy of Ticket Runner has no scripts/install-code-server.sh to install it. Run the demo from a clone of the repository (\`npm run demo\`), or use the terminal demo: \`ticket-runner demo --headless\`.`);
+    throw new Refusal(
+      "bad-config",
+      `code-server ${CODE_SERVER_VERSION} is not installed at ${bin}, and this copy of Ticket Runner has no scripts/install-code-server.sh to install it. Run the demo from a clone of the repository (\`npm run demo\`), or use the terminal demo: \`ticket-runner demo --headless\`.`,
+    );
   }
   say(`Installing code-server ${CODE_SERVER_VERSION} into ${bin.split("/node_modules/")[0]} (once, about 90 s)…`);
   const r = spawnSync("bash", [script], { env, stdio: ["ignore", "ignore", "inherit"] });
   if (r.status !== 0 || !existsSync(bin)) {
-    throw new Refusal("bad-config", `Installing code-server failed (exit ${r.status}); its output is above. On Debian, as root: \`apt-get install -y libkrb5-dev libx11-dev libxkbfile-dev libsecret-1-dev pkg-config ripgrep\`, then \`bash ${script}\`. The terminal demo needs none of this: \`ticket-runner demo --headless\`.`);
+    throw new Refusal(
+      "bad-config",
+      `Installing code-server failed (exit ${r.status}); its output is above. On Debian, as root: \`apt-get install -y libkrb5-dev libx11-dev libxkbfile-dev libsecret-1-dev pkg-config ripgrep\`, then \`bash ${script}\`. The terminal demo needs none of this: \`ticket-runner demo --headless\`.`,
+    );
   }
   return bin;
 }
@@ -117,10 +123,14 @@ export async function startDemoCodeServer(input: StartCodeServerInput): Promise<
   // Never --auth none: any local process or web page could drive VS Code with the person's token.
   const password = randomBytes(18).toString("base64url");
   const args = [
-    "--auth", "password",
-    "--bind-addr", `127.0.0.1:${port}`,
-    "--extensions-dir", paths.vscodeExtensions,
-    "--user-data-dir", paths.vscodeUserData,
+    "--auth",
+    "password",
+    "--bind-addr",
+    `127.0.0.1:${port}`,
+    "--extensions-dir",
+    paths.vscodeExtensions,
+    "--user-data-dir",
+    paths.vscodeUserData,
     "--disable-telemetry",
     "--disable-update-check",
     "--disable-getting-started-override",
@@ -128,7 +138,12 @@ export async function startDemoCodeServer(input: StartCodeServerInput): Promise<
   let child: DemoChild;
   try {
     // code-server reads PASSWORD and removes it from the environment its extension host inherits.
-    child = await input.children.spawn("code-server", input.bin, args, { cwd: paths.root, env: { ...input.env, PASSWORD: password }, stdio: ["ignore", out, out], group: true });
+    child = await input.children.spawn("code-server", input.bin, args, {
+      cwd: paths.root,
+      env: { ...input.env, PASSWORD: password },
+      stdio: ["ignore", out, out],
+      group: true,
+    });
   } finally {
     closeSync(out);
   }
@@ -136,7 +151,13 @@ export async function startDemoCodeServer(input: StartCodeServerInput): Promise<
   const deadline = Date.now() + (input.timeoutMs ?? 60_000);
   for (;;) {
     if (!child.isRunning()) throw new Error(`code-server exited during start-up; see ${logFile}`);
-    if (await fetch(`${base}/healthz`).then((r) => r.ok, () => false)) break;
+    if (
+      await fetch(`${base}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
     if (Date.now() > deadline) {
       await input.children.stop(child, "SIGTERM", 5_000);
       throw new Error(`code-server did not answer ${base}/healthz in time; see ${logFile}`);

@@ -27,7 +27,10 @@ const stateSchema = z
   .object({
     kind: z.literal("ticket-runner-demo"),
     /** The folder's random id, also in the marker file; absent in folders an older demo made (given one on their next start). */
-    id: z.string().regex(/^[0-9a-f]{32}$/).optional(),
+    id: z
+      .string()
+      .regex(/^[0-9a-f]{32}$/)
+      .optional(),
     createdAt: z.string(),
     sandboxPort: z.number().int().min(0).max(65535).nullable().default(null),
     codeServerPort: z.number().int().min(0).max(65535).nullable().default(null),
@@ -89,12 +92,20 @@ export function readDemoState(paths: DemoPaths): DemoState | null {
   try {
     raw = JSON.parse(readFileSync(paths.stateFile, "utf8"));
   } catch (error) {
-    throw new Refusal("bad-input", `${paths.stateFile} is not valid JSON (${(error as Error).message}). It is the demo's record of that folder; start over with \`${demoCommandLine(["--fresh"])}\`.`, { path: paths.stateFile, next: demoCommandLine(["--fresh"]) });
+    throw new Refusal(
+      "bad-input",
+      `${paths.stateFile} is not valid JSON (${(error as Error).message}). It is the demo's record of that folder; start over with \`${demoCommandLine(["--fresh"])}\`.`,
+      { path: paths.stateFile, next: demoCommandLine(["--fresh"]) },
+    );
   }
   const parsed = stateSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new Refusal("bad-input", `${paths.stateFile} is not a demo record this version understands (${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid"}). Start over with \`${demoCommandLine(["--fresh"])}\`.`, { path: paths.stateFile, next: demoCommandLine(["--fresh"]) });
+    throw new Refusal(
+      "bad-input",
+      `${paths.stateFile} is not a demo record this version understands (${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid"}). Start over with \`${demoCommandLine(["--fresh"])}\`.`,
+      { path: paths.stateFile, next: demoCommandLine(["--fresh"]) },
+    );
   }
   return parsed.data;
 }
@@ -151,7 +162,8 @@ export function wipeDemoFolder(paths: DemoPaths): void {
   const id = markerId(paths);
   if (!id) throw notMadeByDemo(paths, `it has no ${paths.marker} with the id the demo writes when it makes its folder`);
   const recorded = existsSync(paths.stateFile) ? recordId(paths) : "unreadable";
-  if (recorded !== "unreadable" && recorded !== id) throw notMadeByDemo(paths, `its demo.json names ${recorded ? `another folder id (${recorded})` : "no folder id"}, not the marker's ${id}`);
+  if (recorded !== "unreadable" && recorded !== id)
+    throw notMadeByDemo(paths, `its demo.json names ${recorded ? `another folder id (${recorded})` : "no folder id"}, not the marker's ${id}`);
   rmSync(paths.root, { recursive: true, force: true });
 }
 

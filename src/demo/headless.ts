@@ -20,7 +20,12 @@ export interface HeadlessInput {
 }
 
 async function command(input: HeadlessInput, what: string, args: string[], foreground: boolean): Promise<number> {
-  const child = await input.session.children.spawn(what, process.execPath, [input.cliJs, ...args], { cwd: input.clone, env: input.env, stdio: ["ignore", "inherit", "inherit"], group: false });
+  const child = await input.session.children.spawn(what, process.execPath, [input.cliJs, ...args], {
+    cwd: input.clone,
+    env: input.env,
+    stdio: ["ignore", "inherit", "inherit"],
+    group: false,
+  });
   if (foreground) input.session.setForeground(child);
   try {
     return await child.exited;
@@ -56,7 +61,8 @@ export async function runHeadless(input: HeadlessInput): Promise<number> {
   if (code === 1) io.out("Exit code 1: a ticket was handed off to a person (ready-for-human, with a comment and a draft PR), as the demo intends.");
   const left = await readyLeft(input.env);
   if (left === null) io.out(`Run again to resume: \`${demoCommandLine(["--headless"])}\`. Start over: \`${demoCommandLine(["--headless", "--fresh"])}\`.`);
-  else if (left > 0) io.out(`${left} ticket(s) wait in ready-for-agent, a released one with its progress kept. The next Run resumes: \`${demoCommandLine(["--headless"])}\`.`);
+  else if (left > 0)
+    io.out(`${left} ticket(s) wait in ready-for-agent, a released one with its progress kept. The next Run resumes: \`${demoCommandLine(["--headless"])}\`.`);
   else io.out(`No ticket is left for an agent. Start over: \`${demoCommandLine(["--headless", "--fresh"])}\`.`);
   return code;
 }
@@ -66,7 +72,9 @@ const issuesSchema = z.array(z.object({ number: z.number(), pull_request: z.unkn
 /** Open ready-for-agent tickets on demo/shop, or null when the sandbox cannot say. */
 async function readyLeft(env: NodeJS.ProcessEnv): Promise<number | null> {
   try {
-    const res = await fetch(`${env.TICKET_RUNNER_API_URL}/repos/${DEMO_OWNER}/${DEMO_REPO}/issues?state=open&labels=ready-for-agent&per_page=100`, { headers: { authorization: `Bearer ${env.TICKET_RUNNER_TOKEN}` } });
+    const res = await fetch(`${env.TICKET_RUNNER_API_URL}/repos/${DEMO_OWNER}/${DEMO_REPO}/issues?state=open&labels=ready-for-agent&per_page=100`, {
+      headers: { authorization: `Bearer ${env.TICKET_RUNNER_TOKEN}` },
+    });
     if (!res.ok) return null;
     return issuesSchema.parse(await res.json()).filter((i) => i.pull_request === undefined).length;
   } catch {

@@ -49,7 +49,12 @@ async function startOnce(input: StartSandboxChildInput, port: number): Promise<D
   const args = [input.cliJs, "sandbox", "--port", String(port), "--data", input.paths.sandboxData, "--seed", "demo", "--json"];
   let child: DemoChild;
   try {
-    child = await input.children.spawn("sandbox", process.execPath, args, { cwd: input.paths.root, env: input.env, stdio: ["ignore", "pipe", log], group: true });
+    child = await input.children.spawn("sandbox", process.execPath, args, {
+      cwd: input.paths.root,
+      env: input.env,
+      stdio: ["ignore", "pipe", log],
+      group: true,
+    });
   } finally {
     closeSync(log);
   }
@@ -57,7 +62,10 @@ async function startOnce(input: StartSandboxChildInput, port: number): Promise<D
   if (!stdout) throw new Error("the sandbox has no stdout pipe");
   const line = await new Promise<string>((resolve, reject) => {
     let buffer = "";
-    const timer = setTimeout(() => reject(new Error(`the sandbox did not announce itself within ${input.timeoutMs ?? 30_000} ms (see ${logFile})`)), input.timeoutMs ?? 30_000);
+    const timer = setTimeout(
+      () => reject(new Error(`the sandbox did not announce itself within ${input.timeoutMs ?? 30_000} ms (see ${logFile})`)),
+      input.timeoutMs ?? 30_000,
+    );
     stdout.setEncoding("utf8");
     stdout.on("data", (chunk: string) => {
       buffer += chunk;

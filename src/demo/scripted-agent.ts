@@ -47,13 +47,22 @@ export async function startScriptedAgent(kind: ScriptedAgentKind, opts: { root: 
   const name = scripting.name;
   const binary = installedAgentPath(kind, opts.env);
   if (!existsSync(binary)) {
-    throw new Refusal("bad-config", `The demo runs the real ${name}, and it is not installed at ${binary}. Install it once: \`bash scripts/install-agents.sh ${kind}\`.`, { next: `bash scripts/install-agents.sh ${kind}` });
+    throw new Refusal(
+      "bad-config",
+      `The demo runs the real ${name}, and it is not installed at ${binary}. Install it once: \`bash scripts/install-agents.sh ${kind}\`.`,
+      { next: `bash scripts/install-agents.sh ${kind}` },
+    );
   }
   const server = await scripting.start(demoBehaviours({ clone: opts.clone, env: opts.env, pushTeammateCommit }));
   const wiring = scripting.wiring(server.url, join(opts.root, "agent-home", kind));
   const email = `${kind}-scripted@ticket-runner.invalid`;
   // The agent commits as itself; the Run's own git sets its own identity (git-runner.ts).
-  const identity = { GIT_AUTHOR_NAME: `${name} (scripted model)`, GIT_AUTHOR_EMAIL: email, GIT_COMMITTER_NAME: `${name} (scripted model)`, GIT_COMMITTER_EMAIL: email };
+  const identity = {
+    GIT_AUTHOR_NAME: `${name} (scripted model)`,
+    GIT_AUTHOR_EMAIL: email,
+    GIT_COMMITTER_NAME: `${name} (scripted model)`,
+    GIT_COMMITTER_EMAIL: email,
+  };
   const env: NodeJS.ProcessEnv = { ...opts.env, ...wiring.env, ...identity, PATH: [dirname(binary), opts.env.PATH ?? ""].join(":") };
   return { env, server };
 }

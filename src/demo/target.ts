@@ -50,7 +50,16 @@ export async function prepareTarget(sandbox: DemoSandbox, paths: DemoPaths): Pro
 export function demoEnv(base: NodeJS.ProcessEnv, sandbox: DemoSandbox, target: DemoTarget, paths: DemoPaths): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...base };
   // Whatever GitHub credentials the shell has must not reach the sandbox demo, or be used by it.
-  for (const name of ["GITHUB_TOKEN", "GH_TOKEN", "GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN", "TICKET_RUNNER_SANDBOX_TOKEN", "TICKET_RUNNER_STAGE", "TICKET_RUNNER_DEMO_STATE"]) delete env[name];
+  for (const name of [
+    "GITHUB_TOKEN",
+    "GH_TOKEN",
+    "GH_ENTERPRISE_TOKEN",
+    "GITHUB_ENTERPRISE_TOKEN",
+    "TICKET_RUNNER_SANDBOX_TOKEN",
+    "TICKET_RUNNER_STAGE",
+    "TICKET_RUNNER_DEMO_STATE",
+  ])
+    delete env[name];
   return {
     ...env,
     TICKET_RUNNER_API_URL: sandbox.apiUrl,

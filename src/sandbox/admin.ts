@@ -17,11 +17,22 @@ import { parseJson, readBody } from "./body";
 const ciScriptSchema = z
   .object({
     repo: z.string(),
-    script: z.object({ conclusion: z.enum(["success", "failure"]).optional(), delayMs: z.number().int().min(0).max(600_000).optional() }).strict().nullable(),
+    script: z
+      .object({ conclusion: z.enum(["success", "failure"]).optional(), delayMs: z.number().int().min(0).max(600_000).optional() })
+      .strict()
+      .nullable(),
   })
   .strict();
 
-const clockSchema = z.object({ offsetMs: z.number().int().min(0).max(365 * 24 * 3_600_000) }).strict();
+const clockSchema = z
+  .object({
+    offsetMs: z
+      .number()
+      .int()
+      .min(0)
+      .max(365 * 24 * 3_600_000),
+  })
+  .strict();
 
 const AVATAR = '<svg xmlns="http://www.w3.org/2000/svg" width="40" height="40"><rect width="40" height="40" fill="#8a8"/></svg>';
 

@@ -34,4 +34,3 @@ export function parseJson(raw: Buffer): unknown {
     throw new HttpError(400, "Problems parsing JSON");
   }
 }
-

@@ -68,7 +68,10 @@ async function runCi(app: App, repo: RepoRec, run: CheckRunRec): Promise<void> {
     summary = `scripted by the sandbox admin: ${conclusion}`;
   } else if (repo.ciCommand) {
     // A CI run that cannot even start still completes (as a failure), never hangs in_progress.
-    const result = await runCommand(app, repo, run.headSha, repo.ciCommand).catch((e: unknown) => ({ code: 1, tail: `sandbox CI could not run: ${e instanceof Error ? e.message : String(e)}` }));
+    const result = await runCommand(app, repo, run.headSha, repo.ciCommand).catch((e: unknown) => ({
+      code: 1,
+      tail: `sandbox CI could not run: ${e instanceof Error ? e.message : String(e)}`,
+    }));
     conclusion = result.code === 0 ? "success" : "failure";
     summary = `\`${repo.ciCommand.join(" ")}\` exited with ${result.code === null ? "a signal" : result.code}`;
     text = result.tail;

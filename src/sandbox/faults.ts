@@ -35,14 +35,20 @@ export const faultsSchema = z
      * the connection is cut before the response: the client cannot tell whether the write landed.
      * GraphQL counts as a write only for a mutation.
      */
-    loseResponses: z.object({ routes: z.string().max(1000), count: z.number().int().min(1).max(1000) }).nullable().optional(),
+    loseResponses: z
+      .object({ routes: z.string().max(1000), count: z.number().int().min(1).max(1000) })
+      .nullable()
+      .optional(),
     /**
      * Writes by `user` whose route ("METHOD /path") matches `routes` wait, before they are applied,
      * until the admin API releases them (`POST /_sandbox/held/release`): a write delayed as long as
      * a test likes (a secondary rate limit, a slow network), landing with the sandbox clock of its
      * release. GraphQL counts as a write only for a mutation.
      */
-    holdWrites: z.object({ user: z.string().min(1).max(100), routes: z.string().max(1000) }).nullable().optional(),
+    holdWrites: z
+      .object({ user: z.string().min(1).max(100), routes: z.string().max(1000) })
+      .nullable()
+      .optional(),
     /** false: act as a GitHub Enterprise Server without issue dependencies (GraphQL rejects `Issue.blockedBy`). */
     issueDependencies: z.boolean().optional(),
     /** Primary rate limit per user per hour (GitHub: 5000). */
@@ -53,7 +59,11 @@ export const faultsSchema = z
      * at that time (a limit that lasts, or one short enough for the client to wait out).
      */
     spentBudget: z
-      .object({ users: z.array(z.string().min(1).max(100)).min(1).max(100), resources: z.array(z.enum(["core", "graphql"])).min(1), resetInSeconds: z.number().int().min(1).max(86_400) })
+      .object({
+        users: z.array(z.string().min(1).max(100)).min(1).max(100),
+        resources: z.array(z.enum(["core", "graphql"])).min(1),
+        resetInSeconds: z.number().int().min(1).max(86_400),
+      })
       .nullable()
       .optional(),
   })

@@ -70,7 +70,12 @@ export async function initBare(gitDir: string, defaultBranch: string): Promise<v
 }
 
 /** Commits `files` (or the tree of `fromDir`) as the first commit of `branch` in a bare repo. */
-export async function commitInitial(gitDir: string, branch: string, content: { files?: Record<string, string>; fromDir?: string }, message: string): Promise<string> {
+export async function commitInitial(
+  gitDir: string,
+  branch: string,
+  content: { files?: Record<string, string>; fromDir?: string },
+  message: string,
+): Promise<string> {
   const indexDir = await fsp.mkdtemp(path.join(os.tmpdir(), "sbx-index-"));
   const env = { GIT_INDEX_FILE: path.join(indexDir, "index") };
   try {

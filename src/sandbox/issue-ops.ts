@@ -87,7 +87,12 @@ export function removeAssignees(app: App, issue: IssueRec, logins: string[], act
 
 export function setAssignees(app: App, repo: RepoRec, issue: IssueRec, logins: string[], actor: string): void {
   const keep = new Set(logins.map((l) => l.toLowerCase()));
-  removeAssignees(app, issue, issue.assignees.filter((a) => !keep.has(a.toLowerCase())), actor);
+  removeAssignees(
+    app,
+    issue,
+    issue.assignees.filter((a) => !keep.has(a.toLowerCase())),
+    actor,
+  );
   addAssignees(app, repo, issue, logins, actor);
 }
 

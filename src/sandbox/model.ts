@@ -120,7 +120,6 @@ export interface CiScript {
   delayMs?: number;
 }
 
-
 export interface RepoRec {
   id: number;
   owner: string;

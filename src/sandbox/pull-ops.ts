@@ -22,7 +22,10 @@ const locks = new Map<number, Promise<unknown>>();
 function withRepoLock<T>(repo: RepoRec, fn: () => Promise<T>): Promise<T> {
   const prev = locks.get(repo.id) ?? Promise.resolve();
   const next = prev.then(fn, fn);
-  locks.set(repo.id, next.catch(() => undefined));
+  locks.set(
+    repo.id,
+    next.catch(() => undefined),
+  );
   return next;
 }
 
@@ -68,7 +71,10 @@ async function rebaseOnto(app: App, gitDir: string, baseSha: string, headSha: st
     await gitOk(["worktree", "add", "--detach", "--quiet", dir, baseSha], { gitDir });
     for (const sha of list) {
       // Keep each commit's author; the sandbox is the committer, as GitHub's rebase merge does.
-      const r = await git(["cherry-pick", "--allow-empty", "--keep-redundant-commits", sha], { cwd: dir, env: { GIT_COMMITTER_NAME: env.GIT_COMMITTER_NAME ?? "", GIT_COMMITTER_EMAIL: env.GIT_COMMITTER_EMAIL ?? "" } });
+      const r = await git(["cherry-pick", "--allow-empty", "--keep-redundant-commits", sha], {
+        cwd: dir,
+        env: { GIT_COMMITTER_NAME: env.GIT_COMMITTER_NAME ?? "", GIT_COMMITTER_EMAIL: env.GIT_COMMITTER_EMAIL ?? "" },
+      });
       if (r.code !== 0) return null;
     }
     return (await gitOk(["rev-parse", "HEAD"], { cwd: dir })).trim();
@@ -95,12 +101,19 @@ async function mergeLocked(app: App, repo: RepoRec, issue: IssueRec, input: Merg
   if (!pr || pr.merged || issue.state !== "open") throw new HttpError(405, "Pull Request is not mergeable");
   if (pr.draft) throw new HttpError(405, "Pull Request is still a draft");
   const allowed = { merge: repo.allowMergeCommit, squash: repo.allowSquashMerge, rebase: repo.allowRebaseMerge }[input.method];
-  if (!allowed) throw new HttpError(405, `${{ merge: "Merge commits", squash: "Squash merges", rebase: "Rebase merges" }[input.method]} are not allowed on this repository.`);
+  if (!allowed)
+    throw new HttpError(
+      405,
+      `${{ merge: "Merge commits", squash: "Squash merges", rebase: "Rebase merges" }[input.method]} are not allowed on this repository.`,
+    );
   const gitDir = app.gitDir(repo);
   const headSha = (await revParse(gitDir, `refs/heads/${pr.head}`)) ?? pr.headSha;
   if (input.sha && input.sha !== headSha) throw new HttpError(409, "Head branch was modified. Review and try the merge again.");
   // The base's rulesets: required reviews and status checks (./rulesets.ts; 405 like a protected branch).
-  const passed = new Set([...repo.checkRuns.filter((c) => c.headSha === headSha && c.conclusion === "success").map((c) => c.name), ...repo.statuses.filter((st) => st.sha === headSha && st.state === "success").map((st) => st.context)]);
+  const passed = new Set([
+    ...repo.checkRuns.filter((c) => c.headSha === headSha && c.conclusion === "success").map((c) => c.name),
+    ...repo.statuses.filter((st) => st.sha === headSha && st.state === "success").map((st) => st.context),
+  ]);
   const violation = mergeViolation(repo, pr.base, passed);
   if (violation) throw new HttpError(405, violation);
   const baseSha = await revParse(gitDir, `refs/heads/${pr.base}`);

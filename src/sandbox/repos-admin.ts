@@ -32,12 +32,23 @@ const DEFAULT_LABELS = [
 
 export type CreateRepoSpec = z.infer<typeof createRepoSchema>;
 
-export const addUserSchema = z.object({ login: z.string(), repos: z.record(roleSchema).optional(), scopes: z.array(z.string().regex(/^[a-z:_]+$/)).max(50).optional() }).strict();
+export const addUserSchema = z
+  .object({
+    login: z.string(),
+    repos: z.record(roleSchema).optional(),
+    scopes: z
+      .array(z.string().regex(/^[a-z:_]+$/))
+      .max(50)
+      .optional(),
+  })
+  .strict();
 export const setRoleSchema = z.object({ login: z.string(), repo: z.string(), role: roleSchema }).strict();
 
 export async function createRepo(app: App, spec: CreateRepoSpec): Promise<RepoRec> {
   if (!isSafeName(spec.owner) || !isSafeName(spec.name)) {
-    throw validationFailed([{ resource: "Repository", field: "name", code: "invalid", message: "owner and name may hold only letters, digits, '-', '_' and '.'" }]);
+    throw validationFailed([
+      { resource: "Repository", field: "name", code: "invalid", message: "owner and name may hold only letters, digits, '-', '_' and '.'" },
+    ]);
   }
   const branch = spec.defaultBranch ?? "main";
   if (!isSafeRefName(branch)) throw validationFailed([{ resource: "Repository", field: "default_branch", code: "invalid" }]);
@@ -58,7 +69,13 @@ export async function createRepo(app: App, spec: CreateRepoSpec): Promise<RepoRe
   }
   const now = isoNow();
   // GitHub gives every new repository its default labels; copy that.
-  const labels: LabelRec[] = [...DEFAULT_LABELS.filter((d) => !spec.labels?.some((l) => l.name.toLowerCase() === d.name)), ...(spec.labels ?? [])].map((l) => ({ id: app.store.nextId(), name: l.name, color: l.color ?? "ededed", description: l.description ?? null, default: DEFAULT_LABELS.some((d) => d.name === l.name) }));
+  const labels: LabelRec[] = [...DEFAULT_LABELS.filter((d) => !spec.labels?.some((l) => l.name.toLowerCase() === d.name)), ...(spec.labels ?? [])].map((l) => ({
+    id: app.store.nextId(),
+    name: l.name,
+    color: l.color ?? "ededed",
+    description: l.description ?? null,
+    default: DEFAULT_LABELS.some((d) => d.name === l.name),
+  }));
   const repo: RepoRec = {
     id: app.store.nextId(),
     owner: spec.owner,

@@ -27,9 +27,20 @@ const ruleSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("non_fast_forward") }).strict(),
   z.object({ type: z.literal("deletion") }).strict(),
   z.object({ type: z.literal("update"), parameters: z.object({ update_allows_fetch_and_merge: z.boolean() }).partial().optional() }).strict(),
-  z.object({ type: z.literal("pull_request"), parameters: z.object({ required_approving_review_count: z.number().int().min(0).max(10) }).passthrough() }).strict(),
+  z
+    .object({ type: z.literal("pull_request"), parameters: z.object({ required_approving_review_count: z.number().int().min(0).max(10) }).passthrough() })
+    .strict(),
   z.object({ type: z.literal("merge_queue"), parameters: z.object({ merge_method: z.enum(["MERGE", "SQUASH", "REBASE"]) }).passthrough() }).strict(),
-  z.object({ type: z.literal("required_status_checks"), parameters: z.object({ required_status_checks: z.array(z.object({ context: z.string().min(1).max(200), integration_id: z.number().int().optional() }).strict()).min(1) }).passthrough() }).strict(),
+  z
+    .object({
+      type: z.literal("required_status_checks"),
+      parameters: z
+        .object({
+          required_status_checks: z.array(z.object({ context: z.string().min(1).max(200), integration_id: z.number().int().optional() }).strict()).min(1),
+        })
+        .passthrough(),
+    })
+    .strict(),
 ]);
 
 const createSchema = z
@@ -37,7 +48,9 @@ const createSchema = z
     name: z.string().min(1).max(100),
     target: z.literal("branch").optional(),
     enforcement: z.literal("active"),
-    conditions: z.object({ ref_name: z.object({ include: z.array(z.string().min(1).max(200)).max(50), exclude: z.array(z.string().min(1).max(200)).max(50) }).strict() }).strict(),
+    conditions: z
+      .object({ ref_name: z.object({ include: z.array(z.string().min(1).max(200)).max(50), exclude: z.array(z.string().min(1).max(200)).max(50) }).strict() })
+      .strict(),
     rules: z.array(ruleSchema).min(1).max(20),
   })
   .strict();
@@ -48,8 +61,22 @@ function rulesetJson(repo: RepoRec, r: RulesetRec): Record<string, unknown> {
   if (r.nonFastForward) rules.push({ type: "non_fast_forward" });
   if (r.deletion) rules.push({ type: "deletion" });
   if (r.update) rules.push({ type: "update" });
-  if (r.pullRequest) rules.push({ type: "pull_request", parameters: { required_approving_review_count: r.pullRequest.approvals, dismiss_stale_reviews_on_push: false, require_code_owner_review: false, require_last_push_approval: false, required_review_thread_resolution: false } });
-  if (r.requiredChecks.length) rules.push({ type: "required_status_checks", parameters: { required_status_checks: r.requiredChecks.map((context) => ({ context })), strict_required_status_checks_policy: false } });
+  if (r.pullRequest)
+    rules.push({
+      type: "pull_request",
+      parameters: {
+        required_approving_review_count: r.pullRequest.approvals,
+        dismiss_stale_reviews_on_push: false,
+        require_code_owner_review: false,
+        require_last_push_approval: false,
+        required_review_thread_resolution: false,
+      },
+    });
+  if (r.requiredChecks.length)
+    rules.push({
+      type: "required_status_checks",
+      parameters: { required_status_checks: r.requiredChecks.map((context) => ({ context })), strict_required_status_checks_policy: false },
+    });
   if (r.mergeQueue) rules.push({ type: "merge_queue", parameters: r.mergeQueue });
   return {
     id: r.id,

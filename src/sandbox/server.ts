@@ -90,7 +90,12 @@ async function handle(app: App, router: Router, req: IncomingMessage, res: Serve
     if (counted && who && resource === "graphql" && app.rates.info(rateKey, false, resource).remaining <= 0) {
       // GitHub answers a spent GraphQL budget with 200, an error of type RATE_LIMITED and the headers
       // (https://docs.github.com/graphql/overview/rate-limits-and-query-limits-for-the-graphql-api#exceeding-the-rate-limit).
-      send(res, 200, { errors: [{ type: "RATE_LIMITED", message: `API rate limit already exceeded for user ID ${who.id}.` }] }, headersOf(app.rates.info(rateKey, false, resource)));
+      send(
+        res,
+        200,
+        { errors: [{ type: "RATE_LIMITED", message: `API rate limit already exceeded for user ID ${who.id}.` }] },
+        headersOf(app.rates.info(rateKey, false, resource)),
+      );
       log(200);
       return;
     }
@@ -112,7 +117,10 @@ async function handle(app: App, router: Router, req: IncomingMessage, res: Serve
     const reply: Reply = await match.handler(ctx);
     if (method === "GET" && reply.status === 200) {
       const text = JSON.stringify(reply.body ?? null);
-      const etag = `W/"${createHash("sha1").update(user ?? "").update(text).digest("hex")}"`;
+      const etag = `W/"${createHash("sha1")
+        .update(user ?? "")
+        .update(text)
+        .digest("hex")}"`;
       const headers = { ...rateHeaders, ...reply.headers, etag };
       if (req.headers["if-none-match"] === etag) {
         // Conditional requests that come back 304 do not count against the rate limit.

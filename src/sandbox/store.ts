@@ -9,9 +9,7 @@ import { z } from "zod";
 import type { RepoRec, SandboxState, UserRec } from "./model";
 import { emptyState, FIRST_ID, repoKey } from "./model";
 
-const stateFileSchema = z
-  .object({ version: z.literal(1), nextId: z.number().int(), users: z.record(z.unknown()), repos: z.record(z.unknown()) })
-  .passthrough();
+const stateFileSchema = z.object({ version: z.literal(1), nextId: z.number().int(), users: z.record(z.unknown()), repos: z.record(z.unknown()) }).passthrough();
 
 interface Snapshot {
   at: number;
@@ -40,7 +38,9 @@ export class Store {
     }
     const parsed = stateFileSchema.safeParse(JSON.parse(text));
     if (!parsed.success) {
-      throw new Error(`sandbox state file ${this.statePath} is not a sandbox state (version 1): ${parsed.error.issues[0]?.message ?? "bad shape"}. Move it away or start with another --data folder.`);
+      throw new Error(
+        `sandbox state file ${this.statePath} is not a sandbox state (version 1): ${parsed.error.issues[0]?.message ?? "bad shape"}. Move it away or start with another --data folder.`,
+      );
     }
     this.state = parsed.data as unknown as SandboxState;
     // A state saved before ids passed 2^32 keeps its old ids; new objects still number past 2^32.

@@ -75,7 +75,13 @@ export function activateExtension(context: vscode.ExtensionContext, load: Bundle
   const activationCpuMs = loaded.cpuMs + body.cpuMs;
   const bundleLoadMs = loaded.ms;
   const activateBodyMs = body.ms;
-  log.info("activated", { ms: activationMs.toFixed(1), cpuMs: activationCpuMs.toFixed(1), loadMs: bundleLoadMs.toFixed(1), bodyMs: activateBodyMs.toFixed(1), version: context.extension.packageJSON?.version as string | undefined });
+  log.info("activated", {
+    ms: activationMs.toFixed(1),
+    cpuMs: activationCpuMs.toFixed(1),
+    loadMs: bundleLoadMs.toFixed(1),
+    bodyMs: activateBodyMs.toFixed(1),
+    version: context.extension.packageJSON?.version as string | undefined,
+  });
   return {
     activationMs,
     activationCpuMs,

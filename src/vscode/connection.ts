@@ -54,11 +54,7 @@ export class Connection implements vscode.Disposable {
       return { apiUrl: settings.apiUrl, token: settings.envToken.value, account: undefined, source: settings.envToken.name };
     }
     try {
-      const found = await vscode.authentication.getSession(
-        settings.authProviderId,
-        SCOPES,
-        mode === "silent" ? { silent: true } : { createIfNone: true },
-      );
+      const found = await vscode.authentication.getSession(settings.authProviderId, SCOPES, mode === "silent" ? { silent: true } : { createIfNone: true });
       if (!found) return undefined;
       return { apiUrl: settings.apiUrl, token: found.accessToken, account: found.account.label, source: "vscode" };
     } catch (e) {

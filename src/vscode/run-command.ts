@@ -54,7 +54,10 @@ function report(services: CommandServices, id: string, e: unknown, args: readonl
   }
   if (isRefusal(e)) {
     log.warn(`refused: ${e.message}`, { id, reason: e.reason, link: e.details.link, next: e.details.next });
-    notifier.warn(e.message, refusalActions(e, id, args, (url) => services.links.open(url)));
+    notifier.warn(
+      e.message,
+      refusalActions(e, id, args, (url) => services.links.open(url)),
+    );
     return;
   }
   const showLog = { title: "Show Log", run: () => logChannel.show(true) };

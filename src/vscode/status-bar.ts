@@ -48,7 +48,13 @@ export function renderStatusBar(status: RunStatus): StatusBarView {
       return { text: "", tooltip: "", command: undefined, backgroundColor: undefined, visible: false };
     case "starting": {
       const tooltip = `**Ticket Runner** is starting a Run on ${code(status.repo)}: checking the checkout, taking the Run lock, sweeping Stranded tickets.\n\n${STOP_LINK}`;
-      return { text: "$(sync~spin) Ticket Runner · starting", tooltip, command: "ticketRunner.stop", backgroundColor: "statusBarItem.warningBackground", visible: true };
+      return {
+        text: "$(sync~spin) Ticket Runner · starting",
+        tooltip,
+        command: "ticketRunner.stop",
+        backgroundColor: "statusBarItem.warningBackground",
+        visible: true,
+      };
     }
     case "running": {
       const lanes = `${status.lanes} ${status.lanes === 1 ? "lane" : "lanes"}`;
@@ -62,9 +68,7 @@ export function renderStatusBar(status: RunStatus): StatusBarView {
     }
     case "stopping": {
       const tickets = status.finishing.map((n) => `#${n}`).join(" ");
-      const text = status.finishing.length
-        ? `$(loading~spin) Ticket Runner · stopping: finishing ${tickets}`
-        : "$(loading~spin) Ticket Runner · stopping";
+      const text = status.finishing.length ? `$(loading~spin) Ticket Runner · stopping: finishing ${tickets}` : "$(loading~spin) Ticket Runner · stopping";
       const rows = status.busy?.length ? `\n\n${status.busy.map(laneRow).join("\n")}` : "";
       const tooltip = `**Ticket Runner** is stopping: busy lanes finish, nothing new is claimed.${tickets ? `\n\nFinishing ${tickets}.` : ""}${rows}`;
       return { text, tooltip, command: undefined, backgroundColor: undefined, visible: true };
@@ -85,4 +89,3 @@ function laneRow(b: LaneActivity): string {
 function code(text: string): string {
   return "`" + text.replace(/`/g, "'") + "`";
 }
-

@@ -27,8 +27,14 @@ interface Entry {
   repeat: boolean;
 }
 
-export const met: AgentScript = (act) => ({ structured: { criteria: act.criteria().map((c) => ({ criterion: c, verdict: "met", evidence: `checked ${c}` })) } });
-export const unmetFirst: AgentScript = (act) => ({ structured: { criteria: act.criteria().map((c, i) => ({ criterion: c, verdict: i === 0 ? "unmet" : "met", evidence: i === 0 ? "not found in src/" : "ok" })) } });
+export const met: AgentScript = (act) => ({
+  structured: { criteria: act.criteria().map((c) => ({ criterion: c, verdict: "met", evidence: `checked ${c}` })) },
+});
+export const unmetFirst: AgentScript = (act) => ({
+  structured: {
+    criteria: act.criteria().map((c, i) => ({ criterion: c, verdict: i === 0 ? "unmet" : "met", evidence: i === 0 ? "not found in src/" : "ok" })),
+  },
+});
 export const rateLimited: AgentScript = () => ({ outcome: "rate-limited", detail: "usage limit reached", structured: undefined });
 export const commitsThenRateLimited: AgentScript = (act) => {
   act.commit("partial");
@@ -37,7 +43,15 @@ export const commitsThenRateLimited: AgentScript = (act) => {
 
 export class FakeAgentRunner implements AgentRunner {
   readonly name = "fake";
-  readonly calls: { ticket: number; stage: StageName; logName: string; prompt: string; env?: Record<string, string>; allowedCommands?: string[][]; resumeSession?: string }[] = [];
+  readonly calls: {
+    ticket: number;
+    stage: StageName;
+    logName: string;
+    prompt: string;
+    env?: Record<string, string>;
+    allowedCommands?: string[][];
+    resumeSession?: string;
+  }[] = [];
   private readonly entries: Entry[] = [];
 
   constructor(private readonly workspaces: () => FakeWorkspace) {}
@@ -53,7 +67,15 @@ export class FakeAgentRunner implements AgentRunner {
   }
 
   async run(request: StageRequest): Promise<StageResult> {
-    this.calls.push({ ticket: request.ticket, stage: request.stage, logName: request.logName, prompt: request.prompt, env: request.env, allowedCommands: request.allowedCommands, resumeSession: request.resumeSession });
+    this.calls.push({
+      ticket: request.ticket,
+      stage: request.stage,
+      logName: request.logName,
+      prompt: request.prompt,
+      env: request.env,
+      allowedCommands: request.allowedCommands,
+      resumeSession: request.resumeSession,
+    });
     const stem = path.join(request.logDir, request.logName);
     fs.mkdirSync(path.dirname(stem), { recursive: true });
     fs.writeFileSync(`${stem}.command`, `fake-agent -p <prompt> # ${request.stage}\n`);
@@ -69,7 +91,10 @@ export class FakeAgentRunner implements AgentRunner {
       },
       criteria: () => {
         const block = request.prompt.split("\n<<<CRITERIA\n")[1]?.split("\nCRITERIA>>>")[0] ?? "";
-        return block.split("\n").filter((l) => /^\d+\. /.test(l)).map((l) => l.replace(/^\d+\. /, ""));
+        return block
+          .split("\n")
+          .filter((l) => /^\d+\. /.test(l))
+          .map((l) => l.replace(/^\d+\. /, ""));
       },
     };
     request.onEvent?.({ kind: "init", model: "fake", sessionId: `s-${this.calls.length}` });

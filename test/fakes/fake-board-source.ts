@@ -46,7 +46,11 @@ export class FakeBoardSource implements BoardSource {
         openBlockers: i.openBlockers ?? [],
       };
     });
-    return { viewer: this.viewer, issues, cost: { requests: Math.max(1, Math.ceil(wanted.length / 100)), points: Math.max(1, Math.ceil(wanted.length / 100)) } };
+    return {
+      viewer: this.viewer,
+      issues,
+      cost: { requests: Math.max(1, Math.ceil(wanted.length / 100)), points: Math.max(1, Math.ceil(wanted.length / 100)) },
+    };
   }
 
   async fetchAllComments(issue: number): Promise<{ comments: TrackerComment[]; cost: { requests: number; points: number } }> {

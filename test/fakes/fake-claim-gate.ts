@@ -65,7 +65,8 @@ export class FakeClaimGate implements ClaimGate {
     const user = await this.me();
     const issue = await this.tracker.getIssue(ticket);
     if (!issue || issue.state !== "open") return { kind: "lost", reason: "not open" };
-    if (issue.assignees.length > 0 || issue.labels.includes(this.labels.inProgress)) return { kind: "lost", reason: `claimed by ${issue.assignees.join(", ") || "someone"}` };
+    if (issue.assignees.length > 0 || issue.labels.includes(this.labels.inProgress))
+      return { kind: "lost", reason: `claimed by ${issue.assignees.join(", ") || "someone"}` };
     await this.tracker.writeIssue(ticket, { addAssignees: [user], addLabels: [this.labels.inProgress], removeLabels: [this.labels.ready] });
     return { kind: "won", claim: this.held(ticket, user) };
   }

@@ -108,7 +108,14 @@ export class FakeGitHub {
     this.mustIssue(issue);
     const id = String(this.nextCommentId++);
     const when = at ?? new Date(this.clockMs()).toISOString();
-    const c: TrackerComment = { id, body, author, url: `https://github.test/${this.fullName}/issues/${issue}#issuecomment-${id}`, createdAt: when, updatedAt: when };
+    const c: TrackerComment = {
+      id,
+      body,
+      author,
+      url: `https://github.test/${this.fullName}/issues/${issue}#issuecomment-${id}`,
+      createdAt: when,
+      updatedAt: when,
+    };
     this.state.comments.push({ ...c });
     this.commentIssue.set(id, issue);
     return c;
@@ -318,7 +325,10 @@ export class FakeTracker implements Tracker {
 
   async labelActors(number: number, label: string): Promise<string[]> {
     await this.enter("labelActors");
-    return this.gh.view(this.user).events.filter((e) => e.issue === number && e.label === label && e.kind === "labeled").map((e) => e.actor);
+    return this.gh
+      .view(this.user)
+      .events.filter((e) => e.issue === number && e.label === label && e.kind === "labeled")
+      .map((e) => e.actor);
   }
 
   /** The fake keeps no body edits: its bodies are never edited after labelling (the sandbox tests that rule). */
@@ -446,7 +456,10 @@ export class FakeTracker implements Tracker {
     return this.gh.view(this.user).ci.get(ref) ?? { state: "none", details: [] };
   }
 
-  async mergePullRequest(number: number, input: { sha: string; method: "merge" | "squash" | "rebase"; title?: string; message?: string }): Promise<{ merged: boolean; sha: string | null; reason?: string }> {
+  async mergePullRequest(
+    number: number,
+    input: { sha: string; method: "merge" | "squash" | "rebase"; title?: string; message?: string },
+  ): Promise<{ merged: boolean; sha: string | null; reason?: string }> {
     await this.enter("mergePullRequest");
     const pr = this.gh.live().pulls.find((p) => p.number === number);
     if (!pr) return { merged: false, sha: null, reason: "no such pull request" };

@@ -68,7 +68,8 @@ export class FakeWorkspace implements Workspace {
   readonly calls: string[] = [];
   private readonly rebaseCalls = new Map<number, number>();
   private checkCalls = 0;
-  lockStanding: (holder: LockHolder, held: Extract<LockFile, { held: true }>) => LockStanding = (holder, held) => (held.runId === holder.runId ? "mine" : held.host.id === holder.host.id ? "running" : "elsewhere");
+  lockStanding: (holder: LockHolder, held: Extract<LockFile, { held: true }>) => LockStanding = (holder, held) =>
+    held.runId === holder.runId ? "mine" : held.host.id === holder.host.id ? "running" : "elsewhere";
 
   constructor(
     readonly remote: FakeRemote,
@@ -125,7 +126,13 @@ export class FakeWorkspace implements Workspace {
   }
 
   branchFor(ticket: number, title: string): string {
-    const slug = title.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 30).replace(/-+$/, "") || "ticket";
+    const slug =
+      title
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, "-")
+        .replace(/^-+|-+$/g, "")
+        .slice(0, 30)
+        .replace(/-+$/, "") || "ticket";
     return `agent/${ticket}-${slug}`;
   }
 
@@ -151,7 +158,11 @@ export class FakeWorkspace implements Workspace {
     this.calls.push(`cutLane ${ticket} ${branch}`);
     if (this.local.has(branch)) {
       const where = this.lanes.get(ticket)?.path ?? path.join(this.root, "elsewhere");
-      throw new Refusal("branch-in-way", `A local branch \`${branch}\` already exists. If the work on it is abandoned, delete it with \`git branch -D ${branch}\`. Otherwise finish it by hand, then relabel the Ticket ready-for-agent.`, { path: where });
+      throw new Refusal(
+        "branch-in-way",
+        `A local branch \`${branch}\` already exists. If the work on it is abandoned, delete it with \`git branch -D ${branch}\`. Otherwise finish it by hand, then relabel the Ticket ready-for-agent.`,
+        { path: where },
+      );
     }
     this.local.set(branch, [...(this.local.get(`origin/${base}`) ?? this.remote.branches.get(base) ?? [])]);
     return this.addLane(ticket, branch);
@@ -180,7 +191,9 @@ export class FakeWorkspace implements Workspace {
       this.local.set(branch, [...t]);
       return { lane: lane(), outcome: "fast-forwarded", detail: "fast-forwarded to the remote" };
     }
-    throw new Refusal("branches-parted", `This Host's \`${branch}\` (at ${m[m.length - 1]}) and the remote's (at ${t[t.length - 1]}) have parted.`, { path: this.lanePath(ticket) });
+    throw new Refusal("branches-parted", `This Host's \`${branch}\` (at ${m[m.length - 1]}) and the remote's (at ${t[t.length - 1]}) have parted.`, {
+      path: this.lanePath(ticket),
+    });
   }
 
   async abortRebaseInProgress(l: Lane): Promise<boolean> {
@@ -331,7 +344,10 @@ export class FakeWorkspace implements Workspace {
   }
 
   async keepTranscripts(ticket: number, runId: string, files: { name: string; path: string }[]): Promise<void> {
-    this.remote.transcripts.set(`ticket-${ticket}/${runId}/`, files.map((f) => f.name));
+    this.remote.transcripts.set(
+      `ticket-${ticket}/${runId}/`,
+      files.map((f) => f.name),
+    );
   }
 
   async readLock(): Promise<LockFile> {

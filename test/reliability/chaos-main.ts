@@ -29,7 +29,15 @@ interface Args {
 }
 
 function parse(argv: string[]): Args {
-  const args: Args = { trials: 10, seed: 1, only: new Set(["kill", "faults", "dead-host", "canary"]), killRate: 0.75, maxKillMs: undefined, dist: undefined, verbose: false };
+  const args: Args = {
+    trials: 10,
+    seed: 1,
+    only: new Set(["kill", "faults", "dead-host", "canary"]),
+    killRate: 0.75,
+    maxKillMs: undefined,
+    dist: undefined,
+    verbose: false,
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const value = (): string => {
@@ -44,7 +52,10 @@ function parse(argv: string[]): Args {
     else if (a.startsWith("--max-kill-ms")) args.maxKillMs = Number(value());
     else if (a.startsWith("--dist")) args.dist = resolve(value());
     else if (a === "--verbose") args.verbose = true;
-    else throw new Error(`unknown option ${a}; use --trials N [--seed S] [--only kill,faults,dead-host,canary] [--kill-rate R] [--max-kill-ms MS] [--dist DIR] [--verbose]`);
+    else
+      throw new Error(
+        `unknown option ${a}; use --trials N [--seed S] [--only kill,faults,dead-host,canary] [--kill-rate R] [--max-kill-ms MS] [--dist DIR] [--verbose]`,
+      );
   }
   if (!Number.isInteger(args.trials) || args.trials < 0) throw new Error("--trials must be a whole number");
   return args;
@@ -78,17 +89,22 @@ async function main(): Promise<number> {
       const r = await killTrial(world!, { seed: args.seed + i, killRate: args.killRate, maxKillMs: args.maxKillMs, log: args.verbose ? out : undefined });
       results.push(r);
       const endings = Object.values(r.endings).reduce<Record<string, number>>((acc, e) => ((acc[e] = (acc[e] ?? 0) + 1), acc), {});
-      out(`  trial ${i + 1}/${args.trials} seed ${r.seed}: ${r.runs} runs, ${r.kills} kills (${r.killsOnOtherHost} on host-b), ${r.pushed} pushed commits (${r.pushedRebased} rebased), endings ${JSON.stringify(endings)}, ${r.violations.length} violations, ${Math.round(r.wallMs / 1000)} s`);
+      out(
+        `  trial ${i + 1}/${args.trials} seed ${r.seed}: ${r.runs} runs, ${r.kills} kills (${r.killsOnOtherHost} on host-b), ${r.pushed} pushed commits (${r.pushedRebased} rebased), endings ${JSON.stringify(endings)}, ${r.violations.length} violations, ${Math.round(r.wallMs / 1000)} s`,
+      );
       for (const v of r.violations) out(`    VIOLATION ${v}`);
       // Not a loss (the ticket ended, with its reason), but a person's attention a kill cost: say why.
-      for (const [n, why] of Object.entries(r.handoffReasons)) if (EXPECTED_DEMO_ENDINGS[Number(n) - 1] !== "handed-off") out(`    #${n} handed off, not by the demo's design: ${why}`);
+      for (const [n, why] of Object.entries(r.handoffReasons))
+        if (EXPECTED_DEMO_ENDINGS[Number(n) - 1] !== "handed-off") out(`    #${n} handed off, not by the demo's design: ${why}`);
     }
     await world?.stop();
     const sum = (f: (r: KillTrialResult) => number) => results.reduce((a, r) => a + f(r), 0);
     const losses = sum((r) => r.violations.length);
     failed += losses;
     const wall = Math.round((Date.now() - started) / 1000);
-    out(`kill anywhere: ${results.length} trials, ${sum((r) => r.runs)} Runs, ${sum((r) => r.kills)} kills (${sum((r) => r.killsOnOtherHost)} on the second Host), ${sum((r) => r.processesKilled)} processes killed, ${sum((r) => r.pushed)} pushed commits audited, ${losses} violations, ${wall} s`);
+    out(
+      `kill anywhere: ${results.length} trials, ${sum((r) => r.runs)} Runs, ${sum((r) => r.kills)} kills (${sum((r) => r.killsOnOtherHost)} on the second Host), ${sum((r) => r.processesKilled)} processes killed, ${sum((r) => r.pushed)} pushed commits audited, ${losses} violations, ${wall} s`,
+    );
     record("chaos.kill-anywhere", {
       what: "SIGKILL a 2-Lane Run of 6 tickets anywhere, on either of 2 Hosts, until all end: each ends once, nothing lost",
       test: TEST,

@@ -76,7 +76,8 @@ export function nodeLimitRule(variables: Record<string, unknown>): (context: Val
           total = 0;
         },
         leave(node) {
-          if (total > NODE_LIMIT.total) context.reportError(new GraphQLError(`This query requests up to ${total} nodes; GitHub's limit is ${NODE_LIMIT.total}.`, { nodes: node }));
+          if (total > NODE_LIMIT.total)
+            context.reportError(new GraphQLError(`This query requests up to ${total} nodes; GitHub's limit is ${NODE_LIMIT.total}.`, { nodes: node }));
         },
       },
       Field: {
@@ -90,8 +91,12 @@ export function nodeLimitRule(variables: Record<string, unknown>): (context: Val
           const first = intArg(node, "first", variables);
           const last = intArg(node, "last", variables);
           const limit = first ?? last;
-          if (limit === undefined) context.reportError(new GraphQLError(`${node.name.value}: GitHub needs a \`first\` or \`last\` on every connection.`, { nodes: node }));
-          else if (limit < 1 || limit > NODE_LIMIT.perConnection) context.reportError(new GraphQLError(`${node.name.value}: first/last is ${limit}; GitHub accepts 1 to ${NODE_LIMIT.perConnection}.`, { nodes: node }));
+          if (limit === undefined)
+            context.reportError(new GraphQLError(`${node.name.value}: GitHub needs a \`first\` or \`last\` on every connection.`, { nodes: node }));
+          else if (limit < 1 || limit > NODE_LIMIT.perConnection)
+            context.reportError(
+              new GraphQLError(`${node.name.value}: first/last is ${limit}; GitHub accepts 1 to ${NODE_LIMIT.perConnection}.`, { nodes: node }),
+            );
           const nodes = outer * (limit ?? NODE_LIMIT.perConnection);
           total += nodes;
           scale.push(nodes);

@@ -85,7 +85,9 @@ function validatorFor(route: string, status: number): ValidateFunction | null {
   if (compiled.has(key)) return compiled.get(key)!;
   const r = responseOf(operation(route), status);
   const schema = r?.content?.["application/json"]?.schema;
-  const fn = schema ? load().ajv.compile(nullableAnywhere(JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', `"${ROOT}#/components/`))) as object) : null;
+  const fn = schema
+    ? load().ajv.compile(nullableAnywhere(JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', `"${ROOT}#/components/`))) as object)
+    : null;
   compiled.set(key, fn);
   return fn;
 }

@@ -23,7 +23,8 @@ export interface Seen {
  */
 export const KNOWN_DIFFERENCES: { problem: RegExp; why: string }[] = [
   {
-    problem: /^(GET|POST|PATCH) \/repos\/\{owner\}\/\{repo\}\/pulls(\/\{pull_number\})? 20[01]: \(body\) must have required property '(additions|deletions|changed_files|commits)'/,
+    problem:
+      /^(GET|POST|PATCH) \/repos\/\{owner\}\/\{repo\}\/pulls(\/\{pull_number\})? 20[01]: \(body\) must have required property '(additions|deletions|changed_files|commits)'/,
     why: "A pull request's diff statistics are not counted (it would take a git diff per answer); Ticket Runner never reads them.",
   },
 ];
@@ -49,7 +50,8 @@ export function templateOf(method: string, url: string): string {
   for (const route of routesInSource()) {
     const [m, template] = route.split(" ");
     if (m !== method) continue;
-    if (new RegExp(`^${template!.replace(/\{[^}]+\}/g, "[^/]+")}$`).test(path) || new RegExp(`^/api/v3${template!.replace(/\{[^}]+\}/g, "[^/]+")}$`).test(path)) return route;
+    if (new RegExp(`^${template!.replace(/\{[^}]+\}/g, "[^/]+")}$`).test(path) || new RegExp(`^/api/v3${template!.replace(/\{[^}]+\}/g, "[^/]+")}$`).test(path))
+      return route;
   }
   return `${method} ${path}`;
 }

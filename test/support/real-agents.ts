@@ -19,7 +19,6 @@ export function geminiBinary(): string {
   return located("TICKET_RUNNER_GEMINI", "gemini", `Gemini CLI ${GEMINI_CLI_VERSION}`);
 }
 
-
 export function claudeBinary(): string {
   return located("TICKET_RUNNER_CLAUDE", "claude", `Claude Code ${CLAUDE_CODE_VERSION}`);
 }

@@ -39,7 +39,11 @@ export interface DemoTicket {
 }
 
 export function demoTicketBody(t: DemoTicket): string {
-  const block = { files: t.files, criteria: t.criteria.map(([, file, contains]) => ({ file, contains })), ...(t.behaviours?.length ? { behaviours: t.behaviours } : {}) };
+  const block = {
+    files: t.files,
+    criteria: t.criteria.map(([, file, contains]) => ({ file, contains })),
+    ...(t.behaviours?.length ? { behaviours: t.behaviours } : {}),
+  };
   return [`${t.title}.`, "", ...t.criteria.map(([text]) => `- [ ] ${text}`), "", "```ticket-runner-demo", JSON.stringify(block, null, 2), "```"].join("\n");
 }
 
@@ -69,7 +73,9 @@ const run = promisify(execFile);
 export async function cloneWithToken(url: string, token: string, dir: string): Promise<void> {
   const basic = Buffer.from(`x-access-token:${token}`).toString("base64");
   try {
-    await run("git", ["-c", `http.extraHeader=Authorization: Basic ${basic}`, "clone", "-q", url, dir], { env: { ...process.env, LC_ALL: "C", GIT_TERMINAL_PROMPT: "0" } });
+    await run("git", ["-c", `http.extraHeader=Authorization: Basic ${basic}`, "clone", "-q", url, dir], {
+      env: { ...process.env, LC_ALL: "C", GIT_TERMINAL_PROMPT: "0" },
+    });
   } catch (e) {
     // execFile's own message repeats the command line, header and all: say only git's words.
     const stderr = (e as { stderr?: unknown }).stderr;
@@ -104,7 +110,11 @@ export async function seedRunTarget(sandbox: SandboxHandle, scratch: string, con
 }
 
 /** Opens tickets as the admin (a trusted writer applies the label), in order; returns their numbers. */
-export async function openTickets(target: Pick<RunTarget, "apiUrl" | "adminToken" | "owner" | "repo">, tickets: DemoTicket[], labels: string[] = ["ready-for-agent"]): Promise<number[]> {
+export async function openTickets(
+  target: Pick<RunTarget, "apiUrl" | "adminToken" | "owner" | "repo">,
+  tickets: DemoTicket[],
+  labels: string[] = ["ready-for-agent"],
+): Promise<number[]> {
   const octokit = sandboxOctokit(target.apiUrl, target.adminToken);
   const numbers: number[] = [];
   for (const t of tickets) {

@@ -19,10 +19,17 @@ async function main(): Promise<void> {
     const server = await step("code-server starts with the sandbox's URL and token", () => ui.startServer({ env: env.env }));
     const p = await ui.openPage({ width: 1500, height: 900 });
     const row = (text: string | RegExp) => sidebarRows(p, text).first();
-    await step("the workbench loads", () => openWorkbench(p, workbenchUrl(server, env.workspace, [["extensionDevelopmentPath", `vscode-remote://127.0.0.1:${server.port}${REPO_ROOT}`]]), server.password));
+    await step("the workbench loads", () =>
+      openWorkbench(
+        p,
+        workbenchUrl(server, env.workspace, [["extensionDevelopmentPath", `vscode-remote://127.0.0.1:${server.port}${REPO_ROOT}`]]),
+        server.password,
+      ),
+    );
     await step("the Ticket Runner container opens", () => openTicketRunner(p));
     await step("the board loads every section", async () => {
-      for (const title of ["Running here", "Claimed elsewhere", "Stale", "Frontier (ready)", "Blocked", "Needs a person", "Stranded"]) await row(title).waitFor({ timeout: UI_TIMEOUT_MS });
+      for (const title of ["Running here", "Claimed elsewhere", "Stale", "Frontier (ready)", "Blocked", "Needs a person", "Stranded"])
+        await row(title).waitFor({ timeout: UI_TIMEOUT_MS });
       await row("● desk · implement").waitFor({ timeout: UI_TIMEOUT_MS });
     });
     await step("the sidebar is widened so the Run column shows in full", () => widenSidebar(p, 900));

@@ -17,7 +17,20 @@ import type { Locator, Page } from "playwright-core";
 import { Octokit } from "@octokit/rest";
 import { startSandbox } from "../../src/sandbox/start";
 import { REPO_ROOT } from "../../scripts/vscode/build-suite";
-import { openTicketRunner, openWorkbench, paletteInput, SHOTS, shot, sidebarRows, statusItem, step, UI_TIMEOUT_MS, UiSession, until, widenSidebar } from "./ui-session";
+import {
+  openTicketRunner,
+  openWorkbench,
+  paletteInput,
+  SHOTS,
+  shot,
+  sidebarRows,
+  statusItem,
+  step,
+  UI_TIMEOUT_MS,
+  UiSession,
+  until,
+  widenSidebar,
+} from "./ui-session";
 
 const RUN_TIMEOUT = 240_000;
 
@@ -34,7 +47,11 @@ function startDemo(data: string): DemoProcess {
     if (v !== undefined && !k.startsWith("TICKET_RUNNER_") && !["GITHUB_TOKEN", "GH_TOKEN"].includes(k)) env[k] = v;
   }
   if (process.env["TICKET_RUNNER_CACHE"]) env["TICKET_RUNNER_CACHE"] = process.env["TICKET_RUNNER_CACHE"];
-  const child = spawn(process.execPath, [join(REPO_ROOT, "dist", "cli.js"), "demo", "--data", data], { env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  const child = spawn(process.execPath, [join(REPO_ROOT, "dist", "cli.js"), "demo", "--data", data], {
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
   const out: string[] = [];
   const err: string[] = [];
   child.stdout.on("data", (b: Buffer) => out.push(...b.toString("utf8").split("\n")));
@@ -80,7 +97,10 @@ async function showTranscript(p: Page): Promise<boolean> {
     await p.locator(".quick-input-list .monaco-list-row", { hasText: "Show Output Channels" }).first().waitFor({ timeout: 5_000 });
     await p.keyboard.press("Enter");
     await input.fill("Ticket Runner #");
-    await p.locator(".quick-input-list .monaco-list-row", { hasText: /Ticket Runner #\d/ }).first().waitFor({ timeout: 5_000 });
+    await p
+      .locator(".quick-input-list .monaco-list-row", { hasText: /Ticket Runner #\d/ })
+      .first()
+      .waitFor({ timeout: 5_000 });
     await p.keyboard.press("Enter");
     await p.locator(".part.panel .view-lines").first().waitFor({ timeout: 5_000 });
     return true;
@@ -101,7 +121,11 @@ async function main(): Promise<void> {
     const d = startDemo(data);
     demo = d;
     const url = await step("the demo starts the sandbox and code-server and prints the URL", () =>
-      until(`the URL\n${d.out.join("\n")}\n${d.err.join("\n")}`, () => d.out.map((l) => l.trim()).find((l) => l.startsWith("http://127.0.0.1:") && l.includes("workspace=")), { timeoutMs: 180_000 }),
+      until(
+        `the URL\n${d.out.join("\n")}\n${d.err.join("\n")}`,
+        () => d.out.map((l) => l.trim()).find((l) => l.startsWith("http://127.0.0.1:") && l.includes("workspace=")),
+        { timeoutMs: 180_000 },
+      ),
     );
     const p = await ui.openPage({ width: 1440, height: 900 });
     const sidebarRow = (text: string | RegExp) => sidebarRows(p, text);
@@ -112,7 +136,8 @@ async function main(): Promise<void> {
       const printed = d.out.map((l) => /^Password: (\S+)$/.exec(l.trim())?.[1]).find(Boolean);
       if (!printed || printed.length < 20) throw new Error(`no password printed with the URL:\n${d.out.join("\n")}`);
       const anonymous = await fetch(url, { redirect: "manual" });
-      if (anonymous.status !== 302 || !/\/login\b/.test(anonymous.headers.get("location") ?? "")) throw new Error(`without the password code-server answered ${anonymous.status} ${anonymous.headers.get("location") ?? ""}`);
+      if (anonymous.status !== 302 || !/\/login\b/.test(anonymous.headers.get("location") ?? ""))
+        throw new Error(`without the password code-server answered ${anonymous.status} ${anonymous.headers.get("location") ?? ""}`);
       return printed;
     });
     await step("the workbench opens the clone's workspace after the password", () => openWorkbench(p, url, password));
@@ -134,7 +159,9 @@ async function main(): Promise<void> {
       await shot(p, "demo-board-start.png");
     });
     const startedAt = await step("Start (▶) on the Board asks once: 2 lanes, the demo agent; Start", async () => {
-      const play = p.locator('.part.sidebar .pane-header .action-label[aria-label^="Start"], .part.sidebar .title-actions .action-label[aria-label^="Start"]').first();
+      const play = p
+        .locator('.part.sidebar .pane-header .action-label[aria-label^="Start"], .part.sidebar .title-actions .action-label[aria-label^="Start"]')
+        .first();
       await p.locator(".part.sidebar").hover();
       await play.waitFor({ timeout: UI_TIMEOUT_MS });
       await play.click();
@@ -152,23 +179,27 @@ async function main(): Promise<void> {
       let taken = false;
       let transcriptShown = false;
       let frame = 0;
-      await until("two busy Lanes", async () => {
-        if (process.env["DEMO_UI_DEBUG"]) {
-          const rows = await p.locator(".part.sidebar .monaco-list-row").allInnerTexts();
-          console.log(`frame ${frame}: ${rows.join(" | ").replace(/\n/g, " ")}`);
-          await p.screenshot({ path: join(SHOTS, `demo-debug-${frame++}.png`) });
-        }
-        await expand(sidebarRow(/^Running here\s*[1-9]/));
-        await expand(sidebarRow(/^Needs a person\s*[1-9]/));
-        const running = await visible(sidebarRow("Running here"));
-        const spinning = await p.locator(".part.sidebar .monaco-list-row .codicon-modifier-spin").count();
-        if (!running || spinning < 2) return taken && !(await visible(status)) ? true : undefined;
-        if (!transcriptShown) transcriptShown = await showTranscript(p);
-        await p.mouse.move(1400, 880);
-        await shot(p, "demo-board-mid-run.png");
-        taken = true;
-        return (await visible(sidebarRow(/^Needs a person\s*[1-9]/))) ? true : undefined;
-      }, { timeoutMs: RUN_TIMEOUT, everyMs: 100 });
+      await until(
+        "two busy Lanes",
+        async () => {
+          if (process.env["DEMO_UI_DEBUG"]) {
+            const rows = await p.locator(".part.sidebar .monaco-list-row").allInnerTexts();
+            console.log(`frame ${frame}: ${rows.join(" | ").replace(/\n/g, " ")}`);
+            await p.screenshot({ path: join(SHOTS, `demo-debug-${frame++}.png`) });
+          }
+          await expand(sidebarRow(/^Running here\s*[1-9]/));
+          await expand(sidebarRow(/^Needs a person\s*[1-9]/));
+          const running = await visible(sidebarRow("Running here"));
+          const spinning = await p.locator(".part.sidebar .monaco-list-row .codicon-modifier-spin").count();
+          if (!running || spinning < 2) return taken && !(await visible(status)) ? true : undefined;
+          if (!transcriptShown) transcriptShown = await showTranscript(p);
+          await p.mouse.move(1400, 880);
+          await shot(p, "demo-board-mid-run.png");
+          taken = true;
+          return (await visible(sidebarRow(/^Needs a person\s*[1-9]/))) ? true : undefined;
+        },
+        { timeoutMs: RUN_TIMEOUT, everyMs: 100 },
+      );
       if (!taken) throw new Error("never saw two busy Lanes");
     });
     const wall = await step("the Run ends: the status-bar item goes, the summary says what happened", async () => {
@@ -195,7 +226,11 @@ async function main(): Promise<void> {
       try {
         const octokit = new Octokit({ baseUrl: sb.apiUrl, auth: sb.adminToken });
         const { data: list } = await octokit.rest.issues.listForRepo({ owner: "demo", repo: "shop", state: "all", per_page: 100 });
-        const issues = new Map(list.filter((i) => !i.pull_request).map((i) => [i.number, { state: i.state, labels: i.labels.map((l) => (typeof l === "string" ? l : l.name)).join(",") }]));
+        const issues = new Map(
+          list
+            .filter((i) => !i.pull_request)
+            .map((i) => [i.number, { state: i.state, labels: i.labels.map((l) => (typeof l === "string" ? l : l.name)).join(",") }]),
+        );
         const pulls = (await octokit.rest.pulls.list({ owner: "demo", repo: "shop", state: "all", per_page: 100 })).data;
         const merged = pulls.filter((pr) => pr.merged_at !== null).length;
         const report = JSON.stringify(Object.fromEntries(issues));

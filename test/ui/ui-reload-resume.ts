@@ -27,7 +27,12 @@ async function palette(page: Page, title: string): Promise<void> {
   await until("the Command Palette to open", async () => {
     await page.locator(".part.editor").click({ position: { x: 20, y: 20 } });
     await page.keyboard.press("F1");
-    return paletteInput(page).waitFor({ state: "visible", timeout: 5_000 }).then(() => true, () => false);
+    return paletteInput(page)
+      .waitFor({ state: "visible", timeout: 5_000 })
+      .then(
+        () => true,
+        () => false,
+      );
   });
   await pickInPalette(page, title);
 }
@@ -111,7 +116,12 @@ async function main(): Promise<void> {
       ui.startServer({
         extensionsDir,
         userDataDir,
-        env: { TICKET_RUNNER_API_URL: target.apiUrl, TICKET_RUNNER_TOKEN: target.userToken, TICKET_RUNNER_RUN_ROOT: join(scratch, "runs"), TICKET_RUNNER_HOST_NAME: "desk" },
+        env: {
+          TICKET_RUNNER_API_URL: target.apiUrl,
+          TICKET_RUNNER_TOKEN: target.userToken,
+          TICKET_RUNNER_RUN_ROOT: join(scratch, "runs"),
+          TICKET_RUNNER_HOST_NAME: "desk",
+        },
       }),
     );
     const p = await ui.openPage({ width: 1440, height: 900 });
@@ -128,7 +138,10 @@ async function main(): Promise<void> {
         if (await ticketRow.isVisible()) return true;
         const open = await p.locator(".part.activitybar .action-item.checked", { has: p.locator('[aria-label^="Ticket Runner"]') }).count();
         if (open === 0) await item.click();
-        return ticketRow.waitFor({ timeout: 5_000 }).then(() => true, () => false);
+        return ticketRow.waitFor({ timeout: 5_000 }).then(
+          () => true,
+          () => false,
+        );
       });
     };
     const start = async (): Promise<void> => {
@@ -136,8 +149,17 @@ async function main(): Promise<void> {
       // The first Start asks; the consent is kept in the workspace state, so a later one may not.
       const dialog = p.locator(".monaco-dialog-box");
       const asked = await Promise.race([
-        dialog.waitFor({ timeout: 15_000 }).then(() => true, () => false),
-        status.filter({ hasText: `#${ticket}` }).waitFor({ timeout: 15_000 }).then(() => false, () => false),
+        dialog.waitFor({ timeout: 15_000 }).then(
+          () => true,
+          () => false,
+        ),
+        status
+          .filter({ hasText: `#${ticket}` })
+          .waitFor({ timeout: 15_000 })
+          .then(
+            () => false,
+            () => false,
+          ),
       ]);
       if (!asked) return;
       await dialog.getByRole("button", { name: "Start", exact: true }).click();
@@ -173,10 +195,13 @@ async function main(): Promise<void> {
       if (after.state !== "open" || labels !== "in-progress") throw new Error(`#${ticket} lost its claim: ${after.state} [${labels}]`);
       if (after.assignees.join() !== RUN_USER) throw new Error(`#${ticket} is assigned to [${after.assignees.join()}], not ${RUN_USER}`);
       if (after.comments.length !== before.comments.length) {
-        throw new Error(`a comment was written at the kill: ${before.comments.length} before, ${after.comments.length} after:\n${after.comments.map((c) => c.body.slice(0, 200)).join("\n---\n")}`);
+        throw new Error(
+          `a comment was written at the kill: ${before.comments.length} before, ${after.comments.length} after:\n${after.comments.map((c) => c.body.slice(0, 200)).join("\n---\n")}`,
+        );
       }
       const states = leaseStates(target, ticket, after);
-      if (states.length !== 1 || !["claimed", "running"].includes(states[0] ?? "")) throw new Error(`#${ticket}'s lease is not live after the kill: [${states.join()}]`);
+      if (states.length !== 1 || !["claimed", "running"].includes(states[0] ?? ""))
+        throw new Error(`#${ticket}'s lease is not live after the kill: [${states.join()}]`);
       // The killed Stage's agent runs in its own process group; the dying host SIGKILLs the group.
       const survivors = await until(
         "the killed Stage's demo agent to end",
@@ -220,15 +245,20 @@ async function main(): Promise<void> {
         const last = all.find((l) => l.includes("took the Run lock over"));
         return last?.includes(`#${ticket}: merged`) ? { all, last } : undefined;
       });
-      if (!/took the Run lock over from run \S+ \(pid \d+\), whose process on this Host is gone/.test(resumed.last)) throw new Error(`no abandoned-lock take-over in the log:\n${resumed.last}`);
+      if (!/took the Run lock over from run \S+ \(pid \d+\), whose process on this Host is gone/.test(resumed.last))
+        throw new Error(`no abandoned-lock take-over in the log:\n${resumed.last}`);
       if (!resumed.last.includes(`adopted ticket=${ticket} `)) throw new Error(`#${ticket} was not adopted (resumed) by the sweep:\n${resumed.last}`);
       const claims = resumed.all.join("").split(`claimed ticket=${ticket} `).length - 1;
       const merges = resumed.all.join("").split(`#${ticket}: merged`).length - 1;
-      if (claims !== 1 || merges !== 1) throw new Error(`#${ticket} claimed ${claims} time(s) and merged ${merges} time(s) across the hosts, expected once each`);
+      if (claims !== 1 || merges !== 1)
+        throw new Error(`#${ticket} claimed ${claims} time(s) and merged ${merges} time(s) across the hosts, expected once each`);
       await status.waitFor({ state: "hidden", timeout: UI_TIMEOUT_MS });
       // The Run's end toast, once it has finished fading in, so the screenshot shows it.
       // (the workbench marks a toast `notification-fade-in-done` when its animation is over).
-      await p.locator(".notifications-toasts .notification-fade-in-done", { hasText: `#${ticket} merged` }).first().waitFor({ timeout: UI_TIMEOUT_MS });
+      await p
+        .locator(".notifications-toasts .notification-fade-in-done", { hasText: `#${ticket} merged` })
+        .first()
+        .waitFor({ timeout: UI_TIMEOUT_MS });
       await shot(p, "reload-3-merged.png");
     });
     console.log(`reload: passed in ${((Date.now() - started) / 1000).toFixed(1)} s`);

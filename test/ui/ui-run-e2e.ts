@@ -32,7 +32,12 @@ export async function runRunE2E(extensionsDir: string): Promise<void> {
       ui.startServer({
         extensionsDir,
         userDataDir: join(scratch, "user-data"),
-        env: { TICKET_RUNNER_API_URL: target.apiUrl, TICKET_RUNNER_TOKEN: target.userToken, TICKET_RUNNER_RUN_ROOT: join(scratch, "runs"), TICKET_RUNNER_HOST_NAME: "desk" },
+        env: {
+          TICKET_RUNNER_API_URL: target.apiUrl,
+          TICKET_RUNNER_TOKEN: target.userToken,
+          TICKET_RUNNER_RUN_ROOT: join(scratch, "runs"),
+          TICKET_RUNNER_HOST_NAME: "desk",
+        },
       }),
     );
     const p = await ui.openPage({ width: 1440, height: 900 });
@@ -40,7 +45,9 @@ export async function runRunE2E(extensionsDir: string): Promise<void> {
     const ticketRow = (n: number | undefined) => sidebarRow(new RegExp(`^#${n} Add the`));
     const status = statusItem(p);
 
-    await step("the workbench opens the clone's .code-workspace", () => openWorkbench(p, `${server.url}/?workspace=${encodeURIComponent(target.workspaceFile)}`, server.password));
+    await step("the workbench opens the clone's .code-workspace", () =>
+      openWorkbench(p, `${server.url}/?workspace=${encodeURIComponent(target.workspaceFile)}`, server.password),
+    );
     await step("1. clicking the Ticket Runner activity-bar item opens the Board: both tickets on the Frontier", async () => {
       await openTicketRunner(p);
       await sidebarRow("Frontier (ready)").waitFor({ timeout: UI_TIMEOUT_MS });
@@ -77,7 +84,14 @@ export async function runRunE2E(extensionsDir: string): Promise<void> {
         await item.waitFor({ timeout: UI_TIMEOUT_MS });
         await item.hover();
         await item.click();
-        const shown = await output.filter({ hasText: `#${busy} ` }).first().waitFor({ timeout: 10_000 }).then(() => true, () => false);
+        const shown = await output
+          .filter({ hasText: `#${busy} ` })
+          .first()
+          .waitFor({ timeout: 10_000 })
+          .then(
+            () => true,
+            () => false,
+          );
         if (shown) break;
         if (attempt === 3) throw new Error("Show Transcript from the context menu did not open the transcript");
         await p.keyboard.press("Escape");
@@ -102,7 +116,8 @@ export async function runRunE2E(extensionsDir: string): Promise<void> {
       if (merged.state !== "closed") throw new Error(`#${busy} is ${merged.state}, not merged and closed`);
       const left = await get(waiting);
       const labels = left.labels.map((l) => (typeof l === "string" ? l : l.name));
-      if (left.state !== "open" || labels.join() !== "ready-for-agent" || left.comments !== 0) throw new Error(`#${waiting} was touched: ${left.state} ${labels.join(",")} ${left.comments} comments`);
+      if (left.state !== "open" || labels.join() !== "ready-for-agent" || left.comments !== 0)
+        throw new Error(`#${waiting} was touched: ${left.state} ${labels.join(",")} ${left.comments} comments`);
       await p.locator(".notifications-toasts .notification-list-item", { hasText: "Stopped at" }).first().waitFor({ timeout: UI_TIMEOUT_MS });
       await ticketRow(waiting).waitFor({ timeout: UI_TIMEOUT_MS });
       await shot(p, "e2e-7-stopped.png");

@@ -14,13 +14,20 @@ describe("docs/refusals.md", () => {
   });
 
   it("has a row in its table for every reason the code gives", () => {
-    const reasons = new Set(findRefusals().map((r) => r.reason).filter((r) => /^[a-z-]+$/.test(r)));
+    const reasons = new Set(
+      findRefusals()
+        .map((r) => r.reason)
+        .filter((r) => /^[a-z-]+$/.test(r)),
+    );
     assert.ok(reasons.size >= 10, [...reasons].join(", "));
     for (const reason of reasons) assert.match(doc, new RegExp(`^\\| \`${reason}\` \\|`, "m"), `no table row for ${reason}`);
   });
 
   it("each text is listed once", () => {
-    const blocks = doc.split("```text").slice(1).map((b) => b.split("```")[0]!.trim());
+    const blocks = doc
+      .split("```text")
+      .slice(1)
+      .map((b) => b.split("```")[0]!.trim());
     assert.equal(new Set(blocks).size, blocks.length);
   });
 });

@@ -15,7 +15,16 @@ import { refusalText } from "../../src/cli/refusal-text";
 import { main } from "../../src/cli/main";
 import { parseArgs } from "../../src/cli/target-options";
 import type { CliIo } from "../../src/cli/command";
-import { badTicket, claimedElsewhere, claimedLocally, heldByExpiredLease, heldHereWithoutRun, notAWriter, raceLost, runDirMismatch } from "../../src/core/claims/refusals";
+import {
+  badTicket,
+  claimedElsewhere,
+  claimedLocally,
+  heldByExpiredLease,
+  heldHereWithoutRun,
+  notAWriter,
+  raceLost,
+  runDirMismatch,
+} from "../../src/core/claims/refusals";
 import type { TicketReading } from "../../src/core/claims/ticket-reading";
 import { nothingToResume } from "../../src/core/claims/ended-claim";
 import { parseTicketInput } from "../../src/core/claims/marker";
@@ -55,7 +64,16 @@ const ISSUE_URL = "https://github.com/acme/widgets/issues/12";
 const taken: LeaseRecord = { ...record, lease: lease({ state: "superseded", supersededBy: "bbbbbbbbbbbbbbbb" }) };
 const taker: LeaseRecord = {
   comment: { id: "902", url: `${ISSUE_URL}#issuecomment-902`, author: "boss", createdAt: "2026-09-17T08:05:00Z", updatedAt: "2026-09-17T08:06:00Z" },
-  lease: lease({ user: "boss", host: { id: "host-b", name: "b", kind: "workstation" }, holder: "person", expiresAt: null, nonce: "bbbbbbbbbbbbbbbb", claimedAt: "2026-09-17T08:05:00.000Z", state: "released", takeover: { from: "aaaaaaaaaaaaaaaa", kind: "take-over", at: "2026-09-17T08:05:00.000Z" } }),
+  lease: lease({
+    user: "boss",
+    host: { id: "host-b", name: "b", kind: "workstation" },
+    holder: "person",
+    expiresAt: null,
+    nonce: "bbbbbbbbbbbbbbbb",
+    claimedAt: "2026-09-17T08:05:00.000Z",
+    state: "released",
+    takeover: { from: "aaaaaaaaaaaaaaaa", kind: "take-over", at: "2026-09-17T08:05:00.000Z" },
+  }),
   finished: false,
 };
 const reading: TicketReading = {
@@ -91,22 +109,54 @@ interface Row {
 const rows: Row[] = [
   { name: "claimed elsewhere", make: () => claimedElsewhere("acme/widgets", 12, record, NOW), holder: /@bob on host "x"/, link: LEASE_URL },
   { name: "claimed locally", make: () => claimedLocally("acme/widgets", 7, "/runs/issue-7", { kind: "ok", run }, false), holder: /pid 4242/ },
-  { name: "claimed locally with an unreadable run.json", make: () => claimedLocally("acme/widgets", 7, "/runs/issue-7", { kind: "invalid", reason: "/runs/issue-7/run.json is empty" }, false), holder: /\/runs\/issue-7\/run\.json is empty/ },
-  { name: "release of someone else's expired lease", make: () => heldByExpiredLease("acme/widgets", 12, record, NOW), holder: /@bob on host "x"/, link: LEASE_URL },
+  {
+    name: "claimed locally with an unreadable run.json",
+    make: () => claimedLocally("acme/widgets", 7, "/runs/issue-7", { kind: "invalid", reason: "/runs/issue-7/run.json is empty" }, false),
+    holder: /\/runs\/issue-7\/run\.json is empty/,
+  },
+  {
+    name: "release of someone else's expired lease",
+    make: () => heldByExpiredLease("acme/widgets", 12, record, NOW),
+    holder: /@bob on host "x"/,
+    link: LEASE_URL,
+  },
   { name: "held here without a run", make: () => heldHereWithoutRun("acme/widgets", 12, record, NOW), holder: /@bob/, link: LEASE_URL },
   { name: "run dir of another ticket", make: () => runDirMismatch("acme/widgets", 12, "/runs/issue-12", run), holder: /acme\/widgets#7/ },
   { name: "lost the race", make: () => raceLost("acme/widgets", 12, record, "/runs/issue-12/superseded/x", NOW), holder: /@bob/, link: LEASE_URL },
   { name: "lost the race to a withdrawal", make: () => raceLost("acme/widgets", 12, null, null, NOW) },
   { name: "not a ticket number", make: () => badTicket("twelve") },
   { name: "not a writer", make: () => notAWriter("mallory", "read", "acme/widgets", "releasing a ticket", "ticket-runner release 12") },
-  { name: "resume of an ended claim's leftover", make: () => nothingToResume("acme/widgets", 12, "/runs/issue-12", reading, { kind: "ok", run: { ...run, issue: 12, commentId: "901" } }), holder: /taken over by @boss on host "b"/, link: LEASE_URL },
-  { name: "resume with a run dir of no claim", make: () => nothingToResume("acme/widgets", 12, "/runs/issue-12", reading, { kind: "invalid", reason: "not JSON" }), holder: /\/runs\/issue-12/, link: ISSUE_URL },
-  { name: "run lock held on this Host", make: () => lockRefusal("running", holder), holder: /run run-z on the cloud host `build-7` \(host id host-z, pid 5151/ },
+  {
+    name: "resume of an ended claim's leftover",
+    make: () => nothingToResume("acme/widgets", 12, "/runs/issue-12", reading, { kind: "ok", run: { ...run, issue: 12, commentId: "901" } }),
+    holder: /taken over by @boss on host "b"/,
+    link: LEASE_URL,
+  },
+  {
+    name: "resume with a run dir of no claim",
+    make: () => nothingToResume("acme/widgets", 12, "/runs/issue-12", reading, { kind: "invalid", reason: "not JSON" }),
+    holder: /\/runs\/issue-12/,
+    link: ISSUE_URL,
+  },
+  {
+    name: "run lock held on this Host",
+    make: () => lockRefusal("running", holder),
+    holder: /run run-z on the cloud host `build-7` \(host id host-z, pid 5151/,
+  },
   { name: "run lock held elsewhere", make: () => lockRefusal("elsewhere", holder), holder: /`build-7`/ },
   { name: "workspace lock running here", make: () => runningRefusal(holder), holder: /run run-z on the cloud host `build-7`/ },
-  { name: "workspace lock elsewhere", make: () => elsewhereRefusal(holder, "lock.json", LOCK_URL), holder: /run run-z on the cloud host `build-7`/, link: LOCK_URL },
+  {
+    name: "workspace lock elsewhere",
+    make: () => elsewhereRefusal(holder, "lock.json", LOCK_URL),
+    holder: /run run-z on the cloud host `build-7`/,
+    link: LOCK_URL,
+  },
   { name: "workspace lock unreadable", make: () => corruptLockRefusal("lock.json", "not JSON", LOCK_URL), link: LOCK_URL },
-  { name: "local branch in the way", make: () => branchInWay(repo, 12, "agent/12-fix", "/src/widgets/.worktrees/ticket-12"), holder: /worktree \/src\/widgets\/\.worktrees\/ticket-12/ },
+  {
+    name: "local branch in the way",
+    make: () => branchInWay(repo, 12, "agent/12-fix", "/src/widgets/.worktrees/ticket-12"),
+    holder: /worktree \/src\/widgets\/\.worktrees\/ticket-12/,
+  },
   { name: "branches parted", make: () => partedRefusal(repo, 12, "agent/12-fix", "a".repeat(40), "b".repeat(40), null) },
   { name: "unknown option", make: () => catchRefusal(() => parseArgs(["--colour"], {})) },
   { name: "option without a value", make: () => catchRefusal(() => parseArgs(["--repo"], { values: ["--repo"] })) },
@@ -128,7 +178,8 @@ describe("refusals tell the way out", () => {
       const refusal = row.make();
       const text = refusalText(refusal);
       assert.match(text, NEXT_COMMAND, text);
-      if (refusal.details.next) assert.ok(!/^(ask|wait|edit|use) /i.test(refusal.details.next), `details.next is a command, not advice: ${refusal.details.next}`);
+      if (refusal.details.next)
+        assert.ok(!/^(ask|wait|edit|use) /i.test(refusal.details.next), `details.next is a command, not advice: ${refusal.details.next}`);
       if (row.holder) assert.match(refusal.message, row.holder);
       if (row.link) {
         assert.equal(refusal.details.link, row.link);
@@ -148,7 +199,10 @@ describe("refusals tell the way out", () => {
   it("the terminal text adds a link and a next command the message lacks, once", () => {
     const bare = new Refusal("not-open", "Gone.", { link: "https://example.test/1", next: "ticket-runner board" });
     assert.equal(refusalText(bare), "Gone.\nSee: https://example.test/1\nNext: ticket-runner board");
-    const told = new Refusal("not-open", "Gone: https://example.test/1. Try `ticket-runner board`.", { link: "https://example.test/1", next: "ticket-runner board" });
+    const told = new Refusal("not-open", "Gone: https://example.test/1. Try `ticket-runner board`.", {
+      link: "https://example.test/1",
+      next: "ticket-runner board",
+    });
     assert.equal(refusalText(told), told.message);
   });
 });

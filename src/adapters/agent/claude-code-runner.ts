@@ -38,7 +38,7 @@ export interface ClaudeCodeRunnerOptions {
   maxLineBytes?: number;
   /** Prompts longer than this (bytes) go over stdin: one argv element is capped at 128 KiB on Linux. Default 100 000. */
   promptArgMaxBytes?: number;
-  log?: Log;  /** The OS sandbox the agent runs in (ADR 0290); none: as the Run's user, beside the Run. */
+  log?: Log; /** The OS sandbox the agent runs in (ADR 0290); none: as the Run's user, beside the Run. */
   sandbox?: Sandbox;
 }
 
@@ -151,7 +151,11 @@ export class ClaudeCodeRunner implements AgentRunner {
     const limitName = decision.outcome === "rate-limited" && limit?.rateLimitType ? (LIMIT_NAMES[limit.rateLimitType] ?? limit.rateLimitType) : undefined;
     const denials = (result?.permission_denials ?? []).map((d) => logs.redact(denialLine(d)));
     // Asked to continue a session the agent does not have: nothing ran, so a fresh one may start.
-    const resumeFailed = Boolean(request.resumeSession) && result !== null && result.num_turns === 0 && (result.errors ?? []).some((e) => typeof e === "string" && /no conversation found/i.test(e));
+    const resumeFailed =
+      Boolean(request.resumeSession) &&
+      result !== null &&
+      result.num_turns === 0 &&
+      (result.errors ?? []).some((e) => typeof e === "string" && /no conversation found/i.test(e));
     const text = logs.redact(result?.result ?? "");
     const detail = decision.detail === undefined ? undefined : logs.redact(decision.detail);
     logs.transcriptRecord({
@@ -179,7 +183,7 @@ export class ClaudeCodeRunner implements AgentRunner {
       ...(decision.unavailable ? { unavailable: decision.unavailable } : {}),
       ...(resetsAt ? { limitResetsAt: resetsAt } : {}),
       ...(limitName ? { limitName } : {}),
-      ...(stream.sessionId ?? result?.session_id ? { sessionId: stream.sessionId ?? result?.session_id } : {}),
+      ...((stream.sessionId ?? result?.session_id) ? { sessionId: stream.sessionId ?? result?.session_id } : {}),
       ...(resumeFailed ? { resumeFailed: true } : {}),
       ...(denials.length > 0 ? { permissionDenials: denials } : {}),
       exitCode: facts.spawnError ? null : facts.exitCode,

@@ -74,7 +74,7 @@ export interface CliAgentRunnerOptions {
   maxLineBytes?: number;
   promptArgMaxBytes?: number;
   now?: () => number;
-  log?: Log;  /** The OS sandbox the agent runs in (ADR 0290); none: as the Run's user, beside the Run. */
+  log?: Log; /** The OS sandbox the agent runs in (ADR 0290); none: as the Run's user, beside the Run. */
   sandbox?: Sandbox;
 }
 
@@ -103,7 +103,14 @@ export class CliAgentRunner implements AgentRunner {
     const now = this.opts.now ?? Date.now;
     const started = now();
     const baseEnv = this.opts.baseEnv ?? process.env;
-    const env = agentEnv({ base: baseEnv, extra: { ...this.dialect.env, ...this.opts.extraEnv }, request: request.env, stage: request.stage, ticket: request.ticket, passGitHubToken: this.opts.passGitHubToken ?? false });
+    const env = agentEnv({
+      base: baseEnv,
+      extra: { ...this.dialect.env, ...this.opts.extraEnv },
+      request: request.env,
+      stage: request.stage,
+      ticket: request.ticket,
+      passGitHubToken: this.opts.passGitHubToken ?? false,
+    });
     let schemaFile: string | null = null;
     if (request.jsonSchema) {
       schemaFile = join(request.logDir, `${request.logName}.schema.json`);
@@ -137,16 +144,45 @@ export class CliAgentRunner implements AgentRunner {
     });
     const { facts, logs, emit } = session;
     const seen = reader.end();
-    const ending = decideCliEnding({ ...facts, timeoutMs: request.timeoutMs, completed: seen.completed, failures: seen.failures, turns: seen.turns, turnCapped: seen.turnCapped, maxTurns: request.maxTurns }, this.dialect.wording, now());
+    const ending = decideCliEnding(
+      {
+        ...facts,
+        timeoutMs: request.timeoutMs,
+        completed: seen.completed,
+        failures: seen.failures,
+        turns: seen.turns,
+        turnCapped: seen.turnCapped,
+        maxTurns: request.maxTurns,
+      },
+      this.dialect.wording,
+      now(),
+    );
     // Unavailable is the port's own outcome: the environment's fault, not the ticket's (ADR-0141).
     const decision = ending.unavailable !== undefined ? { ...ending, outcome: "unavailable" as const } : ending;
     const durationMs = now() - started;
     const text = logs.redact(seen.text);
     const detail = decision.detail === undefined ? undefined : logs.redact(decision.detail);
-    logs.transcriptRecord({ type: "ticket_runner_outcome", outcome: decision.outcome, detail: detail ?? null, rate_limit_sign: decision.rateLimitSign ?? null, exit_code: facts.exitCode, signal: facts.signal, turns: seen.turns, duration_ms: durationMs, session_id: seen.sessionId ?? null });
+    logs.transcriptRecord({
+      type: "ticket_runner_outcome",
+      outcome: decision.outcome,
+      detail: detail ?? null,
+      rate_limit_sign: decision.rateLimitSign ?? null,
+      exit_code: facts.exitCode,
+      signal: facts.signal,
+      turns: seen.turns,
+      duration_ms: durationMs,
+      session_id: seen.sessionId ?? null,
+    });
     await logs.close();
     emit({ kind: "result", outcome: decision.outcome, turns: seen.turns, text, durationMs, ...(detail ? { detail } : {}) });
-    this.opts.log?.info("agent stage ended", { agent: this.name, stage: request.stage, ticket: request.ticket, outcome: decision.outcome, turns: seen.turns, durationMs });
+    this.opts.log?.info("agent stage ended", {
+      agent: this.name,
+      stage: request.stage,
+      ticket: request.ticket,
+      outcome: decision.outcome,
+      turns: seen.turns,
+      durationMs,
+    });
     return {
       outcome: decision.outcome,
       turns: seen.turns,

@@ -44,13 +44,19 @@ export interface CliDecision {
 }
 
 function lastLine(text: string): string {
-  const lines = text.split("\n").map((l) => l.trim()).filter((l) => l.length > 0);
+  const lines = text
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l.length > 0);
   const last = lines[lines.length - 1] ?? "";
   return last.length > 300 ? last.slice(0, 299) + "…" : last;
 }
 
 function lastLines(text: string, n: number): string[] {
-  const lines = text.split("\n").map((l) => l.trim()).filter((l) => l.length > 0);
+  const lines = text
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l.length > 0);
   return lines.slice(-n).map((l) => (l.length > 300 ? l.slice(0, 299) + "…" : l));
 }
 
@@ -60,7 +66,16 @@ export function decideCliEnding(f: CliSessionFacts, wording: CliWording, nowMs: 
   if (!f.timedOut && !f.turnCapped && f.exitCode === 0 && f.damage.length === 0 && f.completed && f.failures.length === 0) return { outcome: "success" };
 
   const said = [...f.failures].reverse();
-  const limit = said.find((m) => wording.rateLimit.test(m)) ?? (wording.rateLimit.test(f.stderrTail) ? lastLine(f.stderrTail.split("\n").filter((l) => wording.rateLimit.test(l)).join("\n")) : undefined);
+  const limit =
+    said.find((m) => wording.rateLimit.test(m)) ??
+    (wording.rateLimit.test(f.stderrTail)
+      ? lastLine(
+          f.stderrTail
+            .split("\n")
+            .filter((l) => wording.rateLimit.test(l))
+            .join("\n"),
+        )
+      : undefined);
   if (limit !== undefined) {
     const resetsAt = wording.resetsAt(limit, nowMs);
     const sign: RateLimitSign = f.failures.includes(limit) ? "result-wording" : "stderr-wording";
@@ -69,12 +84,29 @@ export function decideCliEnding(f: CliSessionFacts, wording: CliWording, nowMs: 
   }
   // Cut by the time limit while the CLI was retrying an outage: the provider's fault, as a limit is.
   const retrying = lastLines(f.stderrTail, 5).find((l) => wording.providerDown.test(l));
-  if (f.timedOut && retrying !== undefined) return { outcome: "nonzero-exit", detail: `the agent is unavailable: still retrying when the ${Math.round(f.timeoutMs / 1000)} s time limit passed: ${retrying}`, unavailable: "provider-down" };
+  if (f.timedOut && retrying !== undefined)
+    return {
+      outcome: "nonzero-exit",
+      detail: `the agent is unavailable: still retrying when the ${Math.round(f.timeoutMs / 1000)} s time limit passed: ${retrying}`,
+      unavailable: "provider-down",
+    };
   if (f.timedOut) return { outcome: "timed-out", detail: `no result within ${Math.round(f.timeoutMs / 1000)} s; the agent's process group was killed` };
   if (f.turnCapped) return { outcome: "turn-capped", detail: `stopped at the turn limit after ${f.turns} turns (maxTurns ${f.maxTurns})` };
   const exit = f.signal ? `killed by ${f.signal}` : `exited ${f.exitCode}`;
-  for (const [reason, re] of [["not-signed-in", wording.notSignedIn], ["provider-down", wording.providerDown]] as const) {
-    const said_ = said.find((m) => re.test(m)) ?? (re.test(f.stderrTail) ? lastLine(f.stderrTail.split("\n").filter((l) => re.test(l)).join("\n")) : undefined);
+  for (const [reason, re] of [
+    ["not-signed-in", wording.notSignedIn],
+    ["provider-down", wording.providerDown],
+  ] as const) {
+    const said_ =
+      said.find((m) => re.test(m)) ??
+      (re.test(f.stderrTail)
+        ? lastLine(
+            f.stderrTail
+              .split("\n")
+              .filter((l) => re.test(l))
+              .join("\n"),
+          )
+        : undefined);
     if (said_ !== undefined) return { outcome: "nonzero-exit", detail: `the agent is unavailable (${exit}): ${lastLine(said_)}`, unavailable: reason };
   }
   if (f.exitCode !== 0) {

@@ -72,7 +72,8 @@ export function codexEvents(line: CodexLine, cwd: string, model: string): AgentE
       return [{ kind: "init", model, sessionId: line.thread_id }];
     case "item.started": {
       const item = line.item;
-      if (item.type === "command_execution") return [{ kind: "tool", name: "Bash", summary: toolSummary("Bash", { command: innerCommand(item.command ?? "") }, cwd) }];
+      if (item.type === "command_execution")
+        return [{ kind: "tool", name: "Bash", summary: toolSummary("Bash", { command: innerCommand(item.command ?? "") }, cwd) }];
       return [];
     }
     case "item.completed": {
@@ -81,9 +82,13 @@ export function codexEvents(line: CodexLine, cwd: string, model: string): AgentE
         case "agent_message":
           return item.text ? [{ kind: "text", text: item.text }] : [];
         case "command_execution":
-          return [{ kind: "tool-result", summary: resultSummary(item.aggregated_output ?? ""), isError: item.status !== "completed" || (item.exit_code ?? 0) !== 0 }];
+          return [
+            { kind: "tool-result", summary: resultSummary(item.aggregated_output ?? ""), isError: item.status !== "completed" || (item.exit_code ?? 0) !== 0 },
+          ];
         case "file_change":
-          return (item.changes ?? []).map((c) => ({ kind: "tool", name: c.kind === "add" ? "Write" : "Edit", summary: toolSummary("Edit", { file_path: c.path }, cwd) }) as AgentEvent);
+          return (item.changes ?? []).map(
+            (c) => ({ kind: "tool", name: c.kind === "add" ? "Write" : "Edit", summary: toolSummary("Edit", { file_path: c.path }, cwd) }) as AgentEvent,
+          );
         case "error":
           return [{ kind: "text", text: `⚠ ${oneLine(item.message ?? "")}` }];
         case "reasoning":

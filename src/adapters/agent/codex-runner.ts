@@ -39,7 +39,11 @@ export const CODEX_WORDING: CliWording = {
 function gitWriteDirs(cwd: string): string[] {
   try {
     const out = execFileSync("git", ["rev-parse", "--absolute-git-dir", "--git-common-dir"], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
-    const dirs = out.split("\n").map((l) => l.trim()).filter((l) => l.length > 0).map((d) => (isAbsolute(d) ? d : resolve(cwd, d)));
+    const dirs = out
+      .split("\n")
+      .map((l) => l.trim())
+      .filter((l) => l.length > 0)
+      .map((d) => (isAbsolute(d) ? d : resolve(cwd, d)));
     return [...new Set(dirs)];
   } catch {
     return [];
@@ -109,7 +113,12 @@ class CodexReader implements CliSessionReader {
   }
 }
 
-export function codexDialect(model: string | undefined, extraArgs: readonly string[] = [], insideRunSandbox = false, platform: NodeJS.Platform = process.platform): CliDialect {
+export function codexDialect(
+  model: string | undefined,
+  extraArgs: readonly string[] = [],
+  insideRunSandbox = false,
+  platform: NodeJS.Platform = process.platform,
+): CliDialect {
   const ownSandbox = !insideRunSandbox && platform !== "linux";
   return {
     executable: "codex",

@@ -75,7 +75,9 @@ export function resultSummary(content: unknown): string {
   if (typeof content === "string") text = content;
   else if (Array.isArray(content)) {
     text = content
-      .map((block) => (typeof block === "object" && block !== null && typeof (block as { text?: unknown }).text === "string" ? (block as { text: string }).text : ""))
+      .map((block) =>
+        typeof block === "object" && block !== null && typeof (block as { text?: unknown }).text === "string" ? (block as { text: string }).text : "",
+      )
       .filter((t) => t.length > 0)
       .join("\n");
   }

@@ -64,7 +64,15 @@ const lineSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("init"), session_id: z.string().min(1), model: z.string() }).passthrough(),
   z.object({ type: z.literal("message"), role: z.string(), content: z.string(), delta: z.boolean().optional() }).passthrough(),
   z.object({ type: z.literal("tool_use"), tool_name: z.string(), tool_id: z.string(), parameters: z.record(z.unknown()).optional() }).passthrough(),
-  z.object({ type: z.literal("tool_result"), tool_id: z.string(), status: z.string(), output: z.string().optional(), error: z.object({ message: z.string() }).passthrough().optional() }).passthrough(),
+  z
+    .object({
+      type: z.literal("tool_result"),
+      tool_id: z.string(),
+      status: z.string(),
+      output: z.string().optional(),
+      error: z.object({ message: z.string() }).passthrough().optional(),
+    })
+    .passthrough(),
   z.object({ type: z.literal("error"), message: z.string(), severity: z.string().optional() }).passthrough(),
   z.object({ type: z.literal("result"), status: z.string(), error: z.object({ message: z.string() }).passthrough().optional() }).passthrough(),
 ]);
@@ -72,7 +80,17 @@ const lineSchema = z.discriminatedUnion("type", [
 type GeminiLine = z.infer<typeof lineSchema>;
 
 /** Gemini's tool names as the transcript shows them (the same words whichever agent ran). */
-const TOOL_NAMES: Record<string, string> = { write_file: "Write", read_file: "Read", replace: "Edit", run_shell_command: "Bash", glob: "Glob", grep_search: "Grep", list_directory: "LS", web_fetch: "WebFetch", google_web_search: "WebSearch" };
+const TOOL_NAMES: Record<string, string> = {
+  write_file: "Write",
+  read_file: "Read",
+  replace: "Edit",
+  run_shell_command: "Bash",
+  glob: "Glob",
+  grep_search: "Grep",
+  list_directory: "LS",
+  web_fetch: "WebFetch",
+  google_web_search: "WebSearch",
+};
 
 export function geminiEvents(line: GeminiLine, cwd: string): AgentEvent[] {
   switch (line.type) {
@@ -118,7 +136,8 @@ class GeminiReader implements CliSessionReader {
     const parsed = lineSchema.safeParse(json);
     if (!parsed.success) {
       const type = typeof json === "object" && json !== null ? (json as { type?: unknown }).type : undefined;
-      if (typeof type === "string" && !lineSchema.options.some((o) => o.shape.type.value === type)) return { events: [{ kind: "ignored", reason: `gemini event type ${type}` }] };
+      if (typeof type === "string" && !lineSchema.options.some((o) => o.shape.type.value === type))
+        return { events: [{ kind: "ignored", reason: `gemini event type ${type}` }] };
       const first = parsed.error.issues[0];
       return { events: [], damage: `line ${lineNo} (${String(type)}) is invalid at ${first?.path.join(".") || "(line)"}: ${first?.message ?? "?"}` };
     }

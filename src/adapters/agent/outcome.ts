@@ -28,7 +28,8 @@ import type { ResultEvent } from "./stream-events";
  * limit", "… Sonnet limit", "… session limit", "Claude AI usage limit reached", "out of usage
  * credits", "monthly spend limit", and the API's "rate limit".
  */
-const LIMIT_WORDING = /usage limit|session limit|rate limit|rate_limit|hit your [\w -]*limit|weekly limit|opus limit|sonnet limit|out of (extra )?usage|usage credits|spend limit/i;
+const LIMIT_WORDING =
+  /usage limit|session limit|rate limit|rate_limit|hit your [\w -]*limit|weekly limit|opus limit|sonnet limit|out of (extra )?usage|usage credits|spend limit/i;
 
 /** The CLI has no credentials. */
 const NOT_SIGNED_IN = /not logged in|please run \/login|invalid api key|oauth token (has expired|is invalid)|authentication_error/i;
@@ -66,7 +67,10 @@ export interface Decision {
 }
 
 function lastLine(text: string): string {
-  const lines = text.split("\n").map((l) => l.trim()).filter((l) => l.length > 0);
+  const lines = text
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l.length > 0);
   const last = lines[lines.length - 1] ?? "";
   return last.length > 300 ? last.slice(0, 299) + "…" : last;
 }
@@ -126,14 +130,25 @@ export function decideOutcome(f: SessionFacts): Decision {
       "api-error-429": "the API answered 429",
       "rejected-event": "a rate_limit_event said rejected",
       "result-wording": `the result says: ${lastLine(f.result?.result ?? "")}`,
-      "stderr-wording": `stderr says: ${lastLine(f.stderrTail.split("\n").filter((l) => LIMIT_WORDING.test(l)).join("\n"))}`,
+      "stderr-wording": `stderr says: ${lastLine(
+        f.stderrTail
+          .split("\n")
+          .filter((l) => LIMIT_WORDING.test(l))
+          .join("\n"),
+      )}`,
       "retrying-429": `the agent was still retrying an API answer 429 when it ${f.timedOut ? "ran out of time" : "stopped"}`,
     };
     return { outcome: "rate-limited", rateLimitSign: sign, detail: `rate limited: ${why[sign]}` };
   }
   const unavailable = unavailableReason(f);
   if (unavailable) {
-    const said = f.spawnError ?? (lastLine(f.result?.result ?? "") || lastLine(f.stderrTail) || (f.timedOut ? `no answer within ${Math.round(f.timeoutMs / 1000)} s while the agent retried the API (last status ${f.lastRetryStatus ?? "connection lost"})` : `the agent ${exitText(f)}`));
+    const said =
+      f.spawnError ??
+      (lastLine(f.result?.result ?? "") ||
+        lastLine(f.stderrTail) ||
+        (f.timedOut
+          ? `no answer within ${Math.round(f.timeoutMs / 1000)} s while the agent retried the API (last status ${f.lastRetryStatus ?? "connection lost"})`
+          : `the agent ${exitText(f)}`));
     return { outcome: "unavailable", unavailable, detail: said };
   }
   if (f.timedOut) return { outcome: "timed-out", detail: `no result within ${Math.round(f.timeoutMs / 1000)} s; the agent's process group was killed` };

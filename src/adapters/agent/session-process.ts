@@ -112,7 +112,16 @@ export async function runSessionProcess(input: SessionProcessInput): Promise<Ses
   });
   emit({ kind: "start", stage: request.stage, ticket: request.ticket, command: logs.redact(input.shortCommand) });
 
-  const facts: ProcessFacts = { aborted: false, timedOut: false, exitCode: null, signal: null, damage: [], stderrTail: "", spawnError: null, spawnMissing: false };
+  const facts: ProcessFacts = {
+    aborted: false,
+    timedOut: false,
+    exitCode: null,
+    signal: null,
+    damage: [],
+    stderrTail: "",
+    spawnError: null,
+    spawnMissing: false,
+  };
   const maxLine = input.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   const onStdoutLine = (line: SplitLine): void => {
     if (line.kind === "oversize") {
@@ -180,7 +189,10 @@ export async function runSessionProcess(input: SessionProcessInput): Promise<Ses
     group.child.once("error", (error: NodeJS.ErrnoException) => {
       if (group.child.pid === undefined) {
         facts.spawnMissing = error.code === "ENOENT";
-        facts.spawnError = error.code === "ENOENT" ? `could not start ${JSON.stringify(input.executable)}: not found on PATH` : `could not start ${JSON.stringify(input.executable)}: ${error.message}`;
+        facts.spawnError =
+          error.code === "ENOENT"
+            ? `could not start ${JSON.stringify(input.executable)}: not found on PATH`
+            : `could not start ${JSON.stringify(input.executable)}: ${error.message}`;
         resolve();
       }
     });

@@ -36,9 +36,7 @@ const systemInitSchema = systemEventSchema.extend({
 const contentBlockSchema = z.object({ type: z.string() }).passthrough();
 
 export const textBlockSchema = z.object({ type: z.literal("text"), text: z.string() }).passthrough();
-export const toolUseBlockSchema = z
-  .object({ type: z.literal("tool_use"), id: z.string(), name: z.string(), input: z.unknown() })
-  .passthrough();
+export const toolUseBlockSchema = z.object({ type: z.literal("tool_use"), id: z.string(), name: z.string(), input: z.unknown() }).passthrough();
 export const toolResultBlockSchema = z
   .object({
     type: z.literal("tool_result"),

@@ -5,7 +5,14 @@ import { redactSecrets } from "../../core/redact";
 
 export function checkoutTop(cwd: string): string | null {
   try {
-    return execFileSync("git", ["rev-parse", "--show-toplevel"], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], env: { ...process.env, LC_ALL: "C" } }).trim() || null;
+    return (
+      execFileSync("git", ["rev-parse", "--show-toplevel"], {
+        cwd,
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "ignore"],
+        env: { ...process.env, LC_ALL: "C" },
+      }).trim() || null
+    );
   } catch {
     return null;
   }
@@ -14,7 +21,14 @@ export function checkoutTop(cwd: string): string | null {
 /** The URL of the checkout's `origin` remote, or null when it has none. */
 export function originUrl(checkout: string): string | null {
   try {
-    return execFileSync("git", ["remote", "get-url", "origin"], { cwd: checkout, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], env: { ...process.env, LC_ALL: "C" } }).trim() || null;
+    return (
+      execFileSync("git", ["remote", "get-url", "origin"], {
+        cwd: checkout,
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "ignore"],
+        env: { ...process.env, LC_ALL: "C" },
+      }).trim() || null
+    );
   } catch {
     return null;
   }

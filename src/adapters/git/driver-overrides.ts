@@ -44,7 +44,8 @@ export function driverNames(listing: string): DriverNames & { includes: boolean 
  */
 export function overrideEnv(names: DriverNames, already = 0): Record<string, string> {
   const pairs: [string, string][] = [];
-  for (const x of names.filters) pairs.push([`filter.${x}.clean`, ""], [`filter.${x}.smudge`, ""], [`filter.${x}.process`, ""], [`filter.${x}.required`, "false"]);
+  for (const x of names.filters)
+    pairs.push([`filter.${x}.clean`, ""], [`filter.${x}.smudge`, ""], [`filter.${x}.process`, ""], [`filter.${x}.required`, "false"]);
   for (const x of names.merges) pairs.push([`merge.${x}.driver`, "false"], [`merge.${x}.recursive`, "binary"]);
   if (pairs.length === 0) return {};
   const env: Record<string, string> = { GIT_CONFIG_COUNT: String(already + pairs.length) };

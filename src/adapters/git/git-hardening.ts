@@ -29,7 +29,18 @@ export const CLONE_CONFIG: readonly string[] = [
 
 /** Variables that carry git config or a credential: never inherited by a git call of the Run. */
 const DROPPED_PREFIXES = ["GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_"];
-const DROPPED = new Set<string>([...GITHUB_TOKEN_VARS, "GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS", "GIT_ASKPASS", "SSH_ASKPASS", "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES"]);
+const DROPPED = new Set<string>([
+  ...GITHUB_TOKEN_VARS,
+  "GIT_CONFIG_COUNT",
+  "GIT_CONFIG_PARAMETERS",
+  "GIT_ASKPASS",
+  "SSH_ASKPASS",
+  "GIT_DIR",
+  "GIT_WORK_TREE",
+  "GIT_INDEX_FILE",
+  "GIT_OBJECT_DIRECTORY",
+  "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+]);
 
 /** `env` without the Run's tokens and without inherited git config or repository pointers. */
 export function gitSafeEnv(env: NodeJS.ProcessEnv | Record<string, string | undefined>): NodeJS.ProcessEnv {

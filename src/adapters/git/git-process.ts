@@ -213,7 +213,8 @@ class Spawner {
     const child = this.child;
     if (!child || this.pending.size > 0) return;
     clearTimeout(this.quiet);
-    const exited = child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise<void>((resolve) => child.once("exit", () => resolve()));
+    const exited =
+      child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise<void>((resolve) => child.once("exit", () => resolve()));
     this.letGo(child);
     // Bounded: a spawner that does not exit at once is left to exit by itself (it does when the channel closes).
     // The timer is not unref'd: the spawner is, so this timer is what keeps the process alive until
@@ -238,7 +239,17 @@ class Spawner {
       for (const p of pending) void runDirect(p.req).then(p.resolve);
       return;
     }
-    for (const p of pending) p.resolve({ id: p.req.id, code: null, signal: null, stdout: new Uint8Array(0), stderr: new Uint8Array(0), error: why, idle: false, idleMs: p.req.idleMs });
+    for (const p of pending)
+      p.resolve({
+        id: p.req.id,
+        code: null,
+        signal: null,
+        stdout: new Uint8Array(0),
+        stderr: new Uint8Array(0),
+        error: why,
+        idle: false,
+        idleMs: p.req.idleMs,
+      });
   }
 }
 

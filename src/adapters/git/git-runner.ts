@@ -132,5 +132,7 @@ export function isMissingRemoteRef(stderr: string): boolean {
 
 /** Messages that mean another writer moved the ref first: re-read and try again. */
 export function isLostRace(stderr: string): boolean {
-  return /stale info|fetch first|non-fast-forward|cannot lock ref|failed to update ref|incorrect old value|reference already exists|failed to lock|is at [0-9a-f]+ but expected/i.test(stderr);
+  return /stale info|fetch first|non-fast-forward|cannot lock ref|failed to update ref|incorrect old value|reference already exists|failed to lock|is at [0-9a-f]+ but expected/i.test(
+    stderr,
+  );
 }

@@ -36,12 +36,20 @@ export async function resetWorktree(ctx: RepoContext, lane: Lane): Promise<void>
  */
 export async function push(ctx: RepoContext, lane: Lane): Promise<PushResult> {
   // The last guard before the remote: a Lane's work goes to its ticket's own branch, never the base.
-  if (ticketOfBranch(lane.branch) !== lane.ticket) return { ok: false, detail: `Refused to push ${JSON.stringify(lane.branch)}: it is not ticket ${lane.ticket}'s own agent/${lane.ticket}-… branch.` };
+  if (ticketOfBranch(lane.branch) !== lane.ticket)
+    return { ok: false, detail: `Refused to push ${JSON.stringify(lane.branch)}: it is not ticket ${lane.ticket}'s own agent/${lane.ticket}-… branch.` };
   const track = `refs/remotes/${ctx.remote}/${lane.branch}`;
   const expected = (await resolveRef(ctx, track)) ?? "";
   const head = await headSha(ctx, lane);
   if (head === expected) return { ok: true, detail: `\`${lane.branch}\` is already on the remote at ${head.slice(0, 12)}.` };
-  const res = await ctx.net.call(["push", "--quiet", "--porcelain", `--force-with-lease=refs/heads/${lane.branch}:${expected}`, { url: true }, `${head}:refs/heads/${lane.branch}`]);
+  const res = await ctx.net.call([
+    "push",
+    "--quiet",
+    "--porcelain",
+    `--force-with-lease=refs/heads/${lane.branch}:${expected}`,
+    { url: true },
+    `${head}:refs/heads/${lane.branch}`,
+  ]);
   if (res.code !== 0) {
     const said = ctx.git.redact(`${res.stdout.toString("utf8")}\n${res.stderr}`.trim());
     const refused = readPushRefusal(said, lane.branch);
@@ -126,7 +134,12 @@ export async function cleanupLane(ctx: RepoContext, lane: Lane, opts: { deleteRe
   if (registered) {
     await ctx.git.text(["worktree", "remove", "--force", lane.path], { cwd: ctx.root });
     worktree = "removed";
-  } else if (await stat(lane.path).then(() => true, () => false)) {
+  } else if (
+    await stat(lane.path).then(
+      () => true,
+      () => false,
+    )
+  ) {
     notes.push(`${lane.path} is not a worktree git knows; left in place.`);
   }
   await ctx.git.raw(["worktree", "prune"], { cwd: ctx.root });
@@ -156,7 +169,13 @@ export async function cleanupLane(ctx: RepoContext, lane: Lane, opts: { deleteRe
       remoteBranch = "kept";
       notes.push(`Kept the remote \`${lane.branch}\`: it moved on to ${remote.slice(0, 12)} after the merge.`);
     } else {
-      const res = await ctx.net.call(["push", "--quiet", `--force-with-lease=refs/heads/${lane.branch}:${remote}`, { url: true }, `:refs/heads/${lane.branch}`]);
+      const res = await ctx.net.call([
+        "push",
+        "--quiet",
+        `--force-with-lease=refs/heads/${lane.branch}:${remote}`,
+        { url: true },
+        `:refs/heads/${lane.branch}`,
+      ]);
       remoteBranch = res.code === 0 ? "deleted" : "kept";
       if (res.code !== 0) notes.push(`Could not delete the remote \`${lane.branch}\`: ${ctx.git.redact(res.stderr.trim())}`);
     }

@@ -43,7 +43,13 @@ async function writeObject(ctx: RepoContext, type: "blob" | "tree" | "commit", b
   const sha = createHash(store.algorithm).update(raw).digest("hex");
   const folder = join(store.dir, sha.slice(0, 2));
   const path = join(folder, sha.slice(2));
-  if (await stat(path).then(() => true, () => false)) return sha;
+  if (
+    await stat(path).then(
+      () => true,
+      () => false,
+    )
+  )
+    return sha;
   await mkdir(folder, { recursive: true });
   const temp = join(folder, `tmp_obj_${process.pid}_${randomBytes(6).toString("hex")}`);
   try {
@@ -95,6 +101,13 @@ async function writeDir(ctx: RepoContext, dir: Dir): Promise<string> {
 export function writeCommitObject(ctx: RepoContext, tree: string, parents: string[], message: string, at = new Date()): Promise<string> {
   const who: GitIdentity = ctx.git.options.identity ?? DEFAULT_GIT_IDENTITY;
   const stamp = `${who.name} <${who.email}> ${Math.floor(at.getTime() / 1000)} +0000`;
-  const text = [`tree ${tree}`, ...parents.map((p) => `parent ${p}`), `author ${stamp}`, `committer ${stamp}`, "", message.endsWith("\n") ? message : `${message}\n`].join("\n");
+  const text = [
+    `tree ${tree}`,
+    ...parents.map((p) => `parent ${p}`),
+    `author ${stamp}`,
+    `committer ${stamp}`,
+    "",
+    message.endsWith("\n") ? message : `${message}\n`,
+  ].join("\n");
   return writeObject(ctx, "commit", Buffer.from(text, "utf8"));
 }

@@ -12,14 +12,20 @@ export async function preflight(ctx: RepoContext, base?: string): Promise<{ comm
   // One process for both (the sandbox of ADR 0290 needs the common directory; bench:run budgets git processes).
   const top = await ctx.git.raw(["rev-parse", "--show-toplevel", "--git-common-dir"], { cwd: ctx.root });
   if (top.code !== 0) {
-    throw new Refusal("not-a-target", `${ctx.root} is not a git repository, so it cannot be a Target.`, { path: ctx.root, next: `git clone <the repository's URL> ${ctx.root}` });
+    throw new Refusal("not-a-target", `${ctx.root} is not a git repository, so it cannot be a Target.`, {
+      path: ctx.root,
+      next: `git clone <the repository's URL> ${ctx.root}`,
+    });
   }
   const [topPath = "", gitCommonDir = ""] = top.stdout.toString("utf8").trim().split("\n");
   // Relative to the cwd when git prints it so (".git").
   const commonDir = resolve(ctx.root, gitCommonDir);
   const [realTop, realRoot] = await Promise.all([realpath(topPath), realpath(ctx.root)]);
   if (realTop !== realRoot) {
-    throw new Refusal("not-a-target", `${ctx.root} is inside the repository ${topPath}, not its top; a Target is the whole clone.`, { path: ctx.root, next: `cd ${topPath}` });
+    throw new Refusal("not-a-target", `${ctx.root} is inside the repository ${topPath}, not its top; a Target is the whole clone.`, {
+      path: ctx.root,
+      next: `cd ${topPath}`,
+    });
   }
 
   const url = await ctx.git.raw(["remote", "get-url", ctx.remote], { cwd: ctx.root });
@@ -42,7 +48,10 @@ export async function preflight(ctx: RepoContext, base?: string): Promise<{ comm
   // Untracked files are a person's own business; changes to tracked files mean work in progress here.
   const status = await ctx.git.text(["status", "--porcelain=v1", "--untracked-files=no"], { cwd: ctx.root });
   if (status) {
-    const files = status.split("\n").slice(0, 5).map((l) => l.slice(3));
+    const files = status
+      .split("\n")
+      .slice(0, 5)
+      .map((l) => l.slice(3));
     const more = status.split("\n").length > 5 ? ", ..." : "";
     throw new Refusal("dirty-checkout", `The checkout at ${ctx.root} has uncommitted changes (${files.join(", ")}${more}).`, {
       path: ctx.root,

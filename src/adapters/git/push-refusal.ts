@@ -11,7 +11,8 @@
  */
 import type { PushRefusal } from "../../ports/workspace";
 
-const WORKFLOW = /refusing to allow an? (?:OAuth App|Personal Access Token|GitHub App|[A-Za-z ]+) to create or update workflow `([^`]+)` without `workflows?` (?:scope|permission)/;
+const WORKFLOW =
+  /refusing to allow an? (?:OAuth App|Personal Access Token|GitHub App|[A-Za-z ]+) to create or update workflow `([^`]+)` without `workflows?` (?:scope|permission)/;
 const SECRET = /(?:GH009|GH013)[^\n]*|Push cannot contain secrets/;
 const RULES = /GH006: Protected branch update failed|GH013: Repository rule violations found for (\S+)/;
 
@@ -45,7 +46,11 @@ export function readPushRefusal(output: string, branch: string, kind: "lane" | "
       .join("; ");
     const cause = `a branch protection rule or ruleset of the repository refused it${said ? ` (${said})` : ""}`;
     if (kind === "record") {
-      return { reason: "rule-violation", cause, fix: `leave \`${branch}\` out of that rule (Settings > Rules > Rulesets: add it to the ruleset's excluded branches, or narrow the branch protection rule): Ticket Runner keeps its Run lock there, written by every Run; then run again` };
+      return {
+        reason: "rule-violation",
+        cause,
+        fix: `leave \`${branch}\` out of that rule (Settings > Rules > Rulesets: add it to the ruleset's excluded branches, or narrow the branch protection rule): Ticket Runner keeps its Run lock there, written by every Run; then run again`,
+      };
     }
     if (/Cannot force-push/i.test(output)) {
       return {

@@ -27,7 +27,12 @@ async function absent(ctx: RepoContext, shas: string[]): Promise<Set<string>> {
   const unique = [...new Set(shas)];
   if (unique.length === 0) return new Set();
   const out = await ctx.git.text(["cat-file", "--batch-check"], { cwd: ctx.root, input: `${unique.join("\n")}\n` });
-  return new Set(out.split("\n").filter((l) => l.endsWith(" missing")).map((l) => l.split(" ")[0]!));
+  return new Set(
+    out
+      .split("\n")
+      .filter((l) => l.endsWith(" missing"))
+      .map((l) => l.split(" ")[0]!),
+  );
 }
 
 /**
@@ -35,7 +40,10 @@ async function absent(ctx: RepoContext, shas: string[]): Promise<Set<string>> {
  * "moved" when a ref went away or moved between the listing and the fetch: the caller reads again.
  */
 export async function fetchRecords(ctx: RepoContext, refs: Map<string, string>, known: ReadonlySet<string> = new Set()): Promise<"ok" | "moved"> {
-  const missing = await absent(ctx, [...refs.values()].filter((sha) => !known.has(sha)));
+  const missing = await absent(
+    ctx,
+    [...refs.values()].filter((sha) => !known.has(sha)),
+  );
   if (missing.size === 0) return "ok";
   const wanted = [...refs].filter(([, sha]) => missing.has(sha)).map(([ref]) => ref);
   const net = await fetchPrivately(ctx, wanted);
@@ -43,7 +51,10 @@ export async function fetchRecords(ctx: RepoContext, refs: Map<string, string>, 
     if (isMissingRemoteRef(net.stderr)) return "moved";
     throw ctx.git.failure(["fetch", ctx.remote, ...wanted], net);
   }
-  const args = await fetchFromPrivateArgs(ctx, wanted.map((remoteRef) => ({ remoteRef })));
+  const args = await fetchFromPrivateArgs(
+    ctx,
+    wanted.map((remoteRef) => ({ remoteRef })),
+  );
   const res = await ctx.git.raw(args, { cwd: ctx.root });
   if (res.code !== 0) throw ctx.git.failure(args, res);
   return (await absent(ctx, [...missing])).size === 0 ? "ok" : "moved";
@@ -82,7 +93,15 @@ export async function readPaths(ctx: RepoContext, specs: string[]): Promise<(Buf
  * Unsigned and without hooks: these refs hold records, not code.
  */
 export async function swapRef(ctx: RepoContext, ref: string, commit: string | null, expected: string | null): Promise<"pushed" | "lost"> {
-  const res = await ctx.net.call(["push", "--porcelain", "--no-verify", "--no-signed", `--force-with-lease=${ref}:${expected ?? ""}`, { url: true }, `${commit ?? ""}:${ref}`]);
+  const res = await ctx.net.call([
+    "push",
+    "--porcelain",
+    "--no-verify",
+    "--no-signed",
+    `--force-with-lease=${ref}:${expected ?? ""}`,
+    { url: true },
+    `${commit ?? ""}:${ref}`,
+  ]);
   if (res.code === 0) return "pushed";
   const said = `${res.stdout.toString("utf8")}\n${res.stderr}`;
   if (isLostRace(said)) return "lost";

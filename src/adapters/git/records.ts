@@ -15,9 +15,7 @@ export function contentSummary(content: Buffer | string, max = 120): string {
   return `${size} bytes: ${JSON.stringify(shown)}`;
 }
 
-export type StateParse =
-  | { ok: true; state: StateFile }
-  | { ok: false; reason: string; writtenBy: string | null };
+export type StateParse = { ok: true; state: StateFile } | { ok: false; reason: string; writtenBy: string | null };
 
 const STATE_NAME = /^ticket-([1-9][0-9]*)\.json$/;
 
@@ -48,7 +46,9 @@ export function parseStateFile(path: string, ticket: number, content: Buffer | s
   // Unknown fields mean a newer writer: rewriting the file here would silently drop them.
   const parsed = stateFileSchema.strict().safeParse(obj);
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => (i.code === "unrecognized_keys" ? `unknown fields ${i.keys.join(", ")}` : `${i.path.join(".") || "(root)"}: ${i.message}`));
+    const issues = parsed.error.issues.map((i) =>
+      i.code === "unrecognized_keys" ? `unknown fields ${i.keys.join(", ")}` : `${i.path.join(".") || "(root)"}: ${i.message}`,
+    );
     return { ok: false, reason: `${path} does not read as a State file (${issues.join("; ")}); content ${contentSummary(text)}`, writtenBy };
   }
   if (parsed.data.ticket !== ticket) {
@@ -56,7 +56,11 @@ export function parseStateFile(path: string, ticket: number, content: Buffer | s
   }
   // Anyone who can push writes this file: it may only send the Run to the ticket's own branch.
   if (!isTicketBranch(ticket, parsed.data.branch)) {
-    return { ok: false, reason: `${path} names the branch ${JSON.stringify(parsed.data.branch.slice(0, 100))}, which is not ticket ${ticket}'s own agent/${ticket}-… branch; the Run never works on another branch for it (the base included)`, writtenBy };
+    return {
+      ok: false,
+      reason: `${path} names the branch ${JSON.stringify(parsed.data.branch.slice(0, 100))}, which is not ticket ${ticket}'s own agent/${ticket}-… branch; the Run never works on another branch for it (the base included)`,
+      writtenBy,
+    };
   }
   return { ok: true, state: parsed.data };
 }

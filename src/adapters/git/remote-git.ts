@@ -103,7 +103,12 @@ export class RemoteGit {
     private readonly opts: RemoteGitOptions,
   ) {
     // No `-c`: the private config holds the settings, and `-c` would reach a local remote's receive-pack.
-    this.git = new GitRunner({ ...local.options, config: [], env: { ...opts.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" }, timeoutMs: opts.timeoutMs });
+    this.git = new GitRunner({
+      ...local.options,
+      config: [],
+      env: { ...opts.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" },
+      timeoutMs: opts.timeoutMs,
+    });
   }
 
   /** The private git directory, for the clone's local fetch from it. */

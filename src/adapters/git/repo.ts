@@ -141,4 +141,3 @@ export async function remoteUrl(ctx: RepoContext): Promise<string | null> {
   if (res.code !== 0) return null;
   return ctx.git.redact(res.stdout.toString("utf8").trim());
 }
-

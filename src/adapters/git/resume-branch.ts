@@ -27,7 +27,13 @@ export interface ResumeResult {
 export async function rebaseInProgress(ctx: RepoContext, cwd: string): Promise<boolean> {
   for (const name of ["rebase-merge", "rebase-apply"]) {
     const path = await ctx.git.text(["rev-parse", "--path-format=absolute", "--git-path", name], { cwd });
-    if (await access(path).then(() => true, () => false)) return true;
+    if (
+      await access(path).then(
+        () => true,
+        () => false,
+      )
+    )
+      return true;
   }
   return false;
 }
@@ -87,7 +93,8 @@ async function heldAsRebase(ctx: RepoContext, from: string, into: string, base: 
   // Commits already on the base are kept by the base; only the ticket's own are compared.
   const only = (tip: string, not: string) => [tip, "--not", not, ...(base ? [base] : [])];
   if ((await ctx.git.text(["rev-list", "--merges", ...only(from, into)], { cwd: ctx.root })) !== "") return false;
-  const keys = async (args: string[]) => (await ctx.git.text(["log", "--no-merges", "--date=raw", "--format=%an <%ae> %ad %s", ...args], { cwd: ctx.root })).split("\n").filter(Boolean);
+  const keys = async (args: string[]) =>
+    (await ctx.git.text(["log", "--no-merges", "--date=raw", "--format=%an <%ae> %ad %s", ...args], { cwd: ctx.root })).split("\n").filter(Boolean);
   const theirs = await keys(only(from, into));
   const ours = new Set(await keys(only(into, from)));
   return theirs.length > 0 && theirs.every((k) => ours.has(k));
@@ -134,7 +141,11 @@ export async function resumeLane(ctx: RepoContext, ticket: number, branch: strin
     return { lane: made, outcome: "made", detail: `Made ${path} from the remote's \`${branch}\` at ${remote.slice(0, 12)}.${abortNote}` };
   }
   if (local && !remote) {
-    return { lane: await ensureWorktree(), outcome: "kept", detail: `Kept this Host's \`${branch}\` at ${local.slice(0, 12)}; the remote has no copy (never pushed, or deleted).${abortNote}` };
+    return {
+      lane: await ensureWorktree(),
+      outcome: "kept",
+      detail: `Kept this Host's \`${branch}\` at ${local.slice(0, 12)}; the remote has no copy (never pushed, or deleted).${abortNote}`,
+    };
   }
   const l = local!;
   const r = remote!;
@@ -147,7 +158,11 @@ export async function resumeLane(ctx: RepoContext, ticket: number, branch: strin
     if (checkedOut) note = await fastForwardWorktree(ctx, path, ticket, r);
     else await ctx.git.text(["update-ref", `refs/heads/${branch}`, r, l], { cwd: ctx.root });
     const ff = await ensureWorktree();
-    return { lane: ff, outcome: "fast-forwarded", detail: `Fast-forwarded \`${branch}\` from ${l.slice(0, 12)} to the remote's ${r.slice(0, 12)}.${note}${abortNote}` };
+    return {
+      lane: ff,
+      outcome: "fast-forwarded",
+      detail: `Fast-forwarded \`${branch}\` from ${l.slice(0, 12)} to the remote's ${r.slice(0, 12)}.${note}${abortNote}`,
+    };
   }
   // Parted by a rebase only: one copy holds every commit of the other, rebased. The remote's wins a
   // tie (it is the published one); the copy left behind is saved under refs/ticket-runner/saved/.
@@ -166,7 +181,11 @@ export async function resumeLane(ctx: RepoContext, ticket: number, branch: strin
   }
   if (await heldAsRebase(ctx, r, l, baseRef)) {
     // Typically this Host's own rebase, killed before its push: the next push (with a lease) sends it.
-    return { lane: await ensureWorktree(), outcome: "kept", detail: `Kept this Host's \`${branch}\` at ${l.slice(0, 12)}, a rebase of the remote's ${r.slice(0, 12)} (every remote commit is here, rebased).${abortNote}` };
+    return {
+      lane: await ensureWorktree(),
+      outcome: "kept",
+      detail: `Kept this Host's \`${branch}\` at ${l.slice(0, 12)}, a rebase of the remote's ${r.slice(0, 12)} (every remote commit is here, rebased).${abortNote}`,
+    };
   }
   throw partedRefusal(ctx, ticket, branch, l, r, checkedOut ? path : null);
 }

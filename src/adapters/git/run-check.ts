@@ -94,8 +94,24 @@ export interface RunCheckOptions {
  * stay out. `checkEnv` in ticket-runner.json adds names (ADR 0151).
  */
 const CHECK_ENV_DEFAULT: readonly string[] = [
-  "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "LC_*", "TERM", "TZ", "TMPDIR", "TMP", "TEMP", "CI",
-  "SYSTEMROOT", "COMSPEC", "PATHEXT", "WINDIR",
+  "PATH",
+  "HOME",
+  "USER",
+  "LOGNAME",
+  "SHELL",
+  "LANG",
+  "LANGUAGE",
+  "LC_*",
+  "TERM",
+  "TZ",
+  "TMPDIR",
+  "TMP",
+  "TEMP",
+  "CI",
+  "SYSTEMROOT",
+  "COMSPEC",
+  "PATHEXT",
+  "WINDIR",
 ];
 
 function allowed(name: string, allow: readonly string[]): boolean {
@@ -125,7 +141,14 @@ export function runCheck(lane: Lane, argv: string[], timeoutMs: number, opts: Ru
   if (opts.sandbox?.on) {
     // Inside the sandbox a missing program is only bwrap's error: say it as for any Check.
     const found = findExecutable(file, env.PATH, lane.path);
-    if (!found) return Promise.resolve({ command, exitCode: null, timedOut: false, output: `[ticket-runner: could not start ${command}: ${file} is not on the Checks' PATH]\n`, durationMs: 0 });
+    if (!found)
+      return Promise.resolve({
+        command,
+        exitCode: null,
+        timedOut: false,
+        output: `[ticket-runner: could not start ${command}: ${file} is not on the Checks' PATH]\n`,
+        durationMs: 0,
+      });
     spawnArgv = opts.sandbox.wrap([found, ...args], lane.path);
   }
   return new Promise((resolve) => {
@@ -176,4 +199,3 @@ export function runCheck(lane: Lane, argv: string[], timeoutMs: number, opts: Ru
     child.on("close", finish);
   });
 }
-

@@ -27,9 +27,7 @@ export type LockScope = "target" | "host";
 const TARGET_LOCK_FILE = "lock.json";
 const HOST_LOCK_FILE = /^lock-[A-Za-z0-9._-]+\.json$/;
 
-export type AcquireResult =
-  | { ok: true; tookOverFrom: LockHolder[] }
-  | { ok: false; standing: LockStanding; holder: LockHolder; refusal: Refusal };
+export type AcquireResult = { ok: true; tookOverFrom: LockHolder[] } | { ok: false; standing: LockStanding; holder: LockHolder; refusal: Refusal };
 
 function hostLockFile(hostId: string): string {
   return `lock-${hostId.replace(/[^A-Za-z0-9._-]/g, "_")}.json`;
@@ -46,7 +44,11 @@ export function parseLockFile(content: Buffer | string): Parsed {
     return { ok: false, reason: `not JSON (${(e as Error).message}); content ${contentSummary(text)}` };
   }
   const parsed = lockFileSchema.safeParse(raw);
-  if (!parsed.success) return { ok: false, reason: `not a lock file (${parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}); content ${contentSummary(text)}` };
+  if (!parsed.success)
+    return {
+      ok: false,
+      reason: `not a lock file (${parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}); content ${contentSummary(text)}`,
+    };
   return { ok: true, lock: parsed.data };
 }
 
@@ -120,12 +122,18 @@ export class RunLock {
       const sha = files.get(this.file);
       const parsed = sha ? parseLockFile((await readBlobs(this.ctx, [sha])).get(sha) ?? "") : null;
       if (!parsed || (parsed.ok && !parsed.lock.held)) return { changed: false, message: "", value: { released: false, detail: "The lock was already free." } };
-      if (!parsed.ok) return { changed: false, message: "", value: { released: false, detail: `${this.file} cannot be read (${parsed.reason}); left as it is.` } };
+      if (!parsed.ok)
+        return { changed: false, message: "", value: { released: false, detail: `${this.file} cannot be read (${parsed.reason}); left as it is.` } };
       const held = holderOf(parsed.lock)!;
-      if (held.runId !== runId) return { changed: false, message: "", value: { released: false, detail: `The lock now names run ${held.runId}, not ${runId}; left as it is.` } };
+      if (held.runId !== runId)
+        return { changed: false, message: "", value: { released: false, detail: `The lock now names run ${held.runId}, not ${runId}; left as it is.` } };
       files.set(this.file, await writeBlob(this.ctx, FREE_JSON));
       const who = this.host.identity();
-      return { changed: true, message: freeMessage(`Released by run ${runId} on ${who.kind === "cloud" ? "the cloud host" : "the workstation"} \`${who.name}\`.`), value: { released: true, detail: `Released the lock of run ${runId}.` } };
+      return {
+        changed: true,
+        message: freeMessage(`Released by run ${runId} on ${who.kind === "cloud" ? "the cloud host" : "the workstation"} \`${who.name}\`.`),
+        value: { released: true, detail: `Released the lock of run ${runId}.` },
+      };
     });
   }
 
@@ -145,7 +153,10 @@ export class RunLock {
   /** The lock files this Run must respect, parsed; an unreadable one refuses the take, left in place. */
   private async relevant(files: TreeFiles): Promise<[string, LockFile][]> {
     const paths = [...files.keys()].filter((p) => p === TARGET_LOCK_FILE || p === this.file || (this.scope === "target" && HOST_LOCK_FILE.test(p)));
-    const blobs = await readBlobs(this.ctx, paths.map((p) => files.get(p)!));
+    const blobs = await readBlobs(
+      this.ctx,
+      paths.map((p) => files.get(p)!),
+    );
     const out: [string, LockFile][] = [];
     for (const path of paths) {
       const parsed = parseLockFile(blobs.get(files.get(path)!) ?? "");

@@ -7,8 +7,26 @@ export const SLUG_MAX = 40;
 
 /** Letters NFKD does not decompose into ASCII. */
 const SPECIAL: Record<string, string> = {
-  ß: "ss", æ: "ae", Æ: "ae", œ: "oe", Œ: "oe", ø: "o", Ø: "o", ł: "l", Ł: "l", đ: "d", Đ: "d",
-  ð: "d", Ð: "d", þ: "th", Þ: "th", ı: "i", ħ: "h", Ħ: "h", ŋ: "n", Ŋ: "n",
+  ß: "ss",
+  æ: "ae",
+  Æ: "ae",
+  œ: "oe",
+  Œ: "oe",
+  ø: "o",
+  Ø: "o",
+  ł: "l",
+  Ł: "l",
+  đ: "d",
+  Đ: "d",
+  ð: "d",
+  Ð: "d",
+  þ: "th",
+  Þ: "th",
+  ı: "i",
+  ħ: "h",
+  Ħ: "h",
+  ŋ: "n",
+  Ŋ: "n",
 };
 
 /** Folds unicode letters to ASCII where a plain reading exists; everything else becomes a separator. */

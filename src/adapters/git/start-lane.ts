@@ -48,7 +48,11 @@ async function dropOldLane(r: LaneRequest, branch: string): Promise<void> {
   if (list.out.split("\n").some((l) => l === `worktree ${path}`)) {
     const rm = await git(root, ["worktree", "remove", path]);
     if (!rm.ok) {
-      throw new Refusal("dirty-checkout", `The old worktree ${path} has changes git would lose (${rm.err}). Nothing was deleted. Commit or move them (see \`git -C ${path} status\`), then run \`ticket-runner start ${r.ticket}\` again.`, { path, next: `git -C ${path} status` });
+      throw new Refusal(
+        "dirty-checkout",
+        `The old worktree ${path} has changes git would lose (${rm.err}). Nothing was deleted. Commit or move them (see \`git -C ${path} status\`), then run \`ticket-runner start ${r.ticket}\` again.`,
+        { path, next: `git -C ${path} status` },
+      );
     }
     r.say(`Removed the old worktree ${path} (it was clean).`);
   }
@@ -58,7 +62,10 @@ async function dropOldLane(r: LaneRequest, branch: string): Promise<void> {
   if (r.forceDelete) {
     r.say(`Deleting branch ${branch} with git branch -D, as asked (--delete-branch-force): ${unpushed} commit(s) on it are on no remote.`);
     const d = await git(root, ["branch", "-D", branch]);
-    if (!d.ok) throw new Refusal("branch-in-way", `git branch -D ${branch} failed: ${d.err}. Nothing else was changed; look at it with \`git -C ${root} branch -vv\`.`, { next: `git -C ${root} branch -vv` });
+    if (!d.ok)
+      throw new Refusal("branch-in-way", `git branch -D ${branch} failed: ${d.err}. Nothing else was changed; look at it with \`git -C ${root} branch -vv\`.`, {
+        next: `git -C ${root} branch -vv`,
+      });
     return;
   }
   const d = await git(root, ["branch", "-d", branch]);
@@ -79,7 +86,12 @@ async function cutOffline(r: LaneRequest, branch: string): Promise<Lane> {
   const path = r.ws.lanePath(r.ticket);
   if ((await git(root, ["rev-parse", "--verify", "--quiet", `refs/heads/${branch}`])).ok) {
     const add = await git(root, ["worktree", "add", "--quiet", path, branch]);
-    if (!add.ok) throw new Refusal("branch-in-way", `Could not add a worktree for the existing ${branch} at ${path}: ${add.err}. See what git holds there: \`git -C ${root} worktree list\`.`, { path, next: `git -C ${root} worktree list` });
+    if (!add.ok)
+      throw new Refusal(
+        "branch-in-way",
+        `Could not add a worktree for the existing ${branch} at ${path}: ${add.err}. See what git holds there: \`git -C ${root} worktree list\`.`,
+        { path, next: `git -C ${root} worktree list` },
+      );
     r.say(`Continuing on the existing local branch ${branch} (offline: the remote was not consulted).`);
     return { ticket: r.ticket, branch, path };
   }
@@ -92,7 +104,12 @@ async function cutOffline(r: LaneRequest, branch: string): Promise<Lane> {
     await appendFile(exclude, `${current && !current.endsWith("\n") ? "\n" : ""}.worktrees/\n`).catch(() => undefined);
   }
   const add = await git(root, ["worktree", "add", "--quiet", "--no-track", "-b", branch, path, start]);
-  if (!add.ok) throw new Refusal("branch-in-way", `Could not cut ${path} on ${branch} from ${start}: ${add.err}. See what git holds there: \`git -C ${root} worktree list\`.`, { path, next: `git -C ${root} worktree list` });
+  if (!add.ok)
+    throw new Refusal(
+      "branch-in-way",
+      `Could not cut ${path} on ${branch} from ${start}: ${add.err}. See what git holds there: \`git -C ${root} worktree list\`.`,
+      { path, next: `git -C ${root} worktree list` },
+    );
   r.say(`Offline: cut from ${start} as last fetched (no fetch was made).`);
   return { ticket: r.ticket, branch, path };
 }

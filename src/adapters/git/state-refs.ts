@@ -123,7 +123,10 @@ export class StateRefs {
       const m = REF_TICKET.exec(ref);
       return m ? [{ ticket: Number(m[1]), sha }] : [];
     });
-    const contents = await readPaths(this.ctx, own.map((o) => `${o.sha}:${stateFilePath(o.ticket)}`));
+    const contents = await readPaths(
+      this.ctx,
+      own.map((o) => `${o.sha}:${stateFilePath(o.ticket)}`),
+    );
     const found: { ticket: number; path: string; content: Buffer }[] = [];
     own.forEach((o, i) => {
       const content = contents[i];
@@ -136,7 +139,10 @@ export class StateRefs {
         const ticket = stateFileTicket(path);
         return ticket === null || mine.has(ticket) ? [] : [{ path, sha, ticket }];
       });
-      const blobs = await readBlobs(this.ctx, named.map((n) => n.sha));
+      const blobs = await readBlobs(
+        this.ctx,
+        named.map((n) => n.sha),
+      );
       for (const n of named) found.push({ ticket: n.ticket, path: `${LEGACY_STATE_BRANCH}:${n.path}`, content: blobs.get(n.sha) ?? Buffer.alloc(0) });
     }
     const read: StateRead = { files: [], unreadable: [] };
@@ -178,7 +184,10 @@ export class StateRefs {
       }
       const valid = stateFileSchema.safeParse(next);
       if (!valid.success || valid.data.ticket !== ticket) {
-        throw new Failure("internal", `refused to write an invalid State for #${ticket}: ${valid.success ? `names ticket ${valid.data.ticket}` : valid.error.message}`);
+        throw new Failure(
+          "internal",
+          `refused to write an invalid State for #${ticket}: ${valid.success ? `names ticket ${valid.data.ticket}` : valid.error.message}`,
+        );
       }
       const text = serializeState(valid.data);
       const sha = await writeBlob(this.ctx, text);
@@ -233,7 +242,12 @@ export class StateRefs {
           this.remember(this.trees, commit, new Map(files));
           if ((await swapRef(this.ctx, ref, commit, view.tip)) === "pushed") {
             // Its own ref now wins over the old branch; taking it off there keeps the old branch draining.
-            const drained = view.legacyTip ? await this.drainLegacy(ticket).then(() => true, () => false) : true;
+            const drained = view.legacyTip
+              ? await this.drainLegacy(ticket).then(
+                  () => true,
+                  () => false,
+                )
+              : true;
             // Only a drained ticket is known to be off the old branch; otherwise the next write reads it again.
             if (drained) this.remember(this.views, ticket, { tip: commit, files, legacyTip: null });
             return out.value;

@@ -57,10 +57,14 @@ async function assertInsideRepo(ctx: RepoContext, path: string): Promise<void> {
 }
 
 function escapeRefusal(ctx: RepoContext, path: string, real: string, root: string): Refusal {
-  return new Refusal("bad-input", `The worktree path ${path} resolves to ${real}, outside the repository ${root}. Ticket Runner only makes worktrees inside the Target.`, {
-    path,
-    next: `Remove the link and let Ticket Runner make a plain directory: rm ${join(ctx.root, WORKTREES_DIR)}`,
-  });
+  return new Refusal(
+    "bad-input",
+    `The worktree path ${path} resolves to ${real}, outside the repository ${root}. Ticket Runner only makes worktrees inside the Target.`,
+    {
+      path,
+      next: `Remove the link and let Ticket Runner make a plain directory: rm ${join(ctx.root, WORKTREES_DIR)}`,
+    },
+  );
 }
 
 /** Adds .worktrees/ and .ticket-runner/ to .git/info/exclude once, so the main checkout stays clean. */
@@ -89,7 +93,13 @@ function dropCommand(ctx: RepoContext, branch: string, worktree: string | null |
 }
 
 /** The refusal for an existing local branch a Lane may not reuse: why, and how to finish it or remove it. */
-export function branchInWay(ctx: RepoContext, ticket: number, branch: string, checkedOutIn: string | undefined, why?: { text: string; dirty?: boolean }): Refusal {
+export function branchInWay(
+  ctx: RepoContext,
+  ticket: number,
+  branch: string,
+  checkedOutIn: string | undefined,
+  why?: { text: string; dirty?: boolean },
+): Refusal {
   const reason = why?.text ?? (checkedOutIn ? `it is checked out in the worktree ${checkedOutIn}` : "it may be someone's work");
   const drop = dropCommand(ctx, branch, checkedOutIn, why?.dirty);
   return new Refusal(
@@ -141,10 +151,14 @@ async function reuseLeftBranch(ctx: RepoContext, ticket: number, branch: string,
 async function clearPath(ctx: RepoContext, ticket: number, path: string, entries: WorktreeEntry[]): Promise<void> {
   const registered = entries.find((w) => resolve(w.path) === resolve(path));
   if (registered) {
-    throw new Refusal("branch-in-way", `A worktree already stands at ${path} (on ${registered.branch ?? "a detached HEAD"}), so Ticket #${ticket} cannot get a fresh one.`, {
-      path,
-      next: `git -C ${ctx.root} worktree remove ${path}`,
-    });
+    throw new Refusal(
+      "branch-in-way",
+      `A worktree already stands at ${path} (on ${registered.branch ?? "a detached HEAD"}), so Ticket #${ticket} cannot get a fresh one.`,
+      {
+        path,
+        next: `git -C ${ctx.root} worktree remove ${path}`,
+      },
+    );
   }
   const left = await readdir(path).catch(() => null);
   if (left && left.length > 0) {

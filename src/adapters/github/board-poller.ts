@@ -68,7 +68,12 @@ export class BoardPoller {
     const etag = this.etags.get(key);
     const what = `checking ${this.repo.owner}/${this.repo.repo} for changes`;
     try {
-      const res = await this.octokit.request(route, { owner: this.repo.owner, repo: this.repo.repo, ...params, headers: etag ? { "if-none-match": etag } : {} });
+      const res = await this.octokit.request(route, {
+        owner: this.repo.owner,
+        repo: this.repo.repo,
+        ...params,
+        headers: etag ? { "if-none-match": etag } : {},
+      });
       const headers = res.headers as Headers;
       this.noteRate(headers);
       const parsed = listSchema.safeParse(res.data);

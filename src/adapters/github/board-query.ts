@@ -14,7 +14,6 @@ import { toBoardError } from "./board-errors";
 import { lacks, withOptionalFeature } from "./capabilities";
 import { githubIdSchema } from "../../core/schemas/github-id";
 
-
 /** `fullDatabaseId`, not the 32-bit `databaseId`: see GQL_COMMENT_FIELDS in schemas.ts (ADR 0130). */
 const COMMENT_FIELDS = "fullDatabaseId url body createdAt updatedAt author { login }";
 /** Blockers fetched per issue. One open blocker is enough to keep an issue off the Frontier. */
@@ -80,21 +79,34 @@ const issueNode = z.object({
   blockedBy: z
     .object({
       totalCount: z.number().int().min(0),
-      nodes: z.array(z.object({ number: z.number().int().positive(), state: z.string(), repository: z.object({ nameWithOwner: z.string().min(1) }).nullable().optional() }).nullable()),
+      nodes: z.array(
+        z
+          .object({
+            number: z.number().int().positive(),
+            state: z.string(),
+            repository: z
+              .object({ nameWithOwner: z.string().min(1) })
+              .nullable()
+              .optional(),
+          })
+          .nullable(),
+      ),
     })
     .nullable()
     .optional(),
 });
 
 const pageInfo = z.object({ hasNextPage: z.boolean(), endCursor: z.string().nullable() });
-const rateLimit = z.object({ cost: z.number().int().min(0) }).passthrough().nullable().optional();
+const rateLimit = z
+  .object({ cost: z.number().int().min(0) })
+  .passthrough()
+  .nullable()
+  .optional();
 
 const pageSchema = z.object({
   viewer: z.object({ login: z.string().min(1) }),
   rateLimit,
-  repository: z
-    .object({ issues: z.object({ totalCount: z.number().int().min(0), pageInfo, nodes: z.array(z.unknown()) }) })
-    .nullable(),
+  repository: z.object({ issues: z.object({ totalCount: z.number().int().min(0), pageInfo, nodes: z.array(z.unknown()) }) }).nullable(),
 });
 
 const commentsSchema = z.object({
@@ -144,7 +156,8 @@ export class GitHubBoardSource implements BoardSource {
       }
       const { hasNextPage, endCursor } = data.repository.issues.pageInfo;
       if (!hasNextPage || !endCursor) return { viewer, issues, cost, ...this.dependenciesFlag() };
-      if (seenCursors.has(endCursor)) throw new BoardSourceError("invalid-response", `The board query for ${this.where} returned the same page twice; stopping.`);
+      if (seenCursors.has(endCursor))
+        throw new BoardSourceError("invalid-response", `The board query for ${this.where} returned the same page twice; stopping.`);
       seenCursors.add(endCursor);
       after = endCursor;
     }
@@ -157,7 +170,11 @@ export class GitHubBoardSource implements BoardSource {
     const cost: SourceCost = { requests: 0, points: 0 };
     let after: string | null = null;
     for (let page = 0; page < MAX_PAGES; page++) {
-      const raw = await this.graphql(ISSUE_COMMENTS_QUERY, { owner: this.repo.owner, name: this.repo.repo, number: issue, after }, `reading the comments of ${this.where}#${issue}`);
+      const raw = await this.graphql(
+        ISSUE_COMMENTS_QUERY,
+        { owner: this.repo.owner, name: this.repo.repo, number: issue, after },
+        `reading the comments of ${this.where}#${issue}`,
+      );
       cost.requests += 1;
       const data = parseOrThrow(commentsSchema, raw, `the comments of ${this.where}#${issue}`);
       cost.points = addPoints(cost.points, data.rateLimit?.cost);
@@ -172,7 +189,11 @@ export class GitHubBoardSource implements BoardSource {
 
   async permissionOf(login: string): Promise<{ permission: Permission; cost: SourceCost }> {
     try {
-      const res = await this.opts.octokit.request("GET /repos/{owner}/{repo}/collaborators/{username}/permission", { owner: this.repo.owner, repo: this.repo.repo, username: login });
+      const res = await this.opts.octokit.request("GET /repos/{owner}/{repo}/collaborators/{username}/permission", {
+        owner: this.repo.owner,
+        repo: this.repo.repo,
+        username: login,
+      });
       const data = parseOrThrow(permissionSchema, res.data, `the permission of ${login} on ${this.where}`);
       const exact = data.role_name && PERMISSIONS.has(data.role_name) ? data.role_name : data.permission;
       return { permission: PERMISSIONS.has(exact) ? (exact as Permission) : "none", cost: { requests: 1, points: 1 } };
@@ -199,7 +220,13 @@ export class GitHubBoardSource implements BoardSource {
       return octokit.graphql<unknown>(query, variables);
     };
     try {
-      return await withOptionalFeature(octokit, "issueDependencies", { warn: (m) => log.warn(`board: ${m}`, { repo: this.where }) }, () => send(BOARD_PAGE_QUERY), () => send(BOARD_PAGE_QUERY_NO_DEPENDENCIES));
+      return await withOptionalFeature(
+        octokit,
+        "issueDependencies",
+        { warn: (m) => log.warn(`board: ${m}`, { repo: this.where }) },
+        () => send(BOARD_PAGE_QUERY),
+        () => send(BOARD_PAGE_QUERY_NO_DEPENDENCIES),
+      );
     } catch (e) {
       throw toBoardError(e, `reading the open tickets of ${this.where}`);
     }
@@ -217,7 +244,11 @@ export class GitHubBoardSource implements BoardSource {
     const parsed = issueNode.safeParse(node);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      this.opts.log.warn("board: skipped an issue the API described in a shape we cannot read", { repo: this.where, at: issue?.path.join("."), why: issue?.message });
+      this.opts.log.warn("board: skipped an issue the API described in a shape we cannot read", {
+        repo: this.where,
+        at: issue?.path.join("."),
+        why: issue?.message,
+      });
       return null;
     }
     const n = parsed.data;
@@ -250,7 +281,11 @@ export class GitHubBoardSource implements BoardSource {
     for (const node of nodes) {
       const parsed = commentNode.safeParse(node);
       if (!parsed.success) {
-        this.opts.log.warn("board: skipped a comment the API described in a shape we cannot read", { repo: this.where, issue, why: parsed.error.issues[0]?.message });
+        this.opts.log.warn("board: skipped a comment the API described in a shape we cannot read", {
+          repo: this.where,
+          issue,
+          why: parsed.error.issues[0]?.message,
+        });
         continue;
       }
       const c = parsed.data;

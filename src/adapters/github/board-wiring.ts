@@ -52,6 +52,13 @@ export function createGitHubBoard(o: GitHubBoardOptions): GitHubBoard {
       onSkip: (dir, reason) => o.log.warn("board: skipped a run directory", { dir, reason }),
     });
   const loader = new BoardLoader({ source, readLocal, host: here, labels: o.labels, clock: o.clock, log: o.log, lastComments: o.lastComments });
-  const refresher = new BoardRefresher({ load: () => loader.load(), poll: () => source.poll(), readLocal, clock: o.clock, log: o.log, failureLog: o.failureLog });
+  const refresher = new BoardRefresher({
+    load: () => loader.load(),
+    poll: () => source.poll(),
+    readLocal,
+    clock: o.clock,
+    log: o.log,
+    failureLog: o.failureLog,
+  });
   return { source, poller, loader, refresher, readLocal };
 }

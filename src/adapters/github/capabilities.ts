@@ -19,7 +19,12 @@ interface FeatureField {
 }
 
 const FIELDS: Record<OptionalFeature, FeatureField> = {
-  issueDependencies: { name: "issue dependencies", typeName: "Issue", fieldName: "blockedBy", without: "blocked issues are not shown on the board and do not hold a ticket back" },
+  issueDependencies: {
+    name: "issue dependencies",
+    typeName: "Issue",
+    fieldName: "blockedBy",
+    without: "blocked issues are not shown on the board and do not hold a ticket back",
+  },
 };
 
 const lacking = new WeakMap<object, Set<OptionalFeature>>();
@@ -57,7 +62,10 @@ function refusesFeature(e: unknown, feature: OptionalFeature): boolean {
  * message GitHub and graphql-js give for a field missing from the schema. Text only here.
  */
 function saysFieldIsUnknown(message: string, typeName: string, fieldName: string): boolean {
-  return message.startsWith(`Field '${fieldName}' doesn't exist on type '${typeName}'`) || message.startsWith(`Cannot query field "${fieldName}" on type "${typeName}"`);
+  return (
+    message.startsWith(`Field '${fieldName}' doesn't exist on type '${typeName}'`) ||
+    message.startsWith(`Cannot query field "${fieldName}" on type "${typeName}"`)
+  );
 }
 
 /** The API host for the warning (no path, no token). */

@@ -70,7 +70,10 @@ export function isRetrySafe(options: RequestOptionsLike): boolean {
 
 /** A write limiter that lets everything through at once (Bottleneck.Group's duck shape). */
 function unpaced(): NonNullable<ThrottlingOptions["write"]> {
-  const limiter = { schedule: (...args: unknown[]) => (typeof args[0] === "function" ? (args[0] as (...a: unknown[]) => unknown)(...args.slice(1)) : (args[1] as (...a: unknown[]) => unknown)(...args.slice(2))) };
+  const limiter = {
+    schedule: (...args: unknown[]) =>
+      typeof args[0] === "function" ? (args[0] as (...a: unknown[]) => unknown)(...args.slice(1)) : (args[1] as (...a: unknown[]) => unknown)(...args.slice(2)),
+  };
   return { key: () => limiter } as unknown as NonNullable<ThrottlingOptions["write"]>;
 }
 

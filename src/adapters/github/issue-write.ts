@@ -40,7 +40,12 @@ async function labelIds(octokit: GitHubClient, repo: RepoRef, ids: NodeIds, name
     let id = ids.label(name);
     if (!id && create) {
       try {
-        const res = await octokit.request("POST /repos/{owner}/{repo}/labels", { owner: repo.owner, repo: repo.repo, name, color: name.startsWith("claim:") ? "c5def5" : "fbca04" });
+        const res = await octokit.request("POST /repos/{owner}/{repo}/labels", {
+          owner: repo.owner,
+          repo: repo.repo,
+          name,
+          color: name.startsWith("claim:") ? "c5def5" : "fbca04",
+        });
         id = check(restLabel, res.data, `label ${name}`).node_id;
       } catch (error) {
         // 422 already_exists: someone created it in the meantime.
@@ -73,7 +78,11 @@ async function userIds(octokit: GitHubClient, ids: NodeIds, logins: string[]): P
 async function commentNodeId(octokit: GitHubClient, repo: RepoRef, ids: NodeIds, commentId: GithubId): Promise<string> {
   const known = ids.comments.get(commentId);
   if (known) return known;
-  const res = await octokit.request("GET /repos/{owner}/{repo}/issues/comments/{comment_id}", { owner: repo.owner, repo: repo.repo, comment_id: restPathId(commentId) });
+  const res = await octokit.request("GET /repos/{owner}/{repo}/issues/comments/{comment_id}", {
+    owner: repo.owner,
+    repo: repo.repo,
+    comment_id: restPathId(commentId),
+  });
   const c = check(restComment, res.data, `comment ${commentId}`);
   if (!c.node_id) throw new Failure("github", `Comment ${commentId} came back without a node id.`);
   ids.comments.set(commentId, c.node_id);

@@ -61,7 +61,12 @@ export function readMergeRefusal(message: string, pull: number, base: string): M
   if (RULES.test(message)) {
     return {
       reason: "rule-violation",
-      cause: `a rule of \`${base}\` refused the merge (${message.split("\n").map((l) => l.trim()).filter(Boolean).join("; ").slice(0, 300)})`,
+      cause: `a rule of \`${base}\` refused the merge (${message
+        .split("\n")
+        .map((l) => l.trim())
+        .filter(Boolean)
+        .join("; ")
+        .slice(0, 300)})`,
       fix: `read the rules of \`${base}\` (Settings > Rules > Rulesets, or Settings > Branches) and merge #${pull} by hand once they are met`,
     };
   }

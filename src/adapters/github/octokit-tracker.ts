@@ -3,14 +3,40 @@
  * Construct with `new OctokitTracker(createOctokit({...}), { owner, repo })`.
  * Every response is checked with zod (./schemas.ts) before it reaches the core.
  */
-import type { BodyHistory, CiReport, IssueThread, IssueWrite, MergeInput, MergeMethod, MergeResult, Permission, PullRequestInfo, RepoRef, Tracker, TrackerComment, TrackerIssue } from "../../ports/tracker";
+import type {
+  BodyHistory,
+  CiReport,
+  IssueThread,
+  IssueWrite,
+  MergeInput,
+  MergeMethod,
+  MergeResult,
+  Permission,
+  PullRequestInfo,
+  RepoRef,
+  Tracker,
+  TrackerComment,
+  TrackerIssue,
+} from "../../ports/tracker";
 import type { GitHubClient } from "./client";
 import { withOptionalFeature } from "./capabilities";
 import { NodeIds, readIssueThread } from "./issue-thread";
 import { writeIssue } from "./issue-write";
 import { Pulls } from "./pulls";
 import { withSafeRetry } from "./safe-writes";
-import { check, gqlBlockers, gqlBodyHistory, restComment, restPathId, restEvent, restIssue, restPermission, restRepo, restRepoAccess, restUser } from "./schemas";
+import {
+  check,
+  gqlBlockers,
+  gqlBodyHistory,
+  restComment,
+  restPathId,
+  restEvent,
+  restIssue,
+  restPermission,
+  restRepo,
+  restRepoAccess,
+  restUser,
+} from "./schemas";
 import type { GithubId } from "../../core/schemas/github-id";
 import { z } from "zod";
 
@@ -77,7 +103,9 @@ export class OctokitTracker implements Tracker {
   private repoRead: Promise<z.infer<typeof restRepo>> | null = null;
 
   private repository(): Promise<z.infer<typeof restRepo>> {
-    this.repoRead ??= this.octokit.request("GET /repos/{owner}/{repo}", this.base).then((res) => check(restRepo, res.data, `repository ${this.repo.owner}/${this.repo.repo}`));
+    this.repoRead ??= this.octokit
+      .request("GET /repos/{owner}/{repo}", this.base)
+      .then((res) => check(restRepo, res.data, `repository ${this.repo.owner}/${this.repo.repo}`));
     this.repoRead.catch(() => (this.repoRead = null));
     return this.repoRead;
   }
@@ -159,7 +187,11 @@ export class OctokitTracker implements Tracker {
   }
 
   async bodyHistory(number: number, label: string): Promise<BodyHistory> {
-    const data = check(gqlBodyHistory, await this.octokit.graphql(BODY_HISTORY_QUERY, { owner: this.repo.owner, name: this.repo.repo, number }), `body edits of #${number}`);
+    const data = check(
+      gqlBodyHistory,
+      await this.octokit.graphql(BODY_HISTORY_QUERY, { owner: this.repo.owner, name: this.repo.repo, number }),
+      `body edits of #${number}`,
+    );
     const issue = data.repository?.issue;
     const labeled = (issue?.timelineItems.nodes ?? []).flatMap((n) => (n?.label?.name === label && n.createdAt ? [n.createdAt] : []));
     return {
@@ -171,7 +203,11 @@ export class OctokitTracker implements Tracker {
   /** On a server without issue dependencies (an older GitHub Enterprise Server) nothing blocks: ./capabilities.ts. */
   async openBlockers(number: number): Promise<number[]> {
     const ask = async () => {
-      const data = check(gqlBlockers, await this.octokit.graphql(BLOCKERS_QUERY, { owner: this.repo.owner, name: this.repo.repo, number }), `blockers of #${number}`);
+      const data = check(
+        gqlBlockers,
+        await this.octokit.graphql(BLOCKERS_QUERY, { owner: this.repo.owner, name: this.repo.repo, number }),
+        `blockers of #${number}`,
+      );
       return (data.repository?.issue?.blockedBy.nodes ?? []).flatMap((n) => (n && n.state === "OPEN" ? [n.number] : []));
     };
     return withOptionalFeature(this.octokit, "issueDependencies", this.octokit.log, ask, () => Promise.resolve([]));
@@ -195,7 +231,10 @@ export class OctokitTracker implements Tracker {
   }
 
   async createComment(number: number, body: string): Promise<TrackerComment> {
-    const post = async () => toRestComment((await this.octokit.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", { ...this.base, issue_number: number, body })).data);
+    const post = async () =>
+      toRestComment(
+        (await this.octokit.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", { ...this.base, issue_number: number, body })).data,
+      );
     return withSafeRetry(post, { what: `a comment on #${number}`, landed: () => this.ownComment(number, body) });
   }
 
@@ -207,7 +246,11 @@ export class OctokitTracker implements Tracker {
   }
 
   async updateComment(commentId: GithubId, body: string): Promise<TrackerComment> {
-    const res = await this.octokit.request("PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", { ...this.base, comment_id: restPathId(commentId), body });
+    const res = await this.octokit.request("PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", {
+      ...this.base,
+      comment_id: restPathId(commentId),
+      body,
+    });
     return toRestComment(res.data);
   }
 

@@ -36,7 +36,12 @@ export class Pulls {
   }
 
   async find(head: string): Promise<PullRequestInfo | null> {
-    const res = await this.octokit.request("GET /repos/{owner}/{repo}/pulls", { ...this.base, head: `${this.repo.owner}:${head}`, state: "open", per_page: 10 });
+    const res = await this.octokit.request("GET /repos/{owner}/{repo}/pulls", {
+      ...this.base,
+      head: `${this.repo.owner}:${head}`,
+      state: "open",
+      per_page: 10,
+    });
     const list = Array.isArray(res.data) ? res.data : [];
     return list.length ? toPull(list[0]) : null;
   }
@@ -80,7 +85,9 @@ export class Pulls {
       ...combined.statuses.map((s) => `status ${s.context}: ${s.state}`),
     ];
     if (runs.length === 0 && combined.total_count === 0) return { state: "none", details };
-    const failed = runs.some((r) => r.status === "completed" && !["success", "neutral", "skipped"].includes(r.conclusion ?? "")) || ["failure", "error"].includes(combined.state) && combined.total_count > 0;
+    const failed =
+      runs.some((r) => r.status === "completed" && !["success", "neutral", "skipped"].includes(r.conclusion ?? "")) ||
+      (["failure", "error"].includes(combined.state) && combined.total_count > 0);
     const pending = runs.some((r) => r.status !== "completed") || (combined.total_count > 0 && combined.state === "pending");
     const state: CiState = failed ? "failure" : pending ? "pending" : "success";
     return { state, details };

@@ -14,10 +14,17 @@ const login = z.object({ login: z.string().min(1) });
 
 export const restUser = z.object({ login: z.string().min(1), node_id: z.string().optional() });
 /** The merge flags are optional: GitHub may leave them out for a token that cannot administer the repository. */
-export const restRepo = z.object({ default_branch: z.string().min(1), allow_merge_commit: z.boolean().optional(), allow_squash_merge: z.boolean().optional(), allow_rebase_merge: z.boolean().optional() });
+export const restRepo = z.object({
+  default_branch: z.string().min(1),
+  allow_merge_commit: z.boolean().optional(),
+  allow_squash_merge: z.boolean().optional(),
+  allow_rebase_merge: z.boolean().optional(),
+});
 /** GET /repos/{owner}/{repo}'s `permissions`: the caller's own access (absent for some tokens). */
 export const restRepoAccess = z.object({
-  permissions: z.object({ admin: z.boolean(), maintain: z.boolean().optional(), push: z.boolean(), triage: z.boolean().optional(), pull: z.boolean() }).optional(),
+  permissions: z
+    .object({ admin: z.boolean(), maintain: z.boolean().optional(), push: z.boolean(), triage: z.boolean().optional(), pull: z.boolean() })
+    .optional(),
 });
 export const restPermission = z.object({
   permission: z.enum(["admin", "write", "read", "none", "maintain", "triage"]),
@@ -109,7 +116,10 @@ export const gqlThread = z.object({
   repository: z
     .object({
       viewerPermission: z.enum(["ADMIN", "MAINTAIN", "WRITE", "TRIAGE", "READ"]).nullable().optional(),
-      labels: z.object({ nodes: z.array(idName.nullable()) }).nullable().optional(),
+      labels: z
+        .object({ nodes: z.array(idName.nullable()) })
+        .nullable()
+        .optional(),
       issue: z
         .object({
           id: z.string().min(1),
@@ -138,7 +148,9 @@ export const gqlIssueId = z.object({ repository: z.object({ issue: z.object({ id
 export const gqlLabelIds = z.object({ repository: z.record(z.string(), idName.nullable()).nullable() });
 export const gqlUserId = z.object({ user: z.object({ id: z.string().min(1), login: z.string() }).nullable() });
 export const gqlBlockers = z.object({
-  repository: z.object({ issue: z.object({ blockedBy: z.object({ nodes: z.array(z.object({ number: z.number().int(), state: z.string() }).nullable()) }) }).nullable() }).nullable(),
+  repository: z
+    .object({ issue: z.object({ blockedBy: z.object({ nodes: z.array(z.object({ number: z.number().int(), state: z.string() }).nullable()) }) }).nullable() })
+    .nullable(),
 });
 
 export const gqlBodyHistory = z.object({
@@ -146,8 +158,12 @@ export const gqlBodyHistory = z.object({
     .object({
       issue: z
         .object({
-          userContentEdits: z.object({ nodes: z.array(z.object({ editedAt: z.string(), editor: z.object({ login: z.string() }).nullable() }).nullable()) }).nullable(),
-          timelineItems: z.object({ nodes: z.array(z.object({ createdAt: z.string().optional(), label: z.object({ name: z.string() }).optional() }).nullable()) }),
+          userContentEdits: z
+            .object({ nodes: z.array(z.object({ editedAt: z.string(), editor: z.object({ login: z.string() }).nullable() }).nullable()) })
+            .nullable(),
+          timelineItems: z.object({
+            nodes: z.array(z.object({ createdAt: z.string().optional(), label: z.object({ name: z.string() }).optional() }).nullable()),
+          }),
         })
         .nullable(),
     })

@@ -109,15 +109,23 @@ export class Sandbox {
     const env = this.opts.env ?? process.env;
     const found = findExecutable(this.opts.bwrap ?? "bwrap", env.PATH, layout.root);
     if (!found) {
-      throw new Refusal("no-sandbox", `The agent and the Checks run in a bubblewrap sandbox (isolation "sandbox", ADR 0290), and bwrap is not installed on this Host.`, {
-        next: `${INSTALL}   (or, to let code the agent writes read this Run's token: ${OPT_OUT})`,
-      });
+      throw new Refusal(
+        "no-sandbox",
+        `The agent and the Checks run in a bubblewrap sandbox (isolation "sandbox", ADR 0290), and bwrap is not installed on this Host.`,
+        {
+          next: `${INSTALL}   (or, to let code the agent writes read this Run's token: ${OPT_OUT})`,
+        },
+      );
     }
     const said = await probe(found, [...this.baseArgs(), "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "true"], env);
     if (said !== null) {
-      throw new Refusal("no-sandbox", `The agent and the Checks run in a bubblewrap sandbox (isolation "sandbox", ADR 0290), and bwrap could not make one here: ${said}`, {
-        next: `allow unprivileged user namespaces (Ubuntu 24.04: sudo sysctl kernel.apparmor_restrict_unprivileged_userns=0)   (or, to let code the agent writes read this Run's token: ${OPT_OUT})`,
-      });
+      throw new Refusal(
+        "no-sandbox",
+        `The agent and the Checks run in a bubblewrap sandbox (isolation "sandbox", ADR 0290), and bwrap could not make one here: ${said}`,
+        {
+          next: `allow unprivileged user namespaces (Ubuntu 24.04: sudo sysctl kernel.apparmor_restrict_unprivileged_userns=0)   (or, to let code the agent writes read this Run's token: ${OPT_OUT})`,
+        },
+      );
     }
     this.bwrapPath = found;
     this.layout = { root: real(layout.root) ?? layout.root, commonDir: real(layout.commonDir) ?? layout.commonDir, configFiles: layout.configFiles };

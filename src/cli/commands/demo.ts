@@ -45,13 +45,15 @@ Ctrl+C stops what it started (a Run in progress is killed, and resumed by the ne
 function portArg(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const n = Number(text);
-  if (!/^\d+$/.test(text) || n < 1 || n > 65535) throw new Refusal("bad-input", `--port must be a number from 1 to 65535, not "${text}". Try: ${demoCommandLine(["--port", "8080"])}`);
+  if (!/^\d+$/.test(text) || n < 1 || n > 65535)
+    throw new Refusal("bad-input", `--port must be a number from 1 to 65535, not "${text}". Try: ${demoCommandLine(["--port", "8080"])}`);
   return n;
 }
 
 function agentArg(text: string | undefined, headless: boolean): ScriptedAgentKind | undefined {
   if (text === undefined || text === "demo") return undefined;
-  if (text !== "claude" && text !== "codex" && text !== "gemini") throw new Refusal("bad-input", `--agent must be claude, codex or gemini, not "${text}". Try: ${demoCommandLine(["--headless", "--agent", "codex"])}`);
+  if (text !== "claude" && text !== "codex" && text !== "gemini")
+    throw new Refusal("bad-input", `--agent must be claude, codex or gemini, not "${text}". Try: ${demoCommandLine(["--headless", "--agent", "codex"])}`);
   if (!headless) throw new Refusal("bad-input", `--agent ${text} runs in the terminal demo only. Try: ${demoCommandLine(["--headless", "--agent", text])}`);
   return text;
 }
@@ -60,7 +62,10 @@ function product(): { cliJs: string; root: string } {
   const dist = defaultDistDir();
   const cliJs = join(dist, "cli.js");
   if (!existsSync(cliJs) || !existsSync(join(dist, "demo-agent.js"))) {
-    throw new Refusal("bad-config", `The demo runs the built product, and ${dist} has no cli.js or demo-agent.js. Build it first: \`npm run build\` (\`npm run demo\` does that for you).`);
+    throw new Refusal(
+      "bad-config",
+      `The demo runs the built product, and ${dist} has no cli.js or demo-agent.js. Build it first: \`npm run build\` (\`npm run demo\` does that for you).`,
+    );
   }
   return { cliJs, root: dirname(dist) };
 }
@@ -115,7 +120,8 @@ async function serveVsCode(io: CliIo, session: DemoSession, opts: { root: string
   const bin = ensureCodeServer(opts.root, io.env, io.out);
   if (session.interrupted) return 130;
   let port = opts.port;
-  if (port !== undefined && !(await portIsFree(port))) throw new Refusal("bad-input", `Port ${port} is taken on 127.0.0.1. Pick another: ${demoCommandLine(["--port", String(port + 1)])}`);
+  if (port !== undefined && !(await portIsFree(port)))
+    throw new Refusal("bad-input", `Port ${port} is taken on 127.0.0.1. Pick another: ${demoCommandLine(["--port", String(port + 1)])}`);
   const saved = session.record.codeServerPort;
   port ??= saved && (await portIsFree(saved)) ? saved : await freePort();
   const server = await startDemoCodeServer({ bin, children: session.children, paths: session.paths, env: opts.env, port, productRoot: opts.root });
@@ -130,7 +136,10 @@ async function serveVsCode(io: CliIo, session: DemoSession, opts: { root: string
   const ended = await Promise.race([
     session.untilSignal().then((sig) => ({ by: sig as string })),
     server.child.exited.then((code) => ({ by: `code-server exited with ${code}` })),
-    session.children.running().find((c) => c.what === "sandbox")?.exited.then((code) => ({ by: `the sandbox exited with ${code}` })) ?? new Promise<never>(() => undefined),
+    session.children
+      .running()
+      .find((c) => c.what === "sandbox")
+      ?.exited.then((code) => ({ by: `the sandbox exited with ${code}` })) ?? new Promise<never>(() => undefined),
   ]);
   if (ended.by === "SIGINT" || ended.by === "SIGTERM") return 0;
   io.err(`The demo stopped because ${ended.by}; see ${server.logFile} and ${session.paths.logs}/sandbox.log.`);

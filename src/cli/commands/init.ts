@@ -29,7 +29,10 @@ gemini found on the PATH) and the .gitignore lines for
 function hostsArg(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const n = Number(text);
-  if (!Number.isInteger(n) || n < 1 || n > 20) throw new Refusal("bad-input", `--hosts must be a whole number from 1 to 20, not "${text}", e.g. \`ticket-runner init --actions --hosts 2\`.`, { next: "ticket-runner init --actions --hosts 2" });
+  if (!Number.isInteger(n) || n < 1 || n > 20)
+    throw new Refusal("bad-input", `--hosts must be a whole number from 1 to 20, not "${text}", e.g. \`ticket-runner init --actions --hosts 2\`.`, {
+      next: "ticket-runner init --actions --hosts 2",
+    });
   return n;
 }
 
@@ -40,14 +43,23 @@ export const initCommand: CliCommand = {
   async run(argv, io) {
     const args = parseArgs(argv, { flags: ["--actions"], values: ["--hosts", "--schedule"] });
     const actions = args.flags.has("--actions");
-    if (!actions && (args.values.has("--hosts") || args.values.has("--schedule"))) throw new Refusal("bad-input", "--hosts and --schedule shape the Actions workflow: add --actions.", { next: "ticket-runner init --actions --hosts 2" });
+    if (!actions && (args.values.has("--hosts") || args.values.has("--schedule")))
+      throw new Refusal("bad-input", "--hosts and --schedule shape the Actions workflow: add --actions.", { next: "ticket-runner init --actions --hosts 2" });
     const hosts = hostsArg(args.values.get("--hosts"));
-    if (args.positionals.length) throw new Refusal("bad-input", `ticket-runner init takes no arguments (got ${args.positionals.join(" ")}). Run it in the Target's clone: \`ticket-runner init\`.`, { next: "ticket-runner init" });
+    if (args.positionals.length)
+      throw new Refusal(
+        "bad-input",
+        `ticket-runner init takes no arguments (got ${args.positionals.join(" ")}). Run it in the Target's clone: \`ticket-runner init\`.`,
+        { next: "ticket-runner init" },
+      );
     // An existing config with an error is named here with the key and the fix, before anything else.
     const top = checkoutTop(io.cwd);
     if (top && existsSync(join(top, CONFIG_FILE))) loadConfig(top);
     const target = resolveTarget(args, io, { command: "init", needsClone: true });
-    if (!target.checkout) throw new Refusal("not-a-target", "Run `ticket-runner init` inside a clone of the Target.", { next: "git clone <the repository's URL> && cd <clone> && ticket-runner init" });
+    if (!target.checkout)
+      throw new Refusal("not-a-target", "Run `ticket-runner init` inside a clone of the Target.", {
+        next: "git clone <the repository's URL> && cd <clone> && ticket-runner init",
+      });
     const token = requireToken(target);
     const tracker = new OctokitTracker(createOctokit({ apiUrl: target.apiUrl, token, log: cliLog(io) }), target.repo);
     const report = await initTarget(target.checkout, tracker, agentsOnPath(io.env));

@@ -36,6 +36,16 @@ export const releaseCommand: CliCommand = {
 };
 
 async function keptNote(n: number, branch: string, worktree: string | null, target: Target, w: ClaimWiring, io: CliIo): Promise<string> {
-  const note = await keptBranchNote({ ticket: n, branch, worktree, checkout: target.checkout, base: async () => target.config.base ?? (await w.tracker.defaultBranch()), host: new NodeHost({ env: io.env }), token: w.token, env: io.env, log: w.log });
+  const note = await keptBranchNote({
+    ticket: n,
+    branch,
+    worktree,
+    checkout: target.checkout,
+    base: async () => target.config.base ?? (await w.tracker.defaultBranch()),
+    host: new NodeHost({ env: io.env }),
+    token: w.token,
+    env: io.env,
+    log: w.log,
+  });
   return note.text;
 }

@@ -27,12 +27,30 @@ async function resumeOffline(n: number, args: ParsedArgs, target: Target, io: Cl
   const root = new FsRunRoot(target.runRoot);
   const dir = args.values.get("--run-dir") ?? root.dirFor(target.repo, n);
   const read = await root.read(dir);
-  if (read.kind === "none") throw new Refusal("not-ready", `No run of #${n} on this Host at ${dir}. Start it: ticket-runner start ${n}`, { path: dir, next: `ticket-runner start ${n}` });
-  if (read.kind === "invalid") throw new Refusal("run-dir-mismatch", `${read.reason}. Nothing was changed. Look at ${dir}/run.json; to start again with its files kept under ${dir}/superseded/: \`ticket-runner start ${n} --take-over\`.`, { path: dir, next: `ticket-runner start ${n} --take-over` });
-  if (read.run.issue !== n) throw new Refusal("run-dir-mismatch", `${dir}/run.json belongs to ${read.run.repo}#${read.run.issue}, not #${n}. Resume that one: \`ticket-runner resume ${read.run.issue} --run-dir ${dir} --offline\`.`, { path: dir, next: `ticket-runner resume ${read.run.issue} --run-dir ${dir} --offline` });
+  if (read.kind === "none")
+    throw new Refusal("not-ready", `No run of #${n} on this Host at ${dir}. Start it: ticket-runner start ${n}`, {
+      path: dir,
+      next: `ticket-runner start ${n}`,
+    });
+  if (read.kind === "invalid")
+    throw new Refusal(
+      "run-dir-mismatch",
+      `${read.reason}. Nothing was changed. Look at ${dir}/run.json; to start again with its files kept under ${dir}/superseded/: \`ticket-runner start ${n} --take-over\`.`,
+      { path: dir, next: `ticket-runner start ${n} --take-over` },
+    );
+  if (read.run.issue !== n)
+    throw new Refusal(
+      "run-dir-mismatch",
+      `${dir}/run.json belongs to ${read.run.repo}#${read.run.issue}, not #${n}. Resume that one: \`ticket-runner resume ${read.run.issue} --run-dir ${dir} --offline\`.`,
+      { path: dir, next: `ticket-runner resume ${read.run.issue} --run-dir ${dir} --offline` },
+    );
   io.out(`Run directory: ${dir} (offline: GitHub was not asked whether the lease still holds)`);
   const wt = read.run.worktree;
-  io.out(wt ? `Worktree: ${wt}${existsSync(wt) ? "" : " (missing: resume online to rebuild it)"} (branch ${read.run.branch ?? "?"})` : "No worktree recorded yet: resume online to make one.");
+  io.out(
+    wt
+      ? `Worktree: ${wt}${existsSync(wt) ? "" : " (missing: resume online to rebuild it)"} (branch ${read.run.branch ?? "?"})`
+      : "No worktree recorded yet: resume online to make one.",
+  );
   return 0;
 }
 
@@ -61,7 +79,17 @@ export const resumeCommand: CliCommand = {
     const resumed = await ws.resumeLane(n, branch, base);
     let lane = resumed.lane;
     if (!lane) {
-      lane = await prepareLane({ ws, ticket: n, title: won.issue.title, base, offline: false, fetched: true, freshBranch: false, forceDelete: false, say: io.out });
+      lane = await prepareLane({
+        ws,
+        ticket: n,
+        title: won.issue.title,
+        base,
+        offline: false,
+        fetched: true,
+        freshBranch: false,
+        forceDelete: false,
+        say: io.out,
+      });
     } else if (resumed.detail) {
       io.out(resumed.detail);
     }

@@ -38,7 +38,10 @@ Exit codes: 0 nothing handed off, 1 something handed off (or the Run failed), 2 
 function lanesArg(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const n = Number(text);
-  if (!Number.isInteger(n) || n < 1 || n > 16) throw new Refusal("bad-input", `--lanes must be a whole number from 1 to 16, not "${text}", e.g. \`ticket-runner run --lanes 2\`.`, { next: "ticket-runner run --lanes 2" });
+  if (!Number.isInteger(n) || n < 1 || n > 16)
+    throw new Refusal("bad-input", `--lanes must be a whole number from 1 to 16, not "${text}", e.g. \`ticket-runner run --lanes 2\`.`, {
+      next: "ticket-runner run --lanes 2",
+    });
   return n;
 }
 
@@ -46,7 +49,10 @@ function lanesArg(text: string | undefined): number | undefined {
 function agentArg(text: string | undefined): Config["agent"]["kind"] | undefined {
   if (text === undefined) return undefined;
   const kind = AGENT_KINDS.find((k) => k === text && k !== "command");
-  if (!kind) throw new Refusal("bad-input", `--agent must be one of claude, codex, gemini, demo, not "${text}", e.g. \`ticket-runner run --agent codex\`.`, { next: "ticket-runner run --agent codex" });
+  if (!kind)
+    throw new Refusal("bad-input", `--agent must be one of claude, codex, gemini, demo, not "${text}", e.g. \`ticket-runner run --agent codex\`.`, {
+      next: "ticket-runner run --agent codex",
+    });
   return kind;
 }
 
@@ -58,7 +64,10 @@ export const runCommand: CliCommand = {
     const args = parseArgs(argv, { values: ["--lanes", "--agent"] });
     const tickets = args.positionals.map((p) => {
       const n = parseTicketInput(p);
-      if (n === null) throw new Refusal("bad-input", `"${p}" is not a ticket number. Name tickets by number, e.g. \`ticket-runner run 4 9\`.`, { next: "ticket-runner run 4 9" });
+      if (n === null)
+        throw new Refusal("bad-input", `"${p}" is not a ticket number. Name tickets by number, e.g. \`ticket-runner run 4 9\`.`, {
+          next: "ticket-runner run 4 9",
+        });
       return n;
     });
     const lanes = lanesArg(args.values.get("--lanes"));
@@ -67,7 +76,10 @@ export const runCommand: CliCommand = {
     const top = checkoutTop(io.cwd);
     if (top) loadConfig(top);
     const target = resolveTarget(args, io, { command: "run", needsClone: true });
-    if (!target.checkout) throw new Refusal("not-a-target", "`ticket-runner run` works in a clone of the Target: its worktrees, State and lock live there.", { next: "git clone <the repository's URL> && cd <clone> && ticket-runner run" });
+    if (!target.checkout)
+      throw new Refusal("not-a-target", "`ticket-runner run` works in a clone of the Target: its worktrees, State and lock live there.", {
+        next: "git clone <the repository's URL> && cd <clone> && ticket-runner run",
+      });
     const loaded = loadConfig(target.checkout);
     const config: Config = agentKind ? { ...loaded, agent: { ...loaded.agent, kind: agentKind } } : loaded;
     const token = requireToken(target);

@@ -26,9 +26,11 @@ export const sandboxCommand: CliCommand = {
     if (args.positionals.length) throw new Refusal("bad-input", `Unexpected argument ${args.positionals[0]}. Usage: ${USAGE.split("\n")[0]}`);
     const portText = args.values.get("--port") ?? "0";
     const port = Number(portText);
-    if (!/^\d+$/.test(portText) || port > 65535) throw new Refusal("bad-input", `--port must be a number from 0 to 65535, not "${portText}". Try: ticket-runner sandbox --port 0`);
+    if (!/^\d+$/.test(portText) || port > 65535)
+      throw new Refusal("bad-input", `--port must be a number from 0 to 65535, not "${portText}". Try: ticket-runner sandbox --port 0`);
     const seed = args.values.get("--seed") ?? "none";
-    if (seed !== "demo" && seed !== "none") throw new Refusal("bad-input", `--seed must be "demo" or "none", not "${seed}". Try: ticket-runner sandbox --seed demo`);
+    if (seed !== "demo" && seed !== "none")
+      throw new Refusal("bad-input", `--seed must be "demo" or "none", not "${seed}". Try: ticket-runner sandbox --seed demo`);
     const dataDir = args.values.get("--data");
 
     // Listen for the stop signal before starting, so a SIGTERM during start-up still stops cleanly.

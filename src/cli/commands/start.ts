@@ -42,20 +42,33 @@ const VALUES = ["--run-dir", "--base"];
 export function ticketArg(args: ParsedArgs, usage: string, command: string): number {
   const text = args.positionals[0];
   if (!text) throw new Refusal("bad-input", `Which ticket? ${usage.split("\n")[0]}`);
-  if (args.positionals.length > 1) throw new Refusal("bad-input", `One ticket at a time: got ${args.positionals.join(" ")}. The first: \`ticket-runner ${command} ${args.positionals[0]}\`.`, { next: `ticket-runner ${command} ${args.positionals[0]}` });
+  if (args.positionals.length > 1)
+    throw new Refusal("bad-input", `One ticket at a time: got ${args.positionals.join(" ")}. The first: \`ticket-runner ${command} ${args.positionals[0]}\`.`, {
+      next: `ticket-runner ${command} ${args.positionals[0]}`,
+    });
   const n = parseTicketInput(text);
   if (n === null) throw badTicket(text, command);
   return n;
 }
 
 function workspace(target: Target, io: CliIo, token: string | null): GitWorkspace {
-  if (!target.checkout) throw new Refusal("not-a-target", "start cuts a worktree, so run it inside a clone of the Target: `git clone <url> && cd <clone>`, then `ticket-runner start <n>` there.", { next: "git clone <url> && cd <clone>" });
+  if (!target.checkout)
+    throw new Refusal(
+      "not-a-target",
+      "start cuts a worktree, so run it inside a clone of the Target: `git clone <url> && cd <clone>`, then `ticket-runner start <n>` there.",
+      { next: "git clone <url> && cd <clone>" },
+    );
   return new GitWorkspace({ root: target.checkout, host: new NodeHost({ env: io.env }), token: token ?? undefined, env: io.env });
 }
 
 /** --offline: the local claim and a worktree from the last fetch. No Tracker is even built. */
 async function startOffline(n: number, args: ParsedArgs, target: Target, io: CliIo): Promise<number> {
-  if (args.flags.has("--take-over")) throw new Refusal("bad-input", `--take-over needs GitHub (the displaced lease is marked there); run it without --offline: \`ticket-runner start ${n} --take-over\`.`, { next: `ticket-runner start ${n} --take-over` });
+  if (args.flags.has("--take-over"))
+    throw new Refusal(
+      "bad-input",
+      `--take-over needs GitHub (the displaced lease is marked there); run it without --offline: \`ticket-runner start ${n} --take-over\`.`,
+      { next: `ticket-runner start ${n} --take-over` },
+    );
   const root = new FsRunRoot(target.runRoot);
   const dir = args.values.get("--run-dir") ?? root.dirFor(target.repo, n);
   const host = new NodeHost({ env: io.env });
@@ -82,9 +95,21 @@ async function startOffline(n: number, args: ParsedArgs, target: Target, io: Cli
   // No network: the title this Host last read (board, online start), or a plain name, said so.
   const known = recallTitle(titlesFile(target.runRoot, target.repo), n);
   if (known.kind === "known") io.out(`Title: "${known.title}" (as this Host last read it, ${known.at}).`);
-  else io.out(`No title for #${n} is known on this Host (${known.why}), so a new branch is named agent/${n}-ticket; rename it later with \`git branch -m\` if you like.`);
+  else
+    io.out(
+      `No title for #${n} is known on this Host (${known.why}), so a new branch is named agent/${n}-ticket; rename it later with \`git branch -m\` if you like.`,
+    );
   const title = known.kind === "known" ? known.title : "";
-  const lane = await prepareLane({ ws: workspace(target, io, null), ticket: n, title, base, offline: true, freshBranch: args.flags.has("--fresh-branch"), forceDelete: args.flags.has("--delete-branch-force"), say: io.out });
+  const lane = await prepareLane({
+    ws: workspace(target, io, null),
+    ticket: n,
+    title,
+    base,
+    offline: true,
+    freshBranch: args.flags.has("--fresh-branch"),
+    forceDelete: args.flags.has("--delete-branch-force"),
+    say: io.out,
+  });
   await root.update(dir, { ...run, worktree: lane.path, branch: lane.branch });
   io.out(`Worktree: ${lane.path} (branch ${lane.branch})`);
   return 0;

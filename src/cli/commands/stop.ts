@@ -44,7 +44,9 @@ export async function stopRun(deps: StopDeps, io: Pick<CliIo, "out" | "err">): P
   const who = sanitizeSentence(`\`${lock.command}\` (run ${lock.runId}, pid ${lock.pid})`);
   const me = deps.host.identity();
   if (lock.host.id !== me.id) {
-    io.err(`The Run lock is held by ${who} on the ${lock.host.kind} \`${sanitizeName(lock.host.name)}\`, another Host, started ${sanitizeName(lock.startedAt)}. \`ticket-runner stop\` works only on the Run's own Host; ask its Operator to send it SIGTERM. Nothing was sent.`);
+    io.err(
+      `The Run lock is held by ${who} on the ${lock.host.kind} \`${sanitizeName(lock.host.name)}\`, another Host, started ${sanitizeName(lock.startedAt)}. \`ticket-runner stop\` works only on the Run's own Host; ask its Operator to send it SIGTERM. Nothing was sent.`,
+    );
     return 2;
   }
   const started = await deps.host.processStartTime(lock.pid);
@@ -69,7 +71,9 @@ export async function stopRun(deps: StopDeps, io: Pick<CliIo, "out" | "err">): P
     return 2;
   }
   io.out(`${who} will stop once the Tickets it holds are finished. It claims no more.`);
-  io.out("Ctrl+C in that Run's own terminal stops it at once instead, at the cost of killing the Stages it is running and leaving their Tickets stranded for the next Run.");
+  io.out(
+    "Ctrl+C in that Run's own terminal stops it at once instead, at the cost of killing the Stages it is running and leaving their Tickets stranded for the next Run.",
+  );
   return 0;
 }
 

@@ -24,7 +24,9 @@ export const unlockCommand: CliCommand = {
     const args = parseArgs(argv, { flags: ["--yes"], values: ["--scope", "--note"] });
     const scope = args.values.get("--scope") ?? "target";
     if (scope !== "target" && scope !== "host") {
-      throw new Refusal("bad-input", `--scope must be "target" or "host", not "${scope}": \`ticket-runner unlock --scope target\`.`, { next: "ticket-runner unlock --scope target" });
+      throw new Refusal("bad-input", `--scope must be "target" or "host", not "${scope}": \`ticket-runner unlock --scope target\`.`, {
+        next: "ticket-runner unlock --scope target",
+      });
     }
     const root = requireClone(io, { command: "unlock" }, args);
     const yes = args.flags.has("--yes");
@@ -40,7 +42,9 @@ export const unlockCommand: CliCommand = {
         io.out("The Run lock is already free.");
         return 0;
       }
-      described = sanitizeSentence(`run ${lock.runId} on \`${lock.host.name}\` (host id ${lock.host.id}, pid ${lock.pid}, since ${lock.startedAt}): \`${lock.command}\``);
+      described = sanitizeSentence(
+        `run ${lock.runId} on \`${lock.host.name}\` (host id ${lock.host.id}, pid ${lock.pid}, since ${lock.startedAt}): \`${lock.command}\``,
+      );
       if (lock.host.id === me.id) {
         const started = await host.processStartTime(lock.pid);
         const alive = started !== null && (lock.processStartTime === null || started === lock.processStartTime);

@@ -87,7 +87,12 @@ function recordText(record: LeaseRecord | null, now: Date): { text: string; mark
   if (!record.lease) return { text: `finished ${ago} ago`, marker: "finished", lease: null, url: record.comment.url };
   const word = RECORD_WORD[record.lease.state];
   if (!word) return null;
-  return { text: `${word.word} ${ago} ago · ${sanitizeName(record.lease.host.name)}${limitText(record.lease, now)}`, marker: word.marker, lease: record.lease, url: record.comment.url };
+  return {
+    text: `${word.word} ${ago} ago · ${sanitizeName(record.lease.host.name)}${limitText(record.lease, now)}`,
+    marker: word.marker,
+    lease: record.lease,
+    url: record.comment.url,
+  };
 }
 
 /** A release by a rate limit names when the limit resets, until it has. */
@@ -119,26 +124,67 @@ function fromLabels(issue: BoardIssue, local: LocalClaim | undefined, ctx: Class
     const mineHere = issue.assignees.includes(ctx.viewer) && local !== undefined;
     if (mineHere) {
       const holder: Holder = { kind: local.run.holder, user: ctx.viewer, hostId: ctx.host.id, hostName: sanitizeName(ctx.host.name) };
-      return { section: "stranded", marker: "stranded", runColumn: `stranded · ${holder.hostName} · no lease`, holder, lease: null, leaseUrl: null, notes: unread };
+      return {
+        section: "stranded",
+        marker: "stranded",
+        runColumn: `stranded · ${holder.hostName} · no lease`,
+        holder,
+        lease: null,
+        leaseUrl: null,
+        notes: unread,
+      };
     }
     const note = issue.leaseUnread ? unread : [`${ctx.labels.inProgress} without a lease comment: claimed by hand or by another tool.`];
     if (assignees.length === 0) {
-      return { section: "claimed-elsewhere", marker: "claimed-elsewhere", runColumn: `◌ ${ctx.labels.inProgress} · nobody assigned`, holder: null, lease: null, leaseUrl: null, notes: note };
+      return {
+        section: "claimed-elsewhere",
+        marker: "claimed-elsewhere",
+        runColumn: `◌ ${ctx.labels.inProgress} · nobody assigned`,
+        holder: null,
+        lease: null,
+        leaseUrl: null,
+        notes: note,
+      };
     }
     const holder: Holder = { kind: "person", user: issue.assignees[0] ?? "", hostId: null, hostName: null };
     return { section: "claimed-elsewhere", marker: "person", runColumn: `person · ${assignees.join(", ")}`, holder, lease: null, leaseUrl: null, notes: note };
   }
   if (issue.labels.includes(ctx.labels.human)) {
-    const text = assignees.length > 0 ? `person · ${assignees.join(", ")}` : record && record.lease?.state === "handed-off" ? record.text : "waiting for a person";
-    return { section: "needs-person", marker: "needs-person", runColumn: text, holder: null, lease: record?.lease ?? null, leaseUrl: record?.url ?? null, notes: unread };
+    const text =
+      assignees.length > 0 ? `person · ${assignees.join(", ")}` : record && record.lease?.state === "handed-off" ? record.text : "waiting for a person";
+    return {
+      section: "needs-person",
+      marker: "needs-person",
+      runColumn: text,
+      holder: null,
+      lease: record?.lease ?? null,
+      leaseUrl: record?.url ?? null,
+      notes: unread,
+    };
   }
   if (issue.labels.includes(ctx.labels.ready) && issue.openBlockers?.length) {
     // GitHub issue dependencies: an open blocker keeps it off the Frontier until it is closed.
     const by = issue.openBlockers.map(sanitizeName);
-    return { section: "blocked", marker: "blocked", runColumn: `blocked by ${by.join(", ")}`, holder: null, lease: record?.lease ?? null, leaseUrl: record?.url ?? null, notes: unread };
+    return {
+      section: "blocked",
+      marker: "blocked",
+      runColumn: `blocked by ${by.join(", ")}`,
+      holder: null,
+      lease: record?.lease ?? null,
+      leaseUrl: record?.url ?? null,
+      notes: unread,
+    };
   }
   if (issue.labels.includes(ctx.labels.ready)) {
-    return { section: "frontier", marker: record?.marker ?? "free", runColumn: record?.text ?? "free", holder: null, lease: record?.lease ?? null, leaseUrl: record?.url ?? null, notes: unread };
+    return {
+      section: "frontier",
+      marker: record?.marker ?? "free",
+      runColumn: record?.text ?? "free",
+      holder: null,
+      lease: record?.lease ?? null,
+      leaseUrl: record?.url ?? null,
+      notes: unread,
+    };
   }
   return null;
 }

@@ -66,7 +66,16 @@ export class BoardLoader {
     this.add(fetched.cost);
     const trust = this.trustCache();
     const issues = await Promise.all(fetched.issues.map((issue) => this.readIssue(issue, trust)));
-    const input: BoardInput = { repo: this.repo, viewer: fetched.viewer, host: this.opts.host, labels, issues, local, now: clock.now(), ...(fetched.dependencies === false ? { noDependencies: true as const } : {}) };
+    const input: BoardInput = {
+      repo: this.repo,
+      viewer: fetched.viewer,
+      host: this.opts.host,
+      labels,
+      issues,
+      local,
+      now: clock.now(),
+      ...(fetched.dependencies === false ? { noDependencies: true as const } : {}),
+    };
     return { input, cost: this.cost };
   }
 

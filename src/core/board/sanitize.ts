@@ -20,7 +20,13 @@ export function sanitizeInline(raw: string, max: number, empty = "(untitled)"): 
   const flat = raw.replace(CONTROLS, " ").replace(INVISIBLE, "").replace(/\s+/g, " ").trim();
   if (flat.length === 0) return empty;
   const points = Array.from(flat);
-  const cut = points.length > max ? points.slice(0, Math.max(1, max - 1)).join("").trimEnd() + "…" : flat;
+  const cut =
+    points.length > max
+      ? points
+          .slice(0, Math.max(1, max - 1))
+          .join("")
+          .trimEnd() + "…"
+      : flat;
   // A right-to-left title is isolated so it cannot reorder the `#42` written before it.
   return RTL.test(cut) ? FSI + cut + PDI : cut;
 }

@@ -77,20 +77,7 @@ export type MarkerKind =
   | "needs-person"; // ready-for-human
 
 /** The parts of a row's contextValue, in the order they are written. */
-export const CONTEXT_PARTS = [
-  "free",
-  "claimed",
-  "mine",
-  "here",
-  "running",
-  "stale",
-  "person",
-  "stranded",
-  "human",
-  "lease",
-  "worktree",
-  "transcript",
-] as const;
+export const CONTEXT_PARTS = ["free", "claimed", "mine", "here", "running", "stale", "person", "stranded", "human", "lease", "worktree", "transcript"] as const;
 export type ContextPart = (typeof CONTEXT_PARTS)[number];
 
 export interface Holder {

@@ -22,7 +22,8 @@ export async function adoptClaim(ctx: ClaimContext, ticket: number, opts: { runD
   const { viewer, standing, issue } = reading;
   const now = ctx.now();
   const ours = (r: (typeof standing.live)[number]) =>
-    isMine(ctx, r, viewer) || (!!ctx.options.adoptAcrossHosts && ctx.options.holder === "machine" && r.lease?.holder === "machine" && sameUser(r.comment.author, viewer));
+    isMine(ctx, r, viewer) ||
+    (!!ctx.options.adoptAcrossHosts && ctx.options.holder === "machine" && r.lease?.holder === "machine" && sameUser(r.comment.author, viewer));
   const mine = [...standing.live, ...standing.stale].filter(ours).sort((a, b) => compareClaims(a.lease as Lease, b.lease as Lease));
   const rec = mine[0];
   const rival = standing.live.find((r) => !ours(r));
@@ -100,7 +101,11 @@ export async function adoptClaim(ctx: ClaimContext, ticket: number, opts: { runD
     return { claim, issue: back.issue, comments: back.comments, displaced: [], archived: null, setAside: null, viewer };
   } catch (error) {
     if (error instanceof Refusal && error.reason === "race-yielded") throw error;
-    await ctx.options.runRoot.moveAside(dir, { reason: `adopt failed: ${String(error).slice(0, 200)}`, at: ctx.now().toISOString(), by: ctx.session }, { ifSession: ctx.session });
+    await ctx.options.runRoot.moveAside(
+      dir,
+      { reason: `adopt failed: ${String(error).slice(0, 200)}`, at: ctx.now().toISOString(), by: ctx.session },
+      { ifSession: ctx.session },
+    );
     throw error;
   }
 }

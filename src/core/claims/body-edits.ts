@@ -9,7 +9,12 @@ import type { Permission, Tracker } from "../../ports/tracker";
 const WRITERS = new Set<Permission>(["admin", "maintain", "write"]);
 
 /** The first non-writer who edited the body after `label` was last applied, or null. */
-export async function editedAfterLabel(tracker: Pick<Tracker, "bodyHistory">, permissionOf: (user: string) => Promise<Permission>, issue: number, label: string): Promise<string | null> {
+export async function editedAfterLabel(
+  tracker: Pick<Tracker, "bodyHistory">,
+  permissionOf: (user: string) => Promise<Permission>,
+  issue: number,
+  label: string,
+): Promise<string | null> {
   const history = await tracker.bodyHistory(issue, label);
   const since = history.labeledAt ? Date.parse(history.labeledAt) : Number.NEGATIVE_INFINITY;
   // GitHub's times have whole seconds, so an edit in the same second as the label may have come

@@ -97,7 +97,11 @@ export class ClaimContext {
   /** `claim:<host>` for this host (or another lease's host), when host labels are on. */
   hostLabel(host: HostIdentity = this.options.host): string | null {
     if (!this.options.labels.hostLabels) return null;
-    const name = host.name.toLowerCase().replace(/[^a-z0-9._-]+/g, "-").replace(/^-+|-+$/g, "") || host.id.slice(0, 12);
+    const name =
+      host.name
+        .toLowerCase()
+        .replace(/[^a-z0-9._-]+/g, "-")
+        .replace(/^-+|-+$/g, "") || host.id.slice(0, 12);
     return `claim:${name}`.slice(0, 50);
   }
 
@@ -114,7 +118,7 @@ export class ClaimContext {
     return new Date(from.getTime() + this.options.lease.ttlMinutes * 60_000).toISOString();
   }
 
-/**
+  /**
    * Reads the issue and every lease on it, trusted writers only. With `writer`, a caller without
    * write access is refused before the leases are judged: judging them asks each author's
    * permission, which GitHub answers only to writers.
@@ -122,7 +126,11 @@ export class ClaimContext {
   async read(ticket: number, writer?: WriterUse): Promise<TicketReading> {
     const thread = await this.options.tracker.readIssueThread(ticket);
     if (!thread) {
-      throw new Refusal("not-open", `${this.repoName}#${ticket} does not exist (or this token cannot see it). Check the number and --repo: \`ticket-runner board --repo owner/name\` lists the tickets.`, { next: "ticket-runner board" });
+      throw new Refusal(
+        "not-open",
+        `${this.repoName}#${ticket} does not exist (or this token cannot see it). Check the number and --repo: \`ticket-runner board --repo owner/name\` lists the tickets.`,
+        { next: "ticket-runner board" },
+      );
     }
     let viewer: string;
     if (thread.viewer) {
@@ -133,8 +141,22 @@ export class ClaimContext {
       viewer = await this.viewer();
     }
     if (writer) await this.requireWriter(viewer, writer);
-    const { records, ignored } = await readLeases(thread.comments, { repo: this.repoName, issue: ticket, trust: this.trust, log: this.options.log, warned: this.warned });
-    return { issue: thread.issue, comments: thread.comments, viewer, records, ignored, standing: standings(records, this.now(), this.lateMs), labelActors: thread.labelActors };
+    const { records, ignored } = await readLeases(thread.comments, {
+      repo: this.repoName,
+      issue: ticket,
+      trust: this.trust,
+      log: this.options.log,
+      warned: this.warned,
+    });
+    return {
+      issue: thread.issue,
+      comments: thread.comments,
+      viewer,
+      records,
+      ignored,
+      standing: standings(records, this.now(), this.lateMs),
+      labelActors: thread.labelActors,
+    };
   }
 
   /**

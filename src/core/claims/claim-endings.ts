@@ -52,7 +52,11 @@ export async function standDown(
   const label = ctx.hostLabel();
   if (label && !others.some((r) => r.lease && ctx.hostLabel(r.lease.host) === label)) write.removeLabels = [label];
   if (!others.some((r) => sameUser(r.comment.author, args.viewer))) write.removeAssignees = [args.viewer];
-  const parts = ["its lease marked race-yielded", ...(write.removeLabels ? [`${label} taken off`] : []), ...(write.removeAssignees ? [`@${args.viewer} unassigned`] : [])];
+  const parts = [
+    "its lease marked race-yielded",
+    ...(write.removeLabels ? [`${label} taken off`] : []),
+    ...(write.removeAssignees ? [`@${args.viewer} unassigned`] : []),
+  ];
   let wrote = parts.join(", ");
   try {
     await ctx.options.tracker.writeIssue(args.ticket, write);
@@ -60,8 +64,19 @@ export async function standDown(
     wrote = `nothing (marking its lease race-yielded failed: ${String(error).slice(0, 200)})`;
     ctx.options.log.error("could not mark a yielded lease; it goes stale on its own", { ticket: args.ticket, comment: args.commentId, error: String(error) });
   }
-  const archived = await ctx.options.runRoot.moveAside(args.runDir, { reason: args.why, at: ctx.now().toISOString(), by: ctx.session }, { ifSession: ctx.session });
-  ctx.options.log.info("stood down from a claim", { ticket: args.ticket, state: "race-yielded", why: args.why, wrote, winner: args.winner?.comment.url ?? null, archived: archived ?? null });
+  const archived = await ctx.options.runRoot.moveAside(
+    args.runDir,
+    { reason: args.why, at: ctx.now().toISOString(), by: ctx.session },
+    { ifSession: ctx.session },
+  );
+  ctx.options.log.info("stood down from a claim", {
+    ticket: args.ticket,
+    state: "race-yielded",
+    why: args.why,
+    wrote,
+    winner: args.winner?.comment.url ?? null,
+    archived: archived ?? null,
+  });
   return { archived, wrote };
 }
 
@@ -76,7 +91,11 @@ export async function standAside(
   args: { ticket: number; mine: Lease; commentId: GithubId; reading: TicketReading; takenBy: LeaseRecord | null; runDir: string; why: string },
 ): Promise<StandDownResult> {
   const rec = args.reading.records.find((r) => r.comment.id === args.commentId);
-  const overwritten = rec?.lease?.nonce === args.mine.nonce && !rec.finished && (rec.lease.state === "claimed" || rec.lease.state === "running") && args.reading.standing.displaced.includes(rec);
+  const overwritten =
+    rec?.lease?.nonce === args.mine.nonce &&
+    !rec.finished &&
+    (rec.lease.state === "claimed" || rec.lease.state === "running") &&
+    args.reading.standing.displaced.includes(rec);
   let wrote = "nothing";
   if (overwritten && rec?.lease) {
     const mark: Lease = { ...rec.lease, state: "superseded", supersededBy: rec.lease.supersededBy ?? args.takenBy?.lease?.nonce };
@@ -85,11 +104,26 @@ export async function standAside(
       wrote = "its lease's superseded mark put back (a write of its own had landed over the take-over's)";
     } catch (error) {
       wrote = `nothing (putting back its lease's superseded mark failed: ${String(error).slice(0, 200)})`;
-      ctx.options.log.error("could not put back the superseded mark our own write overwrote", { ticket: args.ticket, comment: args.commentId, error: String(error) });
+      ctx.options.log.error("could not put back the superseded mark our own write overwrote", {
+        ticket: args.ticket,
+        comment: args.commentId,
+        error: String(error),
+      });
     }
   }
-  const archived = await ctx.options.runRoot.moveAside(args.runDir, { reason: args.why, at: ctx.now().toISOString(), by: ctx.session }, { ifSession: ctx.session });
-  ctx.options.log.info("stood down from a claim", { ticket: args.ticket, state: "superseded", why: args.why, wrote, holder: args.takenBy?.comment.url ?? null, archived: archived ?? null });
+  const archived = await ctx.options.runRoot.moveAside(
+    args.runDir,
+    { reason: args.why, at: ctx.now().toISOString(), by: ctx.session },
+    { ifSession: ctx.session },
+  );
+  ctx.options.log.info("stood down from a claim", {
+    ticket: args.ticket,
+    state: "superseded",
+    why: args.why,
+    wrote,
+    holder: args.takenBy?.comment.url ?? null,
+    archived: archived ?? null,
+  });
   return { archived, wrote };
 }
 
@@ -126,7 +160,11 @@ export async function endClaim(ctx: ClaimContext, claim: HeldClaim, ending: Endi
     if (ending === "handed-off") write.addLabels = [labels.human];
     if (ending !== "finished") write.removeAssignees = [reading.viewer];
   } else {
-    ctx.options.log.warn("ending a claim that a rival now holds: only our lease is marked", { ticket: claim.ticket, ending, holder: others[0]?.comment.url ?? null });
+    ctx.options.log.warn("ending a claim that a rival now holds: only our lease is marked", {
+      ticket: claim.ticket,
+      ending,
+      holder: others[0]?.comment.url ?? null,
+    });
   }
   await ctx.options.tracker.writeIssue(claim.ticket, write);
   claim.lease = lease;

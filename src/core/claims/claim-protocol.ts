@@ -88,7 +88,10 @@ export class ClaimProtocol implements ClaimGate {
 
   private inTurn<T>(claim: HeldClaim, step: () => Promise<T>): Promise<T> {
     const mine = (this.turns.get(claim) ?? Promise.resolve()).then(step, step);
-    this.turns.set(claim, mine.catch(() => undefined));
+    this.turns.set(
+      claim,
+      mine.catch(() => undefined),
+    );
     return mine;
   }
 
@@ -134,7 +137,13 @@ export class ClaimProtocol implements ClaimGate {
     if (reading.issue.state !== "closed") return;
     const mine = [...reading.standing.live, ...reading.standing.stale].filter((r) => r.lease && sameUser(r.comment.author, reading.viewer));
     for (const rec of mine) {
-      const claim: HeldClaim = { ticket, commentId: rec.comment.id, commentUrl: rec.comment.url, lease: rec.lease!, runDir: ctx.options.runRoot.dirFor(ctx.options.tracker.repo, ticket) };
+      const claim: HeldClaim = {
+        ticket,
+        commentId: rec.comment.id,
+        commentUrl: rec.comment.url,
+        lease: rec.lease!,
+        runDir: ctx.options.runRoot.dirFor(ctx.options.tracker.repo, ticket),
+      };
       await endClaim(ctx, claim, "finished", reading);
     }
     if (mine.length === 0 && reading.issue.labels.includes(ctx.options.labels.inProgress)) {

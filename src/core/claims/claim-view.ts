@@ -51,7 +51,13 @@ export async function readLeases(
   const records: LeaseRecord[] = [];
   candidates.forEach((r, i) => {
     if (verdicts[i]) records.push(r);
-    else ignored.push({ commentId: r.comment.id, url: r.comment.url, author: r.comment.author, reason: `written by ${r.comment.author}, who has no write access to ${ctx.repo}` });
+    else
+      ignored.push({
+        commentId: r.comment.id,
+        url: r.comment.url,
+        author: r.comment.author,
+        reason: `written by ${r.comment.author}, who has no write access to ${ctx.repo}`,
+      });
   });
   for (const g of ignored) {
     // A claim reads a ticket more than once (read, read-back, heartbeats): each comment is said once.

@@ -69,7 +69,11 @@ export async function setAsideEndedRun(ctx: ClaimContext, reading: TicketReading
       { path: dir, link: ended.comment.url, next },
     );
   }
-  const path = await ctx.options.runRoot.moveAside(dir, { reason: `its claim had ended: ${ended.lease?.state ?? "finished"} (${ended.comment.url})`, at: ctx.now().toISOString(), by: ctx.session });
+  const path = await ctx.options.runRoot.moveAside(dir, {
+    reason: `its claim had ended: ${ended.lease?.state ?? "finished"} (${ended.comment.url})`,
+    at: ctx.now().toISOString(),
+    by: ctx.session,
+  });
   if (!path) return null;
   ctx.options.log.info("moved aside a run directory whose claim had ended", { ticket, lease: ended.comment.url, archived: path });
   return { path, note: `This Host's run directory held ${words}. Nothing points to it any more, so it was moved to ${path} (kept, nothing deleted).` };
@@ -84,7 +88,8 @@ export function nothingToResume(repo: string, ticket: number, dir: string, readi
   const head = `${repo}#${ticket} holds no claim of yours from this Host.`;
   const start = `ticket-runner start ${ticket}`;
   if (local.kind === "none") return new Refusal("not-ready", `${head} Start it instead: ${start}`, { next: start });
-  if (local.kind === "ok" && (local.run.issue !== ticket || local.run.repo.toLowerCase() !== repo.toLowerCase())) return runDirMismatch(repo, ticket, dir, local.run);
+  if (local.kind === "ok" && (local.run.issue !== ticket || local.run.repo.toLowerCase() !== repo.toLowerCase()))
+    return runDirMismatch(repo, ticket, dir, local.run);
   const ended = local.kind === "ok" ? endedClaimOf(reading, local.run) : null;
   if (ended) {
     return new Refusal(

@@ -35,14 +35,19 @@ export type HandBackResult = { kind: "handed-back"; plan: HandBackPlan; summary:
 function from(state: StateFile | null | undefined, unread: string | null): string {
   if (state === undefined) return unread ? `its State file (not read here: ${unread})` : "its State file";
   if (state === null) return "the top (no State file was found for it, so nothing is skipped)";
-  if (state.state === "implemented") return `its State file (implemented on \`${state.branch}\`: straight to the Checks, the implement Stage is not paid for twice)`;
+  if (state.state === "implemented")
+    return `its State file (implemented on \`${state.branch}\`: straight to the Checks, the implement Stage is not paid for twice)`;
   return `its State file (claimed on \`${state.branch}\`: the implement Stage runs again)`;
 }
 
 function refuseUnlessHandedOff(deps: HandBackDeps, ticket: number, issue: TrackerIssue | null): asserts issue is TrackerIssue {
   const name = `${deps.repoName}#${ticket}`;
   if (!issue) {
-    throw new Refusal("bad-input", `${name} does not exist (or this token cannot see it). Nothing was changed. Check the number on the board: ticket-runner board`, { next: "ticket-runner board" });
+    throw new Refusal(
+      "bad-input",
+      `${name} does not exist (or this token cannot see it). Nothing was changed. Check the number on the board: ticket-runner board`,
+      { next: "ticket-runner board" },
+    );
   }
   if (issue.state === "closed") {
     throw new Refusal(
@@ -55,10 +60,14 @@ function refuseUnlessHandedOff(deps: HandBackDeps, ticket: number, issue: Tracke
     const why = issue.labels.includes(deps.labels.ready)
       ? `it is already labelled ${deps.labels.ready}, so the next Run takes it as it is`
       : `only a Ticket labelled ${deps.labels.human} (handed off to a person) can be handed back; its labels are ${issue.labels.length ? issue.labels.join(", ") : "none"}`;
-    throw new Refusal("not-ready", `${name} is not labelled ${deps.labels.human}: ${why}. Nothing was changed.\nIssue: ${issue.url}\nSee where it stands: ticket-runner board`, {
-      link: issue.url,
-      next: "ticket-runner board",
-    });
+    throw new Refusal(
+      "not-ready",
+      `${name} is not labelled ${deps.labels.human}: ${why}. Nothing was changed.\nIssue: ${issue.url}\nSee where it stands: ticket-runner board`,
+      {
+        link: issue.url,
+        next: "ticket-runner board",
+      },
+    );
   }
 }
 
@@ -85,7 +94,11 @@ export async function planHandBack(deps: HandBackDeps, ticket: number): Promise<
  * Checks, asks `confirm` (when given) with the plan, re-checks the labels (a person or a Run may have
  * moved them while the question was open), then swaps ready-for-human for ready-for-agent.
  */
-export async function handBackTicket(deps: HandBackDeps, ticket: number, opts: { confirm?: (plan: HandBackPlan) => Promise<boolean> } = {}): Promise<HandBackResult> {
+export async function handBackTicket(
+  deps: HandBackDeps,
+  ticket: number,
+  opts: { confirm?: (plan: HandBackPlan) => Promise<boolean> } = {},
+): Promise<HandBackResult> {
   const plan = await planHandBack(deps, ticket);
   if (opts.confirm && !(await opts.confirm(plan))) return { kind: "cancelled", plan };
   if (opts.confirm) refuseUnlessHandedOff(deps, ticket, await deps.tracker.getIssue(ticket));

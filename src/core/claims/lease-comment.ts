@@ -112,7 +112,13 @@ function safeJson(lease: Lease): string {
 
 /** Text a person reads; nothing in it can be mistaken for markup or a marker. */
 function plain(text: string): string {
-  return text.replace(/[`*_<>[\]\\|\r\n]/g, " ").replace(/\s+/g, " ").trim().slice(0, 80) || "?";
+  return (
+    text
+      .replace(/[`*_<>[\]\\|\r\n]/g, " ")
+      .replace(/\s+/g, " ")
+      .trim()
+      .slice(0, 80) || "?"
+  );
 }
 
 function utc(iso: string): string {

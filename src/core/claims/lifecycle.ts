@@ -11,9 +11,7 @@ import { endClaim, standAside, standDown, type Ending, type StandDownResult } fr
 import { archiveTail, renderLeaseComment } from "./lease-comment";
 import { rankClaims, type LeaseRecord } from "./lease-standing";
 
-export type Verdict =
-  | { kind: "held"; record: LeaseRecord }
-  | { kind: "yield"; why: string; state: "race-yielded" | "superseded"; winner: LeaseRecord | null };
+export type Verdict = { kind: "held"; record: LeaseRecord } | { kind: "yield"; why: string; state: "race-yielded" | "superseded"; winner: LeaseRecord | null };
 
 /** Does `claim` still hold its ticket, judging by `reading`? */
 export function judge(claim: HeldClaim, reading: TicketReading, lateMs?: number): Verdict {
@@ -39,7 +37,12 @@ export function judge(claim: HeldClaim, reading: TicketReading, lateMs?: number)
  * Stands this claim down as `verdict` says: a lost race marks its lease race-yielded; a displaced or
  * ended lease is written nothing more (standAside). What was written is kept on the claim, for the Run.
  */
-export async function yieldNow(ctx: ClaimContext, claim: HeldClaim, reading: TicketReading, verdict: Extract<Verdict, { kind: "yield" }>): Promise<StandDownResult> {
+export async function yieldNow(
+  ctx: ClaimContext,
+  claim: HeldClaim,
+  reading: TicketReading,
+  verdict: Extract<Verdict, { kind: "yield" }>,
+): Promise<StandDownResult> {
   ctx.options.log.warn("claim lost after the fact; standing down", { ticket: claim.ticket, why: verdict.why, holder: verdict.winner?.comment.url ?? null });
   const common = { ticket: claim.ticket, mine: claim.lease, commentId: claim.commentId, reading, runDir: claim.runDir, why: verdict.why };
   const done =

@@ -32,9 +32,7 @@ export function parseTicketInput(text: string): number | null {
   return parseTicketNumber(text.startsWith("#") ? text.slice(1) : text);
 }
 
-export type MarkerParse =
-  | { kind: "marker"; repo: string; issue: number; version: number }
-  | { kind: "bad"; reason: string };
+export type MarkerParse = { kind: "marker"; repo: string; issue: number; version: number } | { kind: "bad"; reason: string };
 
 /** Parses a line already known to start with MARKER_PREFIX. */
 export function parseMarkerLine(line: string): MarkerParse {

@@ -33,7 +33,12 @@ async function sleepUntil(ctx: ClaimContext, at: number): Promise<void> {
   await ctx.options.clock.sleep(Math.max(ctx.options.lease.settleMs, at - ctx.now().getTime()));
 }
 
-async function readMine(ctx: ClaimContext, ticket: number, lease: Lease, written: TrackerComment | null): Promise<{ back: TicketReading; mine: LeaseRecord | null }> {
+async function readMine(
+  ctx: ClaimContext,
+  ticket: number,
+  lease: Lease,
+  written: TrackerComment | null,
+): Promise<{ back: TicketReading; mine: LeaseRecord | null }> {
   const back = await ctx.read(ticket);
   let mine = back.records.find((r) => r.lease?.nonce === lease.nonce) ?? null;
   if (!mine && written) {
@@ -48,10 +53,17 @@ async function readMine(ctx: ClaimContext, ticket: number, lease: Lease, written
 /** What happened on the ticket since `first` that no claim may start on: closed, handed off, or worked by another claim. */
 function overtaken(ctx: ClaimContext, first: TicketReading, back: TicketReading, nonce: string): { why: string; link: string } | null {
   if (back.issue.state !== "open") return { why: "the ticket was closed", link: back.issue.url };
-  if (back.issue.labels.includes(ctx.options.labels.human)) return { why: `the ticket was handed to a person (${ctx.options.labels.human})`, link: back.issue.url };
+  if (back.issue.labels.includes(ctx.options.labels.human))
+    return { why: `the ticket was handed to a person (${ctx.options.labels.human})`, link: back.issue.url };
   const seen = new Set(first.records.map((r) => r.comment.id));
-  const ended = back.records.find((r) => r.lease?.nonce !== nonce && !seen.has(r.comment.id) && (r.finished || (r.lease && ["finished", "handed-off", "released"].includes(r.lease.state))));
-  if (ended) return { why: `another claim was made and ${ended.finished || ended.lease?.state === "finished" ? "finished" : `ended (${ended.lease?.state})`}`, link: ended.comment.url };
+  const ended = back.records.find(
+    (r) => r.lease?.nonce !== nonce && !seen.has(r.comment.id) && (r.finished || (r.lease && ["finished", "handed-off", "released"].includes(r.lease.state))),
+  );
+  if (ended)
+    return {
+      why: `another claim was made and ${ended.finished || ended.lease?.state === "finished" ? "finished" : `ended (${ended.lease?.state})`}`,
+      link: ended.comment.url,
+    };
   return null;
 }
 
@@ -60,7 +72,11 @@ export async function readBack(ctx: ClaimContext, ticket: number, lease: Lease, 
   let { back, mine } = await readMine(ctx, ticket, lease, written);
   if (!mine) return { kind: "missing", back };
   if (isLate(mine, ctx.lateMs)) {
-    ctx.options.log.warn("claim write landed late; reading back once more before deciding", { ticket, claimedAt: lease.claimedAt, landed: mine.comment.createdAt });
+    ctx.options.log.warn("claim write landed late; reading back once more before deciding", {
+      ticket,
+      claimedAt: lease.claimedAt,
+      landed: mine.comment.createdAt,
+    });
     await ctx.options.clock.sleep(ctx.lateMs + 1000 + 2 * ctx.options.lease.settleMs);
     ({ back, mine } = await readMine(ctx, ticket, lease, written));
     if (!mine) return { kind: "missing", back };

@@ -41,7 +41,11 @@ export function holderParts(rec: LeaseRecord, now: Date): HolderParts {
       ? `its lease expires ${when(l.expiresAt)} (${minutesFrom(l.expiresAt, now)})`
       : `its lease expired ${when(l.expiresAt)} (${minutesFrom(l.expiresAt, now)})`;
   // The host and session are whatever the lease's writer put there.
-  return { who: sanitizeSentence(`@${rec.comment.author} on host "${l.host.name}" (${l.holder}, session ${l.session.slice(0, 8)})`), since: when(l.claimedAt), expiry };
+  return {
+    who: sanitizeSentence(`@${rec.comment.author} on host "${l.host.name}" (${l.holder}, session ${l.session.slice(0, 8)})`),
+    since: when(l.claimedAt),
+    expiry,
+  };
 }
 
 /** "@bob on host "x" (machine, session …), claimed since …; its lease expires …": a clause that ends a sentence. */
@@ -77,15 +81,11 @@ export function claimedLocally(repo: string, ticket: number, dir: string, curren
     );
   }
   const next = resumeCommand(ticket, dir, customDir);
-  const who =
-    current.kind === "ok"
-      ? ` (session ${current.run.session.slice(0, 8)}, pid ${current.run.pid}, started ${when(current.run.startedAt)})`
-      : "";
-  return new Refusal(
-    "claimed-locally",
-    [`${repo}#${ticket} already has a run on this Host: ${dir}${who}.`, `Resume it with: ${next}`].join("\n"),
-    { path: dir, next },
-  );
+  const who = current.kind === "ok" ? ` (session ${current.run.session.slice(0, 8)}, pid ${current.run.pid}, started ${when(current.run.startedAt)})` : "";
+  return new Refusal("claimed-locally", [`${repo}#${ticket} already has a run on this Host: ${dir}${who}.`, `Resume it with: ${next}`].join("\n"), {
+    path: dir,
+    next,
+  });
 }
 
 export function heldHereWithoutRun(repo: string, ticket: number, rec: LeaseRecord, now: Date): Refusal {
@@ -107,8 +107,12 @@ export function runDirMismatch(repo: string, ticket: number, dir: string, run: R
 
 export function raceLost(repo: string, ticket: number, winner: LeaseRecord | null, archived: string | null, now: Date): Refusal {
   const parts = winner ? holderParts(winner, now) : null;
-  const first = parts ? [parts.since ? `${parts.who} claimed it first, at ${parts.since}` : `${parts.who} claimed it first`, parts.expiry].filter(Boolean).join("; ") : "";
-  const who = winner ? `another claim won the race: ${first}.\nLease: ${winner.comment.url}` : "this claim did not win the race, and the claim that did has since been taken over or withdrawn.";
+  const first = parts
+    ? [parts.since ? `${parts.who} claimed it first, at ${parts.since}` : `${parts.who} claimed it first`, parts.expiry].filter(Boolean).join("; ")
+    : "";
+  const who = winner
+    ? `another claim won the race: ${first}.\nLease: ${winner.comment.url}`
+    : "this claim did not win the race, and the claim that did has since been taken over or withdrawn.";
   const moved = archived ? ` Its local claim was moved to ${archived}.` : "";
   return new Refusal(
     "race-yielded",
@@ -179,7 +183,11 @@ function who(rec: LeaseRecord): string {
 function displacer(records: LeaseRecord[], own: LeaseRecord): LeaseRecord | null {
   const nonce = own.lease?.nonce;
   if (!nonce) return null;
-  return records.find((r) => r.lease && (r.lease.nonce === own.lease?.supersededBy || r.lease.takeover?.from === nonce || r.lease.takeover?.also?.includes(nonce))) ?? null;
+  return (
+    records.find(
+      (r) => r.lease && (r.lease.nonce === own.lease?.supersededBy || r.lease.takeover?.from === nonce || r.lease.takeover?.also?.includes(nonce)),
+    ) ?? null
+  );
 }
 
 /**
@@ -189,7 +197,8 @@ function displacer(records: LeaseRecord[], own: LeaseRecord): LeaseRecord | null
 export function claimFate(records: LeaseRecord[], own: LeaseRecord): string {
   const state = own.lease?.state ?? "finished";
   const taker = state === "superseded" || (own.lease && CLAIM_STATES.has(state)) ? displacer(records, own) : null;
-  if (taker?.lease) return `was taken over by ${who(taker)} at ${when(taker.lease.claimedAt)}; that claim is now ${RECORD_WORDS[taker.lease.state] ?? taker.lease.state} (${taker.comment.url})`;
+  if (taker?.lease)
+    return `was taken over by ${who(taker)} at ${when(taker.lease.claimedAt)}; that claim is now ${RECORD_WORDS[taker.lease.state] ?? taker.lease.state} (${taker.comment.url})`;
   return `was ${RECORD_WORDS[state] ?? state}`;
 }
 
@@ -217,7 +226,9 @@ export function notYoursToRelease(o: NotYoursInput): Refusal {
   const taker = o.ownLast && (ownState === "superseded" || reading.standing.displaced.includes(o.ownLast)) ? displacer(reading.records, o.ownLast) : null;
   const lines = [`${o.repo}#${ticket} holds no claim of yours, so there is nothing for you to release. Nothing was changed.`];
   if (o.ownLast && taker?.lease) {
-    lines.push(`Your claim (${o.ownLast.comment.url}) was taken over by ${who(taker)} at ${when(taker.lease.claimedAt)}; that claim is now ${RECORD_WORDS[taker.lease.state] ?? taker.lease.state} (${taker.comment.url}).`);
+    lines.push(
+      `Your claim (${o.ownLast.comment.url}) was taken over by ${who(taker)} at ${when(taker.lease.claimedAt)}; that claim is now ${RECORD_WORDS[taker.lease.state] ?? taker.lease.state} (${taker.comment.url}).`,
+    );
   } else if (latest?.lease) {
     lines.push(`The last claim on it: ${who(latest)}, ${RECORD_WORDS[latest.lease.state] ?? latest.lease.state} (${latest.comment.url}).`);
   } else {
@@ -225,7 +236,8 @@ export function notYoursToRelease(o: NotYoursInput): Refusal {
   }
   const assignees = issue.assignees.map((a) => `@${a}`).join(", ");
   if (issue.state === "closed") lines.push(`Now it is closed: ${issue.url}`);
-  else if (issue.labels.includes(labels.inProgress)) lines.push(`Now it is labelled ${labels.inProgress} with no live lease, ${assignees ? `assigned to ${assignees}` : "with nobody assigned"}.`);
+  else if (issue.labels.includes(labels.inProgress))
+    lines.push(`Now it is labelled ${labels.inProgress} with no live lease, ${assignees ? `assigned to ${assignees}` : "with nobody assigned"}.`);
   else if (issue.labels.includes(labels.human)) lines.push(`Now it is labelled ${labels.human}: it waits for a person.`);
   else if (issue.labels.includes(labels.ready)) lines.push(`Now it is labelled ${labels.ready} and nobody holds it: it is back in the queue.`);
   else lines.push(`Now it carries none of ${labels.ready}, ${labels.inProgress}, ${labels.human}.`);
@@ -234,8 +246,12 @@ export function notYoursToRelease(o: NotYoursInput): Refusal {
   }
   // A leftover run.json would stop a new start here (the local claim is taken by exclusive create).
   const setAside = o.localDir ? `mv ${o.localDir} ${o.localDir}.old` : null;
-  if (setAside) lines.push(`This Host still has the run directory ${o.localDir} from an earlier claim; it was left as it is. It would stop a new start here, so set it aside once you no longer need it: \`${setAside}\`.`);
-  if (issue.state === "open" && issue.labels.includes(labels.ready)) lines.push(`To work on it yourself: \`${setAside ? `${setAside} && ` : ""}ticket-runner start ${ticket}\`.`);
+  if (setAside)
+    lines.push(
+      `This Host still has the run directory ${o.localDir} from an earlier claim; it was left as it is. It would stop a new start here, so set it aside once you no longer need it: \`${setAside}\`.`,
+    );
+  if (issue.state === "open" && issue.labels.includes(labels.ready))
+    lines.push(`To work on it yourself: \`${setAside ? `${setAside} && ` : ""}ticket-runner start ${ticket}\`.`);
   lines.push("See who holds what: `ticket-runner board`.");
   return new Refusal("not-ready", lines.join("\n"), { link: taker?.comment.url ?? latest?.comment.url ?? issue.url, next: "ticket-runner board" });
 }
@@ -254,8 +270,12 @@ export function claimRateLimited(repo: string, ticket: number, limit: GitHubRate
       { link: written.url, next: `ticket-runner release ${ticket}`, retryAt: reset },
     );
   }
-  return new Refusal("rate-limited", `Nothing was claimed on ${repo}#${ticket}: ${limit.message}. Run the same command again after ${wait}, e.g. \`ticket-runner start ${ticket}\`.`, {
-    next: `ticket-runner start ${ticket}`,
-    retryAt: reset,
-  });
+  return new Refusal(
+    "rate-limited",
+    `Nothing was claimed on ${repo}#${ticket}: ${limit.message}. Run the same command again after ${wait}, e.g. \`ticket-runner start ${ticket}\`.`,
+    {
+      next: `ticket-runner start ${ticket}`,
+      retryAt: reset,
+    },
+  );
 }

@@ -70,7 +70,11 @@ export async function releaseByHand(ctx: ClaimContext, ticket: number, opts: { r
 
   const local = await ctx.options.runRoot.read(dir);
   if (local.kind === "ok" && (local.run.issue !== ticket || local.run.repo.toLowerCase() !== ctx.repoName.toLowerCase())) {
-    throw new Refusal("run-dir-mismatch", `${dir}/run.json belongs to ${local.run.repo}#${local.run.issue}, not #${ticket}. Nothing was changed. Release the ticket it belongs to (\`ticket-runner release ${local.run.issue}\`), or pass the right --run-dir.`, { path: dir, next: `ticket-runner release ${local.run.issue}` });
+    throw new Refusal(
+      "run-dir-mismatch",
+      `${dir}/run.json belongs to ${local.run.repo}#${local.run.issue}, not #${ticket}. Nothing was changed. Release the ticket it belongs to (\`ticket-runner release ${local.run.issue}\`), or pass the right --run-dir.`,
+      { path: dir, next: `ticket-runner release ${local.run.issue}` },
+    );
   }
   const held = mine ?? expired;
   const ownLast = lastOwnLease(reading);
@@ -102,6 +106,7 @@ export async function releaseByHand(ctx: ClaimContext, ticket: number, opts: { r
   }
   const worktree = local.kind === "ok" ? local.run.worktree : null;
   const branch = local.kind === "ok" ? local.run.branch : null;
-  const archived = local.kind === "none" ? null : await ctx.options.runRoot.moveAside(dir, { reason: "released by hand", at: now.toISOString(), by: ctx.session });
+  const archived =
+    local.kind === "none" ? null : await ctx.options.runRoot.moveAside(dir, { reason: "released by hand", at: now.toISOString(), by: ctx.session });
   return { leaseUrl: held?.comment.url ?? null, archived, worktree, branch, summary: archived ? `${summary}\nLocal run moved to ${archived}` : summary };
 }

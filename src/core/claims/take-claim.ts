@@ -78,7 +78,10 @@ export function newRunJson(ctx: ClaimContext, ticket: number, extra: Partial<Run
 async function checkReady(ctx: ClaimContext, reading: TicketReading, ticket: number): Promise<void> {
   const ready = ctx.options.labels.ready;
   if (!reading.issue.labels.includes(ready)) {
-    throw new Refusal("not-ready", `${ctx.repoName}#${ticket} is not labelled ${ready}, so a Run does not take it. A person can: ticket-runner start ${ticket}`);
+    throw new Refusal(
+      "not-ready",
+      `${ctx.repoName}#${ticket} is not labelled ${ready}, so a Run does not take it. A person can: ticket-runner start ${ticket}`,
+    );
   }
   const { trusted, actor, editedBy } = await ctx.trust.readyLabelTrusted(ctx.options.tracker, ticket, ready, reading.labelActors);
   if (editedBy) {
@@ -102,7 +105,11 @@ async function checkReady(ctx: ClaimContext, reading: TicketReading, ticket: num
  * issue. A person's `start` exits once its worktree is cut, so its run.json always outlives its
  * pid and is never taken this way: `ticket-runner resume` is how a person gets back in.
  */
-async function leftByDeadRun(ctx: ClaimContext, existing: Awaited<ReturnType<ClaimContext["options"]["runRoot"]["read"]>>, leaseOfMine: boolean): Promise<boolean> {
+async function leftByDeadRun(
+  ctx: ClaimContext,
+  existing: Awaited<ReturnType<ClaimContext["options"]["runRoot"]["read"]>>,
+  leaseOfMine: boolean,
+): Promise<boolean> {
   if (leaseOfMine || existing.kind !== "ok" || ctx.options.holder !== "machine") return false;
   const run = existing.run;
   if (run.holder !== "machine" || run.host.id !== ctx.options.host.id || run.session === ctx.session || !ctx.options.isAlive) return false;
@@ -114,7 +121,11 @@ async function prepare(ctx: ClaimContext, ticket: number, opts: TakeOptions, dir
   const reading = await ctx.read(ticket, { doing: "claiming a ticket", again: `ticket-runner start ${ticket}` });
   const { viewer, standing } = reading;
   if (reading.issue.state !== "open") {
-    throw new Refusal("not-open", `${ctx.repoName}#${ticket} is closed: ${reading.issue.url}. Reopen it first if there is more to do, then \`ticket-runner start ${ticket}\`.`, { link: reading.issue.url, next: `ticket-runner start ${ticket}` });
+    throw new Refusal(
+      "not-open",
+      `${ctx.repoName}#${ticket} is closed: ${reading.issue.url}. Reopen it first if there is more to do, then \`ticket-runner start ${ticket}\`.`,
+      { link: reading.issue.url, next: `ticket-runner start ${ticket}` },
+    );
   }
   const othersLive = standing.live.filter((r) => !isMine(ctx, r, viewer));
   const mineLive = standing.live.filter((r) => isMine(ctx, r, viewer));
@@ -139,7 +150,11 @@ async function prepare(ctx: ClaimContext, ticket: number, opts: TakeOptions, dir
   if (!setAside && !opts.takeOver && (await leftByDeadRun(ctx, existing, mineLive.length > 0))) {
     // A Run killed between its local claim and its lease left run.json and nothing on the board.
     // This Run holds the Target lock, so that Run is gone: move its files aside, never delete them.
-    archived = await ctx.options.runRoot.moveAside(dir, { reason: "left by a Run on this Host that died before its lease was written", at: now.toISOString(), by: ctx.session });
+    archived = await ctx.options.runRoot.moveAside(dir, {
+      reason: "left by a Run on this Host that died before its lease was written",
+      at: now.toISOString(),
+      by: ctx.session,
+    });
   }
   const created = await ctx.options.runRoot.create(dir, newRunJson(ctx, ticket));
   if (created.kind === "exists") {
@@ -168,7 +183,15 @@ function leaseFor(ctx: ClaimContext, ticket: number, viewer: string, displaced: 
     nonce: ctx.nonce(),
     state: "claimed",
     ...(first?.lease
-      ? { takeover: { from: first.lease.nonce, kind: takeOverLive ? "take-over" : "takeover-stale", at: now.toISOString(), fromComment: first.comment.id, ...(rest.length ? { also: rest } : {}) } }
+      ? {
+          takeover: {
+            from: first.lease.nonce,
+            kind: takeOverLive ? "take-over" : "takeover-stale",
+            at: now.toISOString(),
+            fromComment: first.comment.id,
+            ...(rest.length ? { also: rest } : {}),
+          },
+        }
       : {}),
   } satisfies Lease;
 }
@@ -181,7 +204,12 @@ function claimWrite(ctx: ClaimContext, reading: TicketReading, lease: Lease, dis
     removeLabels: [
       ...(reading.issue.labels.includes(labels.ready) ? [labels.ready] : []),
       // The displaced leases end with this write: so do their Hosts' labels (a person's taken-over claim kept its own).
-      ...leavingHostLabels(ctx, reading.issue.labels, displaced.flatMap((d) => (d.lease ? [d.lease] : [])), reading.standing.live),
+      ...leavingHostLabels(
+        ctx,
+        reading.issue.labels,
+        displaced.flatMap((d) => (d.lease ? [d.lease] : [])),
+        reading.standing.live,
+      ),
     ],
     addAssignees: reading.issue.assignees.some((a) => sameUser(a, reading.viewer)) ? [] : [reading.viewer],
     comment: { body: renderLeaseComment(lease) },
@@ -194,7 +222,9 @@ function claimWrite(ctx: ClaimContext, reading: TicketReading, lease: Lease, dis
   );
   if (leaving.length) write.removeAssignees = leaving;
   const edits = displaced.flatMap((d) =>
-    d.lease ? [{ id: d.comment.id, body: renderLeaseComment({ ...d.lease, state: "superseded", supersededBy: lease.nonce }, archiveTail(d.comment.body ?? "")) }] : [],
+    d.lease
+      ? [{ id: d.comment.id, body: renderLeaseComment({ ...d.lease, state: "superseded", supersededBy: lease.nonce }, archiveTail(d.comment.body ?? "")) }]
+      : [],
   );
   if (edits.length) write.editComments = edits;
   return write;
@@ -212,7 +242,9 @@ export async function takeClaim(ctx: ClaimContext, ticket: number, opts: TakeOpt
 
 async function claimOnce(ctx: ClaimContext, ticket: number, opts: TakeOptions): Promise<ClaimWon> {
   if (opts.takeOver && ctx.options.holder === "machine") {
-    throw new Refusal("bad-input", `Take-over is a person's decision and never runs unattended: use \`ticket-runner start ${ticket} --take-over\` yourself.`, { next: `ticket-runner start ${ticket} --take-over` });
+    throw new Refusal("bad-input", `Take-over is a person's decision and never runs unattended: use \`ticket-runner start ${ticket} --take-over\` yourself.`, {
+      next: `ticket-runner start ${ticket} --take-over`,
+    });
   }
   const dir = opts.runDir ?? ctx.options.runRoot.dirFor(ctx.options.tracker.repo, ticket);
   const { reading, displaced, archived, setAside, takeOverLive } = await prepare(ctx, ticket, opts, dir);
@@ -232,7 +264,10 @@ async function claimOnce(ctx: ClaimContext, ticket: number, opts: TakeOptions): 
     const got = await readBack(ctx, ticket, lease, written, reading);
     if (got.kind === "missing") {
       if (writeError instanceof GitHubRateLimit) throw writeError;
-      throw new Failure("github", `Could not write the claim on ${ctx.repoName}#${ticket}: ${String(writeError ?? "the lease did not appear")}. Nothing was started; try again.`);
+      throw new Failure(
+        "github",
+        `Could not write the claim on ${ctx.repoName}#${ticket}: ${String(writeError ?? "the lease did not appear")}. Nothing was started; try again.`,
+      );
     }
     const { back, mine } = got;
     if (got.kind !== "won") {
@@ -257,7 +292,11 @@ async function claimOnce(ctx: ClaimContext, ticket: number, opts: TakeOptions): 
   } catch (error) {
     if (error instanceof Refusal && error.reason === "race-yielded") throw error;
     // Anything else after the local claim: give the local claim back (moved aside, never deleted).
-    await ctx.options.runRoot.moveAside(dir, { reason: `claim failed: ${String(error).slice(0, 200)}`, at: ctx.now().toISOString(), by: ctx.session }, { ifSession: ctx.session });
+    await ctx.options.runRoot.moveAside(
+      dir,
+      { reason: `claim failed: ${String(error).slice(0, 200)}`, at: ctx.now().toISOString(), by: ctx.session },
+      { ifSession: ctx.session },
+    );
     if (error instanceof GitHubRateLimit) throw claimRateLimited(ctx.repoName, ticket, error, written, ctx.now());
     throw error;
   }

@@ -19,6 +19,9 @@ export function refuseActionsToken(viewer: string): void {
   throw new Refusal(
     "actions-token",
     `The token acts as ${ACTIONS_BOT}: it is the workflow's own GITHUB_TOKEN, and GitHub starts no workflow for what it pushes, so the pull requests this Run opened would never get CI. Set TICKET_RUNNER_TOKEN to a GitHub App installation token (actions/create-github-app-token with the variable TICKET_RUNNER_APP_ID and the secret TICKET_RUNNER_APP_PRIVATE_KEY, as \`ticket-runner init --actions\` writes it) or to a personal access token kept in a repository secret, then run \`ticket-runner run\` again (docs/actions.md).`,
-    { next: "ticket-runner run", link: "https://docs.github.com/en/actions/security-for-github-actions/security-guides/automatic-token-authentication#using-the-github_token-in-a-workflow" },
+    {
+      next: "ticket-runner run",
+      link: "https://docs.github.com/en/actions/security-for-github-actions/security-guides/automatic-token-authentication#using-the-github_token-in-a-workflow",
+    },
   );
 }

@@ -32,7 +32,8 @@ export const UNAVAILABLE_WHAT: Record<UnavailableReason, string> = {
 const UNAVAILABLE_ADVICE: Record<UnavailableReason, string> = {
   "not-signed-in": "Sign the agent in on this Host (for Claude Code: run `claude` and `/login`, or set ANTHROPIC_API_KEY)",
   "not-installed": "Install the agent (for Claude Code: `npm install -g @anthropic-ai/claude-code`) or set agent.command in ticket-runner.json",
-  "refused-to-start": "Change the settings it refused (Claude Code refuses permissionMode bypassPermissions as root unless IS_SANDBOX=1 is set; see docs/agents.md)",
+  "refused-to-start":
+    "Change the settings it refused (Claude Code refuses permissionMode bypassPermissions as root unless IS_SANDBOX=1 is set; see docs/agents.md)",
   "provider-down": "Wait for the provider to recover (for Anthropic: https://status.anthropic.com)",
 };
 
@@ -45,7 +46,11 @@ export interface Unavailable {
 
 /** The closing advice of a Run the agent's unavailability stopped. */
 export function unavailableLine(u: Unavailable): string {
-  const detail = u.detail.replace(/\s+/g, " ").trim().slice(0, 200).replace(/[.\s]+$/, "");
+  const detail = u.detail
+    .replace(/\s+/g, " ")
+    .trim()
+    .slice(0, 200)
+    .replace(/[.\s]+$/, "");
   const said = detail ? ` (${detail})` : "";
   return `Stopped: ${UNAVAILABLE_WHAT[u.reason]}${said}. Nothing was handed off; the tickets it held were released with their work kept. ${UNAVAILABLE_ADVICE[u.reason]}, then run \`ticket-runner run\` again.`;
 }

@@ -24,7 +24,15 @@ export async function runChecks(env: RunEnv, ctx: TicketCtx, label = "checks"): 
   };
   try {
     if (!(await workspace.isClean(lane))) {
-      return finish("❌ uncommitted work", fail("fixable", label, "the worktree has uncommitted changes: a Stage must commit its work", "Uncommitted changes were found in the worktree before the Checks ran. Commit them (or discard them) so the branch holds the whole change."));
+      return finish(
+        "❌ uncommitted work",
+        fail(
+          "fixable",
+          label,
+          "the worktree has uncommitted changes: a Stage must commit its work",
+          "Uncommitted changes were found in the worktree before the Checks ran. Commit them (or discard them) so the branch holds the whole change.",
+        ),
+      );
     }
   } catch (error) {
     return finish("❌ could not read the worktree", fail("final", label, `could not inspect the worktree: ${errorText(error)}`));
@@ -40,10 +48,16 @@ export async function runChecks(env: RunEnv, ctx: TicketCtx, label = "checks"): 
       return finish(`❌ \`${shown}\` could not run`, fail("fixable", label, `\`${shown}\` could not run: ${errorText(error)}`));
     }
     if (result.timedOut) {
-      return finish(`⌛ \`${shown}\` timed out`, fail("fixable", label, `\`${shown}\` did not finish within ${formatMinutes(env.config.checkTimeoutMinutes)} and was stopped`, tail(result.output)));
+      return finish(
+        `⌛ \`${shown}\` timed out`,
+        fail("fixable", label, `\`${shown}\` did not finish within ${formatMinutes(env.config.checkTimeoutMinutes)} and was stopped`, tail(result.output)),
+      );
     }
     if (result.exitCode !== 0) {
-      return finish(`❌ \`${shown}\` exited ${result.exitCode ?? "by a signal"}`, fail("fixable", label, `\`${shown}\` exited ${result.exitCode ?? "by a signal"}`, tail(result.output)));
+      return finish(
+        `❌ \`${shown}\` exited ${result.exitCode ?? "by a signal"}`,
+        fail("fixable", label, `\`${shown}\` exited ${result.exitCode ?? "by a signal"}`, tail(result.output)),
+      );
     }
   }
   return finish(`✅ ${env.config.checks.length} passed`, OK);

@@ -112,9 +112,7 @@ export interface TicketCtx {
 }
 
 /** How a step of the pipeline went. A failure is either coverable by the Fix budget or not. */
-export type Step =
-  | { ok: true }
-  | { ok: false; failure: StepFailure };
+export type Step = { ok: true } | { ok: false; failure: StepFailure };
 
 export interface StepFailure {
   kind: "fixable" | "final" | "rate-limited" | "unavailable" | "yield";
@@ -175,9 +173,22 @@ export async function removeState(env: RunEnv, ticket: number, why: string): Pro
 }
 
 /** Ends a Stage row: the event for front doors and the row in the progress comment. */
-export async function endStage(env: RunEnv, ctx: TicketCtx, row: { stage: string; outcome: string; turns: number | null; durationMs: number | null }): Promise<void> {
+export async function endStage(
+  env: RunEnv,
+  ctx: TicketCtx,
+  row: { stage: string; outcome: string; turns: number | null; durationMs: number | null },
+): Promise<void> {
   if (ctx.silenced) return;
-  env.events.emit({ kind: "stage-ended", lane: ctx.laneIndex, ticket: ctx.ticket, stage: row.stage, outcome: row.outcome, turns: row.turns, durationMs: row.durationMs ?? 0, at: env.deps.clock.now().toISOString() });
+  env.events.emit({
+    kind: "stage-ended",
+    lane: ctx.laneIndex,
+    ticket: ctx.ticket,
+    stage: row.stage,
+    outcome: row.outcome,
+    turns: row.turns,
+    durationMs: row.durationMs ?? 0,
+    at: env.deps.clock.now().toISOString(),
+  });
   await ctx.progress.add(row);
 }
 

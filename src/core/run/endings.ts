@@ -41,13 +41,16 @@ export async function handOff(env: RunEnv, ctx: TicketCtx, input: HandoffInput):
   // 1. A pull request: the open one back to draft, or a new draft when this Run may push.
   // Where no Stage of this Run worked on the branch, any pull request on it may be a person's: leave it be.
   let closedByPerson = false;
-  let pr: PullRequestInfo | null = input.state === "remove" ? null : await step(env, ctx, "finding the pull request", async () => {
-    const known = ctx.pullRequest ? await tracker.getPullRequest(ctx.pullRequest) : null;
-    if (known && known.state === "open") return known;
-    // A pull request a person closed said the work should not go on: no new draft over it.
-    closedByPerson = Boolean(known && known.state === "closed" && !known.merged);
-    return await tracker.findPullRequest(ctx.branch);
-  });
+  let pr: PullRequestInfo | null =
+    input.state === "remove"
+      ? null
+      : await step(env, ctx, "finding the pull request", async () => {
+          const known = ctx.pullRequest ? await tracker.getPullRequest(ctx.pullRequest) : null;
+          if (known && known.state === "open") return known;
+          // A pull request a person closed said the work should not go on: no new draft over it.
+          closedByPerson = Boolean(known && known.state === "closed" && !known.merged);
+          return await tracker.findPullRequest(ctx.branch);
+        });
   if (pr && pr.state === "open") {
     if (!pr.draft) {
       const toDraft = await step(env, ctx, "returning the pull request to draft", async () => {
@@ -64,7 +67,18 @@ export async function handOff(env: RunEnv, ctx: TicketCtx, input: HandoffInput):
       if (pushed?.ok) ctx.remoteHasBranch = true;
       if (ctx.remoteHasBranch) {
         pr = await step(env, ctx, "opening a draft pull request", () =>
-          tracker.createPullRequest({ head: ctx.branch, base: env.base, title: inertReferences(ctx.issue.title), body: prBody({ ticket: ctx.ticket, summary: null, graded: ctx.graded, draftNote: "**Handed off** to a person; see the hand-off comment on the issue." }), draft: true }),
+          tracker.createPullRequest({
+            head: ctx.branch,
+            base: env.base,
+            title: inertReferences(ctx.issue.title),
+            body: prBody({
+              ticket: ctx.ticket,
+              summary: null,
+              graded: ctx.graded,
+              draftNote: "**Handed off** to a person; see the hand-off comment on the issue.",
+            }),
+            draft: true,
+          }),
         );
       }
     }
@@ -92,7 +106,15 @@ export async function handOff(env: RunEnv, ctx: TicketCtx, input: HandoffInput):
   }
   if (pr && transcripts) {
     await step(env, ctx, "naming the transcripts in the draft", () =>
-      tracker.updatePullRequest(pr!.number, { body: prBody({ ticket: ctx.ticket, summary: null, graded: ctx.graded, transcripts, draftNote: "**Handed off** to a person; see the hand-off comment on the issue." }) }),
+      tracker.updatePullRequest(pr!.number, {
+        body: prBody({
+          ticket: ctx.ticket,
+          summary: null,
+          graded: ctx.graded,
+          transcripts,
+          draftNote: "**Handed off** to a person; see the hand-off comment on the issue.",
+        }),
+      }),
     );
   }
 
@@ -145,7 +167,9 @@ export async function afterMerge(env: RunEnv, ctx: TicketCtx): Promise<void> {
     await step(env, ctx, "ticking the met criteria", async () => {
       const fresh = await tracker.getIssue(ctx.ticket);
       if (!fresh) return;
-      const lines = uncheckedCriteria(fresh.body).filter((c) => met.has(c.text)).map((c) => c.line);
+      const lines = uncheckedCriteria(fresh.body)
+        .filter((c) => met.has(c.text))
+        .map((c) => c.line);
       if (lines.length) await tracker.setIssueBody(ctx.ticket, tickCriteria(fresh.body, lines));
     });
   }
@@ -157,7 +181,9 @@ export async function afterMerge(env: RunEnv, ctx: TicketCtx): Promise<void> {
   await removeState(env, ctx.ticket, "merged");
   if (ctx.lane) {
     const lane = ctx.lane;
-    const cleaned = await step(env, ctx, "removing the worktree and branch", () => workspace.cleanupLane(lane, { deleteRemote: true, base: env.base, mergedHead: ctx.mergedHead ?? undefined }));
+    const cleaned = await step(env, ctx, "removing the worktree and branch", () =>
+      workspace.cleanupLane(lane, { deleteRemote: true, base: env.base, mergedHead: ctx.mergedHead ?? undefined }),
+    );
     if (cleaned) log.info(`#${ctx.ticket}: clean-up: ${cleaned.detail}`);
   }
   log.info(`#${ctx.ticket}: merged`);

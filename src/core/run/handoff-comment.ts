@@ -38,7 +38,10 @@ export function handoffComment(f: HandoffFacts): string {
   if (f.pullRequest) where.push(`PR #${f.pullRequest.number}${f.pullRequest.draft ? " (draft)" : ""}`);
   lines.push(`- ${where.join(" · ")}`);
   if (f.transcripts) lines.push(`- Transcripts: ${transcriptsWhere(f.ticket, f.transcripts)}`);
-  lines.push("", "To carry on: fix what the failure names (or let it be), then move the label from `ready-for-human` to `ready-for-agent`; the next Run resumes from where this one got to.");
+  lines.push(
+    "",
+    "To carry on: fix what the failure names (or let it be), then move the label from `ready-for-human` to `ready-for-agent`; the next Run resumes from where this one got to.",
+  );
   // Inside the fence Markdown is inert already; mentions and closing keywords are made so too.
   const evidence = inertReferences(f.evidence.trim());
   if (evidence) {

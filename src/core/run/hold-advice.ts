@@ -59,7 +59,11 @@ export function holdAdvice(hold: Hold, issue: { number: number; url: string }, r
       };
     case "labelled":
       if (hold.as === "in-progress") {
-        return { reason: `labelled ${hold.label}: claimed`, holder: self, fix: `wait for the Run that holds #${issue.number} to end (or release it, when the claim is yours)` };
+        return {
+          reason: `labelled ${hold.label}: claimed`,
+          holder: self,
+          fix: `wait for the Run that holds #${issue.number} to end (or release it, when the claim is yours)`,
+        };
       }
       return {
         reason: `labelled ${hold.label}: with a person`,

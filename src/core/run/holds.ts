@@ -69,7 +69,8 @@ export async function frontierHold(tracker: Pick<Tracker, "openBlockers">, confi
   if (!issue.labels.includes(labels.ready)) return { kind: "not-labelled", label: labels.ready };
   if (issue.assignees.length > 0) return { kind: "held", by: [...issue.assignees] };
   const verdict = await check(issue);
-  if (!verdict.trusted) return verdict.actor === undefined ? { kind: "untrusted", label: labels.ready } : { kind: "untrusted", label: labels.ready, actor: verdict.actor };
+  if (!verdict.trusted)
+    return verdict.actor === undefined ? { kind: "untrusted", label: labels.ready } : { kind: "untrusted", label: labels.ready, actor: verdict.actor };
   const blockers = await tracker.openBlockers(issue.number);
   if (blockers.length > 0) return { kind: "blocked", blockers: [...blockers].sort((a, b) => a - b) };
   return null;

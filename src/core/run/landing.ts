@@ -59,10 +59,17 @@ async function rebase(env: RunEnv, ctx: TicketCtx): Promise<Step> {
     log.warn(`#${ctx.ticket}: could not inspect the worktree after the conflict Stage`, { error: errorText(error) });
   }
   const resolved = !unfinished && clean && stopped === null;
-  await endStage(env, ctx, { stage: "conflict", outcome: resolved ? "✅ resolved" : stopped ? outcomeText(run.result.outcome) : "❌ unresolved", turns: run.result.turns, durationMs: run.result.durationMs });
+  await endStage(env, ctx, {
+    stage: "conflict",
+    outcome: resolved ? "✅ resolved" : stopped ? outcomeText(run.result.outcome) : "❌ unresolved",
+    turns: run.result.turns,
+    durationMs: run.result.durationMs,
+  });
   if (stopped) return stopped;
   if (!resolved) {
-    const why = unfinished ? "the rebase was still stopped after the conflict Stage (aborted back to the branch tip)" : "the conflict Stage left uncommitted changes";
+    const why = unfinished
+      ? "the rebase was still stopped after the conflict Stage (aborted back to the branch tip)"
+      : "the conflict Stage left uncommitted changes";
     return fail("final", "conflict", `rebase onto ${env.base} stopped with conflicts and ${why}`, run.problem ?? run.result.text);
   }
   // Every Stage that commits pushes at once (docs/endings.md); then the code changed under the Checks'
@@ -87,7 +94,13 @@ async function ensurePullRequest(env: RunEnv, ctx: TicketCtx): Promise<{ pr: Pul
     }
     if (pr && pr.state === "closed") {
       await done(`❌ #${pr.number} closed`);
-      return { step: fail("final", "pr", `pull request #${pr.number} was closed by a person; closing it said the work should not go on. Reopen it and relabel the Ticket ready-for-agent to carry on.`) };
+      return {
+        step: fail(
+          "final",
+          "pr",
+          `pull request #${pr.number} was closed by a person; closing it said the work should not go on. Reopen it and relabel the Ticket ready-for-agent to carry on.`,
+        ),
+      };
     }
     if (pr) {
       pr = await tracker.updatePullRequest(pr.number, { title, body });
@@ -142,7 +155,14 @@ async function awaitCi(env: RunEnv, ctx: TicketCtx, pr: PullRequestInfo): Promis
       if (report.state === "none" && !ci.required) return done("– no checks (CI gate off)", OK);
       const waited = elapsed(env, started);
       if (report.state === "none" && waited >= ci.graceMinutes * 60_000) {
-        return done("❌ no checks", fail("final", "ci", `no CI checks reported within ${formatMinutes(ci.graceMinutes)} of the pull request; GitHub starts no workflow for a push made with a workflow's own GITHUB_TOKEN, so a Run in GitHub Actions needs an App token or a personal access token (docs/actions.md); if this repository has no CI, set "ci": { "required": false } in ticket-runner.json`));
+        return done(
+          "❌ no checks",
+          fail(
+            "final",
+            "ci",
+            `no CI checks reported within ${formatMinutes(ci.graceMinutes)} of the pull request; GitHub starts no workflow for a push made with a workflow's own GITHUB_TOKEN, so a Run in GitHub Actions needs an App token or a personal access token (docs/actions.md); if this repository has no CI, set "ci": { "required": false } in ticket-runner.json`,
+          ),
+        );
       }
       if (waited >= ci.timeoutMinutes * 60_000) {
         return done("⌛ timed out", fail("final", "ci", `CI did not finish within ${formatMinutes(ci.timeoutMinutes)}`, report.details.join("\n")));
@@ -158,7 +178,8 @@ async function awaitCi(env: RunEnv, ctx: TicketCtx, pr: PullRequestInfo): Promis
         continue;
       }
       env.deps.log.warn(`#${ctx.ticket}: could not read CI for #${pr.number}; trying again`, { error: errorText(error) });
-      if (elapsed(env, started) >= ci.timeoutMinutes * 60_000) return done("⌛ timed out", fail("final", "ci", `CI could not be read within ${formatMinutes(ci.timeoutMinutes)}: ${errorText(error)}`));
+      if (elapsed(env, started) >= ci.timeoutMinutes * 60_000)
+        return done("⌛ timed out", fail("final", "ci", `CI could not be read within ${formatMinutes(ci.timeoutMinutes)}: ${errorText(error)}`));
     }
     await clock.sleep(ci.pollSeconds * 1000, ctx.abort.signal);
   }

@@ -22,7 +22,13 @@ function rowFor(ticket: number, ending: TicketEnding): SummaryRow {
   return { ticket, ending: ending.kind, line: ending.line };
 }
 
-export async function drainLanes(env: RunEnv, laneCount: number, sources: TicketSources, record: (row: SummaryRow, lane: number | null) => void, killed: Promise<void>): Promise<void> {
+export async function drainLanes(
+  env: RunEnv,
+  laneCount: number,
+  sources: TicketSources,
+  record: (row: SummaryRow, lane: number | null) => void,
+  killed: Promise<void>,
+): Promise<void> {
   /** A Lane is busy from the moment its ticket is picked: through the take, then the pipeline. */
   const busy = new Map<number, Promise<void>>();
   const seen = new Set<number>();
@@ -32,7 +38,14 @@ export async function drainLanes(env: RunEnv, laneCount: number, sources: Ticket
 
   const startLane = (lane: number, ctx: TicketCtx): Promise<void> => {
     env.held.set(lane, ctx);
-    env.events.emit({ kind: "lane-started", lane, ticket: ctx.ticket, title: ctx.issue.title, resumed: ctx.resumedFrom !== null, at: env.deps.clock.now().toISOString() });
+    env.events.emit({
+      kind: "lane-started",
+      lane,
+      ticket: ctx.ticket,
+      title: ctx.issue.title,
+      resumed: ctx.resumedFrom !== null,
+      at: env.deps.clock.now().toISOString(),
+    });
     const stopHeartbeat = startHeartbeat(env, ctx);
     return runTicket(env, ctx)
       .catch((error): TicketEnding => ({ kind: "handed-off", stage: "run", line: `unexpected error: ${errorText(error)}` }))

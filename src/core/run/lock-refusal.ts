@@ -10,7 +10,9 @@ export function hostWords(holder: LockHolder): string {
 /** A Run lock's holder on this Host, in words (its pid means something here). */
 export function describeHolder(holder: LockHolder): string {
   // A lock is on the remote: anyone who can push writes its words.
-  return sanitizeSentence(`run ${holder.runId} on ${hostWords(holder)} (host id ${holder.host.id}, pid ${holder.pid}, since ${holder.startedAt}): \`${holder.command}\``);
+  return sanitizeSentence(
+    `run ${holder.runId} on ${hostWords(holder)} (host id ${holder.host.id}, pid ${holder.pid}, since ${holder.startedAt}): \`${holder.command}\``,
+  );
 }
 
 /** Another Host's Run, for a person there: the Host and the run (its pid means nothing on this Host). */

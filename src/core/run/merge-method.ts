@@ -28,5 +28,8 @@ export function chooseMergeMethod(repo: RepoRef, configured: MergeMethod, allowe
       { next: "ticket-runner run" },
     );
   }
-  return { method: first, note: `${name} does not allow the "${configured}" merge method that ticket-runner.json names (${FLAG[configured]} is off); this Run merges with "${first}". Set "merge": { "method": "${first}" } to say so.` };
+  return {
+    method: first,
+    note: `${name} does not allow the "${configured}" merge method that ticket-runner.json names (${FLAG[configured]} is off); this Run merges with "${first}". Set "merge": { "method": "${first}" } to say so.`,
+  };
 }

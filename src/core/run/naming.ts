@@ -31,4 +31,3 @@ export function ticketLogDir(root: string, runId: string, ticket: number): strin
 export function formatMinutes(minutes: number): string {
   return minutes >= 1 ? `${Number(minutes.toFixed(2))} min` : `${Number((minutes * 60).toFixed(1))} s`;
 }
-

@@ -87,7 +87,12 @@ export async function runTicket(env: RunEnv, ctx: TicketCtx): Promise<TicketEndi
     env.deps.log.error(`#${ctx.ticket}: unexpected error; handing it off`, { error: errorText(error) });
     if (ctx.silenced) return { kind: "yielded", line: "stopped" };
     try {
-      await handOff(env, ctx, { stage: "run", line: `an unexpected error stopped the pipeline: ${errorText(error)}`, evidence: "", state: ctx.lane || ctx.resumedFrom ? "keep" : "remove" });
+      await handOff(env, ctx, {
+        stage: "run",
+        line: `an unexpected error stopped the pipeline: ${errorText(error)}`,
+        evidence: "",
+        state: ctx.lane || ctx.resumedFrom ? "keep" : "remove",
+      });
     } catch (again) {
       env.deps.log.error(`#${ctx.ticket}: the hand-off failed too`, { error: errorText(again) });
     }

@@ -13,10 +13,20 @@ function cell(text: string): string {
 export function verdictTable(graded: GradedCriterion[] | null): string {
   if (!graded) return "_Not verified in this Run._";
   if (graded.length === 0) return "_The issue lists no acceptance criteria._";
-  return ["| Criterion | Verdict | Evidence |", "|---|---|---|", ...graded.map((g) => `| ${cell(g.criterion.text)} | ${ICON[g.verdict]} ${g.verdict} | ${cell(g.evidence)} |`)].join("\n");
+  return [
+    "| Criterion | Verdict | Evidence |",
+    "|---|---|---|",
+    ...graded.map((g) => `| ${cell(g.criterion.text)} | ${ICON[g.verdict]} ${g.verdict} | ${cell(g.evidence)} |`),
+  ].join("\n");
 }
 
-export function prBody(input: { ticket: number; summary: string | null; graded: GradedCriterion[] | null; transcripts?: string | null; draftNote?: string | null }): string {
+export function prBody(input: {
+  ticket: number;
+  summary: string | null;
+  graded: GradedCriterion[] | null;
+  transcripts?: string | null;
+  draftNote?: string | null;
+}): string {
   const parts = [`Closes #${input.ticket}`, ""];
   if (input.draftNote) parts.push(input.draftNote, "");
   if (input.summary) parts.push(inertMarkdown(input.summary.trim()), "");

@@ -76,7 +76,10 @@ export async function setUpLane(env: RunEnv, ctx: TicketCtx): Promise<SetupResul
     await workspace.fetchBase(env.base);
   } catch (error) {
     // Nothing was branched by this Run; a resumed ticket's State still describes the remote's work.
-    return { ok: false, handoff: { stage: "setup", state: ctx.resumedFrom ? "keep" : "remove", line: `could not fetch ${env.base}: ${errorText(error)}`, evidence: "" } };
+    return {
+      ok: false,
+      handoff: { stage: "setup", state: ctx.resumedFrom ? "keep" : "remove", line: `could not fetch ${env.base}: ${errorText(error)}`, evidence: "" },
+    };
   }
   if (!ctx.resumedFrom) return cutFromTop(env, ctx);
 
@@ -84,7 +87,8 @@ export async function setUpLane(env: RunEnv, ctx: TicketCtx): Promise<SetupResul
   try {
     resumed = await workspace.resumeLane(ctx.ticket, ctx.branch, env.base);
   } catch (error) {
-    if (isRefusal(error) && error.reason === "branches-parted") return { ok: false, handoff: parted(ctx, error.message, error.details.path ?? workspace.lanePath(ctx.ticket)) };
+    if (isRefusal(error) && error.reason === "branches-parted")
+      return { ok: false, handoff: parted(ctx, error.message, error.details.path ?? workspace.lanePath(ctx.ticket)) };
     if (isRefusal(error) && error.reason === "branch-in-way") return { ok: false, handoff: { ...branchInWay(env, ctx, error), state: "keep" } };
     return { ok: false, handoff: { stage: "setup", state: "keep", line: `could not resume the worktree: ${errorText(error)}`, evidence: "" } };
   }
@@ -101,7 +105,8 @@ export async function setUpLane(env: RunEnv, ctx: TicketCtx): Promise<SetupResul
   }
   if (resumed.outcome === "parted") return { ok: false, handoff: parted(ctx, resumed.detail, resumed.lane?.path ?? workspace.lanePath(ctx.ticket)) };
   ctx.lane = resumed.lane;
-  if (!ctx.lane) return { ok: false, handoff: { stage: "setup", state: "keep", line: `no worktree came back for ${ctx.branch}: ${resumed.detail}`, evidence: "" } };
+  if (!ctx.lane)
+    return { ok: false, handoff: { stage: "setup", state: "keep", line: `no worktree came back for ${ctx.branch}: ${resumed.detail}`, evidence: "" } };
   ctx.mayPush = true;
   ctx.remoteHasBranch = resumed.outcome === "made" || resumed.outcome === "fast-forwarded";
   try {

@@ -108,7 +108,11 @@ export class Run {
   /** Refusals come before the lock, so none of them leaves a lock behind (docs/workspace.md). */
   private async refuseEarly(): Promise<void> {
     if (this.config.checks.length === 0) {
-      throw new Refusal("bad-config", "ticket-runner.json names no Checks, so nothing could grade the agents' work. Add the project's own commands, for example \"checks\": [[\"npm\", \"test\"]], then run `ticket-runner run` again.", { next: "ticket-runner run" });
+      throw new Refusal(
+        "bad-config",
+        'ticket-runner.json names no Checks, so nothing could grade the agents\' work. Add the project\'s own commands, for example "checks": [["npm", "test"]], then run `ticket-runner run` again.',
+        { next: "ticket-runner run" },
+      );
     }
     refuseActionsToken(await this.deps.tracker.viewer());
     // Before the lock: a reader's Run would fail at the lock's push with git's own words.
@@ -158,13 +162,25 @@ export class Run {
         rows.push(row);
         this.events.emit({ kind: "ticket-ended", lane, ticket: row.ticket, ending: row.ending, line: row.line, at: clock.now().toISOString() });
       };
-      const sources = new TicketSources(this.env, stranded, this.narrowed, trust, (ticket, reason) => record({ ticket, ending: "skipped", line: reason }, null));
+      const sources = new TicketSources(this.env, stranded, this.narrowed, trust, (ticket, reason) =>
+        record({ ticket, ending: "skipped", line: reason }, null),
+      );
       await drainLanes(this.env, this.laneCount, sources, record, this.killed);
     } catch (error) {
       if (this.env.flags.killed) throw error;
       log.error("the Run failed", { error: errorText(error) });
       extra.push(`The Run failed: ${errorText(error)}`);
-      const summary = summarize({ runId: this.runId, rows, narrowed: this.narrowed !== null, stoppedAt: this.env.flags.stoppedAt, stoppedHolding: this.env.flags.stoppedHolding, rateLimited: this.env.flags.rateLimited, limitResetsAt: this.env.flags.limitResetsAt, unavailable: this.env.flags.unavailable, extraLines: extra });
+      const summary = summarize({
+        runId: this.runId,
+        rows,
+        narrowed: this.narrowed !== null,
+        stoppedAt: this.env.flags.stoppedAt,
+        stoppedHolding: this.env.flags.stoppedHolding,
+        rateLimited: this.env.flags.rateLimited,
+        limitResetsAt: this.env.flags.limitResetsAt,
+        unavailable: this.env.flags.unavailable,
+        extraLines: extra,
+      });
       await this.releaseLock(summary.lines);
       const failed = { ...summary, exitCode: Math.max(summary.exitCode, 1) };
       this.events.emit({ kind: "run-ended", exitCode: failed.exitCode, lines: failed.lines, at: clock.now().toISOString() });
@@ -172,10 +188,28 @@ export class Run {
     }
     if (this.env.flags.killed) {
       // A kill writes nothing, the lock included: the next Run on this Host takes it over.
-      const summary = summarize({ runId: this.runId, rows, narrowed: false, stoppedAt: null, stoppedHolding: [], rateLimited: false, extraLines: ["Killed: the Claims stay; the next Run resumes them."] });
+      const summary = summarize({
+        runId: this.runId,
+        rows,
+        narrowed: false,
+        stoppedAt: null,
+        stoppedHolding: [],
+        rateLimited: false,
+        extraLines: ["Killed: the Claims stay; the next Run resumes them."],
+      });
       return summary;
     }
-    const summary = summarize({ runId: this.runId, rows, narrowed: this.narrowed !== null, stoppedAt: this.env.flags.stoppedAt, stoppedHolding: this.env.flags.stoppedHolding, rateLimited: this.env.flags.rateLimited, limitResetsAt: this.env.flags.limitResetsAt, unavailable: this.env.flags.unavailable, extraLines: extra });
+    const summary = summarize({
+      runId: this.runId,
+      rows,
+      narrowed: this.narrowed !== null,
+      stoppedAt: this.env.flags.stoppedAt,
+      stoppedHolding: this.env.flags.stoppedHolding,
+      rateLimited: this.env.flags.rateLimited,
+      limitResetsAt: this.env.flags.limitResetsAt,
+      unavailable: this.env.flags.unavailable,
+      extraLines: extra,
+    });
     await this.releaseLock(summary.lines);
     this.events.emit({ kind: "run-ended", exitCode: summary.exitCode, lines: summary.lines, at: clock.now().toISOString() });
     return summary;

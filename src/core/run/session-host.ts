@@ -27,7 +27,11 @@ export function sessionsHere(env: SessionEnv, ticket: number, state: StateFile |
   const on = state?.sessionsOn;
   const here = sessionHost(env);
   if (!on || on.id === here.id || Object.keys(sessions).length === 0) return sessions;
-  const named = Object.entries(sessions).map(([stage, id]) => `${stage} ${id}`).join(", ");
-  env.deps.log.info(`#${ticket}: the agent session(s) it was interrupted in (${named}) live on Host ${on.name}, not on this one (${here.name}); those Stages start a fresh session here`);
+  const named = Object.entries(sessions)
+    .map(([stage, id]) => `${stage} ${id}`)
+    .join(", ");
+  env.deps.log.info(
+    `#${ticket}: the agent session(s) it was interrupted in (${named}) live on Host ${on.name}, not on this one (${here.name}); those Stages start a fresh session here`,
+  );
   return {};
 }

@@ -8,11 +8,26 @@ import type { StageName } from "../../ports/agent-runner";
 import type { Config } from "../schemas/config";
 
 /** Read-only git every Stage may use to look around. */
-const LOOK: string[][] = [["git", "status"], ["git", "diff"], ["git", "log"], ["git", "show"]];
+const LOOK: string[][] = [
+  ["git", "status"],
+  ["git", "diff"],
+  ["git", "log"],
+  ["git", "show"],
+];
 /** Making commits on the Stage's own branch. Never push, checkout of branches, reset or rebase. */
-const COMMIT: string[][] = [["git", "add"], ["git", "rm"], ["git", "mv"], ["git", "commit"]];
+const COMMIT: string[][] = [
+  ["git", "add"],
+  ["git", "rm"],
+  ["git", "mv"],
+  ["git", "commit"],
+];
 /** Finishing a stopped rebase, for the conflict Stage only. */
-const REBASE: string[][] = [["git", "rebase", "--continue"], ["git", "rebase", "--skip"], ["git", "checkout", "--theirs"], ["git", "checkout", "--ours"]];
+const REBASE: string[][] = [
+  ["git", "rebase", "--continue"],
+  ["git", "rebase", "--skip"],
+  ["git", "checkout", "--theirs"],
+  ["git", "checkout", "--ours"],
+];
 
 export function stagePermissions(stage: StageName, config: Pick<Config, "checks">): string[][] {
   const git = stage === "verify" ? LOOK : stage === "conflict" ? [...LOOK, ...COMMIT, ...REBASE] : [...LOOK, ...COMMIT];

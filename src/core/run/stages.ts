@@ -67,7 +67,10 @@ export function refusedText(result: StageResult): string {
   const denied = result.permissionDenials ?? [];
   if (denied.length === 0) return "";
   // Quoted, not code-spanned: the hand-off comment neutralises markup in what an agent wrote.
-  const shown = denied.slice(0, 5).map((d) => JSON.stringify(d)).join(", ");
+  const shown = denied
+    .slice(0, 5)
+    .map((d) => JSON.stringify(d))
+    .join(", ");
   const more = denied.length > 5 ? ` and ${denied.length - 5} more` : "";
   return `; the agent was refused ${shown}${more} (allow what the Stage needs: agent.permissionMode and the Checks in ticket-runner.json, docs/agents.md)`;
 }
@@ -154,7 +157,13 @@ async function runSession(env: RunEnv, ctx: TicketCtx, stage: StageName, prompt:
       signal: ctx.abort.signal,
     });
   } catch (error) {
-    result = { outcome: "nonzero-exit", turns: 0, durationMs: env.deps.clock.now().getTime() - started, text: "", detail: `the agent runner failed: ${errorText(error)}` };
+    result = {
+      outcome: "nonzero-exit",
+      turns: 0,
+      durationMs: env.deps.clock.now().getTime() - started,
+      text: "",
+      detail: `the agent runner failed: ${errorText(error)}`,
+    };
   }
   await recording;
   if (result.sessionId && !result.resumeFailed && ctx.sessions[stage] !== result.sessionId) ctx.sessions[stage] = result.sessionId;

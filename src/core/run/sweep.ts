@@ -31,7 +31,9 @@ export async function sweep(env: RunEnv, only: ReadonlySet<number> | null): Prom
   for (const bad of read.unreadable) {
     const n = bad.ticket ?? ticketOfPath(bad.path);
     if (only && (n === null || !only.has(n))) continue;
-    log.warn(`#${n ?? "?"} has a State file this Version cannot use, written by ${bad.writtenBy ?? "an unknown version"}; leaving it and its Claim alone (${bad.reason})`);
+    log.warn(
+      `#${n ?? "?"} has a State file this Version cannot use, written by ${bad.writtenBy ?? "an unknown version"}; leaving it and its Claim alone (${bad.reason})`,
+    );
   }
   const stranded: StrandedTicket[] = [];
   for (const state of [...read.files].sort((a, b) => a.ticket - b.ticket)) {
@@ -54,7 +56,9 @@ export async function sweep(env: RunEnv, only: ReadonlySet<number> | null): Prom
         try {
           await env.deps.gate.closeOut(state.ticket);
         } catch (error) {
-          log.warn(`#${state.ticket}: could not finish the claim a killed Run left on the closed issue; keeping its State file for the next Run`, { error: errorText(error) });
+          log.warn(`#${state.ticket}: could not finish the claim a killed Run left on the closed issue; keeping its State file for the next Run`, {
+            error: errorText(error),
+          });
           continue;
         }
       }

@@ -13,9 +13,7 @@ import { ProgressComment, findProgressComment } from "./progress-comment";
 import { carriesCurrentHandoff, markHandoffsTaken } from "./resume";
 import { limitResetOf } from "./github-limit";
 
-export type Candidate =
-  | { kind: "stranded"; issue: TrackerIssue; state: StateFile }
-  | { kind: "frontier"; issue: TrackerIssue };
+export type Candidate = { kind: "stranded"; issue: TrackerIssue; state: StateFile } | { kind: "frontier"; issue: TrackerIssue };
 
 /**
  * `transient`: nothing answered "no" (no Refusal): GitHub or git could not be asked. The same Run
@@ -45,7 +43,17 @@ async function claimWithState(env: RunEnv, issue: TrackerIssue): Promise<Held | 
   }
   let wroteFresh = false;
   if (!state) {
-    const fresh: StateFile = { ticket: issue.number, branch: workspace.branchFor(issue.number, issue.title), state: "claimed", fixUsed: false, pullRequest: null, title: null, runId: env.runId, version: env.version, updatedAt: clock.now().toISOString() };
+    const fresh: StateFile = {
+      ticket: issue.number,
+      branch: workspace.branchFor(issue.number, issue.title),
+      state: "claimed",
+      fixUsed: false,
+      pullRequest: null,
+      title: null,
+      runId: env.runId,
+      version: env.version,
+      updatedAt: clock.now().toISOString(),
+    };
     try {
       // The first write is part of the Claim: a remote that refuses it ends the ticket with nothing claimed.
       // A Host taking the same ticket at this moment may have written one since we read: keep it.

@@ -67,8 +67,16 @@ export const configSchema = z
       .default({}),
     lease: z
       .object({
-        ttlMinutes: z.number().positive().max(24 * 60).default(45),
-        heartbeatMinutes: z.number().positive().max(24 * 60).default(30),
+        ttlMinutes: z
+          .number()
+          .positive()
+          .max(24 * 60)
+          .default(45),
+        heartbeatMinutes: z
+          .number()
+          .positive()
+          .max(24 * 60)
+          .default(30),
         settleMs: z.number().int().min(0).max(60_000).default(1500),
       })
       .strict()
@@ -77,7 +85,11 @@ export const configSchema = z
       .object({
         required: z.boolean().default(true),
         graceMinutes: z.number().positive().max(120).default(5),
-        timeoutMinutes: z.number().positive().max(24 * 60).default(60),
+        timeoutMinutes: z
+          .number()
+          .positive()
+          .max(24 * 60)
+          .default(60),
         pollSeconds: z.number().positive().max(600).default(15),
       })
       .strict()

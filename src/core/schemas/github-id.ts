@@ -13,4 +13,12 @@ const digits = z.string().regex(/^[1-9][0-9]{0,19}$/, "a GitHub id is a decimal 
  * Reads an id from any record we wrote or GitHub sent: a decimal string, or (records written before
  * ids became strings, and REST's JSON numbers) a positive safe integer, which becomes its string.
  */
-export const githubIdSchema = z.union([digits, z.number().int().positive().max(Number.MAX_SAFE_INTEGER).transform((n) => String(n))]);
+export const githubIdSchema = z.union([
+  digits,
+  z
+    .number()
+    .int()
+    .positive()
+    .max(Number.MAX_SAFE_INTEGER)
+    .transform((n) => String(n)),
+]);

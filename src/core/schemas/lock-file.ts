@@ -14,8 +14,5 @@ const heldLockSchema = z.object({
   version: z.string().optional(),
 });
 
-export const lockFileSchema = z.discriminatedUnion("held", [
-  z.object({ held: z.literal(false) }),
-  heldLockSchema,
-]);
+export const lockFileSchema = z.discriminatedUnion("held", [z.object({ held: z.literal(false) }), heldLockSchema]);
 export type LockFile = z.infer<typeof lockFileSchema>;

@@ -47,7 +47,11 @@ async function pace(out: StreamWriter, b: Behaviours, stage: DemoStage): Promise
       let text = "";
       for (let i = 0; i < perBatch && sent < b.burst; i += 1, sent += 1) {
         // Burst events are not turns: they only load the reader.
-        text += out.line(sent % 2 === 0 ? out.assistantEvent([{ type: "tool_use", id: `toolu_burst_${sent}`, name: "Read", input: { file_path: `burst/${sent}.txt` } }]) : out.toolResultEvent(`toolu_burst_${sent - 1}`, `line ${sent}`));
+        text += out.line(
+          sent % 2 === 0
+            ? out.assistantEvent([{ type: "tool_use", id: `toolu_burst_${sent}`, name: "Read", input: { file_path: `burst/${sent}.txt` } }])
+            : out.toolResultEvent(`toolu_burst_${sent - 1}`, `line ${sent}`),
+        );
       }
       await out.raw(text);
       if (gap > 0) await sleep(gap);
@@ -100,7 +104,10 @@ export async function runDemoAgent(argv: readonly string[], env: NodeJS.ProcessE
     const issue = extractIssue(prompt);
     const block = parseDemoBlock(issue.body);
     const b = behavioursOf(block);
-    const ticket = env.TICKET_RUNNER_TICKET && /^\d+$/.test(env.TICKET_RUNNER_TICKET) ? env.TICKET_RUNNER_TICKET : `t-${createHash("sha1").update(issue.title).digest("hex").slice(0, 12)}`;
+    const ticket =
+      env.TICKET_RUNNER_TICKET && /^\d+$/.test(env.TICKET_RUNNER_TICKET)
+        ? env.TICKET_RUNNER_TICKET
+        : `t-${createHash("sha1").update(issue.title).digest("hex").slice(0, 12)}`;
     const state = await DemoState.open(await stateDir(cwd, env), ticket);
     state.memory.sessions += 1;
     if (b.rateLimitOnce && appliesTo(b.rateLimitOnce, stage) && !state.memory.rateLimited.includes(b.rateLimitOnce)) {
@@ -114,19 +121,33 @@ export async function runDemoAgent(argv: readonly string[], env: NodeJS.ProcessE
 
     if (stage === "implement" && b.conflict && !state.memory.teammatePushed) {
       const files = block.teammateFiles ?? defaultTeammateFiles(block.files, ticket);
-      const pushed = await out.tool("Bash", { command: `# as a teammate: push an edit of ${Object.keys(files).join(", ")} to the base branch`, description: "Simulate a teammate" }, async () => {
-        const r = await pushTeammateCommit(cwd, env, files, ticket);
-        return `teammate pushed ${r.sha.slice(0, 7)} to ${r.base}`;
-      });
+      const pushed = await out.tool(
+        "Bash",
+        { command: `# as a teammate: push an edit of ${Object.keys(files).join(", ")} to the base branch`, description: "Simulate a teammate" },
+        async () => {
+          const r = await pushTeammateCommit(cwd, env, files, ticket);
+          return `teammate pushed ${r.sha.slice(0, 7)} to ${r.base}`;
+        },
+      );
       state.memory.teammatePushed = true;
       await state.save();
       await out.text(`Meanwhile a teammate changed the same files (${pushed}); the rebase will need a conflict Stage.`);
     }
 
     const ctx: StageContext = { cwd, env, block, issue, ticket, out };
-    const answer = stage === "implement" ? await implementStage(ctx) : stage === "fix" ? await fixStage(ctx) : stage === "verify" ? await verifyStage(ctx) : await conflictStage(ctx);
+    const answer =
+      stage === "implement"
+        ? await implementStage(ctx)
+        : stage === "fix"
+          ? await fixStage(ctx)
+          : stage === "verify"
+            ? await verifyStage(ctx)
+            : await conflictStage(ctx);
     const structured = args.jsonSchema !== undefined ? answer : undefined;
-    const text = "title" in answer ? `${answer.title}: ${answer.summary}` : `${answer.criteria.filter((c) => c.verdict === "met").length} of ${answer.criteria.length} criteria met.`;
+    const text =
+      "title" in answer
+        ? `${answer.title}: ${answer.summary}`
+        : `${answer.criteria.filter((c) => c.verdict === "met").length} of ${answer.criteria.length} criteria met.`;
     await out.result({ subtype: "success", isError: false, text: structured === undefined ? JSON.stringify(answer) : text, structured });
     return 0;
   } catch (e) {

@@ -14,8 +14,7 @@ export type DemoStage = (typeof STAGES)[number];
 const stageSuffix = `(?::(?:${STAGES.join("|")}))?`;
 const BEHAVIOUR = new RegExp(`^(?:fail-checks-once|unmet-criteria|conflict|rate-limit-once${stageSuffix}|crash${stageSuffix}|slow:\\d{1,7}|burst:\\d{1,7})$`);
 
-const BEHAVIOUR_HELP =
-  'one of "fail-checks-once", "unmet-criteria", "conflict", "rate-limit-once[:<stage>]", "crash[:<stage>]", "slow:<ms>", "burst:<events>"';
+const BEHAVIOUR_HELP = 'one of "fail-checks-once", "unmet-criteria", "conflict", "rate-limit-once[:<stage>]", "crash[:<stage>]", "slow:<ms>", "burst:<events>"';
 
 /** A relative path inside the worktree: no absolute paths, no `..`, nothing under `.git`. */
 const safeRelativePath = z
@@ -29,7 +28,8 @@ const safeRelativePath = z
 const fileMap = z.record(z.string(), z.string()).superRefine((files, ctx) => {
   for (const p of Object.keys(files)) {
     const r = safeRelativePath.safeParse(p);
-    if (!r.success) ctx.addIssue({ code: z.ZodIssueCode.custom, path: [p], message: `path ${JSON.stringify(p)} ${r.error.issues[0]?.message ?? "is invalid"}` });
+    if (!r.success)
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: [p], message: `path ${JSON.stringify(p)} ${r.error.issues[0]?.message ?? "is invalid"}` });
   }
 });
 
@@ -51,7 +51,11 @@ const demoBlockSchema = z
   .strict()
   .superRefine((block, ctx) => {
     if (block.behaviours.includes("fail-checks-once") && !block.fixFiles) {
-      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["fixFiles"], message: '"fail-checks-once" needs fixFiles: `files` is the first (failing) attempt, fixFiles the fix' });
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: ["fixFiles"],
+        message: '"fail-checks-once" needs fixFiles: `files` is the first (failing) attempt, fixFiles the fix',
+      });
     }
     if (block.behaviours.includes("unmet-criteria")) {
       const final = { ...block.files, ...block.fixFiles };

@@ -38,12 +38,18 @@ export function gitIn(cwd: string, args: string[], opts: GitCallOptions = {}): P
     ...opts.env,
   };
   return new Promise((resolve, reject) => {
-    const child = execFile("git", ["-c", "commit.gpgsign=false", "-c", "core.editor=true", ...args], { cwd, env, maxBuffer: 32 * 1024 * 1024 }, (err, stdout, stderr) => {
-      const code = err ? (typeof err.code === "number" ? err.code : 1) : 0;
-      const out = { code, stdout: String(stdout), stderr: String(stderr) };
-      if (code !== 0 && !opts.allowFail) reject(new DemoGitError(`git ${args.slice(0, 3).join(" ")} failed (${code}): ${out.stderr.trim() || out.stdout.trim()}`));
-      else resolve(out);
-    });
+    const child = execFile(
+      "git",
+      ["-c", "commit.gpgsign=false", "-c", "core.editor=true", ...args],
+      { cwd, env, maxBuffer: 32 * 1024 * 1024 },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === "number" ? err.code : 1) : 0;
+        const out = { code, stdout: String(stdout), stderr: String(stderr) };
+        if (code !== 0 && !opts.allowFail)
+          reject(new DemoGitError(`git ${args.slice(0, 3).join(" ")} failed (${code}): ${out.stderr.trim() || out.stdout.trim()}`));
+        else resolve(out);
+      },
+    );
     child.stdin?.on("error", () => undefined);
     child.stdin?.end(opts.input ?? "");
   });

@@ -109,7 +109,12 @@ export async function verifyStage(ctx: StageContext): Promise<{ criteria: Verdic
     const lineNo = content.split("\n").findIndex((l) => l.includes(rule.contains));
     if (lineNo >= 0) verdicts.push({ criterion, verdict: "met", evidence: `${rule.file}:${lineNo + 1} contains ${JSON.stringify(rule.contains)}` });
     else if (content.includes(rule.contains)) verdicts.push({ criterion, verdict: "met", evidence: `${rule.file} contains ${JSON.stringify(rule.contains)}` });
-    else verdicts.push({ criterion, verdict: "unmet", evidence: `${rule.file} (${content.split("\n").length} lines) does not contain ${JSON.stringify(rule.contains)}` });
+    else
+      verdicts.push({
+        criterion,
+        verdict: "unmet",
+        evidence: `${rule.file} (${content.split("\n").length} lines) does not contain ${JSON.stringify(rule.contains)}`,
+      });
   }
   const met = verdicts.filter((v) => v.verdict === "met").length;
   await ctx.out.text(`${met} of ${verdicts.length} criteria met.`);

@@ -70,7 +70,15 @@ export class StreamWriter {
     this.messageCounter += 1;
     return {
       type: "assistant",
-      message: { id: `msg_demo_${this.messageCounter}`, type: "message", role: "assistant", model: "demo-agent", content, stop_reason: null, usage: { input_tokens: 0, output_tokens: 0 } },
+      message: {
+        id: `msg_demo_${this.messageCounter}`,
+        type: "message",
+        role: "assistant",
+        model: "demo-agent",
+        content,
+        stop_reason: null,
+        usage: { input_tokens: 0, output_tokens: 0 },
+      },
       parent_tool_use_id: null,
       session_id: this.sessionId,
       uuid: randomUUID(),
@@ -113,7 +121,12 @@ export class StreamWriter {
   }
 
   rateLimit(status: "allowed" | "allowed_warning" | "rejected", resetsAt: number): Promise<void> {
-    return this.emit({ type: "rate_limit_event", rate_limit_info: { status, resetsAt, rateLimitType: "five_hour" }, uuid: randomUUID(), session_id: this.sessionId });
+    return this.emit({
+      type: "rate_limit_event",
+      rate_limit_info: { status, resetsAt, rateLimitType: "five_hour" },
+      uuid: randomUUID(),
+      session_id: this.sessionId,
+    });
   }
 
   result(r: ResultFields): Promise<void> {

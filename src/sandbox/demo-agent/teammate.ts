@@ -35,7 +35,12 @@ export function defaultTeammateFiles(files: Record<string, string>, ticket: stri
 }
 
 /** Pushes the teammate's commit onto origin/<base>; returns its sha. Retries if the base moved meanwhile. */
-export async function pushTeammateCommit(cwd: string, env: NodeJS.ProcessEnv, files: Record<string, string>, ticket: string): Promise<{ sha: string; base: string }> {
+export async function pushTeammateCommit(
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  files: Record<string, string>,
+  ticket: string,
+): Promise<{ sha: string; base: string }> {
   const base = await baseBranch(cwd, env);
   const token = pushToken(env);
   const auth = token ? tokenEnv(token, env) : {};
@@ -52,9 +57,13 @@ export async function pushTeammateCommit(cwd: string, env: NodeJS.ProcessEnv, fi
         await gitIn(cwd, ["update-index", "--add", "--cacheinfo", `100644,${blob},${path}`], { env: indexEnv });
       }
       const tree = await gitText(cwd, ["write-tree"], { env: indexEnv });
-      const sha = await gitText(cwd, ["commit-tree", tree, "-p", tip, "-m", `Teammate: edit ${Object.keys(files).join(", ")} while #${ticket} is in progress`], {
-        identity: TEAMMATE_IDENTITY,
-      });
+      const sha = await gitText(
+        cwd,
+        ["commit-tree", tree, "-p", tip, "-m", `Teammate: edit ${Object.keys(files).join(", ")} while #${ticket} is in progress`],
+        {
+          identity: TEAMMATE_IDENTITY,
+        },
+      );
       const pushed = await gitIn(cwd, ["push", "-q", "origin", `${sha}:refs/heads/${base}`], { env: auth, allowFail: true });
       if (pushed.code === 0) return { sha, base };
       lastError = pushed.stderr.trim();

@@ -22,11 +22,18 @@ export interface Connection<T> {
 export function connection<S, T>(name: string, items: S[], args: ConnectionArgs, toNode: (item: S) => T): Connection<T> {
   const { first, last } = args;
   if ((first === undefined || first === null) && (last === undefined || last === null)) {
-    throw new GraphQLError(`You must provide a \`first\` or \`last\` value to properly paginate the \`${name}\` connection.`, { extensions: { type: "MISSING_PAGINATION_BOUNDARIES" } });
+    throw new GraphQLError(`You must provide a \`first\` or \`last\` value to properly paginate the \`${name}\` connection.`, {
+      extensions: { type: "MISSING_PAGINATION_BOUNDARIES" },
+    });
   }
-  for (const [key, value] of [["first", first], ["last", last]] as const) {
+  for (const [key, value] of [
+    ["first", first],
+    ["last", last],
+  ] as const) {
     if (value !== undefined && value !== null && (value < 0 || value > 100)) {
-      throw new GraphQLError(`Requesting ${value} records on the \`${name}\` connection exceeds the \`${key}\` limit of 100 records.`, { extensions: { type: "EXCESSIVE_PAGINATION" } });
+      throw new GraphQLError(`Requesting ${value} records on the \`${name}\` connection exceeds the \`${key}\` limit of 100 records.`, {
+        extensions: { type: "EXCESSIVE_PAGINATION" },
+      });
     }
   }
   let start = 0;

@@ -59,7 +59,14 @@ export function registerGraphql(router: Router): void {
     const isMutation = operation.operation === "mutation";
     if (isMutation) ctx.app.faults.countWrite(ctx.user.login);
     const gctx: GqlCtx = { app: ctx.app, state: isMutation ? ctx.app.store.state : ctx.app.store.view(), viewer: ctx.user };
-    const result = await execute({ schema: sandboxSchema, document, rootValue: root, contextValue: gctx, variableValues: body.variables ?? {}, operationName: body.operationName ?? undefined });
+    const result = await execute({
+      schema: sandboxSchema,
+      document,
+      rootValue: root,
+      contextValue: gctx,
+      variableValues: body.variables ?? {},
+      operationName: body.operationName ?? undefined,
+    });
     return ok(result.errors?.length ? { data: result.data ?? null, errors: shape(result.errors) } : { data: result.data });
   });
 }

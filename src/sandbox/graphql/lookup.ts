@@ -24,4 +24,3 @@ export function requireWrite(ctx: GqlCtx, repo: RepoRec, mutation: string): void
     throw gqlError("FORBIDDEN", `${ctx.viewer.login} does not have the correct permissions to execute \`${mutation}\``);
   }
 }
-

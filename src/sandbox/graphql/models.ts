@@ -44,7 +44,15 @@ export function userNode(ctx: GqlCtx, login: string): Record<string, unknown> {
 }
 
 export function labelNode(ctx: GqlCtx, repo: RepoRec, l: LabelRec): Record<string, unknown> {
-  return { __typename: "Label", id: nodeId("LA", l.id), name: l.name, color: l.color, description: l.description, isDefault: l.default, url: `${repoHtml(ctx.app.urls, repo)}/labels/${encodeURIComponent(l.name)}` };
+  return {
+    __typename: "Label",
+    id: nodeId("LA", l.id),
+    name: l.name,
+    color: l.color,
+    description: l.description,
+    isDefault: l.default,
+    url: `${repoHtml(ctx.app.urls, repo)}/labels/${encodeURIComponent(l.name)}`,
+  };
 }
 
 /**
@@ -129,7 +137,17 @@ function eventNode(ctx: GqlCtx, repo: RepoRec, e: EventRec): Record<string, unkn
     id: nodeId("LE", e.id),
     actor: () => userNode(ctx, e.actor),
     createdAt: e.createdAt,
-    label: label ? labelNode(ctx, repo, label) : { __typename: "Label", id: nodeId("LA", 0), name: e.label?.name ?? "", color: e.label?.color ?? "ededed", description: null, isDefault: false, url: "" },
+    label: label
+      ? labelNode(ctx, repo, label)
+      : {
+          __typename: "Label",
+          id: nodeId("LA", 0),
+          name: e.label?.name ?? "",
+          color: e.label?.color ?? "ededed",
+          description: null,
+          isDefault: false,
+          url: "",
+        },
     assignee: e.assignee ? () => userNode(ctx, e.assignee as string) : null,
     previousTitle: e.rename?.from ?? "",
     currentTitle: e.rename?.to ?? "",
@@ -166,7 +184,9 @@ export function issueNode(ctx: GqlCtx, repo: RepoRec, issue: IssueRec): Record<s
       const wanted = args.itemTypes?.length ? new Set(args.itemTypes.map((t) => itemTypeName[t])) : null;
       const since = args.since ? Date.parse(args.since) : null;
       const items: { id: number; at: string; make: () => object }[] = [
-        ...issue.events.filter((e) => timelineType[e.event]).map((e) => ({ id: e.id, at: e.createdAt, type: timelineType[e.event], make: () => eventNode(ctx, repo, e) })),
+        ...issue.events
+          .filter((e) => timelineType[e.event])
+          .map((e) => ({ id: e.id, at: e.createdAt, type: timelineType[e.event], make: () => eventNode(ctx, repo, e) })),
         ...issue.comments.map((c) => ({ id: c.id, at: c.createdAt, type: "IssueComment", make: () => commentNode(ctx, repo, issue, c) })),
       ].filter((i) => (!wanted || wanted.has(i.type)) && (since === null || Date.parse(i.at) >= since));
       items.sort((a, b) => a.id - b.id);
@@ -207,7 +227,14 @@ export function issueNode(ctx: GqlCtx, repo: RepoRec, issue: IssueRec): Record<s
   return base;
 }
 
-function issueFilter(args: { states?: string[] | null; labels?: string[] | null; filterBy?: { assignee?: string | null; createdBy?: string | null; labels?: string[] | null; since?: string | null; states?: string[] | null } | null }, repo: RepoRec) {
+function issueFilter(
+  args: {
+    states?: string[] | null;
+    labels?: string[] | null;
+    filterBy?: { assignee?: string | null; createdBy?: string | null; labels?: string[] | null; since?: string | null; states?: string[] | null } | null;
+  },
+  repo: RepoRec,
+) {
   const states = args.states ?? args.filterBy?.states ?? null;
   const labels = [...(args.labels ?? []), ...(args.filterBy?.labels ?? [])].map((l) => l.toLowerCase());
   const assignee = args.filterBy?.assignee ?? null;
@@ -230,7 +257,11 @@ export function repoNode(ctx: GqlCtx, repo: RepoRec): Record<string, unknown> {
   const byNumber = (number: number, kind: "Issue" | "PullRequest" | null) => {
     const issue = repo.issues[number - 1];
     const okKind = issue && (kind === null || (kind === "PullRequest") === !!issue.pr);
-    if (!issue || !okKind) throw gqlError("NOT_FOUND", `Could not resolve to ${kind === "Issue" ? "an Issue" : kind === "PullRequest" ? "a PullRequest" : "an issue or pull request"} with the number of ${number}.`);
+    if (!issue || !okKind)
+      throw gqlError(
+        "NOT_FOUND",
+        `Could not resolve to ${kind === "Issue" ? "an Issue" : kind === "PullRequest" ? "a PullRequest" : "an issue or pull request"} with the number of ${number}.`,
+      );
     return issueNode(ctx, repo, issue);
   };
   const role = roleOf(repo, ctx.viewer.login);
@@ -260,7 +291,8 @@ export function repoNode(ctx: GqlCtx, repo: RepoRec): Record<string, unknown> {
       const keep = issueFilter(args, repo);
       const list = repo.issues.filter((i) => !i.pr && keep(i));
       const field = args.orderBy?.field ?? "CREATED_AT";
-      const key = (i: IssueRec): number => (field === "CREATED_AT" ? i.id : field === "UPDATED_AT" ? Date.parse(i.updatedAt) * 1e4 + (i.id % 1e4) : i.comments.length * 1e9 + i.id);
+      const key = (i: IssueRec): number =>
+        field === "CREATED_AT" ? i.id : field === "UPDATED_AT" ? Date.parse(i.updatedAt) * 1e4 + (i.id % 1e4) : i.comments.length * 1e9 + i.id;
       list.sort((a, b) => key(a) - key(b));
       if (args.orderBy?.direction === "DESC") list.reverse();
       return connection("issues", list, args, (i) => issueNode(ctx, repo, i));
@@ -281,7 +313,12 @@ export function repoNode(ctx: GqlCtx, repo: RepoRec): Record<string, unknown> {
     },
     labels: (args: ConnectionArgs & { query?: string | null }) => {
       const q = args.query?.toLowerCase();
-      return connection("labels", repo.labels.filter((l) => !q || l.name.toLowerCase().includes(q)), args, (l) => labelNode(ctx, repo, l));
+      return connection(
+        "labels",
+        repo.labels.filter((l) => !q || l.name.toLowerCase().includes(q)),
+        args,
+        (l) => labelNode(ctx, repo, l),
+      );
     },
     label: ({ name }: { name: string }) => {
       const l = repo.labels.find((x) => x.name.toLowerCase() === name.toLowerCase());

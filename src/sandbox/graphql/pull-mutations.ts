@@ -35,14 +35,25 @@ function setDraft(ctx: GqlCtx, id: string, draft: boolean, mutation: string, cli
 
 export function pullMutations(): Record<string, unknown> {
   return {
-    convertPullRequestToDraft: ({ input }: Input<{ pullRequestId: string }>, ctx: GqlCtx) => setDraft(ctx, input.pullRequestId, true, "ConvertPullRequestToDraft", input.clientMutationId),
-    markPullRequestReadyForReview: ({ input }: Input<{ pullRequestId: string }>, ctx: GqlCtx) => setDraft(ctx, input.pullRequestId, false, "MarkPullRequestReadyForReview", input.clientMutationId),
+    convertPullRequestToDraft: ({ input }: Input<{ pullRequestId: string }>, ctx: GqlCtx) =>
+      setDraft(ctx, input.pullRequestId, true, "ConvertPullRequestToDraft", input.clientMutationId),
+    markPullRequestReadyForReview: ({ input }: Input<{ pullRequestId: string }>, ctx: GqlCtx) =>
+      setDraft(ctx, input.pullRequestId, false, "MarkPullRequestReadyForReview", input.clientMutationId),
     mergePullRequest: async (
-      { input }: Input<{ pullRequestId: string; expectedHeadOid?: string | null; mergeMethod?: string | null; commitHeadline?: string | null; commitBody?: string | null }>,
+      {
+        input,
+      }: Input<{
+        pullRequestId: string;
+        expectedHeadOid?: string | null;
+        mergeMethod?: string | null;
+        commitHeadline?: string | null;
+        commitBody?: string | null;
+      }>,
       ctx: GqlCtx,
     ) => {
       const { repo, issue } = issueByNodeId(ctx, input.pullRequestId, ["PR"]);
-      if (!hasRole(repo, ctx.viewer.login, "write")) throw gqlError("FORBIDDEN", `${ctx.viewer.login} does not have the correct permissions to execute \`MergePullRequest\``);
+      if (!hasRole(repo, ctx.viewer.login, "write"))
+        throw gqlError("FORBIDDEN", `${ctx.viewer.login} does not have the correct permissions to execute \`MergePullRequest\``);
       const method = (input.mergeMethod ?? "MERGE").toLowerCase() as MergeMethod;
       await mergePull(ctx.app, repo, issue, { sha: input.expectedHeadOid, method, title: input.commitHeadline, message: input.commitBody }, ctx.viewer.login);
       return { clientMutationId: input.clientMutationId ?? null, pullRequest: issueNode(ctx, repo, issue) };

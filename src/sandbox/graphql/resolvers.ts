@@ -63,7 +63,14 @@ export function rootValue(): Record<string, unknown> {
     viewer: (_: unknown, ctx: GqlCtx) => userNode(ctx, ctx.viewer.login),
     rateLimit: (_: unknown, ctx: GqlCtx) => {
       const info = ctx.app.rates.info(String(ctx.viewer.id), false, "graphql");
-      return { limit: info.limit, cost: 1, remaining: Math.max(0, info.remaining - 1), used: info.used + 1, resetAt: new Date(info.reset * 1000).toISOString(), nodeCount: 0 };
+      return {
+        limit: info.limit,
+        cost: 1,
+        remaining: Math.max(0, info.remaining - 1),
+        used: info.used + 1,
+        resetAt: new Date(info.reset * 1000).toISOString(),
+        nodeCount: 0,
+      };
     },
     repository: ({ owner, name }: { owner: string; name: string }, ctx: GqlCtx) => repoNode(ctx, findRepoForGql(ctx, owner, name)),
     node: ({ id }: { id: string }, ctx: GqlCtx) => {

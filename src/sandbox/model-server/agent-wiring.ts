@@ -51,7 +51,9 @@ export const CLAUDE_CODE_VERSION = "2.1.332";
 export function installedAgentPath(kind: "codex" | "gemini" | "claude", env: NodeJS.ProcessEnv): string {
   const root = env.TICKET_RUNNER_CACHE ?? join(env.HOME ?? homedir(), ".cache", "ticket-runner");
   if (kind === "claude") return join(root, `claude-code-${CLAUDE_CODE_VERSION}`, "node_modules", ".bin", "claude");
-  return kind === "codex" ? join(root, `codex-${CODEX_VERSION}`, "node_modules", ".bin", "codex") : join(root, `gemini-cli-${GEMINI_CLI_VERSION}`, "node_modules", ".bin", "gemini");
+  return kind === "codex"
+    ? join(root, `codex-${CODEX_VERSION}`, "node_modules", ".bin", "codex")
+    : join(root, `gemini-cli-${GEMINI_CLI_VERSION}`, "node_modules", ".bin", "gemini");
 }
 
 /**
@@ -75,7 +77,19 @@ export function claudeScriptedWiring(serverUrl: string, home: string): AgentWiri
  */
 export function geminiScriptedWiring(serverUrl: string, home: string): AgentWiring {
   mkdirSync(join(home, ".gemini"), { recursive: true });
-  writeFileSync(join(home, ".gemini", "settings.json"), JSON.stringify({ security: { auth: { selectedType: "gemini-api-key" } }, privacy: { usageStatisticsEnabled: false }, general: { maxAttempts: 2 }, model: { name: "gemini-2.5-pro" } }, null, 2));
+  writeFileSync(
+    join(home, ".gemini", "settings.json"),
+    JSON.stringify(
+      {
+        security: { auth: { selectedType: "gemini-api-key" } },
+        privacy: { usageStatisticsEnabled: false },
+        general: { maxAttempts: 2 },
+        model: { name: "gemini-2.5-pro" },
+      },
+      null,
+      2,
+    ),
+  );
   return {
     extraArgs: [],
     env: { GEMINI_CLI_HOME: home, GEMINI_API_KEY: SCRIPTED_API_KEY, GOOGLE_GEMINI_BASE_URL: serverUrl },

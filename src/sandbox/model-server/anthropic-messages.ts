@@ -43,7 +43,13 @@ function blocksOf(m: z.infer<typeof messageSchema>): Block[] {
 }
 
 function userTexts(r: MessagesRequest): string[] {
-  return r.messages.filter((m) => m.role === "user").flatMap((m) => blocksOf(m).filter((b) => b.type === "text" && typeof b.text === "string").map((b) => b.text as string));
+  return r.messages
+    .filter((m) => m.role === "user")
+    .flatMap((m) =>
+      blocksOf(m)
+        .filter((b) => b.type === "text" && typeof b.text === "string")
+        .map((b) => b.text as string),
+    );
 }
 
 /** Our own tool_use ids carry their step: toolu_scripted_<step>_<index>_<random>. */
@@ -105,7 +111,10 @@ function turnBlocks(r: MessagesRequest, sp: StagePrompt | null, cwd: string | nu
   if (turn.kind === "refuse") return [{ type: "text", text: turn.text }];
   if (turn.kind === "answer") {
     if (!(r.tools ?? []).some((t) => t.name === "StructuredOutput")) return [{ type: "text", text: answerText(sp, turn) }];
-    return [{ type: "text", text: turn.text }, { type: "tool_use", id: `${TOOL_PREFIX}${step}_0_${hex()}`, name: "StructuredOutput", input: turn.value as Record<string, unknown> }];
+    return [
+      { type: "text", text: turn.text },
+      { type: "tool_use", id: `${TOOL_PREFIX}${step}_0_${hex()}`, name: "StructuredOutput", input: turn.value as Record<string, unknown> },
+    ];
   }
   const at = (p: string) => (cwd ? join(cwd, p) : p);
   const calls = turn.actions.map((a, index): AnswerBlock => {
@@ -129,19 +138,38 @@ function pieces(text: string, size: number): string[] {
 
 /** The SSE events of one message; tool inputs stream as input_json_delta fragments, as the API sends them. */
 function messageEvents(id: string, model: string, blocks: AnswerBlock[], inputTokens: number): string[] {
-  const out = [frame("message_start", { message: { id, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: inputTokens, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } } })];
+  const out = [
+    frame("message_start", {
+      message: {
+        id,
+        type: "message",
+        role: "assistant",
+        model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: inputTokens, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+      },
+    }),
+  ];
   blocks.forEach((b, index) => {
     if (b.type === "text") {
       out.push(frame("content_block_start", { index, content_block: { type: "text", text: "" } }));
       for (const text of pieces(b.text, 64)) out.push(frame("content_block_delta", { index, delta: { type: "text_delta", text } }));
     } else {
       out.push(frame("content_block_start", { index, content_block: { type: "tool_use", id: b.id, name: b.name, input: {} } }));
-      for (const partial_json of pieces(JSON.stringify(b.input), 256)) out.push(frame("content_block_delta", { index, delta: { type: "input_json_delta", partial_json } }));
+      for (const partial_json of pieces(JSON.stringify(b.input), 256))
+        out.push(frame("content_block_delta", { index, delta: { type: "input_json_delta", partial_json } }));
     }
     out.push(frame("content_block_stop", { index }));
   });
   const outputTokens = blocks.reduce((n, b) => n + Math.ceil(JSON.stringify(b).length / 4), 0);
-  out.push(frame("message_delta", { delta: { stop_reason: blocks.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn", stop_sequence: null }, usage: { output_tokens: outputTokens } }));
+  out.push(
+    frame("message_delta", {
+      delta: { stop_reason: blocks.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn", stop_sequence: null },
+      usage: { output_tokens: outputTokens },
+    }),
+  );
   out.push(frame("message_stop", {}));
   return out;
 }
@@ -228,7 +256,13 @@ export async function startAnthropicServer(options: ScriptedServerOptions & { no
     const scripted = sp && options.beforeTurn ? await options.beforeTurn(sp, step) : null;
     const fault = faults.take({ ticket: sp?.ticket ?? null, stage: sp?.stage ?? null, step }) ?? (scripted ? providerFaultSchema.parse(scripted) : null);
     const session = ctx.req.headers["x-claude-code-session-id"];
-    ctx.record({ session: typeof session === "string" ? session : null, ticket: sp?.ticket ?? null, stage: sp?.stage ?? null, step, answer: fault ? fault.answer : sp ? "message" : "utility" });
+    ctx.record({
+      session: typeof session === "string" ? session : null,
+      ticket: sp?.ticket ?? null,
+      stage: sp?.stage ?? null,
+      step,
+      answer: fault ? fault.answer : sp ? "message" : "utility",
+    });
     if (fault?.answer === "drop") {
       ctx.req.socket.destroy();
       return true;
@@ -240,9 +274,27 @@ export async function startAnthropicServer(options: ScriptedServerOptions & { no
     }
     const blocks = turnBlocks(request, sp, cwdOf(ctx.body));
     const id = `msg_scripted_${hex()}`;
-    const headers = { "request-id": `req_scripted_${hex()}`, "anthropic-ratelimit-unified-status": "allowed", "anthropic-ratelimit-unified-reset": String(Math.floor(now() / 1000) + 5 * 3600) };
+    const headers = {
+      "request-id": `req_scripted_${hex()}`,
+      "anthropic-ratelimit-unified-status": "allowed",
+      "anthropic-ratelimit-unified-reset": String(Math.floor(now() / 1000) + 5 * 3600),
+    };
     if (request.stream === false) {
-      sendJson(ctx.res, 200, { id, type: "message", role: "assistant", model: request.model, content: blocks, stop_reason: blocks.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn", stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } }, headers);
+      sendJson(
+        ctx.res,
+        200,
+        {
+          id,
+          type: "message",
+          role: "assistant",
+          model: request.model,
+          content: blocks,
+          stop_reason: blocks.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn",
+          stop_sequence: null,
+          usage: { input_tokens: 1, output_tokens: 1 },
+        },
+        headers,
+      );
       return true;
     }
     const events = messageEvents(id, request.model, blocks, Math.ceil(ctx.body.length / 4));

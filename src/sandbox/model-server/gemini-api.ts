@@ -22,8 +22,14 @@ const partSchema = z
   .object({
     text: z.string().optional(),
     thought: z.boolean().optional(),
-    functionCall: z.object({ name: z.string(), args: z.record(z.unknown()).optional() }).passthrough().optional(),
-    functionResponse: z.object({ name: z.string(), response: z.record(z.unknown()).optional() }).passthrough().optional(),
+    functionCall: z
+      .object({ name: z.string(), args: z.record(z.unknown()).optional() })
+      .passthrough()
+      .optional(),
+    functionResponse: z
+      .object({ name: z.string(), response: z.record(z.unknown()).optional() })
+      .passthrough()
+      .optional(),
   })
   .passthrough();
 
@@ -110,7 +116,10 @@ function chunk(parts: Part[], model: string, promptTokens: number, final: boolea
 export function geminiEvents(parts: Part[], model: string, promptTokens: number): string[] {
   const texts = parts.filter((p) => p.text !== undefined);
   const calls = parts.filter((p) => p.functionCall);
-  const chunks = calls.length === 0 ? [chunk(texts, model, promptTokens, true)] : [...(texts.length ? [chunk(texts, model, promptTokens, false)] : []), chunk(calls, model, promptTokens, true)];
+  const chunks =
+    calls.length === 0
+      ? [chunk(texts, model, promptTokens, true)]
+      : [...(texts.length ? [chunk(texts, model, promptTokens, false)] : []), chunk(calls, model, promptTokens, true)];
   return chunks.map((c) => `data: ${JSON.stringify(c)}\r\n\r\n`);
 }
 
@@ -125,22 +134,60 @@ function geminiErrorAnswer(fault: ProviderFault, model: string): ErrorAnswer | n
       return {
         status: 429,
         headers: {},
-        body: googleError(429, "RESOURCE_EXHAUSTED", `You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits.\n* Quota exceeded for metric: generativelanguage.googleapis.com/generate_content_paid_tier_input_token_count, limit: 2000000, model: ${model}\nPlease retry in ${fault.resetInSeconds}s.`, [
-          { "@type": "type.googleapis.com/google.rpc.QuotaFailure", violations: [{ quotaMetric: "generativelanguage.googleapis.com/generate_content_paid_tier_input_token_count", quotaId: "GenerateContentPaidTierInputTokensPerModelPerHour", quotaDimensions: { location: "global", model }, quotaValue: "2000000" }] },
-          { "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: `${fault.resetInSeconds}s` },
-        ]),
+        body: googleError(
+          429,
+          "RESOURCE_EXHAUSTED",
+          `You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits.\n* Quota exceeded for metric: generativelanguage.googleapis.com/generate_content_paid_tier_input_token_count, limit: 2000000, model: ${model}\nPlease retry in ${fault.resetInSeconds}s.`,
+          [
+            {
+              "@type": "type.googleapis.com/google.rpc.QuotaFailure",
+              violations: [
+                {
+                  quotaMetric: "generativelanguage.googleapis.com/generate_content_paid_tier_input_token_count",
+                  quotaId: "GenerateContentPaidTierInputTokensPerModelPerHour",
+                  quotaDimensions: { location: "global", model },
+                  quotaValue: "2000000",
+                },
+              ],
+            },
+            { "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: `${fault.resetInSeconds}s` },
+          ],
+        ),
       };
     case "quota":
       return {
         status: 429,
         headers: {},
-        body: googleError(429, "RESOURCE_EXHAUSTED", `You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits.\n* Quota exceeded for metric: generativelanguage.googleapis.com/generate_content_free_tier_requests, limit: 50, model: ${model}`, [
-          { "@type": "type.googleapis.com/google.rpc.QuotaFailure", violations: [{ quotaMetric: "generativelanguage.googleapis.com/generate_content_free_tier_requests", quotaId: "GenerateRequestsPerDayPerProjectPerModel-FreeTier", quotaDimensions: { location: "global", model }, quotaValue: "50" }] },
-          { "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: `${fault.resetInSeconds}s` },
-        ]),
+        body: googleError(
+          429,
+          "RESOURCE_EXHAUSTED",
+          `You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits.\n* Quota exceeded for metric: generativelanguage.googleapis.com/generate_content_free_tier_requests, limit: 50, model: ${model}`,
+          [
+            {
+              "@type": "type.googleapis.com/google.rpc.QuotaFailure",
+              violations: [
+                {
+                  quotaMetric: "generativelanguage.googleapis.com/generate_content_free_tier_requests",
+                  quotaId: "GenerateRequestsPerDayPerProjectPerModel-FreeTier",
+                  quotaDimensions: { location: "global", model },
+                  quotaValue: "50",
+                },
+              ],
+            },
+            { "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: `${fault.resetInSeconds}s` },
+          ],
+        ),
       };
     case "server-error":
-      return { status: 500, headers: {}, body: googleError(500, "INTERNAL", "An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting") };
+      return {
+        status: 500,
+        headers: {},
+        body: googleError(
+          500,
+          "INTERNAL",
+          "An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting",
+        ),
+      };
     case "overloaded":
       return { status: 503, headers: {}, body: googleError(503, "UNAVAILABLE", "The model is overloaded. Please try again later.") };
     case "unauthorized":
@@ -148,7 +195,12 @@ function geminiErrorAnswer(fault: ProviderFault, model: string): ErrorAnswer | n
         status: 400,
         headers: {},
         body: googleError(400, "INVALID_ARGUMENT", "API key not valid. Please pass a valid API key.", [
-          { "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "API_KEY_INVALID", domain: "googleapis.com", metadata: { service: "generativelanguage.googleapis.com" } },
+          {
+            "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+            reason: "API_KEY_INVALID",
+            domain: "googleapis.com",
+            metadata: { service: "generativelanguage.googleapis.com" },
+          },
         ]),
       };
     default:

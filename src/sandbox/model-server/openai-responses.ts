@@ -40,7 +40,10 @@ const responsesRequestSchema = z
     model: z.string().min(1),
     input: z.array(inputItemSchema),
     tools: z.array(z.object({ type: z.string(), name: z.string().optional() }).passthrough()).optional(),
-    text: z.object({ format: z.object({ type: z.string() }).passthrough().optional() }).passthrough().optional(),
+    text: z
+      .object({ format: z.object({ type: z.string() }).passthrough().optional() })
+      .passthrough()
+      .optional(),
     stream: z.boolean().optional(),
   })
   .passthrough();
@@ -126,7 +129,13 @@ function responseEvents(id: string, model: string, items: OutputItem[], inputTok
         model,
         status: "completed",
         output: items.map((i) => i.item),
-        usage: { input_tokens: inputTokens, input_tokens_details: { cached_tokens: 0 }, output_tokens: outputTokens, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: inputTokens + outputTokens },
+        usage: {
+          input_tokens: inputTokens,
+          input_tokens_details: { cached_tokens: 0 },
+          output_tokens: outputTokens,
+          output_tokens_details: { reasoning_tokens: 0 },
+          total_tokens: inputTokens + outputTokens,
+        },
       },
     }),
   );
@@ -154,10 +163,24 @@ function turnItems(r: ResponsesRequest, sp: StagePrompt | null): OutputItem[] {
   // Codex's own models use "code mode" (one JavaScript `exec` tool) instead of function tools;
   // the scripted model speaks only the classic `exec_command` one (agent-wiring.ts picks a model
   // Codex has no metadata for, so it falls back to it).
-  if (!(r.tools ?? []).some((t) => t.name === "exec_command")) return [messageItem("The scripted model needs Codex's exec_command tool, and this request offers none (code mode?). Run Codex with a model it has no metadata for, e.g. `-m scripted`.")];
+  if (!(r.tools ?? []).some((t) => t.name === "exec_command"))
+    return [
+      messageItem(
+        "The scripted model needs Codex's exec_command tool, and this request offers none (code mode?). Run Codex with a model it has no metadata for, e.g. `-m scripted`.",
+      ),
+    ];
   const calls = turn.actions.map((a, index): OutputItem => {
     const args = { cmd: shellFor(a) };
-    return { item: { type: "function_call", id: `fc_scripted_${hex()}`, call_id: `${CALL_PREFIX}${step}_${index}_${hex()}`, name: "exec_command", arguments: JSON.stringify(args), status: "completed" } };
+    return {
+      item: {
+        type: "function_call",
+        id: `fc_scripted_${hex()}`,
+        call_id: `${CALL_PREFIX}${step}_${index}_${hex()}`,
+        name: "exec_command",
+        arguments: JSON.stringify(args),
+        status: "completed",
+      },
+    };
   });
   return [messageItem(turn.text), ...calls];
 }
@@ -177,26 +200,63 @@ function openAiErrorAnswer(fault: ProviderFault, nowMs: number): ErrorAnswer | n
           "x-codex-secondary-used-percent": "41",
           "x-codex-secondary-window-minutes": "10080",
         },
-        body: { error: { type: "usage_limit_reached", message: "The usage limit has been reached", plan_type: "plus", resets_at: resetsAt, resets_in_seconds: fault.resetInSeconds } },
+        body: {
+          error: {
+            type: "usage_limit_reached",
+            message: "The usage limit has been reached",
+            plan_type: "plus",
+            resets_at: resetsAt,
+            resets_in_seconds: fault.resetInSeconds,
+          },
+        },
       };
     case "quota":
       return {
         status: 429,
         headers: { "x-ratelimit-limit-requests": "500", "x-ratelimit-remaining-requests": "499" },
-        body: { error: { type: "insufficient_quota", code: "insufficient_quota", param: null, message: "You exceeded your current quota, please check your plan and billing details. For more information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors." } },
+        body: {
+          error: {
+            type: "insufficient_quota",
+            code: "insufficient_quota",
+            param: null,
+            message:
+              "You exceeded your current quota, please check your plan and billing details. For more information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors.",
+          },
+        },
       };
     case "server-error":
-      return { status: 500, headers: {}, body: { error: { type: "server_error", code: null, param: null, message: "The server had an error while processing your request. Sorry about that!" } } };
+      return {
+        status: 500,
+        headers: {},
+        body: { error: { type: "server_error", code: null, param: null, message: "The server had an error while processing your request. Sorry about that!" } },
+      };
     case "overloaded":
-      return { status: 503, headers: {}, body: { error: { type: "server_error", code: "server_is_overloaded", param: null, message: "The server is overloaded or not ready yet." } } };
+      return {
+        status: 503,
+        headers: {},
+        body: { error: { type: "server_error", code: "server_is_overloaded", param: null, message: "The server is overloaded or not ready yet." } },
+      };
     case "unauthorized":
-      return { status: 401, headers: {}, body: { error: { type: "invalid_request_error", code: "invalid_api_key", param: null, message: "Incorrect API key provided. You can find your API key at https://platform.openai.com/account/api-keys." } } };
+      return {
+        status: 401,
+        headers: {},
+        body: {
+          error: {
+            type: "invalid_request_error",
+            code: "invalid_api_key",
+            param: null,
+            message: "Incorrect API key provided. You can find your API key at https://platform.openai.com/account/api-keys.",
+          },
+        },
+      };
     default:
       return null;
   }
 }
 
-export async function startOpenAiResponsesServer(options: ScriptedServerOptions & { now?: () => number } & { beforeTurn?: BeforeTurn } = {}): Promise<ScriptedServer> {
+export async function startOpenAiResponsesServer(
+  options: ScriptedServerOptions & { now?: () => number } & { beforeTurn?: BeforeTurn } = {},
+): Promise<ScriptedServer> {
   const now = options.now ?? Date.now;
   const faults = new ProviderFaultBook();
   const route = async (ctx: RouteContext): Promise<boolean> => {
@@ -204,7 +264,14 @@ export async function startOpenAiResponsesServer(options: ScriptedServerOptions 
     const parsed = responsesRequestSchema.safeParse(safeJson(ctx.body));
     if (!parsed.success) {
       const first = parsed.error.issues[0];
-      sendJson(ctx.res, 400, { error: { type: "invalid_request_error", code: null, param: first?.path.join(".") ?? null, message: `${first?.path.join(".") || "body"}: ${first?.message ?? "invalid"}` } });
+      sendJson(ctx.res, 400, {
+        error: {
+          type: "invalid_request_error",
+          code: null,
+          param: first?.path.join(".") ?? null,
+          message: `${first?.path.join(".") || "body"}: ${first?.message ?? "invalid"}`,
+        },
+      });
       return true;
     }
     const request = parsed.data;
@@ -213,7 +280,13 @@ export async function startOpenAiResponsesServer(options: ScriptedServerOptions 
     const scripted = sp && options.beforeTurn ? await options.beforeTurn(sp, step) : null;
     const fault = faults.take({ ticket: sp?.ticket ?? null, stage: sp?.stage ?? null, step }) ?? (scripted ? providerFaultSchema.parse(scripted) : null);
     const session = ctx.req.headers["session-id"];
-    ctx.record({ session: typeof session === "string" ? session : null, ticket: sp?.ticket ?? null, stage: sp?.stage ?? null, step, answer: fault ? fault.answer : sp ? "message" : "utility" });
+    ctx.record({
+      session: typeof session === "string" ? session : null,
+      ticket: sp?.ticket ?? null,
+      stage: sp?.stage ?? null,
+      step,
+      answer: fault ? fault.answer : sp ? "message" : "utility",
+    });
     if (fault?.answer === "drop") {
       ctx.req.socket.destroy();
       return true;

@@ -18,7 +18,12 @@ export const providerFaultSchema = z
     times: z.number().int().min(0).default(1),
     answer: z.enum(PROVIDER_FAULT_ANSWERS),
     /** rate-limit / quota: when it resets, from now. */
-    resetInSeconds: z.number().int().positive().max(30 * 24 * 3600).default(3600),
+    resetInSeconds: z
+      .number()
+      .int()
+      .positive()
+      .max(30 * 24 * 3600)
+      .default(3600),
     /** Anthropic rate-limit: which subscription limit (`anthropic-ratelimit-unified-representative-claim`). */
     limit: z.enum(["five_hour", "seven_day", "seven_day_opus", "seven_day_sonnet"]).default("five_hour"),
     /** Anthropic rate-limit: send the subscription's `anthropic-ratelimit-unified-*` headers (false: an API key's limit, which Claude Code retries). */

@@ -140,7 +140,10 @@ export async function startScriptedServer(route: ProviderRoute, faults: Provider
         const headers: Record<string, unknown> = { ...req.headers };
         for (const h of REDACTED_HEADERS) if (headers[h] !== undefined) headers[h] = "<removed>";
         const url = (req.url ?? "").replace(/([?&]key=)[^&]*/, "$1<removed>");
-        writeFileSync(join(options.recordDir, `${String(number).padStart(4, "0")}.json`), JSON.stringify({ method: req.method, url, headers, body: safeJson(body) ?? body }, null, 1));
+        writeFileSync(
+          join(options.recordDir, `${String(number).padStart(4, "0")}.json`),
+          JSON.stringify({ method: req.method, url, headers, body: safeJson(body) ?? body }, null, 1),
+        );
       }
       const ctx: RouteContext = {
         req,
@@ -157,7 +160,11 @@ export async function startScriptedServer(route: ProviderRoute, faults: Provider
       // Anything else the CLI asks (telemetry, model lists) has no answer here; it copes offline.
       sendJson(res, 404, { error: { code: 404, message: `the scripted model server has no ${req.method} ${path}`, status: "NOT_FOUND" } });
     };
-    work().catch((error: unknown) => sendJson(res, 500, { error: { code: 500, message: `scripted model server: ${error instanceof Error ? error.message : String(error)}`, status: "INTERNAL" } }));
+    work().catch((error: unknown) =>
+      sendJson(res, 500, {
+        error: { code: 500, message: `scripted model server: ${error instanceof Error ? error.message : String(error)}`, status: "INTERNAL" },
+      }),
+    );
   });
   server.on("connection", (s: Socket) => {
     sockets.add(s);

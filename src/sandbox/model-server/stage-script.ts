@@ -41,11 +41,10 @@ export function stagePromptIn(texts: readonly string[]): StagePrompt | null {
 
 export type ScriptedAction =
   /** `path` is relative to the session's working directory. */
-  | { kind: "write"; path: string; content: string }
-  | { kind: "shell"; command: string; description: string }
-  | { kind: "read"; path: string };
+  { kind: "write"; path: string; content: string } | { kind: "shell"; command: string; description: string } | { kind: "read"; path: string };
 
-export type ScriptedTurn = { kind: "act"; text: string; actions: ScriptedAction[] } | { kind: "answer"; text: string; value: unknown } | { kind: "refuse"; text: string };
+export type ScriptedTurn =
+  { kind: "act"; text: string; actions: ScriptedAction[] } | { kind: "answer"; text: string; value: unknown } | { kind: "refuse"; text: string };
 
 interface Grade {
   criterion: string;
@@ -74,7 +73,11 @@ function codeTurn(sp: StagePrompt, block: DemoBlock, title: string, step: number
   const message = sp.stage === "fix" ? `Fix: ${title}` : title;
   if (step === 0) {
     const verb = sp.stage === "fix" ? "fix" : "implement";
-    return { kind: "act", text: `I'll ${verb} #${sp.ticket} by writing ${paths.length} file(s).`, actions: paths.map((p) => ({ kind: "write", path: p, content: files[p]! })) };
+    return {
+      kind: "act",
+      text: `I'll ${verb} #${sp.ticket} by writing ${paths.length} file(s).`,
+      actions: paths.map((p) => ({ kind: "write", path: p, content: files[p]! })),
+    };
   }
   if (step === 1) {
     const command = `git add -- ${paths.map(shellQuote).join(" ")} && git commit ${sp.stage === "fix" ? "--allow-empty " : ""}-m ${shellQuote(message)}`;
@@ -103,7 +106,11 @@ function conflictTurn(sp: StagePrompt, title: string, step: number): ScriptedTur
     const list = files.map(shellQuote).join(" ");
     // GIT_EDITOR=true comes from the runner's env: a command prefixed with it would not match a Gemini policy prefix.
     const command = `git checkout --theirs -- ${list} && git add -- ${list} && git rebase --continue`;
-    return { kind: "act", text: "I'll keep the ticket's side of each conflict.", actions: [{ kind: "shell", command, description: "Take the ticket's side and finish the rebase" }] };
+    return {
+      kind: "act",
+      text: "I'll keep the ticket's side of each conflict.",
+      actions: [{ kind: "shell", command, description: "Take the ticket's side and finish the rebase" }],
+    };
   }
   return { kind: "answer", text: "The rebase is complete.", value: { title, summary: "Resolved the conflicts in favour of the ticket's files." } };
 }

@@ -18,7 +18,9 @@ import type { Ctx, Router } from "../router";
 import { repoApi, repoJson, userJson } from "../serialize";
 
 const conclusion = z.enum(["action_required", "cancelled", "failure", "neutral", "success", "skipped", "stale", "timed_out"]);
-const output = z.object({ title: z.string().nullable().optional(), summary: z.string().nullable().optional(), text: z.string().nullable().optional() }).passthrough();
+const output = z
+  .object({ title: z.string().nullable().optional(), summary: z.string().nullable().optional(), text: z.string().nullable().optional() })
+  .passthrough();
 const createRun = z
   .object({
     name: z.string().min(1),
@@ -34,7 +36,12 @@ const createRun = z
   .strict();
 const updateRun = createRun.omit({ head_sha: true }).partial().strict();
 const createStatus = z
-  .object({ state: z.enum(["error", "failure", "pending", "success"]), target_url: z.string().nullable().optional(), description: z.string().nullable().optional(), context: z.string().optional() })
+  .object({
+    state: z.enum(["error", "failure", "pending", "success"]),
+    target_url: z.string().nullable().optional(),
+    description: z.string().nullable().optional(),
+    context: z.string().optional(),
+  })
   .strict();
 
 /**
@@ -100,7 +107,8 @@ function applyRunFields(r: CheckRunRec, body: z.infer<typeof updateRun>): void {
   if (body.name !== undefined) r.name = body.name;
   if (body.details_url !== undefined) r.detailsUrl = body.details_url;
   if (body.external_id !== undefined) r.externalId = body.external_id;
-  if (body.output) r.output = { title: body.output.title ?? r.output.title, summary: body.output.summary ?? r.output.summary, text: body.output.text ?? r.output.text };
+  if (body.output)
+    r.output = { title: body.output.title ?? r.output.title, summary: body.output.summary ?? r.output.summary, text: body.output.text ?? r.output.text };
   if (body.started_at !== undefined) r.startedAt = body.started_at;
   if (body.status !== undefined) r.status = body.status;
   // Giving a conclusion completes the run, as on GitHub.
@@ -119,7 +127,18 @@ function latestStatuses(repo: RepoRec, sha: string): StatusRec[] {
 }
 
 function statusJson(state: SandboxState, app: App, s: StatusRec): Record<string, unknown> {
-  return { id: s.id, node_id: `SC_${s.id}`, url: "", state: s.state, description: s.description, target_url: s.targetUrl, context: s.context, created_at: s.createdAt, updated_at: s.updatedAt, creator: userJson(state, app.urls, s.creator) };
+  return {
+    id: s.id,
+    node_id: `SC_${s.id}`,
+    url: "",
+    state: s.state,
+    description: s.description,
+    target_url: s.targetUrl,
+    context: s.context,
+    created_at: s.createdAt,
+    updated_at: s.updatedAt,
+    creator: userJson(state, app.urls, s.creator),
+  };
 }
 
 function runById(ctx: Ctx, repo: RepoRec): CheckRunRec {
@@ -143,7 +162,19 @@ export function registerCheckRoutes(router: Router): void {
     const body = parseBody(createRun, ctx.body, "CheckRun");
     await resolveRef(ctx.app, repo, body.head_sha);
     if (body.status === "completed" && !body.conclusion) throw validationFailed([{ resource: "CheckRun", field: "conclusion", code: "missing_field" }]);
-    const r: CheckRunRec = { id: ctx.app.store.nextId(), name: body.name, headSha: body.head_sha, status: "queued", conclusion: null, startedAt: null, completedAt: null, detailsUrl: null, externalId: null, output: { title: null, summary: null, text: null }, app: requireUser(ctx).login };
+    const r: CheckRunRec = {
+      id: ctx.app.store.nextId(),
+      name: body.name,
+      headSha: body.head_sha,
+      status: "queued",
+      conclusion: null,
+      startedAt: null,
+      completedAt: null,
+      detailsUrl: null,
+      externalId: null,
+      output: { title: null, summary: null, text: null },
+      app: requireUser(ctx).login,
+    };
     applyRunFields(r, body);
     repo.checkRuns.push(r);
     return ok(checkRunJson(ctx.app, repo, r), 201);
@@ -154,7 +185,8 @@ export function registerCheckRoutes(router: Router): void {
     requireApp(ctx);
     const r = runById(ctx, repo);
     const body = parseBody(updateRun, ctx.body, "CheckRun");
-    if (body.status === "completed" && !body.conclusion && !r.conclusion) throw validationFailed([{ resource: "CheckRun", field: "conclusion", code: "missing_field" }]);
+    if (body.status === "completed" && !body.conclusion && !r.conclusion)
+      throw validationFailed([{ resource: "CheckRun", field: "conclusion", code: "missing_field" }]);
     applyRunFields(r, body);
     return ok(checkRunJson(ctx.app, repo, r));
   });
@@ -186,7 +218,17 @@ export function registerCheckRoutes(router: Router): void {
     const body = parseBody(createStatus, ctx.body, "Status");
     const sha = await resolveRef(ctx.app, repo, ctx.params.sha ?? "");
     const now = isoNow();
-    const s: StatusRec = { id: ctx.app.store.nextId(), sha, state: body.state, context: body.context ?? "default", description: body.description ?? null, targetUrl: body.target_url ?? null, creator: requireUser(ctx).login, createdAt: now, updatedAt: now };
+    const s: StatusRec = {
+      id: ctx.app.store.nextId(),
+      sha,
+      state: body.state,
+      context: body.context ?? "default",
+      description: body.description ?? null,
+      targetUrl: body.target_url ?? null,
+      creator: requireUser(ctx).login,
+      createdAt: now,
+      updatedAt: now,
+    };
     repo.statuses.push(s);
     return ok(statusJson(ctx.app.store.state, ctx.app, s), 201);
   });
@@ -197,7 +239,11 @@ export function registerCheckRoutes(router: Router): void {
     const sha = await resolveRef(ctx.app, repo, ctx.params.ref ?? "");
     const list = repo.statuses.filter((s) => s.sha === sha).sort((a, b) => b.id - a.id);
     const { page, headers } = paginate(ctx, list);
-    return ok(page.map((s) => statusJson(state, ctx.app, s)), 200, headers);
+    return ok(
+      page.map((s) => statusJson(state, ctx.app, s)),
+      200,
+      headers,
+    );
   });
 
   router.add("GET", "/repos/:owner/:repo/commits/*ref/status", async (ctx) => {
@@ -205,7 +251,11 @@ export function registerCheckRoutes(router: Router): void {
     const repo = requireRepo(ctx, "read", state);
     const sha = await resolveRef(ctx.app, repo, ctx.params.ref ?? "");
     const statuses = latestStatuses(repo, sha);
-    const combined = statuses.some((s) => s.state === "error" || s.state === "failure") ? "failure" : statuses.length === 0 || statuses.some((s) => s.state === "pending") ? "pending" : "success";
+    const combined = statuses.some((s) => s.state === "error" || s.state === "failure")
+      ? "failure"
+      : statuses.length === 0 || statuses.some((s) => s.state === "pending")
+        ? "pending"
+        : "success";
     return ok({
       state: combined,
       statuses: statuses.map((s) => statusJson(state, ctx.app, s)),

@@ -43,7 +43,11 @@ export function registerCommentRoutes(router: Router): void {
     all.sort((a, b) => (byUpdated ? Date.parse(a.c.updatedAt) - Date.parse(b.c.updatedAt) : 0) || a.c.id - b.c.id);
     if (desc) all.reverse();
     const { page, headers } = paginate(ctx, all);
-    return ok(page.map(({ issue, c }) => commentJson(state, ctx.app.urls, repo, issue, c)), 200, headers);
+    return ok(
+      page.map(({ issue, c }) => commentJson(state, ctx.app.urls, repo, issue, c)),
+      200,
+      headers,
+    );
   });
 
   router.add("GET", "/repos/:owner/:repo/issues/comments/:id", (ctx) => {
@@ -81,7 +85,11 @@ export function registerCommentRoutes(router: Router): void {
     const since = sinceOf(ctx);
     const list = issue.comments.filter((c) => since === null || Date.parse(c.updatedAt) >= since).sort((a, b) => a.id - b.id);
     const { page, headers } = paginate(ctx, list);
-    return ok(page.map((c) => commentJson(state, ctx.app.urls, repo, issue, c)), 200, headers);
+    return ok(
+      page.map((c) => commentJson(state, ctx.app.urls, repo, issue, c)),
+      200,
+      headers,
+    );
   });
 
   router.add("POST", "/repos/:owner/:repo/issues/:number/comments", (ctx) => {

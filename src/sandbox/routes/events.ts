@@ -38,8 +38,15 @@ export function registerEventRoutes(router: Router): void {
     const state = ctx.app.store.view();
     const repo = requireRepo(ctx, "read", state);
     const issue = getIssue(repo, ctx.params.number ?? "");
-    const { page, headers } = paginate(ctx, [...issue.events].sort((a, b) => a.id - b.id));
-    return ok(page.map((e) => eventJson(state, ctx.app.urls, repo, e)), 200, headers);
+    const { page, headers } = paginate(
+      ctx,
+      [...issue.events].sort((a, b) => a.id - b.id),
+    );
+    return ok(
+      page.map((e) => eventJson(state, ctx.app.urls, repo, e)),
+      200,
+      headers,
+    );
   });
 
   router.add("GET", "/repos/:owner/:repo/issues/:number/timeline", (ctx) => {
@@ -55,6 +62,10 @@ export function registerEventRoutes(router: Router): void {
     ];
     items.sort((a, b) => a.id - b.id);
     const { page, headers } = paginate(ctx, items);
-    return ok(page.map((i) => i.json), 200, headers);
+    return ok(
+      page.map((i) => i.json),
+      200,
+      headers,
+    );
   });
 }

@@ -23,11 +23,28 @@ const treeSchema = z
   .object({
     base_tree: z.string().optional(),
     tree: z.array(
-      z.object({ path: z.string().min(1), mode: z.enum(["100644", "100755", "040000", "160000", "120000"]), type: z.enum(["blob", "tree", "commit"]), sha: z.string().nullable().optional(), content: z.string().optional() }).strict(),
+      z
+        .object({
+          path: z.string().min(1),
+          mode: z.enum(["100644", "100755", "040000", "160000", "120000"]),
+          type: z.enum(["blob", "tree", "commit"]),
+          sha: z.string().nullable().optional(),
+          content: z.string().optional(),
+        })
+        .strict(),
     ),
   })
   .strict();
-const commitSchema = z.object({ message: z.string(), tree: z.string(), parents: z.array(z.string()).optional(), author: person.optional(), committer: person.optional(), signature: z.string().optional() }).strict();
+const commitSchema = z
+  .object({
+    message: z.string(),
+    tree: z.string(),
+    parents: z.array(z.string()).optional(),
+    author: person.optional(),
+    committer: person.optional(),
+    signature: z.string().optional(),
+  })
+  .strict();
 
 function gitDirOf(ctx: Ctx, need: "read" | "write"): { gitDir: string; api: string } {
   const repo = requireRepo(ctx, need);
@@ -54,7 +71,16 @@ async function commitJson(gitDir: string, api: string, sha: string): Promise<Rec
     const m = /^(.*) <(.*)> (\d+) ([+-]\d{4})$/.exec(lines.find((l) => l.startsWith(prefix))?.slice(prefix.length) ?? "");
     return m ? { name: m[1], email: m[2], date: new Date(Number(m[3]) * 1000).toISOString().replace(/\.\d{3}Z$/, "Z") } : null;
   };
-  return { sha, url: `${api}/git/commits/${sha}`, tree: { sha: tree, url: `${api}/git/trees/${tree}` }, parents: parents.map((p) => ({ sha: p, url: `${api}/git/commits/${p}` })), message: rest.join("\n\n").replace(/\n$/, ""), author: who("author "), committer: who("committer "), verification: { verified: false, reason: "unsigned", signature: null, payload: null } };
+  return {
+    sha,
+    url: `${api}/git/commits/${sha}`,
+    tree: { sha: tree, url: `${api}/git/trees/${tree}` },
+    parents: parents.map((p) => ({ sha: p, url: `${api}/git/commits/${p}` })),
+    message: rest.join("\n\n").replace(/\n$/, ""),
+    author: who("author "),
+    committer: who("committer "),
+    verification: { verified: false, reason: "unsigned", signature: null, payload: null },
+  };
 }
 
 export function registerGitDataRoutes(router: Router): void {
@@ -104,11 +130,17 @@ export function registerGitDataRoutes(router: Router): void {
     const { gitDir, api } = gitDirOf(ctx, "write");
     const body = parseBody(commitSchema, ctx.body, "Commit");
     if ((await objectType(gitDir, body.tree)) !== "tree") throw new HttpError(422, "Tree SHA does not exist");
-    for (const p of body.parents ?? []) if ((await objectType(gitDir, p)) !== "commit") throw new HttpError(422, "Parent SHA does not exist or is not a commit object");
+    for (const p of body.parents ?? [])
+      if ((await objectType(gitDir, p)) !== "commit") throw new HttpError(422, "Parent SHA does not exist or is not a commit object");
     const user = requireUser(ctx);
     const author = body.author ?? { name: user.login, email: `${user.id}+${user.login}@users.noreply.sandbox.invalid` };
     const committer = body.committer ?? author;
-    const env: Record<string, string> = { GIT_AUTHOR_NAME: author.name, GIT_AUTHOR_EMAIL: author.email, GIT_COMMITTER_NAME: committer.name, GIT_COMMITTER_EMAIL: committer.email };
+    const env: Record<string, string> = {
+      GIT_AUTHOR_NAME: author.name,
+      GIT_AUTHOR_EMAIL: author.email,
+      GIT_COMMITTER_NAME: committer.name,
+      GIT_COMMITTER_EMAIL: committer.email,
+    };
     if (author.date) env.GIT_AUTHOR_DATE = author.date;
     if (committer.date) env.GIT_COMMITTER_DATE = committer.date;
     const args = ["commit-tree", body.tree];
@@ -141,7 +173,16 @@ export function registerGitDataRoutes(router: Router): void {
     const blob = await git(["cat-file", "blob", m[3] ?? ""], { gitDir });
     if (blob.code !== 0) throw notFound();
     const content = Buffer.from(blob.stdout, "utf8");
-    return ok({ type: "file", encoding: "base64", size: Number(m[4]), name: path.posix.basename(file), path: file, content: content.toString("base64"), sha: m[3], url: `${api}/contents/${file}` });
+    return ok({
+      type: "file",
+      encoding: "base64",
+      size: Number(m[4]),
+      name: path.posix.basename(file),
+      path: file,
+      content: content.toString("base64"),
+      sha: m[3],
+      url: `${api}/contents/${file}`,
+    });
   });
 }
 
@@ -154,6 +195,13 @@ async function treeEntries(gitDir: string, api: string, sha: string, recursive: 
       const m = /^(\d+) (\w+) ([0-9a-f]{40})\s+(-|\d+)\t(.*)$/.exec(line);
       if (!m) return {};
       const [, mode, type, oid, size, p] = m;
-      return { path: p, mode, type, sha: oid, ...(size === "-" ? {} : { size: Number(size) }), url: `${api}/git/${type === "tree" ? "trees" : "blobs"}/${oid}` };
+      return {
+        path: p,
+        mode,
+        type,
+        sha: oid,
+        ...(size === "-" ? {} : { size: Number(size) }),
+        url: `${api}/git/${type === "tree" ? "trees" : "blobs"}/${oid}`,
+      };
     });
 }

@@ -27,7 +27,14 @@ function plain(res: ServerResponse, status: number, text: string, headers: Recor
 }
 
 /** Returns the status code it answered with, for the request log. */
-export async function handleGitHttp(app: App, req: IncomingMessage, res: ServerResponse, path: string, query: string, setUser: (login: string) => void): Promise<number> {
+export async function handleGitHttp(
+  app: App,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  query: string,
+  setUser: (login: string) => void,
+): Promise<number> {
   const m = GIT_PATH.exec(path);
   const owner = m?.[1] ?? "";
   const name = m?.[2] ?? "";
@@ -70,7 +77,15 @@ async function afterPush(app: App, repo: RepoRec, before: Map<string, string>, l
   if (updates.length) await onPushed(app, repo, updates, login);
 }
 
-async function runBackend(app: App, req: IncomingMessage, res: ServerResponse, repo: RepoRec, rest: string, query: string, remoteUser: string): Promise<number> {
+async function runBackend(
+  app: App,
+  req: IncomingMessage,
+  res: ServerResponse,
+  repo: RepoRec,
+  rest: string,
+  query: string,
+  remoteUser: string,
+): Promise<number> {
   const env: Record<string, string> = {
     GIT_PROJECT_ROOT: app.reposRoot,
     GIT_HTTP_EXPORT_ALL: "1",

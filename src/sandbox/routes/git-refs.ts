@@ -22,7 +22,12 @@ const createSchema = z.object({ ref: z.string(), sha: z.string(), key: z.string(
 const updateSchema = z.object({ sha: z.string(), force: z.boolean().optional() }).strict();
 
 function refJson(app: App, repo: RepoRec, ref: string, sha: string): Record<string, unknown> {
-  return { ref, node_id: `REF_${Buffer.from(ref).toString("base64url")}`, url: `${repoApi(app.urls, repo)}/git/${ref}`, object: { sha, type: "commit", url: `${repoApi(app.urls, repo)}/git/commits/${sha}` } };
+  return {
+    ref,
+    node_id: `REF_${Buffer.from(ref).toString("base64url")}`,
+    url: `${repoApi(app.urls, repo)}/git/${ref}`,
+    object: { sha, type: "commit", url: `${repoApi(app.urls, repo)}/git/commits/${sha}` },
+  };
 }
 
 function fullRef(raw: string): string {
@@ -91,7 +96,11 @@ export function registerGitRefRoutes(router: Router): void {
   router.add("GET", "/repos/:owner/:repo/branches", async (ctx) => {
     const repo = requireRepo(ctx);
     const heads = [...(await listRefs(ctx.app.gitDir(repo))).entries()].filter(([ref]) => ref.startsWith("refs/heads/"));
-    const all = heads.map(([ref, sha]) => ({ name: ref.slice("refs/heads/".length), commit: { sha, url: `${repoApi(ctx.app.urls, repo)}/commits/${sha}` }, protected: false }));
+    const all = heads.map(([ref, sha]) => ({
+      name: ref.slice("refs/heads/".length),
+      commit: { sha, url: `${repoApi(ctx.app.urls, repo)}/commits/${sha}` },
+      protected: false,
+    }));
     all.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const { page, headers } = paginate(ctx, all);
     return ok(page, 200, headers);

@@ -104,7 +104,8 @@ export function registerIssueEditRoutes(router: Router): void {
     const body = parseBody(dependencyBody, ctx.body, "IssueDependency");
     const blocker = findIssueById(ctx.app.store.state, body.issue_id);
     if (!blocker) throw new HttpError(404, "Not Found");
-    if (blocker.issue.id === issue.id) throw validationFailed([{ resource: "IssueDependency", field: "issue_id", code: "custom", message: "An issue cannot block itself" }]);
+    if (blocker.issue.id === issue.id)
+      throw validationFailed([{ resource: "IssueDependency", field: "issue_id", code: "custom", message: "An issue cannot block itself" }]);
     if (issue.blockedBy.includes(blocker.issue.id)) throw validationFailed([{ resource: "IssueDependency", field: "issue_id", code: "already_exists" }]);
     issue.blockedBy.push(blocker.issue.id);
     return ok(issueJson(ctx.app.store.state, ctx.app.urls, blocker.repo, blocker.issue), 201);

@@ -48,7 +48,8 @@ export function labelNames(list: z.infer<typeof labelList>): string[] {
 function oneOf<T extends string>(ctx: Ctx, name: string, allowed: readonly T[], fallback: T): T {
   const raw = ctx.query.get(name);
   if (raw === null || raw === "") return fallback;
-  if (!(allowed as readonly string[]).includes(raw)) throw validationFailed([{ resource: "Issue", field: name, code: "invalid" }], `Invalid value for \`${name}\``);
+  if (!(allowed as readonly string[]).includes(raw))
+    throw validationFailed([{ resource: "Issue", field: name, code: "invalid" }], `Invalid value for \`${name}\``);
   return raw as T;
 }
 
@@ -56,7 +57,10 @@ function filterIssues(ctx: Ctx, repo: RepoRec): IssueRec[] {
   const state = oneOf(ctx, "state", ["open", "closed", "all"] as const, "open");
   const sort = oneOf(ctx, "sort", ["created", "updated", "comments"] as const, "created");
   const direction = oneOf(ctx, "direction", ["asc", "desc"] as const, "desc");
-  const labels = (ctx.query.get("labels") ?? "").split(",").map((l) => l.trim().toLowerCase()).filter(Boolean);
+  const labels = (ctx.query.get("labels") ?? "")
+    .split(",")
+    .map((l) => l.trim().toLowerCase())
+    .filter(Boolean);
   const assignee = ctx.query.get("assignee");
   const creator = ctx.query.get("creator");
   const sinceRaw = ctx.query.get("since");
@@ -76,7 +80,8 @@ function filterIssues(ctx: Ctx, repo: RepoRec): IssueRec[] {
     if (since !== null && Date.parse(i.updatedAt) < since) return false;
     return true;
   });
-  const key = (i: IssueRec): number => (sort === "created" ? i.id : sort === "updated" ? Date.parse(i.updatedAt) * 1e4 + (i.id % 1e4) : i.comments.length * 1e9 + i.id);
+  const key = (i: IssueRec): number =>
+    sort === "created" ? i.id : sort === "updated" ? Date.parse(i.updatedAt) * 1e4 + (i.id % 1e4) : i.comments.length * 1e9 + i.id;
   items.sort((a, b) => (direction === "asc" ? key(a) - key(b) : key(b) - key(a)));
   return items;
 }
@@ -86,7 +91,11 @@ export function registerIssueRoutes(router: Router): void {
     const state = ctx.app.store.view();
     const repo = requireRepo(ctx, "read", state);
     const { page, headers } = paginate(ctx, filterIssues(ctx, repo));
-    return ok(page.map((i) => issueJson(state, ctx.app.urls, repo, i)), 200, headers);
+    return ok(
+      page.map((i) => issueJson(state, ctx.app.urls, repo, i)),
+      200,
+      headers,
+    );
   });
 
   router.add("POST", "/repos/:owner/:repo/issues", (ctx) => {
@@ -95,13 +104,16 @@ export function registerIssueRoutes(router: Router): void {
     const body = parseBody(createSchema, ctx.body, "Issue");
     checkBodyLength(body.body, "Issue");
     const title = String(body.title);
-    if (title.length > 256) throw validationFailed([{ resource: "Issue", field: "title", code: "custom", message: "title is too long (maximum is 256 characters)" }]);
+    if (title.length > 256)
+      throw validationFailed([{ resource: "Issue", field: "title", code: "custom", message: "title is too long (maximum is 256 characters)" }]);
     const issue = openIssue(ctx.app, repo, { title, body: body.body ?? null, user: user.login });
     if (hasRole(repo, user.login, "write")) {
       addLabels(ctx.app, repo, issue, labelNames(body.labels ?? []), user.login);
       addAssignees(ctx.app, repo, issue, [...(body.assignees ?? []), ...(body.assignee ? [body.assignee] : [])], user.login);
     }
-    return ok(issueJson(ctx.app.store.state, ctx.app.urls, repo, issue), 201, { location: `${ctx.app.urls.api}/repos/${repo.owner}/${repo.name}/issues/${issue.number}` });
+    return ok(issueJson(ctx.app.store.state, ctx.app.urls, repo, issue), 201, {
+      location: `${ctx.app.urls.api}/repos/${repo.owner}/${repo.name}/issues/${issue.number}`,
+    });
   });
 
   router.add("GET", "/repos/:owner/:repo/issues/:number", (ctx) => {
@@ -118,7 +130,8 @@ export function registerIssueRoutes(router: Router): void {
     const writer = hasRole(repo, user.login, "write");
     if (!writer && issue.user !== user.login) throw new HttpError(403, "Resource not accessible by personal access token");
     checkBodyLength(body.body, "Issue");
-    if (body.title !== undefined && body.title !== null && String(body.title).length === 0) throw validationFailed([{ resource: "Issue", field: "title", code: "missing_field" }]);
+    if (body.title !== undefined && body.title !== null && String(body.title).length === 0)
+      throw validationFailed([{ resource: "Issue", field: "title", code: "missing_field" }]);
     const actor = user.login;
     if (body.title !== undefined && body.title !== null && String(body.title) !== issue.title) {
       addEvent(ctx.app, issue, actor, "renamed", { rename: { from: issue.title, to: String(body.title) } });

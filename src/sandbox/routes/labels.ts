@@ -12,8 +12,12 @@ import { paginate } from "../paginate";
 import type { Router } from "../router";
 import { labelJson } from "../serialize";
 
-const createSchema = z.object({ name: z.string().min(1).max(50), color: z.string().optional(), description: z.string().max(100).nullable().optional() }).strict();
-const updateSchema = z.object({ new_name: z.string().min(1).max(50).optional(), color: z.string().optional(), description: z.string().max(100).nullable().optional() }).strict();
+const createSchema = z
+  .object({ name: z.string().min(1).max(50), color: z.string().optional(), description: z.string().max(100).nullable().optional() })
+  .strict();
+const updateSchema = z
+  .object({ new_name: z.string().min(1).max(50).optional(), color: z.string().optional(), description: z.string().max(100).nullable().optional() })
+  .strict();
 
 function checkColor(color: string | undefined): string | undefined {
   if (color === undefined) return undefined;
@@ -26,7 +30,11 @@ export function registerLabelRoutes(router: Router): void {
   router.add("GET", "/repos/:owner/:repo/labels", (ctx) => {
     const repo = requireRepo(ctx, "read", ctx.app.store.view());
     const { page, headers } = paginate(ctx, repo.labels);
-    return ok(page.map((l) => labelJson(ctx.app.urls, repo, l)), 200, headers);
+    return ok(
+      page.map((l) => labelJson(ctx.app.urls, repo, l)),
+      200,
+      headers,
+    );
   });
 
   router.add("POST", "/repos/:owner/:repo/labels", (ctx) => {

@@ -31,10 +31,21 @@ const createSchema = z
   })
   .strict();
 const updateSchema = z
-  .object({ title: z.string().optional(), body: z.string().nullable().optional(), state: z.enum(["open", "closed"]).optional(), base: z.string().optional(), maintainer_can_modify: z.boolean().optional() })
+  .object({
+    title: z.string().optional(),
+    body: z.string().nullable().optional(),
+    state: z.enum(["open", "closed"]).optional(),
+    base: z.string().optional(),
+    maintainer_can_modify: z.boolean().optional(),
+  })
   .strict();
 const mergeSchema = z
-  .object({ commit_title: z.string().optional(), commit_message: z.string().optional(), sha: z.string().optional(), merge_method: z.enum(["merge", "squash", "rebase"]).optional() })
+  .object({
+    commit_title: z.string().optional(),
+    commit_message: z.string().optional(),
+    sha: z.string().optional(),
+    merge_method: z.enum(["merge", "squash", "rebase"]).optional(),
+  })
   .strict();
 
 function branchOf(repo: RepoRec, head: string): string {
@@ -85,7 +96,8 @@ export function registerPullRoutes(router: Router): void {
     const repo = requireRepo(ctx);
     const user = requireUser(ctx);
     const body = parseBody(createSchema, ctx.body, "PullRequest");
-    if (body.issue !== undefined) throw validationFailed([{ resource: "PullRequest", field: "issue", code: "invalid", message: "converting issues is not supported by the sandbox" }]);
+    if (body.issue !== undefined)
+      throw validationFailed([{ resource: "PullRequest", field: "issue", code: "invalid", message: "converting issues is not supported by the sandbox" }]);
     if (!body.title) throw validationFailed([{ resource: "PullRequest", field: "title", code: "missing_field" }]);
     checkBodyLength(body.body, "PullRequest");
     const head = branchOf(repo, body.head);
@@ -107,7 +119,9 @@ export function registerPullRoutes(router: Router): void {
     await keepPullHead(gitDir, issue.number, headSha);
     // Opening a PR runs CI on its head, as a `pull_request: opened` workflow would.
     ctx.app.onHeadChanged(repo, headSha, head);
-    return ok(pullJson(ctx.app.store.state, ctx.app, repo, issue, baseSha, true), 201, { location: `${ctx.app.urls.api}/repos/${repo.owner}/${repo.name}/pulls/${issue.number}` });
+    return ok(pullJson(ctx.app.store.state, ctx.app, repo, issue, baseSha, true), 201, {
+      location: `${ctx.app.urls.api}/repos/${repo.owner}/${repo.name}/pulls/${issue.number}`,
+    });
   });
 
   router.add("GET", "/repos/:owner/:repo/pulls/:number", async (ctx) => {
@@ -131,8 +145,12 @@ export function registerPullRoutes(router: Router): void {
     checkBodyLength(body.body, "PullRequest");
     const pr = issue.pr;
     if (!pr) throw notFound();
-    if (body.base !== undefined && !(await revParse(ctx.app.gitDir(repo), `refs/heads/${body.base}`))) throw validationFailed([{ resource: "PullRequest", field: "base", code: "invalid" }]);
-    if (body.state === "open" && pr.merged) throw validationFailed([{ resource: "PullRequest", field: "state", code: "custom", message: "state cannot be changed. The pull request is already merged." }]);
+    if (body.base !== undefined && !(await revParse(ctx.app.gitDir(repo), `refs/heads/${body.base}`)))
+      throw validationFailed([{ resource: "PullRequest", field: "base", code: "invalid" }]);
+    if (body.state === "open" && pr.merged)
+      throw validationFailed([
+        { resource: "PullRequest", field: "state", code: "custom", message: "state cannot be changed. The pull request is already merged." },
+      ]);
     if (body.title !== undefined && body.title !== issue.title) {
       addEvent(ctx.app, issue, user.login, "renamed", { rename: { from: issue.title, to: body.title } });
       issue.title = body.title;
@@ -156,7 +174,13 @@ export function registerPullRoutes(router: Router): void {
     const user = requireUser(ctx);
     const issue = getPull(repo, ctx.params.number);
     const body = parseBody(mergeSchema, ctx.body, "PullRequest");
-    const { sha } = await mergePull(ctx.app, repo, issue, { sha: body.sha, method: body.merge_method ?? "merge", title: body.commit_title, message: body.commit_message }, user.login);
+    const { sha } = await mergePull(
+      ctx.app,
+      repo,
+      issue,
+      { sha: body.sha, method: body.merge_method ?? "merge", title: body.commit_title, message: body.commit_message },
+      user.login,
+    );
     return ok({ sha, merged: true, message: "Pull Request successfully merged" });
   });
 }

@@ -26,7 +26,16 @@ const patchRepoSchema = z
     delete_branch_on_merge: z.boolean().optional(),
     has_issues: z.boolean().optional(),
     security_and_analysis: z
-      .object({ secret_scanning: z.object({ status: z.enum(["enabled", "disabled"]) }).strict().optional(), secret_scanning_push_protection: z.object({ status: z.enum(["enabled", "disabled"]) }).strict().optional() })
+      .object({
+        secret_scanning: z
+          .object({ status: z.enum(["enabled", "disabled"]) })
+          .strict()
+          .optional(),
+        secret_scanning_push_protection: z
+          .object({ status: z.enum(["enabled", "disabled"]) })
+          .strict()
+          .optional(),
+      })
       .strict()
       .optional(),
   })
@@ -38,8 +47,26 @@ export function registerRepoRoutes(router: Router): void {
     // GitHub: an installation token (an App's, or Actions' GITHUB_TOKEN) is no user and may not read /user.
     if (user.login.endsWith("[bot]")) throw new HttpError(403, "Resource not accessible by integration");
     // GitHub's public-user profile: a sandbox account has none of it, so empty and zero.
-    const profile = { company: null, blog: "", location: null, hireable: null, bio: null, public_repos: 0, public_gists: 0, followers: 0, following: 0, collaborators: 0 };
-    return ok({ ...userJson(ctx.app.store.state, ctx.app.urls, user.login), name: user.login, email: null, ...profile, created_at: user.createdAt, updated_at: user.createdAt });
+    const profile = {
+      company: null,
+      blog: "",
+      location: null,
+      hireable: null,
+      bio: null,
+      public_repos: 0,
+      public_gists: 0,
+      followers: 0,
+      following: 0,
+      collaborators: 0,
+    };
+    return ok({
+      ...userJson(ctx.app.store.state, ctx.app.urls, user.login),
+      name: user.login,
+      email: null,
+      ...profile,
+      created_at: user.createdAt,
+      updated_at: user.createdAt,
+    });
   });
 
   router.add("GET", "/users/:login", (ctx) => {
@@ -76,7 +103,14 @@ export function registerRepoRoutes(router: Router): void {
     const squash = body.allow_squash_merge ?? repo.allowSquashMerge;
     const rebase = body.allow_rebase_merge ?? repo.allowRebaseMerge;
     if (!merge && !squash && !rebase) {
-      throw validationFailed([{ resource: "Repository", field: "merge_commit_allowed", code: "custom", message: "Sorry, you need to allow at least one merge strategy. (no_merge_method)" }]);
+      throw validationFailed([
+        {
+          resource: "Repository",
+          field: "merge_commit_allowed",
+          code: "custom",
+          message: "Sorry, you need to allow at least one merge strategy. (no_merge_method)",
+        },
+      ]);
     }
     if (body.description !== undefined) repo.description = body.description;
     if (body.private !== undefined) repo.private = body.private;
@@ -101,7 +135,21 @@ export function registerRepoRoutes(router: Router): void {
     let role: string = roleOf(repo, user.login);
     // A public repository is readable by everyone, and GitHub answers "read" for non-collaborators.
     if (role === "none" && !repo.private) role = "read";
-    return ok({ permission: role, role_name: role, user: { ...userJson(ctx.app.store.state, ctx.app.urls, user.login), role_name: role, permissions: { admin: role === "admin", maintain: role === "admin", push: role !== "read" && role !== "none", triage: role !== "read" && role !== "none", pull: role !== "none" } } });
+    return ok({
+      permission: role,
+      role_name: role,
+      user: {
+        ...userJson(ctx.app.store.state, ctx.app.urls, user.login),
+        role_name: role,
+        permissions: {
+          admin: role === "admin",
+          maintain: role === "admin",
+          push: role !== "read" && role !== "none",
+          triage: role !== "read" && role !== "none",
+          pull: role !== "none",
+        },
+      },
+    });
   });
 
   router.add("GET", "/repos/:owner/:repo/assignees/:user", (ctx) => {

@@ -57,7 +57,12 @@ export const DEMO_FILES: Record<string, string> = {
   "README.md": "# shop\n\nA tiny shopping cart used by the Ticket Runner demo.\n\nCurrency: EUR\n",
   "src/cart.js": cartJs,
   "test/cart.test.js": cartTestJs,
-  "ticket-runner.json": JSON.stringify({ lanes: 2, checks: [["node", "--test"]], agent: { kind: "demo" }, ci: { graceMinutes: 1, pollSeconds: 1 }, lease: { settleMs: 200 } }, null, 2) + "\n",
+  "ticket-runner.json":
+    JSON.stringify(
+      { lanes: 2, checks: [["node", "--test"]], agent: { kind: "demo" }, ci: { graceMinutes: 1, pollSeconds: 1 }, lease: { settleMs: 200 } },
+      null,
+      2,
+    ) + "\n",
   ".gitignore": ".worktrees/\n.ticket-runner/\nnode_modules/\n",
 };
 

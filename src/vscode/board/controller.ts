@@ -112,7 +112,16 @@ export class BoardController implements BoardHandle {
     if (this.connected?.key === key) return this.connected;
     // Same window, new settings or token: swap the stack without drawing an empty board between.
     this.teardown();
-    const board = deferred.createBoardStack({ apiUrl: settings.apiUrl, token: session.token, repo: target.repo, runRoot, labels, host: this.host, clock: this.clock, log });
+    const board = deferred.createBoardStack({
+      apiUrl: settings.apiUrl,
+      token: session.token,
+      repo: target.repo,
+      runRoot,
+      labels,
+      host: this.host,
+      clock: this.clock,
+      log,
+    });
     this.connected = { key, repo, board, fresh: true };
     this.unsubscribe = board.refresher.onDidChange(() => this.publish());
     log.info("board: connected", { repo, api: settings.apiUrl, runRoot });
@@ -173,8 +182,15 @@ export class BoardController implements BoardHandle {
     const latest: BoardSnapshot = refused
       ? { phase: "idle", model: null, error: refused.error, fetchedAt: null, filter: this.filter, repo: refused.repo }
       : view
-      ? { phase: view.loading ? "loading" : view.model ? "ready" : "idle", model: view.model, error: view.error, fetchedAt: view.fetchedAt, filter: this.filter, repo: c?.repo ?? null }
-      : { phase: "idle", model: null, error: null, fetchedAt: null, filter: this.filter, repo: null };
+        ? {
+            phase: view.loading ? "loading" : view.model ? "ready" : "idle",
+            model: view.model,
+            error: view.error,
+            fetchedAt: view.fetchedAt,
+            filter: this.filter,
+            repo: c?.repo ?? null,
+          }
+        : { phase: "idle", model: null, error: null, fetchedAt: null, filter: this.filter, repo: null };
     const snapshot = nextSnapshot(this.tree.current(), latest);
     this.tree.show(snapshot);
     const running = snapshot.model?.runningHere ?? 0;

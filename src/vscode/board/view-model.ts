@@ -71,11 +71,19 @@ export function rootNodes(s: BoardSnapshot): BoardNode[] {
   const nodes: BoardNode[] = [];
   if (s.error) nodes.push({ kind: "error", id: ERROR_NODE_ID, error: s.error, stale: s.model !== null, fetchedAt: s.fetchedAt });
   if (!s.model) {
-    if (!s.error && s.phase === "loading") nodes.push({ kind: "status", id: "ticketRunner:loading", text: `Loading the tickets of ${s.repo ?? "the repository"}…`, icon: { id: "loading~spin" } });
+    if (!s.error && s.phase === "loading")
+      nodes.push({ kind: "status", id: "ticketRunner:loading", text: `Loading the tickets of ${s.repo ?? "the repository"}…`, icon: { id: "loading~spin" } });
     return nodes;
   }
   if (s.model.total === 0) {
-    if (s.filter === "mine") nodes.push({ kind: "status", id: "ticketRunner:none-mine", text: "Nothing on the board is yours. Show all tickets", icon: { id: "filter" }, command: SHOW_ALL_COMMAND });
+    if (s.filter === "mine")
+      nodes.push({
+        kind: "status",
+        id: "ticketRunner:none-mine",
+        text: "Nothing on the board is yours. Show all tickets",
+        icon: { id: "filter" },
+        command: SHOW_ALL_COMMAND,
+      });
     return nodes; // with "all", the "no ready tickets" welcome view shows
   }
   for (const section of s.model.sections) nodes.push({ kind: "section", id: sectionNodeId(section), section });
@@ -153,7 +161,11 @@ function ticketVm(id: string, row: BoardRow): NodeVm {
     tooltip: { markdown: ticketTooltip(row), trustedCommands: [] },
     contextValue: row.contextValue,
     collapsible: "none",
-    command: { id: OPEN_COMMAND, title: row.leaseUrl && clickTarget(row) === row.leaseUrl ? "Open the lease comment" : "Open the issue", args: [clickTarget(row)] },
+    command: {
+      id: OPEN_COMMAND,
+      title: row.leaseUrl && clickTarget(row) === row.leaseUrl ? "Open the lease comment" : "Open the issue",
+      args: [clickTarget(row)],
+    },
   };
 }
 

@@ -37,7 +37,10 @@ function progress<T>(title: string, work: () => Promise<T>): Thenable<T> {
 function refuseIfRunHolds(services: CommandServices, ticket: number, what: string): void {
   const view = services.runs.windowRun.view();
   if (!services.runs.windowRun.isActive() || !view?.busy.some((l) => l.ticket === ticket)) return;
-  throw new Refusal("run-active", `#${ticket} is being worked on by the Run in this window. ${what} would pull it from under a running Stage: Stop the Run first (the lane finishes), then try again.`);
+  throw new Refusal(
+    "run-active",
+    `#${ticket} is being worked on by the Run in this window. ${what} would pull it from under a running Stage: Stop the Run first (the lane finishes), then try again.`,
+  );
 }
 
 function refreshBoard(services: CommandServices): void {
@@ -52,9 +55,10 @@ export async function claim(services: CommandServices, ...args: unknown[]): Prom
   const won = await progress(`Ticket Runner: claiming ${w.name(n)}…`, () => w.gate.take(n));
   refreshBoard(services);
   const aside = won.setAside ? ` ${won.setAside.note}` : "";
-  services.notifier.info(`Ticket Runner: claimed ${w.name(n)} for ${won.viewer}. A person's claim does not expire; Start on Ticket works on it, Release puts it back.${aside}`, [
-    { title: "Open the Lease", run: () => services.links.open(won.claim.commentUrl) },
-  ]);
+  services.notifier.info(
+    `Ticket Runner: claimed ${w.name(n)} for ${won.viewer}. A person's claim does not expire; Start on Ticket works on it, Release puts it back.${aside}`,
+    [{ title: "Open the Lease", run: () => services.links.open(won.claim.commentUrl) }],
+  );
 }
 
 /** Take Over…: displaces a live claim, after a confirmation naming what is displaced and where it goes. */
@@ -67,7 +71,9 @@ export async function takeOver(services: CommandServices, ...args: unknown[]): P
   const others = [...reading.standing.live, ...reading.standing.stale];
   const dir = w.runRoot.dirFor(w.target.repo, n);
   const local = existsSync(join(dir, "run.json"));
-  const held = others.length ? others.map((r) => `• ${holderText(r, now)}\n  Lease: ${r.comment.url}`).join("\n") : "• Nobody holds a live lease on it now (the take-over still checks again).";
+  const held = others.length
+    ? others.map((r) => `• ${holderText(r, now)}\n  Lease: ${r.comment.url}`).join("\n")
+    : "• Nobody holds a live lease on it now (the take-over still checks again).";
   const detail = [
     `Displaced:\n${held}`,
     `Each displaced lease is marked superseded on the issue (its text kept below the marker).${local ? ` This Host's run directory ${dir} moves to ${join(dir, "superseded", "<timestamp>")}/.` : " This Host has no run directory for it, so nothing moves here."}`,
@@ -106,7 +112,10 @@ export async function release(services: CommandServices, ...args: unknown[]): Pr
     : null;
   const [drop, dropRemote] = kept?.commands ?? [];
   const copy = (title: string, command: string | undefined) => (command ? [{ title, run: () => vscode.env.clipboard.writeText(command) }] : []);
-  services.notifier.info(`Ticket Runner: ${report.summary.replace(/\n/g, " ")}${kept ? ` ${kept.text}` : ""}`, [...copy("Copy Command", drop), ...copy("Copy Remote Command", dropRemote)]);
+  services.notifier.info(`Ticket Runner: ${report.summary.replace(/\n/g, " ")}${kept ? ` ${kept.text}` : ""}`, [
+    ...copy("Copy Command", drop),
+    ...copy("Copy Remote Command", dropRemote),
+  ]);
 }
 
 /**
@@ -122,13 +131,23 @@ export async function handOff(services: CommandServices, ...args: unknown[]): Pr
     const reading = await w.gate.read(n);
     const mine = reading.standing.live.find((r) => sameUser(r.comment.author, reading.viewer));
     if (!mine?.lease) {
-      throw new Refusal("not-ready", `${w.name(n)} holds no live claim of yours, so there is nothing to hand off. Nothing was changed.`, { link: reading.issue.url });
+      throw new Refusal("not-ready", `${w.name(n)} holds no live claim of yours, so there is nothing to hand off. Nothing was changed.`, {
+        link: reading.issue.url,
+      });
     }
-    const held: HeldClaim = { ticket: n, commentId: mine.comment.id, commentUrl: mine.comment.url, lease: mine.lease, runDir: w.runRoot.dirFor(w.target.repo, n) };
+    const held: HeldClaim = {
+      ticket: n,
+      commentId: mine.comment.id,
+      commentUrl: mine.comment.url,
+      lease: mine.lease,
+      runDir: w.runRoot.dirFor(w.target.repo, n),
+    };
     await w.gate.handOff(held);
   });
   refreshBoard(services);
-  services.notifier.info(`Ticket Runner: handed ${w.name(n)} off to a person: labelled ${w.config.labels.human}, you are unassigned. Its branch and State stay; Hand Back (or ticket-runner hand-back ${n}) lets the next Run resume it.`);
+  services.notifier.info(
+    `Ticket Runner: handed ${w.name(n)} off to a person: labelled ${w.config.labels.human}, you are unassigned. Its branch and State stay; Hand Back (or ticket-runner hand-back ${n}) lets the next Run resume it.`,
+  );
 }
 
 /**
@@ -139,7 +158,8 @@ export async function handBack(services: CommandServices, ...args: unknown[]): P
   const n = requireTicket(args, "Hand Back");
   const w = await wire(services);
   // The State file is read only to name where the next Run resumes.
-  const readState = (t: number) => new GitWorkspace({ root: w.target.folder, host: new NodeHost({ env: process.env }), token: w.target.token, env: process.env }).readState(t);
+  const readState = (t: number) =>
+    new GitWorkspace({ root: w.target.folder, host: new NodeHost({ env: process.env }), token: w.target.token, env: process.env }).readState(t);
   const deps = { tracker: w.tracker, labels: w.config.labels, repoName: w.target.name, readState, log: services.log };
   const result = await handBackTicket(deps, n, {
     confirm: async (plan) => {

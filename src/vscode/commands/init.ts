@@ -32,18 +32,28 @@ const PREPARE_ITEMS: readonly PrepareItem[] = [
  */
 export async function init(services: CommandServices): Promise<void> {
   const target = await resolveWindowTarget(services);
-  const choice = await services.picker.pick(PREPARE_ITEMS, { title: `Ticket Runner: prepare ${target.name}`, placeHolder: "With or without the GitHub Actions workflow?" });
+  const choice = await services.picker.pick(PREPARE_ITEMS, {
+    title: `Ticket Runner: prepare ${target.name}`,
+    placeHolder: "With or without the GitHub Actions workflow?",
+  });
   if (!choice) return;
   const tracker = new OctokitTracker(windowOctokit(target.apiUrl, target.token, services.log), target.repo);
-  const report = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Ticket Runner: preparing ${target.name}…` }, () => initTarget(target.folder, tracker));
+  const report = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Ticket Runner: preparing ${target.name}…` }, () =>
+    initTarget(target.folder, tracker),
+  );
   for (const line of report.lines) services.log.info(`init ${target.name}: ${line}`);
   const workflow = choice.actions ? initActions(target.folder, { cliBundle: join(__dirname, "cli.js") }) : null;
   for (const line of workflow?.lines ?? []) services.log.info(`init ${target.name}: ${line}`);
   const config = vscode.Uri.file(join(target.folder, CONFIG_FILE));
   const changed = report.changed || workflow?.created === true;
   const files = workflow?.created ? `${CONFIG_FILE}, .gitignore, ${WORKFLOW_PATH} and ${CLI_DIR}/` : `${CONFIG_FILE} and .gitignore`;
-  const said = changed ? `Ticket Runner: ${target.name} is prepared. Commit ${files} before Start (a Run refuses a checkout with uncommitted changes).` : `Ticket Runner: ${target.name} is already prepared. Nothing was changed.`;
-  const extras = [workflow?.created ? "The workflow needs a GitHub App (docs/actions.md)." : "", workflow?.needsHostScope ? 'Set "lockScope": "host" in ticket-runner.json: the workflow runs several Hosts at once.' : ""];
+  const said = changed
+    ? `Ticket Runner: ${target.name} is prepared. Commit ${files} before Start (a Run refuses a checkout with uncommitted changes).`
+    : `Ticket Runner: ${target.name} is already prepared. Nothing was changed.`;
+  const extras = [
+    workflow?.created ? "The workflow needs a GitHub App (docs/actions.md)." : "",
+    workflow?.needsHostScope ? 'Set "lockScope": "host" in ticket-runner.json: the workflow runs several Hosts at once.' : "",
+  ];
   const message = [said, ...extras].filter(Boolean).join(" ");
   const actions = [
     { title: `Open ${CONFIG_FILE}`, run: () => vscode.window.showTextDocument(config) },

@@ -16,7 +16,10 @@ async function targetFolder(services: CommandServices): Promise<string | null> {
   const root = services.runs.windowRun.root();
   if (root) return root;
   const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === "file").map((f) => f.uri.fsPath);
-  const found = await findTarget(folders.filter((f) => !f.includes(`${sep}.worktrees${sep}`)), services.connection.settings().apiUrl);
+  const found = await findTarget(
+    folders.filter((f) => !f.includes(`${sep}.worktrees${sep}`)),
+    services.connection.settings().apiUrl,
+  );
   return found?.folder ?? null;
 }
 

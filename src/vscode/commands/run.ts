@@ -22,9 +22,8 @@ async function startRun(services: CommandServices, tickets: number[] | null): Pr
   const { windowRun } = services.runs;
   // Refused before anything is read: one Run per window.
   if (windowRun.isActive()) throw windowRunBusy(services);
-  const prep = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: "Ticket Runner: preparing the Run…" },
-    () => prepareRun(services, tickets),
+  const prep = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: "Ticket Runner: preparing the Run…" }, () =>
+    prepareRun(services, tickets),
   );
   const question = startQuestion(prep.consent, prep.readyLabel, tickets);
   const state = services.context.workspaceState;
@@ -34,9 +33,8 @@ async function startRun(services: CommandServices, tickets: number[] | null): Pr
     if (answer !== question.confirm) throw new vscode.CancellationError();
     await state.update(APPROVALS_STATE_KEY, withApproval(state.get(APPROVALS_STATE_KEY), prep.consent));
   }
-  await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: `Ticket Runner: starting a Run on ${prep.consent.repo}…` },
-    () => windowRun.start(prep.prepared, prep.settings),
+  await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Ticket Runner: starting a Run on ${prep.consent.repo}…` }, () =>
+    windowRun.start(prep.prepared, prep.settings),
   );
   services.log.info("Run started", { repo: prep.consent.repo, lanes: prep.consent.lanes, agent: prep.consent.agent, tickets: tickets?.join(",") });
 }
@@ -61,7 +59,9 @@ export function stop(services: CommandServices): void {
   }
   const holding = view?.finishing.map((n) => `#${n}`).join(" ") ?? "";
   if (answer === "already-stopping") {
-    services.notifier.info(`Ticket Runner: already stopping${holding ? `, finishing ${holding}` : ""}. A second Stop does not kill the Run; closing the window would.`);
+    services.notifier.info(
+      `Ticket Runner: already stopping${holding ? `, finishing ${holding}` : ""}. A second Stop does not kill the Run; closing the window would.`,
+    );
     return;
   }
   services.log.info(holding ? `Stop: ${holding} left to finish` : "Stop: nothing left to finish");

@@ -25,6 +25,15 @@ export function personClaims(target: WindowTarget, config: Config, log: Log): Pe
   const octokit = windowOctokit(target.apiUrl, target.token, log);
   const tracker = new OctokitTracker(octokit, target.repo);
   const host = new NodeHost({ env: process.env });
-  const { gate, runRoot } = composeClaims({ tracker, runRoot: target.runRoot, host, clock: new NodeClock(), log, config, holder: "person", runId: `vscode-${randomUUID()}` });
+  const { gate, runRoot } = composeClaims({
+    tracker,
+    runRoot: target.runRoot,
+    host,
+    clock: new NodeClock(),
+    log,
+    config,
+    holder: "person",
+    runId: `vscode-${randomUUID()}`,
+  });
   return { gate, tracker, runRoot };
 }

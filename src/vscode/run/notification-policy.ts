@@ -21,11 +21,23 @@ export function noticeFor(event: RunEvent, level: NotificationLevel, repo: strin
   if (level === "none") return null;
   if (event.kind === "ticket-ended") {
     if (event.ending === "handed-off") {
-      return { kind: "handed-off", ticket: event.ticket, severity: "warning", message: `Ticket Runner: ${repo}#${event.ticket} was handed off to a person (${event.line}).` };
+      return {
+        kind: "handed-off",
+        ticket: event.ticket,
+        severity: "warning",
+        message: `Ticket Runner: ${repo}#${event.ticket} was handed off to a person (${event.line}).`,
+      };
     }
     if (level !== "all") return null;
-    if (event.ending === "merged") return { kind: "merged", ticket: event.ticket, severity: "info", message: `Ticket Runner: ${repo}#${event.ticket} merged (${event.line}).` };
-    if (event.ending === "released") return { kind: "released", ticket: event.ticket, severity: "info", message: `Ticket Runner: ${repo}#${event.ticket} was released (${event.line}); it is back on the Frontier and resumes from its State file.` };
+    if (event.ending === "merged")
+      return { kind: "merged", ticket: event.ticket, severity: "info", message: `Ticket Runner: ${repo}#${event.ticket} merged (${event.line}).` };
+    if (event.ending === "released")
+      return {
+        kind: "released",
+        ticket: event.ticket,
+        severity: "info",
+        message: `Ticket Runner: ${repo}#${event.ticket} was released (${event.line}); it is back on the Frontier and resumes from its State file.`,
+      };
     return null;
   }
   if (event.kind === "run-ended") {

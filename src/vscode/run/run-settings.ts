@@ -45,7 +45,11 @@ export function applyRunSettings(config: Config, s: RunSettings): Config {
   const agent: Config["agent"] = { ...config.agent, kind };
   if (s.agent === "command") {
     if (s.agentCommand.length === 0) {
-      throw new Refusal("bad-config", "ticketRunner.agent is `command`, but ticketRunner.agentCommand is empty. Set the program and its arguments in your user settings.", { next: "Open Settings and set ticketRunner.agentCommand" });
+      throw new Refusal(
+        "bad-config",
+        "ticketRunner.agent is `command`, but ticketRunner.agentCommand is empty. Set the program and its arguments in your user settings.",
+        { next: "Open Settings and set ticketRunner.agentCommand" },
+      );
     }
     agent.command = [...s.agentCommand];
   }

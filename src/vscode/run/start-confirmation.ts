@@ -72,7 +72,11 @@ export function withApproval(stored: unknown, approved: StartConsent): string[] 
 function describeCommandLine(l: AgentCommandLine): string {
   const program = l.command ? l.command.map(shellQuote).join(" ") : `${l.kind === "demo" ? "the scripted demo agent" : l.kind} (from the PATH)`;
   const extra = l.args.length ? ` … ${l.args.map(shellQuote).join(" ")}` : "";
-  const settings = [`permission mode ${l.permissionMode}`, `model ${l.model ?? "the agent's default"}`, l.passGitHubToken ? "WITH your GitHub token" : "without your GitHub token"];
+  const settings = [
+    `permission mode ${l.permissionMode}`,
+    `model ${l.model ?? "the agent's default"}`,
+    l.passGitHubToken ? "WITH your GitHub token" : "without your GitHub token",
+  ];
   return `The agent runs: ${program}${extra}; ${settings.join(", ")}.`;
 }
 

@@ -39,7 +39,10 @@ function holdRefusal(target: WindowTarget, issue: TrackerIssue, hold: Hold): { r
     `Ticket Runner: ${target.name}#${issue.number} was not started, as a narrowed Run would skip it: ${advice.reason}. See ${advice.holder.url}.`,
     `Next: ${advice.fix}${advice.command ? ` (\`${advice.command}\`)` : ""}, then Start on Ticket again.`,
   ].join(" ");
-  return { reason: advice.reason, refusal: new Refusal(refusalReason(hold), message, { link: advice.holder.url, ...(advice.command ? { next: advice.command } : {}) }) };
+  return {
+    reason: advice.reason,
+    refusal: new Refusal(refusalReason(hold), message, { link: advice.holder.url, ...(advice.command ? { next: advice.command } : {}) }),
+  };
 }
 
 function skippedItem(target: WindowTarget, c: TicketChoice): StartItem {
@@ -50,11 +53,20 @@ function skippedItem(target: WindowTarget, c: TicketChoice): StartItem {
       description: inertLinkedText(c.issue.title),
       detail: inertLinkedText(`could not be checked: ${error}`),
       ticket: c.issue.number,
-      refusal: new Failure("github", `Ticket Runner: could not check whether a Run would take ${target.name}#${c.issue.number} (${error}). Nothing was started. Try Start on Ticket again; Show Log has the details.`),
+      refusal: new Failure(
+        "github",
+        `Ticket Runner: could not check whether a Run would take ${target.name}#${c.issue.number} (${error}). Nothing was started. Try Start on Ticket again; Show Log has the details.`,
+      ),
     };
   }
   const { reason, refusal } = holdRefusal(target, c.issue, c.hold);
-  return { label: `${c.hold.kind === "blocked" ? "$(lock)" : "$(circle-slash)"} #${c.issue.number}`, description: inertLinkedText(c.issue.title), detail: inertLinkedText(reason), ticket: c.issue.number, refusal };
+  return {
+    label: `${c.hold.kind === "blocked" ? "$(lock)" : "$(circle-slash)"} #${c.issue.number}`,
+    description: inertLinkedText(c.issue.title),
+    detail: inertLinkedText(reason),
+    ticket: c.issue.number,
+    refusal,
+  };
 }
 
 /** The picker's rows: startable first, then the ones a Run would skip, then any not checked; lowest number first in each. */
@@ -66,7 +78,8 @@ function startItems(target: WindowTarget, choices: TicketChoices): StartItem[] {
   }
   if (choices.unchecked.length) {
     items.push(separator(UNCHECKED_HEADING));
-    for (const i of choices.unchecked) items.push({ label: `$(question) #${i.number}`, description: inertLinkedText(i.title), detail: "the Run checks it when it starts", ticket: i.number });
+    for (const i of choices.unchecked)
+      items.push({ label: `$(question) #${i.number}`, description: inertLinkedText(i.title), detail: "the Run checks it when it starts", ticket: i.number });
   }
   if (choices.skipped.length) {
     items.push(separator(SKIPPED_HEADING));
@@ -92,7 +105,11 @@ export async function pickStartableTicket(services: ExtensionServices): Promise<
         progress: (done, total) => progress.report({ message: `checked ${done} of ${total}`, increment: 100 / total }),
       }),
   );
-  services.log.info("Start on Ticket: read the ready tickets", { startable: choices.startable.length, skipped: choices.skipped.length, unchecked: choices.unchecked.length });
+  services.log.info("Start on Ticket: read the ready tickets", {
+    startable: choices.startable.length,
+    skipped: choices.skipped.length,
+    unchecked: choices.unchecked.length,
+  });
   const items = startItems(target, choices);
   if (items.length === 0) {
     services.notifier.info(`Ticket Runner: no open issue of ${target.name} is labelled ${config.labels.ready}. Nothing was started.`);

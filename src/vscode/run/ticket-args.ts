@@ -58,6 +58,7 @@ export function rowFromArgs(args: readonly unknown[]): RowFacts {
 /** The ticket a command acts on, or the refusal that says where to use it from. */
 export function requireTicket(args: readonly unknown[], what: string, alsoFrom?: string): number {
   const n = ticketFromArgs(args);
-  if (n === undefined) throw new Refusal("bad-input", `${what} acts on a ticket: use it from a ticket's context menu on the Board${alsoFrom ? `, or ${alsoFrom}` : ""}.`);
+  if (n === undefined)
+    throw new Refusal("bad-input", `${what} acts on a ticket: use it from a ticket's context menu on the Board${alsoFrom ? `, or ${alsoFrom}` : ""}.`);
   return n;
 }

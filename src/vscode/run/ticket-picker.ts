@@ -22,6 +22,10 @@ export async function pickFrontierTicket(services: ExtensionServices): Promise<n
     services.notifier.info(`Ticket Runner: no open issue of ${target.name} is labelled ${config.labels.ready} and free. Nothing was started.`);
     return undefined;
   }
-  const picked = await services.picker.pick(items, { title: `Claim a ticket of ${target.name}`, placeHolder: "A person's claim: assigned to you, nothing runs", matchOnDescription: true });
+  const picked = await services.picker.pick(items, {
+    title: `Claim a ticket of ${target.name}`,
+    placeHolder: "A person's claim: assigned to you, nothing runs",
+    matchOnDescription: true,
+  });
   return picked?.ticket;
 }

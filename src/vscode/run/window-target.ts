@@ -35,12 +35,23 @@ export async function resolveWindowTarget(services: ExtensionServices): Promise<
   const settings = connection.settings();
   const session = await connection.session("prompt");
   if (!session) {
-    throw new Refusal("bad-config", `Not signed in to ${settings.apiUrl}. Sign in to GitHub (Ticket Runner: Sign In), or start VS Code with TICKET_RUNNER_TOKEN set.`, { next: "Ticket Runner: Sign In" });
+    throw new Refusal(
+      "bad-config",
+      `Not signed in to ${settings.apiUrl}. Sign in to GitHub (Ticket Runner: Sign In), or start VS Code with TICKET_RUNNER_TOKEN set.`,
+      { next: "Ticket Runner: Sign In" },
+    );
   }
   const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === "file").map((f) => f.uri.fsPath);
-  const target = await findTarget(folders.filter((f) => !isWorktreeFolder(f)), settings.apiUrl);
+  const target = await findTarget(
+    folders.filter((f) => !isWorktreeFolder(f)),
+    settings.apiUrl,
+  );
   if (!target) {
-    throw new Refusal("not-a-target", `No open folder is a clone of a repository on ${settings.apiUrl}, so there is no Target to run on. Open the repository's clone (its origin remote on that server), then try again.`, { next: "git clone <url> && code <clone>" });
+    throw new Refusal(
+      "not-a-target",
+      `No open folder is a clone of a repository on ${settings.apiUrl}, so there is no Target to run on. Open the repository's clone (its origin remote on that server), then try again.`,
+      { next: "git clone <url> && code <clone>" },
+    );
   }
   const runRootSetting = vscode.workspace.getConfiguration("ticketRunner").get<string>("runRoot")?.trim();
   return {

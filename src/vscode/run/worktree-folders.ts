@@ -108,7 +108,12 @@ export class WorktreeFolders implements vscode.Disposable {
         run.offered = true;
         this.notifier.info(
           `Ticket Runner: ${name} is in ${path}. This window has no workspace file, and adding a folder to it would restart the extension host and kill the Run, so worktrees are not added here. Open a .code-workspace before Start to see them as folders, or set ticketRunner.worktreeFolders to "new-window".`,
-          [{ title: "Open in New Window", run: () => vscode.commands.executeCommand("vscode.openFolder", vscode.Uri.file(path), { forceNewWindow: true, noRecentEntry: true }) }],
+          [
+            {
+              title: "Open in New Window",
+              run: () => vscode.commands.executeCommand("vscode.openFolder", vscode.Uri.file(path), { forceNewWindow: true, noRecentEntry: true }),
+            },
+          ],
         );
         return;
       case "none":

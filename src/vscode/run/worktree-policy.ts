@@ -44,8 +44,11 @@ export function asWorktreeSetting(value: unknown): WorktreeSetting {
 
 /** `#42 Add a formatPrice helper`: one line, at most 60 characters, no control characters. */
 export function worktreeFolderName(ticket: number, title: string): string {
-  // eslint-disable-next-line no-control-regex
-  const flat = title.replace(/[\u0000-\u001f\u007f\u202a-\u202e\u2066-\u2069]/g, " ").replace(/\s+/g, " ").trim();
+  const flat = title
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\u0000-\u001f\u007f\u202a-\u202e\u2066-\u2069]/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
   const name = flat ? `#${ticket} ${flat}` : `#${ticket}`;
   return name.length > 60 ? `${name.slice(0, 59)}…` : name;
 }

@@ -14,7 +14,17 @@ import { parseComments } from "../../../src/core/claims/claim-view";
 import { PROGRESS_MARKER } from "../../../src/core/run/progress-comment";
 import { noLiveLease } from "../../reliability/chaos/kill-trial";
 import { CLI } from "../../reliability/chaos/run-process";
-import { auditPushes, checkEndings, checkLeases, checkLock, checkOpenPrs, duplicateWork, endingOf, stateFilesOn, viewTickets } from "../../reliability/chaos/observe";
+import {
+  auditPushes,
+  checkEndings,
+  checkLeases,
+  checkLock,
+  checkOpenPrs,
+  duplicateWork,
+  endingOf,
+  stateFilesOn,
+  viewTickets,
+} from "../../reliability/chaos/observe";
 import type { ChaosTarget } from "../../reliability/chaos/world";
 import type { ChaosWorld } from "../../reliability/chaos/world";
 import { simpleTicket } from "../../support/run-seed";
@@ -39,7 +49,11 @@ const CONFIG = {
 /** Tickets with a running lease of this Host id, inside a Stage. */
 async function heldBy(world: ChaosWorld, t: ChaosTarget, hostId: string): Promise<number[]> {
   const views = await viewTickets(world, t);
-  return views.filter((v) => parseComments(v.comments, t.full, v.number).candidates.some((r) => r.lease?.host.id === hostId && r.lease.state === "running" && !!r.lease.stage)).map((v) => v.number);
+  return views
+    .filter((v) =>
+      parseComments(v.comments, t.full, v.number).candidates.some((r) => r.lease?.host.id === hostId && r.lease.state === "running" && !!r.lease.stage),
+    )
+    .map((v) => v.number);
 }
 
 function describeJob(j: JobPlay): string {
@@ -93,7 +107,12 @@ describe("the played Actions workflow", function () {
     const survivor = first.hosts[2]!;
     assert.equal(await survivor.done, "success", describeJob(survivor));
     assert.match(survivor.results.at(-1)!.summary, /^\| \[#\d+\]\(.*\| merged \|/m, "the surviving Host wrote its summary table to GITHUB_STEP_SUMMARY");
-    assert.deepEqual(p.events.slice(0, 4), [`${first.id} in_progress`, `${superseded.id} pending`, `${superseded.id} cancelled (superseded by ${second.id} in group ticket-runner)`, `${second.id} pending`]);
+    assert.deepEqual(p.events.slice(0, 4), [
+      `${first.id} in_progress`,
+      `${superseded.id} pending`,
+      `${superseded.id} cancelled (superseded by ${second.id} in group ticket-runner)`,
+      `${second.id} pending`,
+    ]);
     assert.ok(p.events.indexOf(`${second.id} in_progress`) > p.events.indexOf(`${first.id} completed`), p.events.join("\n"));
 
     // Later scheduled runs, each once the dead Hosts' leases have expired, until every ticket ended.
@@ -110,9 +129,15 @@ describe("the played Actions workflow", function () {
 
     const views = await viewTickets(w, t);
     assert.deepEqual(checkEndings(views), []);
-    assert.ok(views.every((v) => endingOf(v) === "merged"), views.map((v) => `#${v.number} ${endingOf(v)}`).join(", "));
+    assert.ok(
+      views.every((v) => endingOf(v) === "merged"),
+      views.map((v) => `#${v.number} ${endingOf(v)}`).join(", "),
+    );
     const progress = views.flatMap((v) => v.comments.filter((c) => c.body.startsWith(PROGRESS_MARKER)));
-    assert.ok(progress.length >= TICKETS && progress.every((c) => c.author === "ticket-runner-app[bot]"), "the Runs wrote as the App's installation, not as a user");
+    assert.ok(
+      progress.length >= TICKETS && progress.every((c) => c.author === "ticket-runner-app[bot]"),
+      "the Runs wrote as the App's installation, not as a user",
+    );
     assert.equal(duplicateWork(views), 0, "no ticket implemented twice or given two pull requests");
     assert.deepEqual(checkOpenPrs(views), []);
     assert.deepEqual(await stateFilesOn(t.gitDir), [], "no State file left");

@@ -48,10 +48,22 @@ export async function playedWorld(o: PlayedWorldOptions): Promise<PlayedWorld> {
 
   // What init --actions commits beside the workflow: this build's CLI, its checksum pinned in the YAML.
   const cli = readBundle(CLI);
-  const workflow = readWorkflow(actionsWorkflow({ hosts: 2, lanes: 2, agent: "claude", cliVersion: PRODUCT_VERSION, cliFile: cli.target, cliSha256: cli.sha256 }));
+  const workflow = readWorkflow(
+    actionsWorkflow({ hosts: 2, lanes: 2, agent: "claude", cliVersion: PRODUCT_VERSION, cliFile: cli.target, cliSha256: cli.sha256 }),
+  );
   const header = `Authorization: Basic ${Buffer.from(`x-access-token:${appToken}`).toString("base64")}`;
-  const gitEnv = { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_TERMINAL_PROMPT: "0", GIT_AUTHOR_NAME: "Init", GIT_AUTHOR_EMAIL: "init@example.invalid", GIT_COMMITTER_NAME: "Init", GIT_COMMITTER_EMAIL: "init@example.invalid" };
-  const clone = (dir: string) => exec("git", ["-c", `http.extraHeader=${header}`, "clone", "--quiet", world.sandbox.gitUrl(t.owner, t.name), dir], { env: gitEnv });
+  const gitEnv = {
+    ...process.env,
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_CONFIG_GLOBAL: "/dev/null",
+    GIT_TERMINAL_PROMPT: "0",
+    GIT_AUTHOR_NAME: "Init",
+    GIT_AUTHOR_EMAIL: "init@example.invalid",
+    GIT_COMMITTER_NAME: "Init",
+    GIT_COMMITTER_EMAIL: "init@example.invalid",
+  };
+  const clone = (dir: string) =>
+    exec("git", ["-c", `http.extraHeader=${header}`, "clone", "--quiet", world.sandbox.gitUrl(t.owner, t.name), dir], { env: gitEnv });
   const prep = `${world.dir}/prepare`;
   await clone(prep);
   mkdirSync(dirname(`${prep}/${cli.target}`), { recursive: true });

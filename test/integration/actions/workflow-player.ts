@@ -38,7 +38,10 @@ const jobSchema = z
     "runs-on": z.string(),
     "timeout-minutes": z.number(),
     outputs: z.record(z.string()).optional(),
-    strategy: z.object({ "fail-fast": z.boolean(), matrix: z.object({ host: z.string() }).strict() }).strict().optional(),
+    strategy: z
+      .object({ "fail-fast": z.boolean(), matrix: z.object({ host: z.string() }).strict() })
+      .strict()
+      .optional(),
     steps: z.array(stepSchema),
   })
   .strict();
@@ -166,7 +169,14 @@ export class JobPlay {
     return "success";
   }
 
-  private async shell(name: string, i: number, script: string, step: Step, ctx: Contexts, files: { pathFile: string; envFile: string; temp: string }): Promise<StepResult> {
+  private async shell(
+    name: string,
+    i: number,
+    script: string,
+    step: Step,
+    ctx: Contexts,
+    files: { pathFile: string; envFile: string; temp: string },
+  ): Promise<StepResult> {
     const scriptFile = join(this.runner.dir, `step-${i}.sh`);
     writeFileSync(scriptFile, script);
     const summary = join(this.runner.dir, `summary-${i}.md`);
@@ -186,7 +196,11 @@ export class JobPlay {
     };
     env.PATH = [...added, this.runner.baseEnv.PATH ?? ""].join(":");
     // Actions runs a bash step as `bash --noprofile --norc -eo pipefail {0}`.
-    const child = spawn("bash", ["--noprofile", "--norc", "-eo", "pipefail", scriptFile], { cwd: this.runner.workspace && existsSync(this.runner.workspace) ? this.runner.workspace : this.runner.dir, env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn("bash", ["--noprofile", "--norc", "-eo", "pipefail", scriptFile], {
+      cwd: this.runner.workspace && existsSync(this.runner.workspace) ? this.runner.workspace : this.runner.dir,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
     let err = "";
     child.stdout?.on("data", (d: Buffer) => (out += d.toString()));

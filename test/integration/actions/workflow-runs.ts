@@ -171,7 +171,8 @@ export class WorkflowPlayer {
     if (!condition(wf.jobs.plan.if, ctx)) return;
     run.plan = this.job(run, "plan", wf.jobs.plan.steps, ctx);
     if ((await run.plan.done) !== "success") return;
-    for (const [name, expr] of Object.entries(wf.jobs.plan.outputs ?? {})) ctx.set(`needs.plan.outputs.${name}`, evaluate(expr, new Map([...ctx, ...run.plan.outputs])));
+    for (const [name, expr] of Object.entries(wf.jobs.plan.outputs ?? {}))
+      ctx.set(`needs.plan.outputs.${name}`, evaluate(expr, new Map([...ctx, ...run.plan.outputs])));
     const matrixExpr = /^\$\{\{\s*fromJSON\((.+)\)\s*\}\}$/.exec(wf.jobs.host.strategy?.matrix.host ?? "");
     if (!matrixExpr) throw new Error(`the workflow player expects matrix.host to be \${{ fromJSON(...) }}, not ${wf.jobs.host.strategy?.matrix.host}`);
     const hosts = JSON.parse(ctx.get(matrixExpr[1]!) ?? "null") as unknown;

@@ -72,7 +72,10 @@ describe("ClaudeCodeRunner against a fake claude on PATH", function () {
     const tools = events.filter((e) => e.kind === "tool").map((e) => (e.kind === "tool" ? `${e.name} ${e.summary}` : ""));
     assert.deepEqual(tools.slice(0, 3), ["Read src/discount.ts", "Edit src/discount.ts", "Bash npm test"]);
     const results = events.filter((e) => e.kind === "tool-result");
-    assert.ok(results.some((e) => e.kind === "tool-result" && e.summary.startsWith("> shop@1.0.0 test")), JSON.stringify(results));
+    assert.ok(
+      results.some((e) => e.kind === "tool-result" && e.summary.startsWith("> shop@1.0.0 test")),
+      JSON.stringify(results),
+    );
     const last = events[events.length - 1];
     assert.equal(last?.kind, "result");
     assert.equal(last?.kind === "result" ? last.outcome : "", "success");
@@ -80,7 +83,10 @@ describe("ClaudeCodeRunner against a fake claude on PATH", function () {
 
   it("passes --model and --json-schema, and extracts structured_output from the result event", async () => {
     const schema = { type: "object", properties: { title: { type: "string" }, summary: { type: "string" } }, required: ["title", "summary"] };
-    const { result } = await run("success-structured", { runner: { model: "claude-opus-4-1", permissionMode: "bypassPermissions" }, request: { jsonSchema: schema } });
+    const { result } = await run("success-structured", {
+      runner: { model: "claude-opus-4-1", permissionMode: "bypassPermissions" },
+      request: { jsonSchema: schema },
+    });
     assert.equal(result.outcome, "success");
     assert.deepEqual(result.structured, { title: "fix: apply the member discount once (#42)", summary: "renewalTotal no longer stacks the member discount." });
     const argv = sb.readRecord().argv;
@@ -198,7 +204,10 @@ describe("ClaudeCodeRunner against a fake claude on PATH", function () {
     const { result, events } = await run("unknown-events");
     assert.equal(result.outcome, "success");
     const reasons = events.filter((e) => e.kind === "ignored").map((e) => (e.kind === "ignored" ? e.reason : ""));
-    assert.ok(reasons.some((r) => r.includes('unknown event type "stream_event"')), reasons.join("\n"));
+    assert.ok(
+      reasons.some((r) => r.includes('unknown event type "stream_event"')),
+      reasons.join("\n"),
+    );
     assert.ok(reasons.some((r) => r.includes('unknown event type "future_event_kind"')));
     assert.ok(reasons.some((r) => r.includes("rate_limit_event unreadable")));
     assert.ok(reasons.some((r) => r.includes('assistant block "thinking"')));
@@ -241,7 +250,10 @@ describe("ClaudeCodeRunner against a fake claude on PATH", function () {
       await run("success", { request: { prompt } });
       const command = readFileSync(join(sb.logDir, "implement.command"), "utf8");
       assert.match(command, /^# ticket-runner implement Stage of #42/);
-      assert.match(command, /TICKET_RUNNER_STAGE=implement TICKET_RUNNER_TICKET=42 claude -p "\$\(cat '?[^)]*implement\.prompt\.txt'?\)" --output-format stream-json --verbose/);
+      assert.match(
+        command,
+        /TICKET_RUNNER_STAGE=implement TICKET_RUNNER_TICKET=42 claude -p "\$\(cat '?[^)]*implement\.prompt\.txt'?\)" --output-format stream-json --verbose/,
+      );
       assert.ok(!command.includes("xxxxxxxxxx"), "the long prompt is not inlined");
       assert.equal(readFileSync(join(sb.logDir, "implement.prompt.txt"), "utf8"), prompt);
       assert.equal(sb.readRecord().argv[1], prompt, "the agent still got the prompt as one argv element");

@@ -109,7 +109,10 @@ describe("the demo agent (real process, real git)", function () {
     const verify = await stage(wt, "verify", 1, demo(1));
     assert.equal(verify.result.outcome, "success");
     const grades = verifyAnswer.parse(verify.result.structured).criteria;
-    assert.deepEqual(grades.map((g) => g.verdict), ["met", "met"]);
+    assert.deepEqual(
+      grades.map((g) => g.verdict),
+      ["met", "met"],
+    );
     assert.equal(grades[0]!.criterion, "`src/format.js` exports `formatPrice(cents, currency)`");
     assert.match(grades[0]!.evidence, /^src\/format\.js:1 contains/);
   });
@@ -120,7 +123,10 @@ describe("the demo agent (real process, real git)", function () {
     await git(wt, ["rm", "-q", "test/format.test.js"]);
     const verify = await stage(wt, "verify", 1, demo(1));
     const grades = verifyAnswer.parse(verify.result.structured).criteria;
-    assert.deepEqual(grades.map((g) => g.verdict), ["met", "unmet"]);
+    assert.deepEqual(
+      grades.map((g) => g.verdict),
+      ["met", "unmet"],
+    );
     assert.equal(grades[1]!.evidence, "test/format.test.js does not exist");
   });
 
@@ -135,19 +141,28 @@ describe("the demo agent (real process, real git)", function () {
     assert.notEqual(await git(wt, ["rev-parse", "HEAD"]), before, "fix added a commit");
     assert.equal(await nodeTest(wt), 0, "the fix passes the Checks");
     const verify = await stage(wt, "verify", 2, demo(2));
-    assert.deepEqual(verifyAnswer.parse(verify.result.structured).criteria.map((g) => g.verdict), ["met", "met"]);
+    assert.deepEqual(
+      verifyAnswer.parse(verify.result.structured).criteria.map((g) => g.verdict),
+      ["met", "met"],
+    );
   });
 
   it("unmet-criteria: verify says unmet, fix adds a commit but cannot meet them", async () => {
     const wt = await lane(3);
     await stage(wt, "implement", 3, demo(3));
     const v1 = verifyAnswer.parse((await stage(wt, "verify", 3, demo(3))).result.structured).criteria;
-    assert.deepEqual(v1.map((g) => g.verdict), ["unmet", "unmet"]);
+    assert.deepEqual(
+      v1.map((g) => g.verdict),
+      ["unmet", "unmet"],
+    );
     const before = await git(wt, ["rev-parse", "HEAD"]);
     assert.equal((await stage(wt, "fix", 3, demo(3))).result.outcome, "success");
     assert.notEqual(await git(wt, ["rev-parse", "HEAD"]), before, "a fix Stage always adds a commit");
     const v2 = verifyAnswer.parse((await stage(wt, "verify", 3, demo(3))).result.structured).criteria;
-    assert.deepEqual(v2.map((g) => g.verdict), ["unmet", "unmet"]);
+    assert.deepEqual(
+      v2.map((g) => g.verdict),
+      ["unmet", "unmet"],
+    );
   });
 
   it("conflict: implement pushes a teammate's edit to the base, the rebase stops, the conflict Stage finishes it", async () => {
@@ -169,7 +184,10 @@ describe("the demo agent (real process, real git)", function () {
     assert.equal(await git(wt, ["status", "--porcelain"]), "");
     assert.equal(await git(wt, ["merge-base", "--is-ancestor", "origin/main", "HEAD"]).then(() => true), true, "rebased onto the new base");
     assert.match(readFileSync(join(wt, "README.md"), "utf8"), /Currency: euro \(EUR\)/);
-    assert.deepEqual(verifyAnswer.parse((await stage(wt, "verify", 4, demo(4))).result.structured).criteria.map((g) => g.verdict), ["met"]);
+    assert.deepEqual(
+      verifyAnswer.parse((await stage(wt, "verify", 4, demo(4))).result.structured).criteria.map((g) => g.verdict),
+      ["met"],
+    );
 
     // A resumed implement for the same ticket does not push a second teammate commit.
     const wt2 = await lane(4);
@@ -197,7 +215,13 @@ describe("the demo agent (real process, real git)", function () {
 
   it("rate-limit-once:verify limits the first verify only; TICKET_RUNNER_DEMO_STATE moves the memory", async () => {
     const stateDir = await makeTempDir("tr-demo-state-");
-    const issue = { title: "Limited at verify", body: "- [ ] x\n\n```ticket-runner-demo\n" + JSON.stringify({ files: { "x.txt": "x\n" }, criteria: [{ file: "x.txt", contains: "x" }], behaviours: ["rate-limit-once:verify"] }) + "\n```" };
+    const issue = {
+      title: "Limited at verify",
+      body:
+        "- [ ] x\n\n```ticket-runner-demo\n" +
+        JSON.stringify({ files: { "x.txt": "x\n" }, criteria: [{ file: "x.txt", contains: "x" }], behaviours: ["rate-limit-once:verify"] }) +
+        "\n```",
+    };
     const runner = { baseEnv: { ...process.env, TICKET_RUNNER_DEMO_STATE: stateDir } };
     const wt = await lane(9);
     assert.equal((await stage(wt, "implement", 9, issue, { runner })).result.outcome, "success");
@@ -232,8 +256,13 @@ describe("the demo agent (real process, real git)", function () {
     const b = await stage(wt2, "implement", 12, burst, { request: { onEvent: () => (eventsSeen += 1) } });
     clearInterval(timer);
     assert.equal(b.result.outcome, "success");
-    assert.ok(ticksAt.some((n) => n > 100 && n < 4900), `timers ran mid-burst (event counts at ticks: ${ticksAt.slice(0, 20).join(",")}…)`);
-    const burstEvents = b.events.filter((e) => (e.kind === "tool" && e.summary.startsWith("burst/")) || (e.kind === "tool-result" && e.summary.startsWith("line ")));
+    assert.ok(
+      ticksAt.some((n) => n > 100 && n < 4900),
+      `timers ran mid-burst (event counts at ticks: ${ticksAt.slice(0, 20).join(",")}…)`,
+    );
+    const burstEvents = b.events.filter(
+      (e) => (e.kind === "tool" && e.summary.startsWith("burst/")) || (e.kind === "tool-result" && e.summary.startsWith("line ")),
+    );
     assert.equal(burstEvents.length, 5000);
   });
 

@@ -29,7 +29,9 @@ import { codexBinary, geminiBinary } from "../../support/real-agents";
 import { waitFor } from "../../support/wait-for";
 
 const codeAnswer = z.object({ title: z.string().min(1), summary: z.string() }).strict();
-const verifyAnswer = z.object({ criteria: z.array(z.object({ criterion: z.string(), verdict: z.enum(["met", "unmet", "unverifiable"]), evidence: z.string() }).strict()) });
+const verifyAnswer = z.object({
+  criteria: z.array(z.object({ criterion: z.string(), verdict: z.enum(["met", "unmet", "unverifiable"]), evidence: z.string() }).strict()),
+});
 
 /** Pids of the processes whose working directory is `dir` (Linux /proc). */
 function processesIn(dir: string): number[] {
@@ -117,7 +119,12 @@ for (const c of CASES) {
       return c.runner({ command, extraArgs: wiring.extraArgs, baseEnv: { ...gitEnv(), HOME: home, ...wiring.env } });
     }
 
-    async function stage(cwd: string, name: StageName, ticket: number, opts: { resumeSession?: string; signal?: AbortSignal; command?: string[] } = {}): Promise<{ result: CliStageResult; events: AgentEvent[] }> {
+    async function stage(
+      cwd: string,
+      name: StageName,
+      ticket: number,
+      opts: { resumeSession?: string; signal?: AbortSignal; command?: string[] } = {},
+    ): Promise<{ result: CliStageResult; events: AgentEvent[] }> {
       const issue = { number: ticket, ...DEMO_ISSUES[ticket - 1]! };
       const prompt = name === "verify" ? verifyPrompt(issue, uncheckedCriteria(issue.body)) : implementPrompt(issue, `agent/${ticket}`);
       const events: AgentEvent[] = [];
@@ -150,12 +157,18 @@ for (const c of CASES) {
       assert.equal(await git(wt, ["status", "--porcelain"]), "", "nothing left uncommitted");
       assert.ok(impl.result.sessionId, "the session id is kept for a resume");
       assert.ok(impl.events.some((e) => e.kind === "init" && e.sessionId === impl.result.sessionId));
-      assert.ok(impl.events.some((e) => e.kind === "tool" && e.name === "Bash" && /^git add -- /.test(e.summary)), JSON.stringify(impl.events));
+      assert.ok(
+        impl.events.some((e) => e.kind === "tool" && e.name === "Bash" && /^git add -- /.test(e.summary)),
+        JSON.stringify(impl.events),
+      );
 
       const verify = await stage(wt, "verify", 1);
       assert.equal(verify.result.outcome, "success", verify.result.detail);
       const grades = verifyAnswer.parse(verify.result.structured).criteria;
-      assert.deepEqual(grades.map((g) => g.verdict), ["met", "met"]);
+      assert.deepEqual(
+        grades.map((g) => g.verdict),
+        ["met", "met"],
+      );
       assert.match(grades[0]!.evidence, /^src\/format\.js:\d+ contains/);
     });
 
@@ -175,8 +188,15 @@ for (const c of CASES) {
       const resumed = await stage(wt, "implement", 1, { resumeSession: session });
       assert.equal(resumed.result.outcome, "success", resumed.result.detail);
       assert.equal(await git(wt, ["log", "-1", "--format=%s"]), "Add a formatPrice helper");
-      const after = server.requests().slice(spent).filter((r) => r.stage === "implement");
-      assert.deepEqual(after.map((r) => r.step), [1, 2], "the resumed session did not write the files again");
+      const after = server
+        .requests()
+        .slice(spent)
+        .filter((r) => r.stage === "implement");
+      assert.deepEqual(
+        after.map((r) => r.step),
+        [1, 2],
+        "the resumed session did not write the files again",
+      );
     });
 
     it("an exhausted quota is rate-limited, not the ticket's failure", async () => {

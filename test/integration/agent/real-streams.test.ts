@@ -20,7 +20,18 @@ describe("ClaudeCodeRunner on streams recorded from the real claude 2.1.332", fu
   async function run(fixture: string, request: Partial<StageRequest> = {}): Promise<{ result: StageResult; events: AgentEvent[] }> {
     const events: AgentEvent[] = [];
     const runner = new ClaudeCodeRunner({ killGraceMs: 500, baseEnv: sb.env(`real-2.1.332-${fixture}`) });
-    const result = await runner.run({ stage: "implement", ticket: 7, prompt: "p", cwd: sb.cwd, logDir: sb.logDir, logName: "implement", timeoutMs: 20_000, maxTurns: 20, onEvent: (e) => events.push(e), ...request });
+    const result = await runner.run({
+      stage: "implement",
+      ticket: 7,
+      prompt: "p",
+      cwd: sb.cwd,
+      logDir: sb.logDir,
+      logName: "implement",
+      timeoutMs: 20_000,
+      maxTurns: 20,
+      onEvent: (e) => events.push(e),
+      ...request,
+    });
     return { result, events };
   }
 
@@ -94,7 +105,13 @@ describe("ClaudeCodeRunner on streams recorded from the real claude 2.1.332", fu
   });
 
   it("passes the allowed commands as settings permissions.allow", async () => {
-    await run("success", { allowedCommands: [["git", "commit"], ["npm", "run", "typecheck"], ["node", "--test"]] });
+    await run("success", {
+      allowedCommands: [
+        ["git", "commit"],
+        ["npm", "run", "typecheck"],
+        ["node", "--test"],
+      ],
+    });
     const argv = sb.readRecord().argv as string[];
     const settings = JSON.parse(argv[argv.indexOf("--settings") + 1]!);
     assert.deepEqual(settings, { permissions: { allow: ["Bash(git commit:*)", "Bash(npm run typecheck:*)", "Bash(node --test:*)"] } });

@@ -11,7 +11,11 @@ const ROOT = join(__dirname, "..", "..", "..");
 
 function cli(args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--require", "tsx/cjs", join(ROOT, "src/cli/main.ts"), ...args], { cwd: ROOT, env: { ...process.env, TICKET_RUNNER_STAGE: "", GITHUB_TOKEN: "", GH_TOKEN: "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["--require", "tsx/cjs", join(ROOT, "src/cli/main.ts"), ...args], {
+      cwd: ROOT,
+      env: { ...process.env, TICKET_RUNNER_STAGE: "", GITHUB_TOKEN: "", GH_TOKEN: "", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
     let err = "";
     child.stdout.on("data", (d: Buffer) => (out += d.toString()));
@@ -50,9 +54,23 @@ describe("ticket-runner board (CLI)", function () {
     const r = await cli(["board", "--json", "--repo", "acme/shop", "--api-url", sandbox.apiUrl], env);
     assert.equal(r.code, 0, r.err);
     const model = JSON.parse(r.out) as { sections: { id: string; count: number; rows: { number: number; runColumn: string }[] }[]; runningHere: number };
-    assert.deepEqual(model.sections.map((s) => [s.id, s.count]), [["running-here", 1], ["claimed-elsewhere", 2], ["stale", 1], ["frontier", 3], ["blocked", 0], ["needs-person", 1], ["stranded", 1]]);
+    assert.deepEqual(
+      model.sections.map((s) => [s.id, s.count]),
+      [
+        ["running-here", 1],
+        ["claimed-elsewhere", 2],
+        ["stale", 1],
+        ["frontier", 3],
+        ["blocked", 0],
+        ["needs-person", 1],
+        ["stranded", 1],
+      ],
+    );
     const mine = JSON.parse((await cli(["board", "--json", "--mine", "--repo", "acme/shop", "--api-url", sandbox.apiUrl], env)).out) as typeof model;
-    assert.deepEqual(mine.sections.flatMap((s) => s.rows.map((x) => x.number)), [seeded.tickets.runningHere, seeded.tickets.stranded]);
+    assert.deepEqual(
+      mine.sections.flatMap((s) => s.rows.map((x) => x.number)),
+      [seeded.tickets.runningHere, seeded.tickets.stranded],
+    );
   });
 
   it("fails with the reason when the token is refused", async () => {

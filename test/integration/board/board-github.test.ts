@@ -78,7 +78,8 @@ describe("board over the sandbox", function () {
 
   it("spends one extra request, on that issue only, when the lease is older than the last comments", async () => {
     const bob = sandboxOctokit(fx.sandbox.apiUrl, fx.seeded.tokens.bob);
-    for (let i = 0; i < 3; i++) await bob.rest.issues.createComment({ owner: "acme", repo: "shop", issue_number: fx.seeded.tickets.claimedElsewhere, body: `progress ${i}` });
+    for (let i = 0; i < 3; i++)
+      await bob.rest.issues.createComment({ owner: "acme", repo: "shop", issue_number: fx.seeded.tickets.claimedElsewhere, body: `progress ${i}` });
     const b = board(2);
     await b.refresher.refresh();
     await fx.sandbox.admin.clearRequestLog();
@@ -98,7 +99,10 @@ describe("board over the sandbox", function () {
     for (let i = 0; i < 10; i++) assert.equal(await b.refresher.tick(), "unchanged");
     const polls = (await fx.sandbox.admin.requestLog()).filter((r) => r.user === "ana");
     assert.equal(polls.length, 20);
-    assert.ok(polls.every((r) => r.status === 304), "every idle poll is a 304");
+    assert.ok(
+      polls.every((r) => r.status === 304),
+      "every idle poll is a 304",
+    );
     assert.equal(b.poller.lastRate?.used, before, "no rate-limit point spent");
     assert.equal(b.refresher.nextDelayMs(30), 60_000, "the sandbox's X-Poll-Interval: 60 wins over a 30 s setting");
 
@@ -119,7 +123,12 @@ describe("board over the sandbox", function () {
     const url = fx.seeded.leaseUrls[fx.seeded.tickets.claimedElsewhere] ?? "";
     const id = Number(/issuecomment-(\d+)/.exec(url)?.[1]);
     const { data } = await bob.rest.issues.getComment({ owner: "acme", repo: "shop", comment_id: id });
-    await bob.rest.issues.updateComment({ owner: "acme", repo: "shop", comment_id: id, body: (data.body ?? "").replace('"state": "claimed"', '"state": "released"') });
+    await bob.rest.issues.updateComment({
+      owner: "acme",
+      repo: "shop",
+      comment_id: id,
+      body: (data.body ?? "").replace('"state": "claimed"', '"state": "released"'),
+    });
     assert.equal(await b.refresher.tick(), "refetched");
     assert.match(row(b.refresher.view().model, fx.seeded.tickets.claimedElsewhere).notes.join(" "), /without a lease comment/);
     await bob.rest.issues.updateComment({ owner: "acme", repo: "shop", comment_id: id, body: data.body ?? "" });
@@ -147,7 +156,11 @@ describe("board over the sandbox", function () {
     const where = { owner: "acme", repo: "shop" };
     const blocker = (await ana.rest.issues.create({ ...where, title: "Migrate the schema first" })).data;
     const blocked = (await ana.rest.issues.create({ ...where, title: "Use the new schema", labels: ["ready-for-agent"] })).data;
-    await ana.request("POST /repos/{owner}/{repo}/issues/{issue_number}/dependencies/blocked_by", { ...where, issue_number: blocked.number, issue_id: blocker.id });
+    await ana.request("POST /repos/{owner}/{repo}/issues/{issue_number}/dependencies/blocked_by", {
+      ...where,
+      issue_number: blocked.number,
+      issue_id: blocker.id,
+    });
     try {
       const b = board();
       await b.refresher.tick();
@@ -156,7 +169,11 @@ describe("board over the sandbox", function () {
       const r = row(b.refresher.view().model, blocked.number);
       assert.deepEqual([r.section, r.runColumn, r.contextValue], ["blocked", `blocked by #${blocker.number}`, "ticketRunner:ticket"]);
       const requests = (await fx.sandbox.admin.requestLog()).filter((x) => x.user === "ana");
-      assert.deepEqual(requests.map((x) => `${x.method} ${x.path}`), ["POST /graphql"], "no request per issue for its blockers");
+      assert.deepEqual(
+        requests.map((x) => `${x.method} ${x.path}`),
+        ["POST /graphql"],
+        "no request per issue for its blockers",
+      );
       await ana.rest.issues.update({ ...where, issue_number: blocker.number, state: "closed" });
       assert.equal(await b.refresher.refresh(), "refetched");
       assert.equal(row(b.refresher.view().model, blocked.number).section, "frontier", "a closed blocker frees it");

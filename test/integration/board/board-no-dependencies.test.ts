@@ -53,7 +53,10 @@ describe("board on a server without issue dependencies", function () {
     const withField = board(sandboxOctokit(fx.sandbox.apiUrl, fx.seeded.tokens.ana));
     assert.equal(await withField.refresher.refresh(), "refetched");
     const normal = await graphqlRequests();
-    assert.ok(withField.refresher.view().model?.sections.some((s) => s.id === "blocked" && s.count === 1), "the blocked issue shows while the server has dependencies");
+    assert.ok(
+      withField.refresher.view().model?.sections.some((s) => s.id === "blocked" && s.count === 1),
+      "the blocked issue shows while the server has dependencies",
+    );
 
     await fx.sandbox.admin.setFaults({ issueDependencies: false });
     warnings.length = 0;
@@ -64,10 +67,16 @@ describe("board on a server without issue dependencies", function () {
     assert.equal(await graphqlRequests(), normal + 1, "the refused page, then the page without blockedBy");
     const model = b.refresher.view().model;
     assert.equal(b.refresher.view().error, null);
-    assert.deepEqual(model?.sections.map((s) => s.id), ["running-here", "claimed-elsewhere", "stale", "frontier", "needs-person", "stranded"]);
+    assert.deepEqual(
+      model?.sections.map((s) => s.id),
+      ["running-here", "claimed-elsewhere", "stale", "frontier", "needs-person", "stranded"],
+    );
     const row = model?.sections.flatMap((s) => s.rows).find((r) => r.number === blocked);
     assert.deepEqual([row?.section, row?.runColumn], ["frontier", "free"]);
-    assert.ok(model?.sections.every((s) => s.rows.every((r) => r.marker !== "blocked")), "no issue is shown blocked");
+    assert.ok(
+      model?.sections.every((s) => s.rows.every((r) => r.marker !== "blocked")),
+      "no issue is shown blocked",
+    );
 
     await fx.sandbox.admin.clearRequestLog();
     assert.equal(await b.refresher.refresh(), "refetched");

@@ -18,12 +18,19 @@ describe("board: GitHub's GraphQL rate limit (200 with RATE_LIMITED)", function 
     const octokit = createOctokit({ apiUrl: fx.sandbox.apiUrl, token: fx.seeded.tokens.ana!, log: quiet, retries: 0 });
     await fx.sandbox.admin.setFaults({ rateLimit: 1 });
     await octokit.graphql("{ viewer { login } }");
-    const raw = await fetch(`${fx.sandbox.apiUrl}/graphql`, { method: "POST", headers: { authorization: `token ${fx.seeded.tokens.ana}`, "content-type": "application/json" }, body: JSON.stringify({ query: "{ viewer { login } }" }) });
+    const raw = await fetch(`${fx.sandbox.apiUrl}/graphql`, {
+      method: "POST",
+      headers: { authorization: `token ${fx.seeded.tokens.ana}`, "content-type": "application/json" },
+      body: JSON.stringify({ query: "{ viewer { login } }" }),
+    });
     assert.equal(raw.status, 200);
     assert.equal(raw.headers.get("x-ratelimit-remaining"), "0");
     const reset = Number(raw.headers.get("x-ratelimit-reset"));
     assert.ok(reset * 1000 > Date.now());
-    assert.deepEqual(((await raw.json()) as { errors: { type: string }[] }).errors.map((e) => e.type), ["RATE_LIMITED"]);
+    assert.deepEqual(
+      ((await raw.json()) as { errors: { type: string }[] }).errors.map((e) => e.type),
+      ["RATE_LIMITED"],
+    );
 
     const board = fx.board({ octokit, runRoot: { list: async () => [] } });
     const error = await board.loader.load().then(

@@ -19,7 +19,10 @@ describe("claims (integration): adopting a Stranded claim from another Host take
     w = await RunWorld.make({ labels: { hostLabels: true } });
     const [n] = await w.tickets([w.ticket("wanderer", ["slow:2500"])]);
     const run = w.cli(["run"]);
-    await waitFor(() => Object.values(w.stageLogs(w.target.clone, n!)).some((stages) => stages.includes("verify")), { timeoutMs: 60_000, what: `#${n} verify to start` });
+    await waitFor(() => Object.values(w.stageLogs(w.target.clone, n!)).some((stages) => stages.includes("verify")), {
+      timeoutMs: 60_000,
+      what: `#${n} verify to start`,
+    });
     run.child.kill("SIGKILL");
     await run.exited;
     assert.deepEqual((await w.issue(n!)).labelNames, ["claim:a", "in-progress"], "the killed Run's claim is on the board");
@@ -32,6 +35,10 @@ describe("claims (integration): adopting a Stranded claim from another Host take
     assert.equal(adopted.code, 0, say(adopted));
     const issue = await w.issue(n!);
     assert.equal(issue.state, "closed", say(adopted));
-    assert.deepEqual(issue.labelNames.filter((l) => l.startsWith("claim:") || l === "in-progress"), [], say(adopted));
+    assert.deepEqual(
+      issue.labelNames.filter((l) => l.startsWith("claim:") || l === "in-progress"),
+      [],
+      say(adopted),
+    );
   });
 });

@@ -96,7 +96,11 @@ export async function startClaimsSandbox(users: Users = { alice: "write", bob: "
   const log = new CollectLog();
   const client = (user: string) => createOctokit({ apiUrl: sandbox.apiUrl, token: tokens[user] ?? sandbox.adminToken, log, retryBaseMs: 20 });
   const admin = client("sandbox-admin");
-  for (const [name, color] of [[LABELS.ready, "0e8a16"], [LABELS.inProgress, "fbca04"], [LABELS.human, "d93f0b"]] as const) {
+  for (const [name, color] of [
+    [LABELS.ready, "0e8a16"],
+    [LABELS.inProgress, "fbca04"],
+    [LABELS.human, "d93f0b"],
+  ] as const) {
     await admin.request("POST /repos/{owner}/{repo}/labels", { owner: OWNER, repo: NAME, name, color });
   }
   return {

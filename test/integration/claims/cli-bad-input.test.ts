@@ -71,7 +71,10 @@ describe("CLI (integration): bad input is refused with the next command, and cha
   });
 
   it("--repo ../.. is not a repository", async () => {
-    const r = await runCli(["board", "--repo", "../.."], { cwd: elsewhere, env: { TICKET_RUNNER_TOKEN: s.tokens.alice!, TICKET_RUNNER_API_URL: s.sandbox.apiUrl } });
+    const r = await runCli(["board", "--repo", "../.."], {
+      cwd: elsewhere,
+      env: { TICKET_RUNNER_TOKEN: s.tokens.alice!, TICKET_RUNNER_API_URL: s.sandbox.apiUrl },
+    });
     refusedInOneLine(r, /--repo must look like owner\/name, not "\.\.\/\.\."/);
   });
 

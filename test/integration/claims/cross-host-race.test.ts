@@ -69,20 +69,37 @@ describe("claims (integration): races across Hosts with read lag", function () {
       races += batch;
     }
     await s.sandbox.admin.setFaults({ readLagMs: 0 });
-    console.log(`      ${RACES} races (3 Hosts each, read lag ${READ_LAG_MS} ms, settle ${SETTLE_MS} ms): ${bothWrote} had 2+ writers (missed each other's first read); 0 double wins; ${Math.round((Date.now() - t0) / RACES)} ms/race at ${PARALLEL} in parallel`);
+    console.log(
+      `      ${RACES} races (3 Hosts each, read lag ${READ_LAG_MS} ms, settle ${SETTLE_MS} ms): ${bothWrote} had 2+ writers (missed each other's first read); 0 double wins; ${Math.round((Date.now() - t0) / RACES)} ms/race at ${PARALLEL} in parallel`,
+    );
     assert.ok(bothWrote > RACES / 4, `the read lag should make most races real double writes (got ${bothWrote})`);
   });
 
   it(`${PROCESS_RACES} races between real processes on separate Hosts`, async () => {
     await s.sandbox.admin.setFaults({ readLagMs: READ_LAG_MS });
-    const hosts = ["alice", "bob", "carol"].map((user, i) => ({ user, dir: join(s.dir, `proc-host-${i}`), clone: join(s.dir, `proc-clone-${i}`), session: `proc-host-${i}` }));
+    const hosts = ["alice", "bob", "carol"].map((user, i) => ({
+      user,
+      dir: join(s.dir, `proc-host-${i}`),
+      clone: join(s.dir, `proc-clone-${i}`),
+      session: `proc-host-${i}`,
+    }));
     for (const [i, h] of hosts.entries()) await s.clone(h.user, `proc-clone-${i}`, { lease: { settleMs: SETTLE_MS } });
     let doubleWrites = 0;
     for (let i = 0; i < PROCESS_RACES; i++) {
       const n = await s.issue(`process race ${i}`);
       await new Promise((r) => setTimeout(r, READ_LAG_MS + 50));
       const results = await Promise.all(
-        hosts.map((h) => runCli(["start", String(n)], { cwd: h.clone, env: { TICKET_RUNNER_TOKEN: s.tokens[h.user]!, TICKET_RUNNER_RUN_ROOT: h.dir, TICKET_RUNNER_HOST_SESSION: h.session, TICKET_RUNNER_HOST_NAME: h.session } })),
+        hosts.map((h) =>
+          runCli(["start", String(n)], {
+            cwd: h.clone,
+            env: {
+              TICKET_RUNNER_TOKEN: s.tokens[h.user]!,
+              TICKET_RUNNER_RUN_ROOT: h.dir,
+              TICKET_RUNNER_HOST_SESSION: h.session,
+              TICKET_RUNNER_HOST_NAME: h.session,
+            },
+          }),
+        ),
       );
       const won = results.filter((r) => r.code === 0);
       assert.equal(won.length, 1, results.map((r) => `${r.code}: ${r.stdout}${r.stderr}`).join("\n"));

@@ -23,8 +23,18 @@ describe("claims (integration): the four ways to start a ticket (docs/claims.md)
     otherClone = await s.clone("bob", "clone-c", { lease: { settleMs: 200 } });
   });
 
-  const hostA = () => ({ TICKET_RUNNER_TOKEN: s.tokens.alice!, TICKET_RUNNER_RUN_ROOT: join(s.dir, "runs-a"), TICKET_RUNNER_HOST_SESSION: "host-a", TICKET_RUNNER_HOST_NAME: "laptop-a" });
-  const hostC = () => ({ TICKET_RUNNER_TOKEN: s.tokens.bob!, TICKET_RUNNER_RUN_ROOT: join(s.dir, "runs-c"), TICKET_RUNNER_HOST_SESSION: "host-c", TICKET_RUNNER_HOST_NAME: "vm-c" });
+  const hostA = () => ({
+    TICKET_RUNNER_TOKEN: s.tokens.alice!,
+    TICKET_RUNNER_RUN_ROOT: join(s.dir, "runs-a"),
+    TICKET_RUNNER_HOST_SESSION: "host-a",
+    TICKET_RUNNER_HOST_NAME: "laptop-a",
+  });
+  const hostC = () => ({
+    TICKET_RUNNER_TOKEN: s.tokens.bob!,
+    TICKET_RUNNER_RUN_ROOT: join(s.dir, "runs-c"),
+    TICKET_RUNNER_HOST_SESSION: "host-c",
+    TICKET_RUNNER_HOST_NAME: "vm-c",
+  });
 
   it("A, B, C and D", async () => {
     const n = await s.issue("flaky build");

@@ -34,7 +34,11 @@ describe("claims (integration): GitHub's GraphQL rate limits in GitHub's shapes"
   it("a spent GraphQL budget (200 + RATE_LIMITED) refuses the claim, naming the reset GitHub sent", async () => {
     const n = await s.issue("primary graphql");
     await s.sandbox.admin.setFaults({ spentBudget: { users: ["alice"], resources: ["graphql"], resetInSeconds: 3600 } });
-    const raw = await fetch(`${s.sandbox.apiUrl}/graphql`, { method: "POST", headers: { authorization: `token ${s.tokens.alice}`, "content-type": "application/json" }, body: JSON.stringify({ query: "{ viewer { login } }" }) });
+    const raw = await fetch(`${s.sandbox.apiUrl}/graphql`, {
+      method: "POST",
+      headers: { authorization: `token ${s.tokens.alice}`, "content-type": "application/json" },
+      body: JSON.stringify({ query: "{ viewer { login } }" }),
+    });
     assert.equal(raw.status, 200);
     assert.equal(raw.headers.get("x-ratelimit-remaining"), "0");
     const reset = new Date(Number(raw.headers.get("x-ratelimit-reset")) * 1000);
@@ -43,7 +47,10 @@ describe("claims (integration): GitHub's GraphQL rate limits in GitHub's shapes"
     const r = await refusal(gate.take(n));
     assert.equal(r.reason, "rate-limited", r.message);
     assert.equal(r.details.retryAt, reset.toISOString());
-    assert.match(r.message, /^Nothing was claimed on acme\/widgets#\d+: GitHub's GraphQL rate limit for this token is spent; it resets \d{4}-\d\d-\d\d \d\d:\d\d UTC\./);
+    assert.match(
+      r.message,
+      /^Nothing was claimed on acme\/widgets#\d+: GitHub's GraphQL rate limit for this token is spent; it resets \d{4}-\d\d-\d\d \d\d:\d\d UTC\./,
+    );
     assert.ok(r.message.includes(reset.toISOString().slice(0, 16).replace("T", " ")), r.message);
     await untouched(n);
   });
@@ -56,7 +63,9 @@ describe("claims (integration): GitHub's GraphQL rate limits in GitHub's shapes"
     await s.sandbox.admin.setFaults({ secondaryRateLimit: { writesPerMinute: 0, status: 403, retryAfterSeconds: 1, graphql: "errors-200" } });
     const taking = gate.take(n);
     // GitHub refused the claim's write (a mutation) with 200 and the words; lift the limit while the client waits.
-    await waitFor(async () => (await s.sandbox.admin.requestLog()).some((r) => r.path === "/graphql" && r.write === true && r.status === 200), { what: "a refused claim write" });
+    await waitFor(async () => (await s.sandbox.admin.requestLog()).some((r) => r.path === "/graphql" && r.write === true && r.status === 200), {
+      what: "a refused claim write",
+    });
     await s.sandbox.admin.setFaults({});
     const won = await taking;
     assert.equal(won.issue.labels.includes(LABELS.inProgress), true);

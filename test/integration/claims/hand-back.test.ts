@@ -20,10 +20,15 @@ describe("claims (integration): ticket-runner hand-back", function () {
 
   it("moves ready-for-human to ready-for-agent, keeps the assignee, and says what the next Run does", async () => {
     const n = await s.issue("handed off", [LABELS.human, "bug"]);
-    await s.client("alice").request("POST /repos/{owner}/{repo}/issues/{issue_number}/assignees", { owner: OWNER, repo: NAME, issue_number: n, assignees: ["bob"] });
+    await s
+      .client("alice")
+      .request("POST /repos/{owner}/{repo}/issues/{issue_number}/assignees", { owner: OWNER, repo: NAME, issue_number: n, assignees: ["bob"] });
     const r = await runCli(["hand-back", String(n)], { cwd: clone, env: env() });
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, new RegExp(`Handed back ${FULL}#${n}: ready-for-human off, ready-for-agent on; the next Run resumes #${n} from .+ with a fresh fix budget`));
+    assert.match(
+      r.stdout,
+      new RegExp(`Handed back ${FULL}#${n}: ready-for-human off, ready-for-agent on; the next Run resumes #${n} from .+ with a fresh fix budget`),
+    );
     const issue = (await s.tracker("alice").getIssue(n))!;
     assert.deepEqual([...issue.labels].sort(), ["bug", LABELS.ready]);
     assert.deepEqual(issue.assignees, ["bob"]);

@@ -92,10 +92,17 @@ describe("claims (integration): a late-landing claim write never wins", function
       const busy = async (p: Party, party: string, held: boolean) => p.started && !p.done && !time.asleep(party) && !held;
       for (;;) {
         // Wait until every party is asleep, held by the sandbox, or done: nothing moves but time.
-        await waitFor(async () => {
-          const held = !released && (await s.sandbox.admin.heldWrites()) > 0;
-          return !(await busy(pa, "a", held)) && !(await busy(pb, "b", false));
-        }, { timeoutMs: 60_000, intervalMs: 2, what: `race ${race}: the racers to settle (a: ${JSON.stringify(pa)} asleep ${time.asleep("a")}; b: ${JSON.stringify(pb)} asleep ${time.asleep("b")}; released ${released})` });
+        await waitFor(
+          async () => {
+            const held = !released && (await s.sandbox.admin.heldWrites()) > 0;
+            return !(await busy(pa, "a", held)) && !(await busy(pb, "b", false));
+          },
+          {
+            timeoutMs: 60_000,
+            intervalMs: 2,
+            what: `race ${race}: the racers to settle (a: ${JSON.stringify(pa)} asleep ${time.asleep("a")}; b: ${JSON.stringify(pb)} asleep ${time.asleep("b")}; released ${released})`,
+          },
+        );
         const pending = events.filter((e) => !e.done);
         if (pa.done && pb.done && pending.length === 0) break;
         const wake = time.nextWake();

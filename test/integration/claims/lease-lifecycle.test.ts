@@ -119,8 +119,14 @@ describe("claims (integration): the lease lifecycle", function () {
     assert.equal(first.code, 0, first.stderr);
     // The control: an online start shows up in the log, API and git alike.
     const seen = (await s.sandbox.admin.requestLog()).map((r) => `${r.method} ${r.path}`);
-    assert.ok(seen.some((p) => p.includes("/graphql")), seen.join(", "));
-    assert.ok(seen.some((p) => p.includes(".git/")), seen.join(", "));
+    assert.ok(
+      seen.some((p) => p.includes("/graphql")),
+      seen.join(", "),
+    );
+    assert.ok(
+      seen.some((p) => p.includes(".git/")),
+      seen.join(", "),
+    );
 
     // The board read keeps the titles this Host saw; a ticket opened after it is unknown here.
     const board = await runCli(["board"], { cwd: clone, env });
@@ -134,7 +140,13 @@ describe("claims (integration): the lease lifecycle", function () {
     assert.match(off.stdout, new RegExp(`Worktree: .*ticket-${n} \\(branch agent/${n}-offline-work\\)`));
     const blind = await runCli(["start", String(unseen), "--offline"], { cwd: clone, env });
     assert.equal(blind.code, 0, blind.stderr);
-    assert.match(blind.stdout, new RegExp(`^No title for #${unseen} is known on this Host \\(no board or online start on this Host has seen #${unseen}\\), so a new branch is named agent/${unseen}-ticket; rename it later with \`git branch -m\` if you like\\.$`, "m"));
+    assert.match(
+      blind.stdout,
+      new RegExp(
+        `^No title for #${unseen} is known on this Host \\(no board or online start on this Host has seen #${unseen}\\), so a new branch is named agent/${unseen}-ticket; rename it later with \`git branch -m\` if you like\\.$`,
+        "m",
+      ),
+    );
     assert.match(blind.stdout, new RegExp(`\\(branch agent/${unseen}-ticket\\)`));
     // A run started online, resumed --offline: still no request.
     const res = await runCli(["resume", String(online), "--offline"], { cwd: clone, env });

@@ -80,7 +80,10 @@ describe("claims (integration): a leftover run directory of an ended claim", fun
     assert.equal(kept.session, old.session, "the old run.json is kept, not deleted");
     const fresh = JSON.parse(readFileSync(join(runDir("bob", n), "run.json"), "utf8")) as { session: string; commentId: number };
     assert.notEqual(fresh.session, old.session);
-    assert.deepEqual((await leases(n)).map((l) => `${l.author}:${l.state}`), ["bob:superseded", "boss:released", "bob:claimed"]);
+    assert.deepEqual(
+      (await leases(n)).map((l) => `${l.author}:${l.state}`),
+      ["bob:superseded", "boss:released", "bob:claimed"],
+    );
   });
 
   it("resume of that ticket says what became of the claim and points to start, which works: no loop", async () => {
@@ -90,7 +93,11 @@ describe("claims (integration): a leftover run directory of an ended claim", fun
     assert.match(resumed.stderr, /taken over by @boss on host "boss-box"/, said(resumed));
     assert.equal(nextOf(resumed), `ticket-runner start ${n}`, said(resumed));
     const ran = await follow("bob", ["resume", String(n)]);
-    assert.deepEqual(ran.map((r) => r.code), [2, 0], ran.map(said).join("\n---\n"));
+    assert.deepEqual(
+      ran.map((r) => r.code),
+      [2, 0],
+      ran.map(said).join("\n---\n"),
+    );
   });
 
   it("taken over and still held by the admin: bob's start and resume both point to the take-over, which works", async () => {

@@ -22,10 +22,17 @@ describe("claims (integration): writes whose response is lost", function () {
     await s.sandbox.admin.setFaults({ loseResponses: { routes: "^POST /repos/acme/widgets/issues/\\d+/comments$", count: 1 } });
     const made = await tracker.createComment(n, "progress: implement done");
     const comments = await tracker.listComments(n);
-    assert.deepEqual(comments.map((c) => c.body), ["progress: implement done"]);
+    assert.deepEqual(
+      comments.map((c) => c.body),
+      ["progress: implement done"],
+    );
     assert.equal(made.id, comments[0]!.id);
     const posts = await sent(/^POST \/repos\/acme\/widgets\/issues\/\d+\/comments$/);
-    assert.deepEqual(posts.map((r) => r.status), [0], "one POST, its response lost (status 0 in the log), none sent again");
+    assert.deepEqual(
+      posts.map((r) => r.status),
+      [0],
+      "one POST, its response lost (status 0 in the log), none sent again",
+    );
   });
 
   it("a claim whose one GraphQL write landed with its response lost is won once: one lease comment, labels on, run.json names it", async () => {
@@ -44,6 +51,9 @@ describe("claims (integration): writes whose response is lost", function () {
     assert.ok(!issue?.labels.includes(LABELS.ready));
     const run = JSON.parse(readFileSync(join(a.root.dirFor({ owner: "acme", repo: "widgets" }, n), "run.json"), "utf8")) as { commentId: number };
     assert.equal(run.commentId, leases[0]!.id);
-    assert.ok((await sent(/^POST \/graphql$/)).some((r) => r.status === 0), "the fault fired");
+    assert.ok(
+      (await sent(/^POST \/graphql$/)).some((r) => r.status === 0),
+      "the fault fired",
+    );
   });
 });

@@ -19,7 +19,11 @@ describe("claims (integration): the Octokit client's retries", function () {
     const n = await s.issue("faults");
     const gh = s.client("alice");
     await s.sandbox.admin.clearRequestLog();
-    await s.sandbox.admin.setFaults({ errorRate: 1, errorStatus: 502, errorRoutes: "^(GET /repos/acme/widgets$|POST /graphql|POST /repos/acme/widgets/issues/\\d+/comments)" });
+    await s.sandbox.admin.setFaults({
+      errorRate: 1,
+      errorStatus: 502,
+      errorRoutes: "^(GET /repos/acme/widgets$|POST /graphql|POST /repos/acme/widgets/issues/\\d+/comments)",
+    });
 
     await assert.rejects(gh.request("GET /repos/{owner}/{repo}", { owner: OWNER, repo: NAME }));
     assert.equal(await count(/^GET \/repos\/acme\/widgets$/), 4, "GET: first try + 3 retries");
@@ -47,7 +51,10 @@ describe("claims (integration): the Octokit client's retries", function () {
     await s.sandbox.admin.setFaults({});
     await second;
     const comments = await s.tracker("alice").listComments(n);
-    assert.deepEqual(comments.map((c) => c.body), ["first", "second"]);
+    assert.deepEqual(
+      comments.map((c) => c.body),
+      ["first", "second"],
+    );
     assert.ok(s.log.has("secondary rate limit; retrying"), "the wait is logged");
   });
 });

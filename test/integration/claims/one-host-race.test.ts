@@ -26,7 +26,12 @@ describe("claims (integration): 8 simultaneous starts on one Host", function () 
   it(`exactly 1 wins and ${STARTS - 1} are refused, ${ROUNDS} rounds`, async () => {
     const tickets: number[] = [];
     for (let i = 0; i < ROUNDS; i++) tickets.push(await s.issue(`race ${i}`));
-    const env = { TICKET_RUNNER_TOKEN: s.tokens.alice!, TICKET_RUNNER_RUN_ROOT: join(s.dir, "runs"), TICKET_RUNNER_HOST_SESSION: "one-host", TICKET_RUNNER_HOST_NAME: "one-host" };
+    const env = {
+      TICKET_RUNNER_TOKEN: s.tokens.alice!,
+      TICKET_RUNNER_RUN_ROOT: join(s.dir, "runs"),
+      TICKET_RUNNER_HOST_SESSION: "one-host",
+      TICKET_RUNNER_HOST_NAME: "one-host",
+    };
     const durations: number[] = [];
     for (const n of tickets) {
       const t0 = Date.now();
@@ -50,6 +55,8 @@ describe("claims (integration): 8 simultaneous starts on one Host", function () 
     }
     const mean = durations.reduce((a, b) => a + b, 0) / durations.length;
     const sorted = [...durations].sort((a, b) => a - b);
-    console.log(`      ${ROUNDS} rounds x ${STARTS} processes: mean ${Math.round(mean)} ms/round, median ${sorted[Math.floor(sorted.length / 2)]} ms, max ${sorted[sorted.length - 1]} ms`);
+    console.log(
+      `      ${ROUNDS} rounds x ${STARTS} processes: mean ${Math.round(mean)} ms/round, median ${sorted[Math.floor(sorted.length / 2)]} ms, max ${sorted[sorted.length - 1]} ms`,
+    );
   });
 });

@@ -20,7 +20,12 @@ async function peopleAtTheirMachines(s: ClaimsSuite, users: string[]): Promise<P
   for (const user of users) {
     const clone = await s.clone(user, `clone-${user}`, { lease: { settleMs: 100 }, checks: [["true"]] });
     clones.set(user, clone);
-    envs.set(user, { TICKET_RUNNER_TOKEN: s.tokens[user]!, TICKET_RUNNER_RUN_ROOT: join(s.dir, `runs-${user}`), TICKET_RUNNER_HOST_NAME: `${user}-box`, TICKET_RUNNER_HOST_SESSION: `${user}-box` });
+    envs.set(user, {
+      TICKET_RUNNER_TOKEN: s.tokens[user]!,
+      TICKET_RUNNER_RUN_ROOT: join(s.dir, `runs-${user}`),
+      TICKET_RUNNER_HOST_NAME: `${user}-box`,
+      TICKET_RUNNER_HOST_SESSION: `${user}-box`,
+    });
   }
   const known = (user: string) => {
     const clone = clones.get(user);
@@ -54,7 +59,12 @@ export function usePeople(s: ClaimsSuite, users: string[]): People {
 export async function boardOf(s: ClaimsSuite, n: number): Promise<string> {
   const thread = await s.tracker("alice").readIssueThread(n);
   const issue = thread!.issue;
-  return JSON.stringify({ state: issue.state, labels: [...issue.labels].sort(), assignees: [...issue.assignees].sort(), comments: thread!.comments.map((c) => [c.id, c.body]) });
+  return JSON.stringify({
+    state: issue.state,
+    labels: [...issue.labels].sort(),
+    assignees: [...issue.assignees].sort(),
+    comments: thread!.comments.map((c) => [c.id, c.body]),
+  });
 }
 
 /** A CLI result, whole, for an assertion message. */

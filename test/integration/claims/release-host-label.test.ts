@@ -20,7 +20,15 @@ describe("claims (integration): release from another Host and take-over take off
   });
 
   const asHost = (host: string, args: string[], user = "bob"): Promise<CliResult> =>
-    runCli(args, { cwd: clone, env: { TICKET_RUNNER_TOKEN: s.tokens[user]!, TICKET_RUNNER_RUN_ROOT: join(s.dir, `runs-${host}`), TICKET_RUNNER_HOST_NAME: host, TICKET_RUNNER_HOST_SESSION: host } });
+    runCli(args, {
+      cwd: clone,
+      env: {
+        TICKET_RUNNER_TOKEN: s.tokens[user]!,
+        TICKET_RUNNER_RUN_ROOT: join(s.dir, `runs-${host}`),
+        TICKET_RUNNER_HOST_NAME: host,
+        TICKET_RUNNER_HOST_SESSION: host,
+      },
+    });
   const said = (r: CliResult) => `exit ${r.code}\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`;
   const labels = async (n: number) => [...(await s.tracker("alice").readIssueThread(n))!.issue.labels].sort();
 

@@ -83,13 +83,21 @@ describe("claims (integration): release refuses a ticket you do not hold", funct
     const thread = await s.tracker("alice").readIssueThread(n);
     assert.ok(thread!.issue.labels.includes("ready-for-agent") && !thread!.issue.labels.includes("in-progress"), thread!.issue.labels.join(","));
     assert.deepEqual(thread!.issue.assignees, []);
-    assert.deepEqual((await leases(n)).map((l) => l.state), ["released"]);
+    assert.deepEqual(
+      (await leases(n)).map((l) => l.state),
+      ["released"],
+    );
   });
 
   it("bob's claim on the board without a lease (in-progress, bob assigned): released", async () => {
     const n = await s.issue("claimed in GitHub's UI");
     const admin = s.client("sandbox-admin");
-    await admin.request("DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}", { owner: OWNER, repo: NAME, issue_number: n, name: "ready-for-agent" });
+    await admin.request("DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}", {
+      owner: OWNER,
+      repo: NAME,
+      issue_number: n,
+      name: "ready-for-agent",
+    });
     await admin.request("POST /repos/{owner}/{repo}/issues/{issue_number}/labels", { owner: OWNER, repo: NAME, issue_number: n, labels: ["in-progress"] });
     await admin.request("POST /repos/{owner}/{repo}/issues/{issue_number}/assignees", { owner: OWNER, repo: NAME, issue_number: n, assignees: ["bob"] });
     const r = await cli("bob", ["release", String(n)]);

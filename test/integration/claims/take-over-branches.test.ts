@@ -9,7 +9,14 @@ import { join } from "node:path";
 import { useClaimsSandbox } from "./claims-sandbox";
 import { runCli } from "./cli-process";
 
-const GIT_ENV = { ...process.env, GIT_AUTHOR_NAME: "T", GIT_AUTHOR_EMAIL: "t@example.invalid", GIT_COMMITTER_NAME: "T", GIT_COMMITTER_EMAIL: "t@example.invalid", LC_ALL: "C" };
+const GIT_ENV = {
+  ...process.env,
+  GIT_AUTHOR_NAME: "T",
+  GIT_AUTHOR_EMAIL: "t@example.invalid",
+  GIT_COMMITTER_NAME: "T",
+  GIT_COMMITTER_EMAIL: "t@example.invalid",
+  LC_ALL: "C",
+};
 
 function git(cwd: string, args: string[]): string {
   return execFileSync("git", args, { cwd, env: GIT_ENV, encoding: "utf8" }).trim();
@@ -19,7 +26,12 @@ describe("claims (integration): take-over and branches, board --json", function 
   this.timeout(120_000);
   const s = useClaimsSandbox();
   let clone: string;
-  const env = () => ({ TICKET_RUNNER_TOKEN: s.tokens.alice!, TICKET_RUNNER_RUN_ROOT: join(s.dir, "runs"), TICKET_RUNNER_HOST_SESSION: "tk-host", TICKET_RUNNER_HOST_NAME: "tk-host" });
+  const env = () => ({
+    TICKET_RUNNER_TOKEN: s.tokens.alice!,
+    TICKET_RUNNER_RUN_ROOT: join(s.dir, "runs"),
+    TICKET_RUNNER_HOST_SESSION: "tk-host",
+    TICKET_RUNNER_HOST_NAME: "tk-host",
+  });
 
   before(async () => {
     clone = await s.clone("alice", "clone", { lease: { settleMs: 150 } });

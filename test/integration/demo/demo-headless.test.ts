@@ -62,7 +62,10 @@ async function finished(demo: Demo, timeoutMs = 150_000): Promise<number | null>
     return await Promise.race([
       demo.exited,
       new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`the demo did not end within ${timeoutMs} ms\nstdout:\n${demo.out.join("\n")}\nstderr:\n${demo.err.join("\n")}`)), timeoutMs);
+        timer = setTimeout(
+          () => reject(new Error(`the demo did not end within ${timeoutMs} ms\nstdout:\n${demo.out.join("\n")}\nstderr:\n${demo.err.join("\n")}`)),
+          timeoutMs,
+        );
       }),
     ]);
   } finally {
@@ -154,7 +157,9 @@ async function issues(data: string): Promise<Map<number, { state: string; labels
   try {
     const octokit = new Octokit({ baseUrl: sb.apiUrl, auth: sb.adminToken });
     const { data: list } = await octokit.rest.issues.listForRepo({ owner: "demo", repo: "shop", state: "all", per_page: 100 });
-    return new Map(list.filter((i) => !i.pull_request).map((i) => [i.number, { state: i.state, labels: i.labels.map((l) => (typeof l === "string" ? l : (l.name ?? ""))) }]));
+    return new Map(
+      list.filter((i) => !i.pull_request).map((i) => [i.number, { state: i.state, labels: i.labels.map((l) => (typeof l === "string" ? l : (l.name ?? ""))) }]),
+    );
   } finally {
     await sb.stop();
   }
@@ -184,14 +189,26 @@ describe("demo --headless (integration)", function () {
     assert.equal(rows.get(3), "handed off");
     assert.equal(rows.get(6), "released");
     // The demo's summary ends with the rate limit and the time it resets; the board is printed before and after.
-    assert.ok(demo.out.some((l) => /^Rate limited: the limit resets \d{4}-\d\d-\d\d \d\d:\d\d UTC; run `ticket-runner run` again then\.$/.test(l)), text);
+    assert.ok(
+      demo.out.some((l) => /^Rate limited: the limit resets \d{4}-\d\d-\d\d \d\d:\d\d UTC; run `ticket-runner run` again then\.$/.test(l)),
+      text,
+    );
     const before = demo.out.findIndex((l) => l.startsWith("── The board before the Run"));
     const after = demo.out.findIndex((l) => l.startsWith("── The board after the Run"));
     assert.ok(before >= 0 && after > before, text);
     assert.equal(demo.out.slice(before, after).filter((l) => /^ {2}#\d .*\bfree$/.test(l)).length, 6, text);
-    assert.ok(demo.out.slice(after).some((l) => /^ {2}#3 .*handed off/.test(l)), text);
-    assert.ok(demo.out.slice(after).some((l) => /^ {2}#6 .*released/.test(l)), text);
-    assert.ok(demo.out.some((l) => l.includes(`Everything it makes is in ${data}`)), text);
+    assert.ok(
+      demo.out.slice(after).some((l) => /^ {2}#3 .*handed off/.test(l)),
+      text,
+    );
+    assert.ok(
+      demo.out.slice(after).some((l) => /^ {2}#6 .*released/.test(l)),
+      text,
+    );
+    assert.ok(
+      demo.out.some((l) => l.includes(`Everything it makes is in ${data}`)),
+      text,
+    );
     // Stopped by pid, and the folder handed back.
     assert.deepEqual(processesIn(data), []);
     const record = JSON.parse(readFileSync(join(data, "demo.json"), "utf8")) as { owner: unknown; children: unknown[] };
@@ -205,18 +222,28 @@ describe("demo --headless (integration)", function () {
     const data = join(scratch, "twice");
     const env = cleanEnv(scratch);
     const first = startDemo(["--headless", "--data", data], env);
-    await waitFor(() => first.out.some((l) => /#1 merged: PR #\d+/.test(l)), { timeoutMs: 120_000, intervalMs: 50, what: `#1 merged\n${first.out.join("\n")}\n${first.err.join("\n")}` });
+    await waitFor(() => first.out.some((l) => /#1 merged: PR #\d+/.test(l)), {
+      timeoutMs: 120_000,
+      intervalMs: 50,
+      what: `#1 merged\n${first.out.join("\n")}\n${first.err.join("\n")}`,
+    });
     // The terminal sends Ctrl+C to the whole foreground group: the demo and the Run.
     process.kill(-first.pid, "SIGINT");
     assert.equal(await finished(first), 130, first.out.join("\n"));
-    assert.ok(first.out.some((l) => l.startsWith("Killed by Ctrl+C")), first.out.join("\n"));
+    assert.ok(
+      first.out.some((l) => l.startsWith("Killed by Ctrl+C")),
+      first.out.join("\n"),
+    );
     await waitFor(() => processesIn(data).length === 0, { timeoutMs: 30_000, what: `no process left in ${data}: ${processesIn(data).join("; ")}` });
 
     const second = startDemo(["--headless", "--data", data], env);
     const code = await finished(second);
     const text = `first:\n${first.out.join("\n")}\nsecond:\n${second.out.join("\n")}\n${second.err.join("\n")}`;
     assert.equal(code, 1, text);
-    assert.ok(second.out.some((l) => l.includes("kept from the last demo: resuming")), text);
+    assert.ok(
+      second.out.some((l) => l.includes("kept from the last demo: resuming")),
+      text,
+    );
     assert.ok(!summaryRows(second.out).has(1), "#1 merged in the first Run is not taken again");
     assert.deepEqual(processesIn(data), []);
 
@@ -230,7 +257,11 @@ describe("demo --headless (integration)", function () {
     const data = join(scratch, "killed");
     const env = cleanEnv(scratch);
     const first = startDemo(["--headless", "--data", data], env);
-    await waitFor(() => first.out.some((l) => /#1 merged: PR #\d+/.test(l)), { timeoutMs: 120_000, intervalMs: 50, what: `#1 merged\n${first.out.join("\n")}\n${first.err.join("\n")}` });
+    await waitFor(() => first.out.some((l) => /#1 merged: PR #\d+/.test(l)), {
+      timeoutMs: 120_000,
+      intervalMs: 50,
+      what: `#1 merged\n${first.out.join("\n")}\n${first.err.join("\n")}`,
+    });
     const rival = startDemo(["--headless", "--data", data], env);
     assert.equal(await finished(rival, 30_000), 2);
     assert.match(rival.err.join("\n"), new RegExp(`Another demo is running from ${data} \\(pid ${first.pid}\\)`));
@@ -246,7 +277,10 @@ describe("demo --headless (integration)", function () {
     const code = await finished(next);
     const text = `first:\n${first.out.join("\n")}\n${first.err.join("\n")}\nnext:\n${next.out.join("\n")}\n${next.err.join("\n")}`;
     assert.equal(code, 1, text);
-    assert.ok(next.out.some((l) => /^Stopped what an earlier demo left running: Run \(pid \d+\), sandbox \(pid \d+\)\.$/.test(l)), text);
+    assert.ok(
+      next.out.some((l) => /^Stopped what an earlier demo left running: Run \(pid \d+\), sandbox \(pid \d+\)\.$/.test(l)),
+      text,
+    );
     await waitFor(() => processesIn(data).length === 0, { timeoutMs: 30_000, what: `no process left in ${data}: ${processesIn(data).join("; ")}` });
     const final = await issues(data);
     for (const n of [1, 2, 4, 5]) assert.equal(final.get(n)?.state, "closed", `#${n}: ${text}`);
@@ -277,13 +311,33 @@ describe("demo --headless (integration)", function () {
       const demo = startDemo(["--headless", "--agent", agent.kind, "--data", data], cleanEnv(scratch));
       const code = await finished(demo, 600_000);
       const text = `stdout:\n${demo.out.join("\n")}\nstderr:\n${demo.err.join("\n")}`;
-      assert.ok(demo.out.some((l) => l.startsWith(`Agent: the real ${agent.name} with a scripted model at http://127.0.0.1:`)), text);
+      assert.ok(
+        demo.out.some((l) => l.startsWith(`Agent: the real ${agent.name} with a scripted model at http://127.0.0.1:`)),
+        text,
+      );
       assert.equal(code, 1, text);
       const rows = summaryRows(demo.out);
-      assert.deepEqual([...rows.entries()].sort((a, b) => a[0] - b[0]), [[1, "merged"], [2, "merged"], [3, "handed off"], [4, "merged"], [5, "merged"], [6, "released"]], text);
+      assert.deepEqual(
+        [...rows.entries()].sort((a, b) => a[0] - b[0]),
+        [
+          [1, "merged"],
+          [2, "merged"],
+          [3, "handed off"],
+          [4, "merged"],
+          [5, "merged"],
+          [6, "released"],
+        ],
+        text,
+      );
       // The behaviours the model cannot play from inside the agent's sandbox were played: a fix, and the teammate's conflict.
-      assert.ok(demo.out.some((l) => /#2 fix: ✅/.test(l)), text);
-      assert.ok(demo.out.some((l) => /#4 conflict: ✅ resolved/.test(l)), text);
+      assert.ok(
+        demo.out.some((l) => /#2 fix: ✅/.test(l)),
+        text,
+      );
+      assert.ok(
+        demo.out.some((l) => /#4 conflict: ✅ resolved/.test(l)),
+        text,
+      );
       assert.deepEqual(processesIn(data), []);
     });
   }

@@ -34,11 +34,17 @@ describe("GitHub's descriptions as the oracle: what `ticket-runner run` sends, a
     assert.match(said, /#2\s+handed off/);
     assert.match(said, /#3\s+released/);
     const routes = new Set(proxy.seen.rest.map((r) => r.route));
-    for (const route of ["POST /repos/{owner}/{repo}/pulls", "PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge", "GET /repos/{owner}/{repo}/commits/{ref}/check-runs"]) {
+    for (const route of [
+      "POST /repos/{owner}/{repo}/pulls",
+      "PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge",
+      "GET /repos/{owner}/{repo}/commits/{ref}/check-runs",
+    ]) {
       assert.ok(routes.has(route), `${route} was not seen:\n${[...routes].join("\n")}\n${said}`);
     }
     assert.ok(proxy.seen.graphql.length >= 5, `GraphQL documents seen: ${proxy.seen.graphql.length}`);
-    console.log(`      one ticket-runner run (3 tickets): ${proxy.seen.graphql.length} GraphQL documents, ${proxy.seen.rest.length} REST answers on ${routes.size} routes, all checked`);
+    console.log(
+      `      one ticket-runner run (3 tickets): ${proxy.seen.graphql.length} GraphQL documents, ${proxy.seen.rest.length} REST answers on ${routes.size} routes, all checked`,
+    );
   });
 
   it("every GraphQL document the Run sent is valid on GitHub's schema, with its variables", () => {

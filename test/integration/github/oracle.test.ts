@@ -25,7 +25,16 @@ const quiet = { debug: () => undefined, info: () => undefined, warn: () => undef
 function recordingClient(apiUrl: string, token: string, seen: Seen): GitHubClient {
   const octokit = createOctokit({ apiUrl, token, log: quiet, retries: 0 });
   octokit.hook.wrap("request", async (request, options) => {
-    const { method, url, query, headers: _h, request: _r, baseUrl: _b, mediaType: _m, ...rest } = options as unknown as Record<string, unknown> & { method: string; url: string; query?: string };
+    const {
+      method,
+      url,
+      query,
+      headers: _h,
+      request: _r,
+      baseUrl: _b,
+      mediaType: _m,
+      ...rest
+    } = options as unknown as Record<string, unknown> & { method: string; url: string; query?: string };
     if (url === "/graphql" && typeof query === "string") seen.graphql.push({ query, variables: (rest.variables ?? {}) as Record<string, unknown> });
     const route = templateOf(method, url);
     try {
@@ -34,7 +43,8 @@ function recordingClient(apiUrl: string, token: string, seen: Seen): GitHubClien
       return res;
     } catch (e) {
       const err = e as { status?: number; response?: { data?: unknown; headers?: Record<string, unknown> } };
-      if (url !== "/graphql" && typeof err.status === "number") seen.rest.push({ route, status: err.status, body: err.response?.data, headers: err.response?.headers ?? {} });
+      if (url !== "/graphql" && typeof err.status === "number")
+        seen.rest.push({ route, status: err.status, body: err.response?.data, headers: err.response?.headers ?? {} });
       throw e;
     }
   });
@@ -71,10 +81,19 @@ describe("GitHub's descriptions as the oracle: every request the GitHub adapters
     await tracker.openBlockers(n);
     // The claim write without a thread read first: every node id lookup.
     const fresh = new OctokitTracker(recordingClient(w.sb.apiUrl, w.tokens.bob!, seen), repo);
-    const lease = await fresh.writeIssue(n, { addLabels: ["in-progress", "claim:new-label"], removeLabels: ["ready-for-agent"], addAssignees: ["bob"], comment: { body: "lease" } });
+    const lease = await fresh.writeIssue(n, {
+      addLabels: ["in-progress", "claim:new-label"],
+      removeLabels: ["ready-for-agent"],
+      addAssignees: ["bob"],
+      comment: { body: "lease" },
+    });
     assert.ok(lease);
     const other = await tracker.createComment(n, "progress");
-    await fresh.writeIssue(n, { comment: { id: lease.id, body: "lease, renewed" }, editComments: [{ id: other.id, body: "superseded" }], removeAssignees: ["bob"] });
+    await fresh.writeIssue(n, {
+      comment: { id: lease.id, body: "lease, renewed" },
+      editComments: [{ id: other.id, body: "superseded" }],
+      removeAssignees: ["bob"],
+    });
     await tracker.readIssueThread(n);
     await tracker.readIssueThread(9999);
     await tracker.updateComment(other.id, "progress, edited");
@@ -106,7 +125,16 @@ describe("GitHub's descriptions as the oracle: every request the GitHub adapters
 
     // The board: a full load (one page, a long thread's extra comments), then polls (200, then 304).
     const host = new NodeHost({ env: { ...process.env, TICKET_RUNNER_HOST_NAME: "desk" } });
-    const board = createGitHubBoard({ octokit: bob, repo, host, runRoot: { list: async () => [] }, labels: { ready: "ready-for-agent", inProgress: "in-progress", human: "ready-for-human" }, clock: new NodeClock(), log: quiet, lastComments: 5 });
+    const board = createGitHubBoard({
+      octokit: bob,
+      repo,
+      host,
+      runRoot: { list: async () => [] },
+      labels: { ready: "ready-for-agent", inProgress: "in-progress", human: "ready-for-human" },
+      clock: new NodeClock(),
+      log: quiet,
+      lastComments: 5,
+    });
     await admin.issues.create({ ...repo, title: "long", labels: ["ready-for-agent"] });
     await board.loader.load();
     await board.source.poll();
@@ -117,7 +145,13 @@ describe("GitHub's descriptions as the oracle: every request the GitHub adapters
       await w.sb.admin.setFaults({ secondaryRateLimit: { writesPerMinute: 0, status, retryAfterSeconds: 0 } });
       // A plain client: the product's own would wait the limit out and send again.
       const route = "POST /repos/{owner}/{repo}/issues/{issue_number}/comments";
-      const e = await w.as("bob").request(route, { ...repo, issue_number: n, body: "limited" }).then(() => assert.fail("not limited"), (x: { status: number; response: { data: unknown; headers: Record<string, unknown> } }) => x);
+      const e = await w
+        .as("bob")
+        .request(route, { ...repo, issue_number: n, body: "limited" })
+        .then(
+          () => assert.fail("not limited"),
+          (x: { status: number; response: { data: unknown; headers: Record<string, unknown> } }) => x,
+        );
       seen.rest.push({ route, status: e.status, body: e.response.data, headers: e.response.headers });
     }
     await w.sb.admin.setFaults({});
@@ -143,7 +177,10 @@ describe("GitHub's descriptions as the oracle: every request the GitHub adapters
     // (https://docs.github.com/rest/using-the-rest-api/rate-limits-for-the-rest-api#exceeding-the-rate-limit).
     for (const r of seen.rest.filter((x) => x.status === 403 || x.status === 429)) {
       const h = r.headers;
-      assert.ok(h["retry-after"] !== undefined || (h["x-ratelimit-remaining"] === "0" && h["x-ratelimit-reset"] !== undefined), `${r.route} ${r.status} without rate-limit headers`);
+      assert.ok(
+        h["retry-after"] !== undefined || (h["x-ratelimit-remaining"] === "0" && h["x-ratelimit-reset"] !== undefined),
+        `${r.route} ${r.status} without rate-limit headers`,
+      );
     }
   });
 

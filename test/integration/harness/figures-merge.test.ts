@@ -23,7 +23,11 @@ function writer(n: number, file: string): Promise<number | null> {
       flushFigures(() => undefined);
     }`;
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--require", "tsx/cjs", "-e", script], { cwd: ROOT, env: { ...process.env, TR_RELIABILITY_FIGURES: file }, stdio: "inherit" });
+    const child = spawn(process.execPath, ["--require", "tsx/cjs", "-e", script], {
+      cwd: ROOT,
+      env: { ...process.env, TR_RELIABILITY_FIGURES: file },
+      stdio: "inherit",
+    });
     child.on("close", (code) => resolve(code));
   });
 }

@@ -32,7 +32,9 @@ async function stoppedLeftover(out: string): Promise<void> {
   const pid = Number(/pid (\d+) \(parent \d+, group \d+\): sleep 3600/.exec(out)?.[1]);
   assert.ok(pid > 0, out);
   // The check stopped it (SIGKILL is immediate; init reaps the orphan).
-  await waitFor(() => !processTable().some((p) => p.pid === pid && p.command === "sleep 3600" && p.state !== "Z"), { what: `the leftover sleep (pid ${pid}) to be stopped` });
+  await waitFor(() => !processTable().some((p) => p.pid === pid && p.command === "sleep 3600" && p.state !== "Z"), {
+    what: `the leftover sleep (pid ${pid}) to be stopped`,
+  });
 }
 
 describe("the leftover-process check after each suite", function () {

@@ -61,14 +61,20 @@ describe("the real Claude Code through whole tickets on the sandbox", function (
     assert.equal(await handoffs(n!), 0);
     const interrupted = stageRequests(cw.model, n!, "implement");
     const session = interrupted[0]!.session;
-    assert.deepEqual(interrupted.map((r) => `${r.step}:${r.answer}`), ["0:message", "1:rate-limit"]);
+    assert.deepEqual(
+      interrupted.map((r) => `${r.step}:${r.answer}`),
+      ["0:message", "1:rate-limit"],
+    );
 
     const second = await cw.world.cliDone(["run"], { host: cw.host, timeoutMs: RUN_MS });
     assert.equal(second.code, 0, `\n${second.out.join("\n")}\n${second.err.join("\n")}`);
     assert.equal((await cw.world.issue(n!)).state, "closed");
     const resumed = stageRequests(cw.model, n!, "implement").slice(interrupted.length);
     assert.ok(resumed.length > 0 && resumed.every((r) => r.session === session), "the interrupted Stage continued its own session");
-    assert.ok(resumed.every((r) => r.step >= 1), `step 0 was not paid again: ${resumed.map((r) => r.step).join(",")}`);
+    assert.ok(
+      resumed.every((r) => r.step >= 1),
+      `step 0 was not paid again: ${resumed.map((r) => r.step).join(",")}`,
+    );
   });
 
   it("a weekly limit at verify: released; the resume pays nothing for implement and continues verify's session", async () => {
@@ -97,7 +103,11 @@ describe("the real Claude Code through whole tickets on the sandbox", function (
     const text = `${run.out.join("\n")}\n${run.err.join("\n")}`;
     assert.equal(run.code, 1, text);
     assert.doesNotMatch(run.out.join("\n"), /^\s+#\d+\s+handed off/m, text);
-    assert.match(run.out.at(-1) ?? "", /^Stopped: the model provider is down or unreachable \(.*529.*\)\. Nothing was handed off; .* then run `ticket-runner run` again\.$/, text);
+    assert.match(
+      run.out.at(-1) ?? "",
+      /^Stopped: the model provider is down or unreachable \(.*529.*\)\. Nothing was handed off; .* then run `ticket-runner run` again\.$/,
+      text,
+    );
     for (const n of tickets) {
       assert.deepEqual((await cw.world.issue(n)).labelNames, ["ready-for-agent"], `#${n} back on the Frontier`);
       assert.equal(await handoffs(n), 0);
@@ -128,8 +138,16 @@ describe("the real Claude Code through whole tickets on the sandbox", function (
   }
 
   for (const c of [
-    { name: "not signed in", opts: { auth: "none" as const }, line: /^Stopped: the agent is not signed in on this Host \(Not logged in · Please run \/login\)\. .*Sign the agent in/ },
-    { name: "not installed", opts: { onPath: false }, line: /^Stopped: the agent's executable is not installed on this Host \(could not start "claude": not found on PATH\)\. .*Install the agent/ },
+    {
+      name: "not signed in",
+      opts: { auth: "none" as const },
+      line: /^Stopped: the agent is not signed in on this Host \(Not logged in · Please run \/login\)\. .*Sign the agent in/,
+    },
+    {
+      name: "not installed",
+      opts: { onPath: false },
+      line: /^Stopped: the agent's executable is not installed on this Host \(could not start "claude": not found on PATH\)\. .*Install the agent/,
+    },
   ]) {
     it(`the agent ${c.name}: the Run stops with what to do, nothing handed off`, async () => {
       cw = await claudeWorld({ config: { lanes: 1, agent: { kind: "claude" } }, ...c.opts });
@@ -155,7 +173,11 @@ describe("the real Claude Code through whole tickets on the sandbox", function (
     const [m] = await cw.world.tickets([cw.world.ticket("one")]);
     const refused = await cw.world.cliDone(["run"], { host: cw.host, timeoutMs: RUN_MS });
     assert.equal(refused.code, 1, refused.out.join("\n"));
-    assert.match(refused.out.at(-1) ?? "", /^Stopped: the agent refused to start with these settings \(.*root\/sudo.*\)\. .*IS_SANDBOX=1/, refused.out.join("\n"));
+    assert.match(
+      refused.out.at(-1) ?? "",
+      /^Stopped: the agent refused to start with these settings \(.*root\/sudo.*\)\. .*IS_SANDBOX=1/,
+      refused.out.join("\n"),
+    );
     assert.equal(await handoffs(m!), 0);
   });
 
@@ -184,6 +206,9 @@ describe("the real Claude Code through whole tickets on the sandbox", function (
     assert.equal(again.code, 0, `\n${again.out.join("\n")}\n${again.err.join("\n")}`);
     assert.equal((await cw.world.issue(n!)).state, "closed");
     const resumed = stageRequests(cw.model, n!, "implement").slice(before.length);
-    assert.ok(resumed.length > 0 && resumed.every((r) => r.session === before[0]!.session && r.step >= 1), `resumed: ${JSON.stringify(resumed.map((r) => [r.session, r.step]))}`);
+    assert.ok(
+      resumed.length > 0 && resumed.every((r) => r.session === before[0]!.session && r.step >= 1),
+      `resumed: ${JSON.stringify(resumed.map((r) => [r.session, r.step]))}`,
+    );
   });
 });

@@ -21,19 +21,29 @@ export interface ClaudeWorld {
   dispose(): Promise<void>;
 }
 
-export const IDENTITY = { GIT_AUTHOR_NAME: "Ana Runner", GIT_AUTHOR_EMAIL: "ana@example.invalid", GIT_COMMITTER_NAME: "Ana Runner", GIT_COMMITTER_EMAIL: "ana@example.invalid" };
+export const IDENTITY = {
+  GIT_AUTHOR_NAME: "Ana Runner",
+  GIT_AUTHOR_EMAIL: "ana@example.invalid",
+  GIT_COMMITTER_NAME: "Ana Runner",
+  GIT_COMMITTER_EMAIL: "ana@example.invalid",
+};
 
 /**
  * `config` null: the Target's ticket-runner.json is the one `ticket-runner init` writes, nothing
  * added. `auth`: an API key, a subscriber's OAuth token (whose limits carry reset times), or none.
  */
-export async function claudeWorld(opts: { config: Record<string, unknown> | null; auth?: "api-key" | "subscription" | "none"; env?: Record<string, string>; onPath?: boolean }): Promise<ClaudeWorld> {
+export async function claudeWorld(opts: {
+  config: Record<string, unknown> | null;
+  auth?: "api-key" | "subscription" | "none";
+  env?: Record<string, string>;
+  onPath?: boolean;
+}): Promise<ClaudeWorld> {
   const world = await RunWorld.make(opts.config ?? {});
   const model = await startAnthropicServer();
   const home = join(world.scratch, "home");
   mkdirSync(home, { recursive: true });
   const auth = opts.auth ?? "api-key";
-  const path = opts.onPath === false ? process.env.PATH ?? "" : `${dirname(claudeBinary())}:${process.env.PATH ?? ""}`;
+  const path = opts.onPath === false ? (process.env.PATH ?? "") : `${dirname(claudeBinary())}:${process.env.PATH ?? ""}`;
   const host = world.hostEnv("claude", {
     PATH: path,
     HOME: home,

@@ -39,12 +39,22 @@ for (const kind of ["codex", "gemini"] as const) {
 
     /** Each `implement` command line a Run wrote for the ticket in a clone, in Run order. */
     function implementCommands(n: number, clone = aw!.world.target.clone): string[] {
-      return Object.entries(aw!.world.stageLogs(clone, n)).flatMap(([runId, stems]) => stems.filter((s) => s === "implement").map((s) => readFileSync(join(clone, ".ticket-runner", "runs", runId, String(n), `${s}.command`), "utf8")));
+      return Object.entries(aw!.world.stageLogs(clone, n)).flatMap(([runId, stems]) =>
+        stems.filter((s) => s === "implement").map((s) => readFileSync(join(clone, ".ticket-runner", "runs", runId, String(n), `${s}.command`), "utf8")),
+      );
     }
 
     for (const c of [
-      { name: "with a key the provider refuses", fault: { answer: "unauthorized" as const, times: 0 }, line: /^Stopped: the agent is not signed in on this Host \(.+\)\. Nothing was handed off; .*Sign the agent in/ },
-      { name: "missing from the PATH", onPath: false, line: /^Stopped: the agent's executable is not installed on this Host \(.+\)\. Nothing was handed off; .*Install the agent/ },
+      {
+        name: "with a key the provider refuses",
+        fault: { answer: "unauthorized" as const, times: 0 },
+        line: /^Stopped: the agent is not signed in on this Host \(.+\)\. Nothing was handed off; .*Sign the agent in/,
+      },
+      {
+        name: "missing from the PATH",
+        onPath: false,
+        line: /^Stopped: the agent's executable is not installed on this Host \(.+\)\. Nothing was handed off; .*Install the agent/,
+      },
     ]) {
       it(`the agent ${c.name}: the Run stops with what to do, takes no second ticket, hands nothing off`, async () => {
         aw = await cliAgentWorld(kind, { onPath: c.onPath ?? true });
@@ -59,7 +69,10 @@ for (const kind of ["codex", "gemini"] as const) {
           assert.deepEqual((await aw.world.issue(n)).labelNames, ["ready-for-agent"], `#${n} back on the Frontier`);
           assert.equal(await handoffs(n), 0);
         }
-        assert.ok(aw.model.requests().every((r) => r.ticket !== tickets[1]), "the Run took no second ticket");
+        assert.ok(
+          aw.model.requests().every((r) => r.ticket !== tickets[1]),
+          "the Run took no second ticket",
+        );
         assert.deepEqual(aw.world.agentCalls(aw.world.target.clone, tickets[1]!), []);
       });
     }
@@ -72,12 +85,19 @@ for (const kind of ["codex", "gemini"] as const) {
       const run = await aw.world.cliDone(["run"], { host: aw.host, timeoutMs: RUN_MS });
       const text = `${run.out.join("\n")}\n${run.err.join("\n")}`;
       assert.equal(run.code, 1, text);
-      assert.match(run.out.at(-1) ?? "", /^Stopped: the model provider is down or unreachable \(.+\)\. Nothing was handed off; the tickets it held were released with their work kept\./, text);
+      assert.match(
+        run.out.at(-1) ?? "",
+        /^Stopped: the model provider is down or unreachable \(.+\)\. Nothing was handed off; the tickets it held were released with their work kept\./,
+        text,
+      );
       for (const n of tickets) {
         assert.deepEqual((await aw.world.issue(n)).labelNames, ["ready-for-agent"], `#${n} back on the Frontier`);
         assert.equal(await handoffs(n), 0);
       }
-      assert.ok(aw.model.requests().every((r) => r.ticket !== tickets[1]), "the Run took no second ticket");
+      assert.ok(
+        aw.model.requests().every((r) => r.ticket !== tickets[1]),
+        "the Run took no second ticket",
+      );
       const state = await aw.world.stateOf(tickets[0]!);
       assert.ok(state, "the State record is kept");
       assert.ok((await aw.world.branches()).includes(state.branch), `the ticket's branch ${state.branch} is on the remote: ${text}`);
@@ -120,9 +140,15 @@ for (const kind of ["codex", "gemini"] as const) {
       if (fresh) assert.equal(fresh.exec(commands[0]!)?.[1], stored, commands[0]);
       assert.equal(resumed.exec(commands[1]!)?.[1], stored, commands[1]);
       // The model saw the resumed session carry on past the interrupted step, never from the start.
-      const after = stageRequests(aw.model, a!, "implement").slice(before.length).filter((r) => r.answer === "message");
+      const after = stageRequests(aw.model, a!, "implement")
+        .slice(before.length)
+        .filter((r) => r.answer === "message");
       assert.ok(after.length > 0 && after.every((r) => r.step >= 1), `resumed steps: ${after.map((r) => r.step).join(",")}`);
-      if (kind === "codex") assert.ok(after.every((r) => r.session === before[0]!.session), "Codex sent the interrupted session's id");
+      if (kind === "codex")
+        assert.ok(
+          after.every((r) => r.session === before[0]!.session),
+          "Codex sent the interrupted session's id",
+        );
       const freshStage = stageRequests(aw.model, b!, "implement").filter((r: ScriptedRequestRecord) => r.answer === "message");
       assert.ok(after.length < freshStage.length, `the resume asked ${after.length} time(s), a fresh implement ${freshStage.length}`);
     });
@@ -145,10 +171,18 @@ for (const kind of ["codex", "gemini"] as const) {
         const text = `${second.out.join("\n")}\n${second.err.join("\n")}`;
         assert.equal(second.code, 0, text);
         assert.equal((await aw.world.issue(n!)).state, "closed", text);
-        assert.ok(text.includes(`#${n}: the agent session(s) it was interrupted in (implement ${session}) live on Host ${kind}, not on this one (laptop); those Stages start a fresh session here`), text);
+        assert.ok(
+          text.includes(
+            `#${n}: the agent session(s) it was interrupted in (implement ${session}) live on Host ${kind}, not on this one (laptop); those Stages start a fresh session here`,
+          ),
+          text,
+        );
         const [command] = implementCommands(n!, other.clone);
         assert.ok(command && !/\bexec resume\b/.test(command) && !command.includes(session), `a fresh session, not a resume: ${command}`);
-        const there = aw.model.requests().slice(asked).filter((r) => r.ticket === n && r.stage === "implement");
+        const there = aw.model
+          .requests()
+          .slice(asked)
+          .filter((r) => r.ticket === n && r.stage === "implement");
         assert.ok(there.length > 0 && there[0]!.step === 0 && there.every((r) => r.session !== session), "the Stage started over in a session of its own");
       });
 

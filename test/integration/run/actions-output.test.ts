@@ -19,17 +19,31 @@ describe("run (integration): inside GitHub Actions", function () {
     dir = mkdtempSync(join(tmpdir(), "tr-actions-int-"));
     const summaryFile = join(dir, "step-summary.md");
     const [n] = await w.tickets([w.ticket("run in actions")]);
-    const host = w.hostEnv("a", { TICKET_RUNNER_TTY: "", GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: summaryFile, GITHUB_SERVER_URL: "https://github.example" });
+    const host = w.hostEnv("a", {
+      TICKET_RUNNER_TTY: "",
+      GITHUB_ACTIONS: "true",
+      GITHUB_STEP_SUMMARY: summaryFile,
+      GITHUB_SERVER_URL: "https://github.example",
+    });
     const run = w.cli(["run"], { host, tty: true });
     const code = await run.exited;
     const text = run.out.join("\n");
     assert.equal(code, 0, text);
     assert.doesNotMatch(text, /\x1b\[\d+A/, "no redraws in Actions");
     const md = readFileSync(summaryFile, "utf8");
-    assert.match(md, new RegExp(`\\| \\[#${n}\\]\\(https://github\\.example/[^/]+/[^/]+/issues/${n}\\) \\| merged \\| \\[#\\d+\\]\\(https://github\\.example/[^/]+/[^/]+/pull/\\d+\\) \\|`), md);
+    assert.match(
+      md,
+      new RegExp(
+        `\\| \\[#${n}\\]\\(https://github\\.example/[^/]+/[^/]+/issues/${n}\\) \\| merged \\| \\[#\\d+\\]\\(https://github\\.example/[^/]+/[^/]+/pull/\\d+\\) \\|`,
+      ),
+      md,
+    );
     assert.match(md, /Exit code: 0/);
     // The ticket's transcript is one group, workflow commands stopped inside it.
-    const group = new RegExp(`^::group::#${n} .* · merged\\n::stop-commands::([0-9a-f]{32})\\n[\\s\\S]*?\\[implement\\][\\s\\S]*?\\n::\\1::\\n::endgroup::$`, "m");
+    const group = new RegExp(
+      `^::group::#${n} .* · merged\\n::stop-commands::([0-9a-f]{32})\\n[\\s\\S]*?\\[implement\\][\\s\\S]*?\\n::\\1::\\n::endgroup::$`,
+      "m",
+    );
     assert.match(text.replace(/\r/g, ""), group, text);
   });
 });

@@ -13,7 +13,10 @@ describe("run (integration): bad input", function () {
   afterEach(async () => w?.dispose());
 
   it("a Check that hangs is killed at its timeout, its partial output kept as the evidence", async () => {
-    w = await RunWorld.make({ checks: [["node", "-e", "console.log('partial output before the hang'); setInterval(() => {}, 1000)"]], checkTimeoutMinutes: 0.02 });
+    w = await RunWorld.make({
+      checks: [["node", "-e", "console.log('partial output before the hang'); setInterval(() => {}, 1000)"]],
+      checkTimeoutMinutes: 0.02,
+    });
     const [n] = await w.tickets([w.ticket("stall")]);
     const r = await w.cliDone(["run"]);
     assert.equal(r.code, 1, say(r));
@@ -32,7 +35,11 @@ describe("init (integration)", function () {
 
   it("creates the labels, ticket-runner.json and the .gitignore lines, and does nothing the second time", async () => {
     w = await RunWorld.make();
-    await w.sandbox.admin.createRepo({ owner: "demo", name: "fresh", files: { "package.json": JSON.stringify({ scripts: { test: "node --test" } }), "README.md": "hi\n" } });
+    await w.sandbox.admin.createRepo({
+      owner: "demo",
+      name: "fresh",
+      files: { "package.json": JSON.stringify({ scripts: { test: "node --test" } }), "README.md": "hi\n" },
+    });
     const { token } = await w.sandbox.admin.addUser({ login: "olu", repos: { "demo/fresh": "write" } });
     const clone = join(w.scratch, "fresh");
     await cloneWithToken(w.sandbox.gitUrl("demo", "fresh"), token, clone);
@@ -65,7 +72,10 @@ describe("run (integration): an agent whose stream is broken", function () {
     const { tmpdir } = await import("node:os");
     const script = join(tmpdir(), `tr-broken-agent-${process.pid}.js`);
     // Ticket 1 prints garbage; ticket 2 prints one line of 11 MB.
-    writeFileSync(script, `const t = process.env.TICKET_RUNNER_TICKET;\nif (t === "1") { process.stdout.write("this is not stream-json\\n{\\"half\\": "); }\nelse { process.stdout.write("x".repeat(11 * 1024 * 1024) + "\\n"); }\n`);
+    writeFileSync(
+      script,
+      `const t = process.env.TICKET_RUNNER_TICKET;\nif (t === "1") { process.stdout.write("this is not stream-json\\n{\\"half\\": "); }\nelse { process.stdout.write("x".repeat(11 * 1024 * 1024) + "\\n"); }\n`,
+    );
     try {
       w = await RunWorld.make({ agent: { kind: "command", command: ["node", script], stageTimeoutMinutes: 2 } });
       const [a, b] = await w.tickets([w.ticket("garbage"), w.ticket("huge")]);

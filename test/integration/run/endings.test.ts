@@ -46,7 +46,10 @@ describe("run (integration): the endings", function () {
     assert.equal(state!.fixUsed, false);
     assert.equal(state!.pullRequest, pr!.number);
     const kept = await w.listDir(stateRecordRef(n!), `ticket-${n}/${runId}`);
-    assert.ok(kept?.includes("implement.command") && kept.includes("verify.transcript.jsonl") && kept.includes("version.txt") && kept.includes("retry"), `kept: ${kept}`);
+    assert.ok(
+      kept?.includes("implement.command") && kept.includes("verify.transcript.jsonl") && kept.includes("version.txt") && kept.includes("retry"),
+      `kept: ${kept}`,
+    );
 
     const handoff = (await w.comments(n!)).find((c) => c.body.startsWith(HANDOFF_MARKER))!;
     assert.match(handoff.body, /^\*\*Handed off\.\*\* Failed at \*\*verify\*\*, after the fix budget was used\.$/m);
@@ -66,7 +69,11 @@ describe("run (integration): the endings", function () {
     const issue = await w.issue(n!);
     assert.deepEqual(issue.labelNames, ["ready-for-agent"]);
     assert.deepEqual(issue.assigneeLogins, []);
-    assert.equal((await w.comments(n!)).filter((c) => !c.body.startsWith(PROGRESS_MARKER) && !c.body.startsWith("<!-- ticket-runner:lease")).length, 0, "no comment");
+    assert.equal(
+      (await w.comments(n!)).filter((c) => !c.body.startsWith(PROGRESS_MARKER) && !c.body.startsWith("<!-- ticket-runner:lease")).length,
+      0,
+      "no comment",
+    );
     assert.deepEqual(await w.pulls(), []);
     assert.equal((await w.stateOf(n!))!.state, "implemented");
     assert.match((await w.comments(n!)).find((c) => c.body.startsWith(PROGRESS_MARKER))!.body, /\| verify \| ⏸ rate limited \|/);
@@ -76,7 +83,10 @@ describe("run (integration): the endings", function () {
     assert.match(leaseBody, new RegExp(`A rate limit stopped it; it resets ${resets}\\.`));
     assert.match(leaseBody, /"limitResetsAt":\s*"\d{4}-/);
     const board = await w.cliDone(["board"]);
-    assert.ok(board.out.some((l) => new RegExp(`^ {2}#${n} .*released \\S+ ago · \\S+ · limit resets ${resets}$`).test(l)), say(board));
+    assert.ok(
+      board.out.some((l) => new RegExp(`^ {2}#${n} .*released \\S+ ago · \\S+ · limit resets ${resets}$`).test(l)),
+      say(board),
+    );
 
     const second = await w.cliDone(["run"]);
     assert.equal(second.code, 0, say(second));
@@ -110,16 +120,16 @@ describe("run (integration): the endings", function () {
     const progress = comments.filter((c) => c.body.startsWith(PROGRESS_MARKER));
     assert.equal(progress.length, 2, "a new progress comment");
     assert.equal(progress[0]!.body, oldProgress.body, "the one the person read is left as they read it");
-    assert.deepEqual(Object.values(w.stageLogs(w.target.clone, n!)).map((stages) => stages.includes("implement")), [true, false]);
+    assert.deepEqual(
+      Object.values(w.stageLogs(w.target.clone, n!)).map((stages) => stages.includes("implement")),
+      [true, false],
+    );
   });
 
   it("an agent that crashes fails its Stage with a clear kind; the Run goes on to the next ticket", async () => {
     w = await RunWorld.make();
     const marker = `${w.scratch}/pwned`;
-    const [a, b] = await w.tickets([
-      { ...w.ticket("crash", ["crash:implement"]), title: `Crash $(touch ${marker}) \`touch ${marker}\`` },
-      w.ticket("fine"),
-    ]);
+    const [a, b] = await w.tickets([{ ...w.ticket("crash", ["crash:implement"]), title: `Crash $(touch ${marker}) \`touch ${marker}\`` }, w.ticket("fine")]);
     const r = await w.cliDone(["run"]);
     assert.equal(r.code, 1, say(r));
     assert.match(r.out.join("\n"), new RegExp(`#${a} handed-off: at implement: the implement Stage's agent exited with an error`));

@@ -41,14 +41,25 @@ describe("expected GitHub answers are not printed as errors (integration)", func
     assert.deepEqual(errorLines(r.err), [], say(r));
     assert.match(r.err.join("\n"), /could not read demo\/shop: .*could not reach the API/, say(r));
     // Said once: the final line, and no `warn: board fetch failed` line before it.
-    assert.deepEqual(r.err.filter((l) => /could not reach the API/.test(l)), [r.err.at(-1)], say(r));
-    assert.deepEqual(r.err.filter((l) => /^warn:/.test(l)), [], say(r));
+    assert.deepEqual(
+      r.err.filter((l) => /could not reach the API/.test(l)),
+      [r.err.at(-1)],
+      say(r),
+    );
+    assert.deepEqual(
+      r.err.filter((l) => /^warn:/.test(l)),
+      [],
+      say(r),
+    );
   });
 
   it("a failed board fetch keeps its details at debug (TICKET_RUNNER_LOG=debug), the final line still last", async () => {
     const r = await w.cliDone(["board", "--api-url", "http://127.0.0.1:1"], { host: w.hostEnv("debugging", { TICKET_RUNNER_LOG: "debug" }) });
     assert.equal(r.code, 1, say(r));
-    assert.ok(r.err.some((l) => /^debug: board fetch failed: .*could not reach the API.*"reason":"network"/.test(l)), say(r));
+    assert.ok(
+      r.err.some((l) => /^debug: board fetch failed: .*could not reach the API.*"reason":"network"/.test(l)),
+      say(r),
+    );
     assert.match(r.err.at(-1) ?? "", /^ticket-runner board: could not read demo\/shop: /, say(r));
   });
 
@@ -56,10 +67,15 @@ describe("expected GitHub answers are not printed as errors (integration)", func
     const log = new CollectLog();
     const octokit = createOctokit({ apiUrl: w.sandbox.apiUrl, token: w.target.userToken, log, retryBaseMs: 10 });
     await octokit.request("GET /repos/{owner}/{repo}", { owner: w.target.owner, repo: w.target.repo });
-    await assert.rejects(octokit.request("GET /repos/{owner}/{repo}/issues/{issue_number}", { owner: w.target.owner, repo: w.target.repo, issue_number: 99 }), { status: 404 });
+    await assert.rejects(octokit.request("GET /repos/{owner}/{repo}/issues/{issue_number}", { owner: w.target.owner, repo: w.target.repo, issue_number: 99 }), {
+      status: 404,
+    });
     const requestLines = log.lines.filter((l) => / - \d{3} with id /.test(l));
     assert.equal(requestLines.length, 2, log.lines.join("\n"));
     for (const line of requestLines) assert.match(line, /^debug GET /, line);
-    assert.ok(requestLines.some((l) => / - 404 with id /.test(l)), log.lines.join("\n"));
+    assert.ok(
+      requestLines.some((l) => / - 404 with id /.test(l)),
+      log.lines.join("\n"),
+    );
   });
 });

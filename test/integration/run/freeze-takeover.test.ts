@@ -29,7 +29,10 @@ describe("run (integration): a Run frozen past its lease and taken over writes n
   for (const boundary of BOUNDARIES) {
     it(`frozen at: ${boundary.name}`, async () => {
       // A short lease, so a freeze outlives it; heartbeats keep it alive while the Run is awake.
-      w = await RunWorld.make({ lease: { settleMs: 200, ttlMinutes: 0.1, heartbeatMinutes: 0.05 }, ci: { graceMinutes: 1, pollSeconds: 2, timeoutMinutes: 5 } });
+      w = await RunWorld.make({
+        lease: { settleMs: 200, ttlMinutes: 0.1, heartbeatMinutes: 0.05 },
+        ci: { graceMinutes: 1, pollSeconds: 2, timeoutMinutes: 5 },
+      });
       const [n] = await w.tickets([w.ticket("sleeper", ["slow:1500"])]);
       const hostA = w.hostEnv("a", { TICKET_RUNNER_HOST_SESSION: "host-a" });
       const hostB = w.hostEnv("b", { TICKET_RUNNER_HOST_SESSION: "host-b" });
@@ -37,10 +40,13 @@ describe("run (integration): a Run frozen past its lease and taken over writes n
       await waitFor(() => run.out.some((l) => boundary.line(n!).test(l)), { timeoutMs: 120_000, what: `the Run to reach: ${boundary.name}\n${say(run)}` });
       run.child.kill("SIGSTOP");
       const leaseOfA = await waitFor(async () => leases(await w.comments(n!), n!).find((l) => l.lease?.host.name === "a" && l.lease.state !== "superseded"));
-      await waitFor(async () => {
-        const mine = leases(await w.comments(n!), n!).find((l) => l.comment.id === leaseOfA.comment.id);
-        return mine?.lease?.expiresAt && Date.parse(mine.lease.expiresAt) < Date.now();
-      }, { timeoutMs: 60_000, intervalMs: 250, what: "host A's lease to expire" });
+      await waitFor(
+        async () => {
+          const mine = leases(await w.comments(n!), n!).find((l) => l.comment.id === leaseOfA.comment.id);
+          return mine?.lease?.expiresAt && Date.parse(mine.lease.expiresAt) < Date.now();
+        },
+        { timeoutMs: 60_000, intervalMs: 250, what: "host A's lease to expire" },
+      );
 
       const clone = await w.cloneAgain("host-b");
       const takeOver = await w.cliDone(["start", String(n)], { cwd: clone, host: hostB });
@@ -60,7 +66,11 @@ describe("run (integration): a Run frozen past its lease and taken over writes n
       const displaced = after.find((l) => l.comment.id === leaseOfA.comment.id)!;
       assert.equal(displaced.lease?.state, "superseded", `the displaced lease reads ${displaced.lease?.state}\n${output}`);
       const live = standings(after, new Date()).live;
-      assert.deepEqual(live.map((l) => l.comment.id), [taker.comment.id], "exactly one live claim: the taker's");
+      assert.deepEqual(
+        live.map((l) => l.comment.id),
+        [taker.comment.id],
+        "exactly one live claim: the taker's",
+      );
       assert.equal((await w.pulls()).length, pullsBefore, "the woken Run opened no pull request");
       const issue = await w.issue(n!);
       assert.equal(issue.state, "open");

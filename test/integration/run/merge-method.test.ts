@@ -18,14 +18,22 @@ describe("run (integration): the merge method the repository allows", function (
   after(async () => w?.dispose());
 
   it("a repository that allows only merge commits: the configured squash gives way, and the ticket merges with a merge commit", async () => {
-    const patched = await w.octokit.request("PATCH /repos/{owner}/{repo}", { owner: w.target.owner, repo: w.target.repo, allow_squash_merge: false, allow_rebase_merge: false });
+    const patched = await w.octokit.request("PATCH /repos/{owner}/{repo}", {
+      owner: w.target.owner,
+      repo: w.target.repo,
+      allow_squash_merge: false,
+      allow_rebase_merge: false,
+    });
     assert.deepEqual(checkResponse("PATCH /repos/{owner}/{repo}", patched.status, patched.data), []);
     assert.deepEqual([patched.data.allow_merge_commit, patched.data.allow_squash_merge, patched.data.allow_rebase_merge], [true, false, false]);
     const [n] = await w.tickets([w.ticket("merged by commit")]);
     const r = await w.cliDone(["run"]);
     const said = `stdout:\n${r.out.join("\n")}\nstderr:\n${r.err.join("\n")}`;
     assert.equal(r.code, 0, said);
-    assert.ok(r.out.some((l) => l.includes(`#${n} merge: ✅ merged (merge)`)), said);
+    assert.ok(
+      r.out.some((l) => l.includes(`#${n} merge: ✅ merged (merge)`)),
+      said,
+    );
     assert.match(said, /does not allow the "squash" merge method that ticket-runner\.json names \(allow_squash_merge is off\); this Run merges with "merge"/);
     const pr = (await w.pulls()).find((p) => p.head.ref.startsWith(`agent/${n}-`));
     assert.ok(pr?.merged_at, said);

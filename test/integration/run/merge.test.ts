@@ -22,7 +22,11 @@ describe("run (integration): a ticket to merge", function () {
     assert.equal(await w.stateOf(n!), null);
     // The repository keeps merged branches (GitHub's default): the Run deletes the one it merged.
     assert.equal((await w.repoSettings()).delete_branch_on_merge, false);
-    assert.deepEqual((await w.branches()).filter((b) => b.startsWith("agent/")), [], "the merged agent branch is deleted from the remote");
+    assert.deepEqual(
+      (await w.branches()).filter((b) => b.startsWith("agent/")),
+      [],
+      "the merged agent branch is deleted from the remote",
+    );
     assert.deepEqual(await w.lock(), { held: false });
     assert.deepEqual(w.agentCalls(w.target.clone, n!), ["implement", "verify"]);
   });

@@ -25,11 +25,36 @@ import { RunWorld } from "./run-helpers";
 
 type Rule =
   | { type: "non_fast_forward" | "deletion" }
-  | { type: "pull_request"; parameters: { required_approving_review_count: number; dismiss_stale_reviews_on_push: boolean; require_code_owner_review: boolean; require_last_push_approval: boolean; required_review_thread_resolution: boolean } }
+  | {
+      type: "pull_request";
+      parameters: {
+        required_approving_review_count: number;
+        dismiss_stale_reviews_on_push: boolean;
+        require_code_owner_review: boolean;
+        require_last_push_approval: boolean;
+        required_review_thread_resolution: boolean;
+      };
+    }
   | { type: "required_status_checks"; parameters: { required_status_checks: { context: string }[]; strict_required_status_checks_policy: boolean } }
-  | { type: "merge_queue"; parameters: { check_response_timeout_minutes: number; grouping_strategy: "ALLGREEN" | "HEADGREEN"; max_entries_to_build: number; max_entries_to_merge: number; merge_method: "MERGE" | "SQUASH" | "REBASE"; min_entries_to_merge: number; min_entries_to_merge_wait_minutes: number } };
+  | {
+      type: "merge_queue";
+      parameters: {
+        check_response_timeout_minutes: number;
+        grouping_strategy: "ALLGREEN" | "HEADGREEN";
+        max_entries_to_build: number;
+        max_entries_to_merge: number;
+        merge_method: "MERGE" | "SQUASH" | "REBASE";
+        min_entries_to_merge: number;
+        min_entries_to_merge_wait_minutes: number;
+      };
+    };
 
-const PR_RULE = { dismiss_stale_reviews_on_push: false, require_code_owner_review: false, require_last_push_approval: false, required_review_thread_resolution: false };
+const PR_RULE = {
+  dismiss_stale_reviews_on_push: false,
+  require_code_owner_review: false,
+  require_last_push_approval: false,
+  required_review_thread_resolution: false,
+};
 
 describe("run (integration): repository rules and push protection, as github.com refuses", function () {
   this.timeout(240_000);
@@ -40,12 +65,25 @@ describe("run (integration): repository rules and push protection, as github.com
   });
   after(async () => w?.dispose());
   afterEach(async () => {
-    for (const id of rulesets.splice(0)) await w.octokit.request("DELETE /repos/{owner}/{repo}/rulesets/{ruleset_id}", { owner: w.target.owner, repo: w.target.repo, ruleset_id: id });
+    for (const id of rulesets.splice(0))
+      await w.octokit.request("DELETE /repos/{owner}/{repo}/rulesets/{ruleset_id}", { owner: w.target.owner, repo: w.target.repo, ruleset_id: id });
   });
 
   async function ruleset(name: string, include: string[], rules: Rule[], exclude: string[] = []): Promise<void> {
-    const res = await w.octokit.request("POST /repos/{owner}/{repo}/rulesets", { owner: w.target.owner, repo: w.target.repo, name, target: "branch", enforcement: "active", conditions: { ref_name: { include, exclude } }, rules });
-    assert.deepEqual(checkResponse("POST /repos/{owner}/{repo}/rulesets", res.status, res.data), [], "the sandbox answers as GitHub's OpenAPI description says");
+    const res = await w.octokit.request("POST /repos/{owner}/{repo}/rulesets", {
+      owner: w.target.owner,
+      repo: w.target.repo,
+      name,
+      target: "branch",
+      enforcement: "active",
+      conditions: { ref_name: { include, exclude } },
+      rules,
+    });
+    assert.deepEqual(
+      checkResponse("POST /repos/{owner}/{repo}/rulesets", res.status, res.data),
+      [],
+      "the sandbox answers as GitHub's OpenAPI description says",
+    );
     rulesets.push(res.data.id);
   }
 
@@ -70,7 +108,16 @@ describe("run (integration): repository rules and push protection, as github.com
   });
 
   it("a required status check CI never reports: handed off at merge, naming the check and the fix", async () => {
-    await ruleset("main needs lint", ["~DEFAULT_BRANCH"], [{ type: "required_status_checks", parameters: { required_status_checks: [{ context: CI_CHECK_NAME }, { context: "lint" }], strict_required_status_checks_policy: false } }]);
+    await ruleset(
+      "main needs lint",
+      ["~DEFAULT_BRANCH"],
+      [
+        {
+          type: "required_status_checks",
+          parameters: { required_status_checks: [{ context: CI_CHECK_NAME }, { context: "lint" }], strict_required_status_checks_policy: false },
+        },
+      ],
+    );
     const [n] = await w.tickets([w.ticket("checked one")]);
     const r = await w.cliDone(["run"]);
     assert.equal(r.code, 1, r.out.join("\n"));
@@ -80,10 +127,22 @@ describe("run (integration): repository rules and push protection, as github.com
   });
 
   it("a merge queue on the base: handed off at merge with its pull request, naming the queue and how to enqueue it", async () => {
-    const queue = { check_response_timeout_minutes: 60, grouping_strategy: "ALLGREEN", max_entries_to_build: 5, max_entries_to_merge: 5, merge_method: "SQUASH", min_entries_to_merge: 1, min_entries_to_merge_wait_minutes: 5 } as const;
+    const queue = {
+      check_response_timeout_minutes: 60,
+      grouping_strategy: "ALLGREEN",
+      max_entries_to_build: 5,
+      max_entries_to_merge: 5,
+      merge_method: "SQUASH",
+      min_entries_to_merge: 1,
+      min_entries_to_merge_wait_minutes: 5,
+    } as const;
     await ruleset("main merges through a queue", ["~DEFAULT_BRANCH"], [{ type: "merge_queue", parameters: queue }]);
     const listed = await w.octokit.request("GET /repos/{owner}/{repo}/rulesets", { owner: w.target.owner, repo: w.target.repo });
-    assert.deepEqual(checkResponse("GET /repos/{owner}/{repo}/rulesets", listed.status, listed.data), [], "the listed ruleset reads as GitHub's OpenAPI description says");
+    assert.deepEqual(
+      checkResponse("GET /repos/{owner}/{repo}/rulesets", listed.status, listed.data),
+      [],
+      "the listed ruleset reads as GitHub's OpenAPI description says",
+    );
     const [n] = await w.tickets([w.ticket("queued one")]);
     const r = await w.cliDone(["run"]);
     assert.equal(r.code, 1, r.out.join("\n"));
@@ -100,12 +159,17 @@ describe("run (integration): repository rules and push protection, as github.com
     // The sandbox refuses what GitHub would: a force push to any branch, in GitHub's words.
     const scratch = `${w.scratch}/force`;
     execFileSync("git", ["clone", "-q", w.target.clone, scratch]);
-    execFileSync("git", ["-C", scratch, "commit", "-q", "--amend", "-m", "rewritten", "--no-edit"], { env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@x", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@x" } });
+    execFileSync("git", ["-C", scratch, "commit", "-q", "--amend", "-m", "rewritten", "--no-edit"], {
+      env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@x", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@x" },
+    });
     const remote = execFileSync("git", ["-C", w.target.clone, "remote", "get-url", "origin"]).toString().trim();
     const basic = Buffer.from(`x-access-token:${w.target.userToken}`).toString("base64");
     let refused = "";
     try {
-      execFileSync("git", ["-C", scratch, "-c", `http.extraHeader=Authorization: Basic ${basic}`, "push", "--force", remote, "HEAD:main"], { stdio: "pipe", env: { ...process.env, GIT_TERMINAL_PROMPT: "0" } });
+      execFileSync("git", ["-C", scratch, "-c", `http.extraHeader=Authorization: Basic ${basic}`, "push", "--force", remote, "HEAD:main"], {
+        stdio: "pipe",
+        env: { ...process.env, GIT_TERMINAL_PROMPT: "0" },
+      });
     } catch (error) {
       refused = String((error as { stderr?: Buffer }).stderr ?? error);
     }
@@ -115,7 +179,10 @@ describe("run (integration): repository rules and push protection, as github.com
     const [n] = await w.tickets([w.ticket("forward only")]);
     const r = await w.cliDone(["run"]);
     assert.equal(r.code, 0, `stdout:\n${r.out.join("\n")}\nstderr:\n${r.err.join("\n")}`);
-    assert.ok(r.out.some((l) => new RegExp(`#${n}\\s+merged`).test(l)), r.out.join("\n"));
+    assert.ok(
+      r.out.some((l) => new RegExp(`#${n}\\s+merged`).test(l)),
+      r.out.join("\n"),
+    );
     assert.equal(await w.stateOf(n!), null, "the State record was removed (a ref outside refs/heads)");
     assert.equal((await w.lock()).held, false, "the Run lock was taken and given back, each a commit on top");
   });
@@ -125,22 +192,43 @@ describe("run (integration): repository rules and push protection, as github.com
     const r = await w.cliDone(["run"]);
     const said = `stdout:\n${r.out.join("\n")}\nstderr:\n${r.err.join("\n")}`;
     assert.notEqual(r.code, 0, said);
-    assert.match(said, /GitHub refused the write to ticket-runner\/lock: a branch protection rule or ruleset of the repository refused it \(.*Changes must be made through a pull request/);
+    assert.match(
+      said,
+      /GitHub refused the write to ticket-runner\/lock: a branch protection rule or ruleset of the repository refused it \(.*Changes must be made through a pull request/,
+    );
     assert.match(said, /leave `ticket-runner\/lock` out of that rule/);
   });
 
   it("push protection: a commit carrying a token is refused, and the ticket is handed off naming push protection", async () => {
-    const res = await w.octokit.request("PATCH /repos/{owner}/{repo}", { owner: w.target.owner, repo: w.target.repo, security_and_analysis: { secret_scanning_push_protection: { status: "enabled" } } });
+    const res = await w.octokit.request("PATCH /repos/{owner}/{repo}", {
+      owner: w.target.owner,
+      repo: w.target.repo,
+      security_and_analysis: { secret_scanning_push_protection: { status: "enabled" } },
+    });
     assert.deepEqual(checkResponse("PATCH /repos/{owner}/{repo}", res.status, res.data), []);
     const token = `ghp_${"a1B2c3D4e5".repeat(4).slice(0, 36)}`;
-    const [n] = await w.tickets([{ title: "Configure the client", criteria: [["`config.js` names the token", "config.js", "token"]], files: { "config.js": `module.exports = { token: "${token}" };\n` } }]);
+    const [n] = await w.tickets([
+      {
+        title: "Configure the client",
+        criteria: [["`config.js` names the token", "config.js", "token"]],
+        files: { "config.js": `module.exports = { token: "${token}" };\n` },
+      },
+    ]);
     const r = await w.cliDone(["run"]);
-    await w.octokit.request("PATCH /repos/{owner}/{repo}", { owner: w.target.owner, repo: w.target.repo, security_and_analysis: { secret_scanning_push_protection: { status: "disabled" } } });
+    await w.octokit.request("PATCH /repos/{owner}/{repo}", {
+      owner: w.target.owner,
+      repo: w.target.repo,
+      security_and_analysis: { secret_scanning_push_protection: { status: "disabled" } },
+    });
     assert.equal(r.code, 1, r.out.join("\n"));
     const text = await handoffText(n!);
     assert.match(text, /GitHub's secret scanning push protection found a secret in its commits/);
     assert.match(text, /remove the secret from the commits/);
     assert.ok(!text.includes(token), "the hand-off never quotes the secret");
-    assert.deepEqual((await w.branches()).filter((b) => b.startsWith(`agent/${n}-`)), [], "nothing reached the remote");
+    assert.deepEqual(
+      (await w.branches()).filter((b) => b.startsWith(`agent/${n}-`)),
+      [],
+      "nothing reached the remote",
+    );
   });
 });

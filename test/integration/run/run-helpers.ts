@@ -89,7 +89,11 @@ export class RunWorld {
     const argv = [process.execPath, CLI, ...args];
     const quoted = argv.map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(" ");
     const [file, fileArgs] = opts.tty ? ["script", ["-qfec", quoted, "/dev/null"]] : [argv[0]!, argv.slice(1)];
-    const child = spawn(file, fileArgs, { cwd: opts.cwd ?? this.target.clone, env: { ...baseEnv, LC_ALL: "C", ...host.env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(file, fileArgs, {
+      cwd: opts.cwd ?? this.target.clone,
+      env: { ...baseEnv, LC_ALL: "C", ...host.env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     this.children.push(child);
     const out: string[] = [];
     const err: string[] = [];
@@ -109,18 +113,35 @@ export class RunWorld {
   }
 
   /** A whole command, awaited, with a deadline. */
-  async cliDone(args: string[], opts: { cwd?: string; host?: HostEnv; timeoutMs?: number } = {}): Promise<{ code: number | null; out: string[]; err: string[] }> {
+  async cliDone(
+    args: string[],
+    opts: { cwd?: string; host?: HostEnv; timeoutMs?: number } = {},
+  ): Promise<{ code: number | null; out: string[]; err: string[] }> {
     const p = this.cli(args, opts);
     const code = await Promise.race([
       p.exited,
-      new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`ticket-runner ${args.join(" ")} did not end within ${opts.timeoutMs ?? 90_000} ms\nstdout:\n${p.out.join("\n")}\nstderr:\n${p.err.join("\n")}`)), opts.timeoutMs ?? 90_000).unref()),
+      new Promise<never>((_, reject) =>
+        setTimeout(
+          () =>
+            reject(
+              new Error(
+                `ticket-runner ${args.join(" ")} did not end within ${opts.timeoutMs ?? 90_000} ms\nstdout:\n${p.out.join("\n")}\nstderr:\n${p.err.join("\n")}`,
+              ),
+            ),
+          opts.timeoutMs ?? 90_000,
+        ).unref(),
+      ),
     ]);
     return { code, out: p.out, err: p.err };
   }
 
   async issue(n: number) {
     const { data } = await this.octokit.rest.issues.get({ owner: this.target.owner, repo: this.target.repo, issue_number: n });
-    return { ...data, labelNames: data.labels.map((l) => (typeof l === "string" ? l : (l.name ?? ""))).sort(), assigneeLogins: (data.assignees ?? []).map((a) => a.login) };
+    return {
+      ...data,
+      labelNames: data.labels.map((l) => (typeof l === "string" ? l : (l.name ?? ""))).sort(),
+      assigneeLogins: (data.assignees ?? []).map((a) => a.login),
+    };
   }
 
   async comments(n: number): Promise<{ id: number; body: string }[]> {
@@ -194,7 +215,9 @@ export class RunWorld {
       const dir = join(runs, runId, String(ticket));
       if (!existsSync(dir)) continue;
       const walk = (d: string, prefix: string): string[] =>
-        readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(d, e.name), `${prefix}${e.name}/`) : e.name.endsWith(".command") ? [`${prefix}${e.name.replace(/\.command$/, "")}`] : []));
+        readdirSync(d, { withFileTypes: true }).flatMap((e) =>
+          e.isDirectory() ? walk(join(d, e.name), `${prefix}${e.name}/`) : e.name.endsWith(".command") ? [`${prefix}${e.name.replace(/\.command$/, "")}`] : [],
+        );
       out[runId] = walk(dir, "").sort();
     }
     return out;
@@ -243,4 +266,3 @@ export class RunWorld {
     if (this.scratch) rmSync(this.scratch, { recursive: true, force: true });
   }
 }
-

@@ -28,7 +28,10 @@ describe("run (integration): start, release, then run in the same clone", functi
     const other = await w.cloneAgain("mover");
     const sha = await commitFiles(other, { "NEWS.md": "the base moved on\n" }, "base moves on");
     const basic = Buffer.from(`x-access-token:${w.target.userToken}`).toString("base64");
-    await run("git", ["-c", `http.extraHeader=Authorization: Basic ${basic}`, "push", "-q", "origin", "HEAD:main"], { cwd: other, env: { ...process.env, LC_ALL: "C" } });
+    await run("git", ["-c", `http.extraHeader=Authorization: Basic ${basic}`, "push", "-q", "origin", "HEAD:main"], {
+      cwd: other,
+      env: { ...process.env, LC_ALL: "C" },
+    });
     return sha;
   }
 
@@ -71,7 +74,11 @@ describe("run (integration): start, release, then run in the same clone", functi
     const released = await w.cliDone(["release", String(n)]);
     assert.equal(released.code, 0, say(released));
     const text = released.out.join("\n");
-    assert.match(text, /it holds 1 commit\(s\) that are not on the base, 1 of them on no remote\. A Run in this clone will not start on them: it hands the ticket to a person at setup/, say(released));
+    assert.match(
+      text,
+      /it holds 1 commit\(s\) that are not on the base, 1 of them on no remote\. A Run in this clone will not start on them: it hands the ticket to a person at setup/,
+      say(released),
+    );
 
     const r = await w.cliDone(["run", String(n)]);
     assert.equal(r.code, 1, say(r));

@@ -8,7 +8,10 @@ const say = (r: { out: string[]; err: string[] }) => `stdout:\n${r.out.join("\n"
 
 /** Waits until a Stage's log of a ticket exists in a clone: the Stage has started. */
 async function stageStarted(w: RunWorld, clone: string, ticket: number, stage: string): Promise<void> {
-  await waitFor(() => Object.values(w.stageLogs(clone, ticket)).some((stages) => stages.includes(stage)), { timeoutMs: 60_000, what: `#${ticket} ${stage} to start` });
+  await waitFor(() => Object.values(w.stageLogs(clone, ticket)).some((stages) => stages.includes(stage)), {
+    timeoutMs: 60_000,
+    what: `#${ticket} ${stage} to start`,
+  });
 }
 
 describe("run (integration): stop and kill", function () {
@@ -24,7 +27,10 @@ describe("run (integration): stop and kill", function () {
 
     const stop = await w.cliDone(["stop"]);
     assert.equal(stop.code, 0, say(stop));
-    assert.match(stop.out[0]!, /^`ticket-runner run` \(run \d{4}-\d\d-\d\dT[\d-]+, pid \d+\) will stop once the Tickets it holds are finished\. It claims no more\.$/);
+    assert.match(
+      stop.out[0]!,
+      /^`ticket-runner run` \(run \d{4}-\d\d-\d\dT[\d-]+, pid \d+\) will stop once the Tickets it holds are finished\. It claims no more\.$/,
+    );
     assert.match(stop.out[1]!, /^Ctrl\+C in that Run's own terminal stops it at once instead/);
     const again = await w.cliDone(["stop"]);
     assert.equal(again.code, 0, "a second SIGTERM is ignored by the Run, and stop says the same thing");
@@ -100,14 +106,20 @@ describe("run (integration): stop and kill", function () {
     assert.equal(r.code, 0, say(r));
     const lines = r.out;
     const firstEnd = lines.findIndex((l) => / merged: /.test(l));
-    assert.ok(lines.findIndex((l) => l.includes(`lane 1: #${a}`)) < firstEnd && lines.findIndex((l) => l.includes(`lane 2: #${b}`)) < firstEnd, "both Lanes were busy before either ticket ended");
+    assert.ok(
+      lines.findIndex((l) => l.includes(`lane 1: #${a}`)) < firstEnd && lines.findIndex((l) => l.includes(`lane 2: #${b}`)) < firstEnd,
+      "both Lanes were busy before either ticket ended",
+    );
     const ended = (stages: RegExp) =>
       lines
         .map((l) => /^\[[\d:]+\] #(\d+) ([a-z]+):/.exec(l))
         .filter((m): m is RegExpExecArray => m !== null && stages.test(m[2]!))
         .map((m) => Number(m[1]));
     // The order itself is the merge train's (unit tests); here: each merged once, one after the other.
-    assert.deepEqual(ended(/^merge$/).sort((x, y) => x - y), [a!, b!].sort((x, y) => x - y));
+    assert.deepEqual(
+      ended(/^merge$/).sort((x, y) => x - y),
+      [a!, b!].sort((x, y) => x - y),
+    );
     assert.equal((await w.issue(a!)).state, "closed");
     assert.equal((await w.issue(b!)).state, "closed");
   });

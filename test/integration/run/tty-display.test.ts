@@ -23,7 +23,7 @@ function screenOf(bytes: string): string[] {
     const seq = /^\x1b\[(\d*)([A-Za-z])$/.exec(token);
     if (seq) {
       if (seq[2] === "A") row = Math.max(0, row - Number(seq[1] || 1));
-      else if (seq[2] === "J" && (seq[1] === "0" || seq[1] === "")) lines.splice(row + 1), (lines[row] = "");
+      else if (seq[2] === "J" && (seq[1] === "0" || seq[1] === "")) (lines.splice(row + 1), (lines[row] = ""));
       else throw new Error(`the display wrote a sequence this test does not render: ${JSON.stringify(token)}`);
       continue;
     }
@@ -59,7 +59,11 @@ describe("run (integration): the live display on a terminal", function () {
     const logged = run.out.map((l) => l.replace(/\x1b\[\d+A\x1b\[0J/g, "").replace(/\r/g, "")).filter((l) => /^(info|warn): /.test(l));
     assert.ok(logged.length >= 2, `TICKET_RUNNER_LOG=info logs on the same terminal: ${screen}`);
     for (const line of logged) assert.ok(shown.includes(line), `"${line}" was erased by a redraw:\n${shown.join("\n")}`);
-    assert.deepEqual(shown.filter((l) => l.startsWith("lane ")), [], `a stale Lane row stayed on screen:\n${shown.join("\n")}`);
+    assert.deepEqual(
+      shown.filter((l) => l.startsWith("lane ")),
+      [],
+      `a stale Lane row stayed on screen:\n${shown.join("\n")}`,
+    );
     assert.equal((await w.issue(n!)).state, "closed");
   });
 

@@ -11,7 +11,10 @@ import { RunWorld } from "./run-helpers";
 const workflowTicket: DemoTicket = {
   title: "Run the tests in CI",
   criteria: [["`.github/workflows/ci.yml` runs `npm test`", ".github/workflows/ci.yml", "npm test"]],
-  files: { ".github/workflows/ci.yml": "name: ci\non: [push]\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v4\n      - run: npm test\n" },
+  files: {
+    ".github/workflows/ci.yml":
+      "name: ci\non: [push]\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v4\n      - run: npm test\n",
+  },
 };
 
 describe("run (integration): a token without the workflow scope", function () {
@@ -38,6 +41,10 @@ describe("run (integration): a token without the workflow scope", function () {
     assert.match(text, /Failed at \*\*push\*\*/);
     assert.match(text, /changes `\.github\/workflows\/ci\.yml` and the token lacks the `workflow` scope/);
     assert.match(text, /gh auth refresh -s workflow/);
-    assert.deepEqual((await w.branches()).filter((b) => b.startsWith("agent/")), [], "nothing reached the remote");
+    assert.deepEqual(
+      (await w.branches()).filter((b) => b.startsWith("agent/")),
+      [],
+      "nothing reached the remote",
+    );
   });
 });

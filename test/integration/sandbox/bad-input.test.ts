@@ -5,7 +5,13 @@ import { request } from "node:http";
 import { closeWorld, makeWorld, OWNER, REPO } from "./support";
 import type { World } from "./support";
 
-function rawRequest(base: string, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<{ status: number; body: string }> {
+function rawRequest(
+  base: string,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<{ status: number; body: string }> {
   const u = new URL(base);
   return new Promise((resolve, reject) => {
     const req = request({ host: u.hostname, port: u.port, method, path, headers }, (res) => {
@@ -63,7 +69,11 @@ describe("sandbox bad input", function () {
       const r = await rawRequest(w.sb.apiUrl, "GET", path, auth);
       assert.equal(r.status, 404, path);
     }
-    for (const path of [`/..%2F..%2Fetc/passwd.git/info/refs?service=git-upload-pack`, `/${OWNER}/${REPO}.git/../../secret.git/info/refs?service=git-upload-pack`, `/${OWNER}/${REPO}.git/HEAD`]) {
+    for (const path of [
+      `/..%2F..%2Fetc/passwd.git/info/refs?service=git-upload-pack`,
+      `/${OWNER}/${REPO}.git/../../secret.git/info/refs?service=git-upload-pack`,
+      `/${OWNER}/${REPO}.git/HEAD`,
+    ]) {
       const r = await rawRequest(w.sb.apiUrl, "GET", path, auth);
       assert.ok(r.status === 404 || r.status === 400, `${path}: ${r.status}`);
     }

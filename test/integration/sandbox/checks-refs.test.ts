@@ -34,12 +34,18 @@ describe("sandbox checks, statuses, git refs, dependencies", function () {
   });
 
   it("check runs: only a GitHub App writes them; create, update to completed, list for a ref (latest per name) (https://docs.github.com/rest/checks/runs)", async () => {
-    assert.equal(await status(w.as("bob").checks.create({ ...repo, name: "build", head_sha: main, status: "in_progress" })), 403, "a person's token cannot create a check run");
+    assert.equal(
+      await status(w.as("bob").checks.create({ ...repo, name: "build", head_sha: main, status: "in_progress" })),
+      403,
+      "a person's token cannot create a check run",
+    );
     const created = await w.as("ci-app[bot]").checks.create({ ...repo, name: "build", head_sha: main, status: "in_progress" });
     assert.equal(created.status, 201);
     assert.equal(created.data.status, "in_progress");
     assert.equal(await status(w.as("bob").checks.update({ ...repo, check_run_id: created.data.id, conclusion: "failure" })), 403, "nor update one");
-    const done = await w.as("ci-app[bot]").checks.update({ ...repo, check_run_id: created.data.id, conclusion: "success", output: { title: "ok", summary: "all good" } });
+    const done = await w
+      .as("ci-app[bot]")
+      .checks.update({ ...repo, check_run_id: created.data.id, conclusion: "success", output: { title: "ok", summary: "all good" } });
     assert.equal(done.data.status, "completed");
     assert.equal(done.data.conclusion, "success");
     await w.as("ci-app[bot]").checks.create({ ...repo, name: "build", head_sha: main, status: "queued" });
@@ -58,7 +64,9 @@ describe("sandbox checks, statuses, git refs, dependencies", function () {
     const dup = await errorOf(w.as("bob").git.createRef({ ...repo, ref: "refs/heads/ticket-runner/state", sha: main }));
     assert.equal(dup.status, 422);
     assert.equal(dup.data.message, "Reference already exists");
-    const child = await w.as("bob").git.createCommit({ ...repo, message: "child", tree: (await w.as("bob").git.getCommit({ ...repo, commit_sha: main })).data.tree.sha, parents: [main] });
+    const child = await w
+      .as("bob")
+      .git.createCommit({ ...repo, message: "child", tree: (await w.as("bob").git.getCommit({ ...repo, commit_sha: main })).data.tree.sha, parents: [main] });
     {
       const ff = await w.as("bob").git.updateRef({ ...repo, ref: "heads/ticket-runner/state", sha: child.data.sha, force: false });
       assert.equal(ff.data.object.sha, child.data.sha);
@@ -77,7 +85,10 @@ describe("sandbox checks, statuses, git refs, dependencies", function () {
     for (const name of ["zeta", "agent/7-x"]) await w.as("bob").git.createRef({ ...repo, ref: `refs/heads/${name}`, sha: main });
     try {
       const all = await w.as("carol").paginate(w.as("carol").repos.listBranches, { ...repo, per_page: 1 });
-      assert.deepEqual(all.map((b) => b.name), ["agent/7-x", "main", "zeta"]);
+      assert.deepEqual(
+        all.map((b) => b.name),
+        ["agent/7-x", "main", "zeta"],
+      );
       assert.ok(all.every((b) => b.commit.sha === main));
       const first = await w.as("carol").repos.listBranches({ ...repo, per_page: 2 });
       assert.match(first.headers.link ?? "", /rel="next"/);
@@ -89,7 +100,9 @@ describe("sandbox checks, statuses, git refs, dependencies", function () {
   it("git data: blob, tree on a base tree, commit, and contents on a branch (https://docs.github.com/rest/git/trees#create-a-tree)", async () => {
     const blob = await w.as("bob").git.createBlob({ ...repo, content: '{"v":1}\n' });
     const base = (await w.as("bob").git.getCommit({ ...repo, commit_sha: main })).data.tree.sha;
-    const tree = await w.as("bob").git.createTree({ ...repo, base_tree: base, tree: [{ path: "state/7.json", mode: "100644", type: "blob", sha: blob.data.sha }] });
+    const tree = await w
+      .as("bob")
+      .git.createTree({ ...repo, base_tree: base, tree: [{ path: "state/7.json", mode: "100644", type: "blob", sha: blob.data.sha }] });
     const commit = await w.as("bob").git.createCommit({ ...repo, message: "state", tree: tree.data.sha, parents: [main] });
     await w.as("bob").git.createRef({ ...repo, ref: "refs/heads/data-test", sha: commit.data.sha });
     const file = await w.as("carol").repos.getContent({ ...repo, path: "state/7.json", ref: "data-test" });
@@ -106,8 +119,13 @@ describe("sandbox checks, statuses, git refs, dependencies", function () {
     const add = await w.as("bob").request(`POST ${path}`, { issue_id: blocker.id });
     assert.equal(add.status, 201);
     const list = await w.as("carol").request(`GET ${path}`);
-    assert.deepEqual((list.data as { number: number }[]).map((i) => i.number), [blocker.number]);
-    const summary = (await w.as("carol").issues.get({ ...repo, issue_number: blocked.number })).data as unknown as { issue_dependencies_summary: { blocked_by: number } };
+    assert.deepEqual(
+      (list.data as { number: number }[]).map((i) => i.number),
+      [blocker.number],
+    );
+    const summary = (await w.as("carol").issues.get({ ...repo, issue_number: blocked.number })).data as unknown as {
+      issue_dependencies_summary: { blocked_by: number };
+    };
     assert.equal(summary.issue_dependencies_summary.blocked_by, 1);
     const rm = await w.as("bob").request(`DELETE ${path}/${blocker.id}`);
     assert.equal(rm.status, 200);

@@ -19,11 +19,14 @@ describe("sandbox CI", function () {
   after(async () => closeWorld(w));
 
   async function runFor(sha: string, status = "completed") {
-    return waitFor(async () => {
-      const runs = (await w.as("bob").checks.listForRef({ ...repo, ref: sha })).data.check_runs;
-      const run = runs.find((r) => r.name === "sandbox-ci");
-      return run && run.status === status ? run : null;
-    }, { what: `sandbox-ci ${status} on ${sha}`, timeoutMs: 20_000 });
+    return waitFor(
+      async () => {
+        const runs = (await w.as("bob").checks.listForRef({ ...repo, ref: sha })).data.check_runs;
+        const run = runs.find((r) => r.name === "sandbox-ci");
+        return run && run.status === status ? run : null;
+      },
+      { what: `sandbox-ci ${status} on ${sha}`, timeoutMs: 20_000 },
+    );
   }
 
   it("opening a PR runs CI on its head; a later push to the head runs it again", async () => {

@@ -9,7 +9,11 @@ const ROOT = path.resolve(__dirname, "../../..");
 
 describe("ticket-runner sandbox (CLI)", function () {
   it("prints the URLs and token, answers requests, and stops cleanly on SIGTERM", async () => {
-    const child = spawn(process.execPath, ["--require", "tsx/cjs", path.join(ROOT, "src/cli/main.ts"), "sandbox", "--port", "0", "--seed", "demo", "--json"], { cwd: ROOT, env: { ...process.env, TICKET_RUNNER_STAGE: "" }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["--require", "tsx/cjs", path.join(ROOT, "src/cli/main.ts"), "sandbox", "--port", "0", "--seed", "demo", "--json"], {
+      cwd: ROOT,
+      env: { ...process.env, TICKET_RUNNER_STAGE: "" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
     let err = "";
     child.stdout.on("data", (b: Buffer) => (out += b.toString()));
@@ -31,7 +35,10 @@ describe("ticket-runner sandbox (CLI)", function () {
   });
 
   it("refuses a bad --port with exit code 2", async () => {
-    const child = spawn(process.execPath, ["--require", "tsx/cjs", path.join(ROOT, "src/cli/main.ts"), "sandbox", "--port", "http"], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["--require", "tsx/cjs", path.join(ROOT, "src/cli/main.ts"), "sandbox", "--port", "http"], {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let err = "";
     child.stderr.on("data", (b: Buffer) => (err += b.toString()));
     const code = await new Promise<number | null>((resolve) => child.on("close", (c) => resolve(c)));

@@ -33,7 +33,11 @@ describe("sandbox faults and request log", function () {
     const e = await errorOf(w.as("bob").issues.create({ ...repo, title: "w3" }));
     assert.equal(e.status, 429);
     assert.match(e.message, /secondary rate limit/);
-    const res = await fetch(`${w.sb.apiUrl}/repos/${OWNER}/${REPO}/issues`, { method: "POST", headers: { authorization: `token ${w.tokens.bob}` }, body: JSON.stringify({ title: "w4" }) });
+    const res = await fetch(`${w.sb.apiUrl}/repos/${OWNER}/${REPO}/issues`, {
+      method: "POST",
+      headers: { authorization: `token ${w.tokens.bob}` },
+      body: JSON.stringify({ title: "w4" }),
+    });
     assert.equal(res.headers.get("retry-after"), "7");
     // Reads are not writes.
     assert.equal((await w.as("bob").issues.listForRepo(repo)).status, 200);
@@ -43,7 +47,10 @@ describe("sandbox faults and request log", function () {
     const issue = (await w.as("bob").issues.create({ ...repo, title: "held" })).data.number;
     await w.sb.admin.setFaults({ holdWrites: { user: "bob", routes: "^POST /repos/[^/]+/[^/]+/issues/\\d+/comments$" } });
     let landed = false;
-    const posting = w.as("bob").issues.createComment({ ...repo, issue_number: issue, body: "late" }).then((r) => ((landed = true), r));
+    const posting = w
+      .as("bob")
+      .issues.createComment({ ...repo, issue_number: issue, body: "late" })
+      .then((r) => ((landed = true), r));
     await waitFor(async () => (await w.sb.admin.heldWrites()) === 1, { what: "the comment to be held" });
     // Reads, other routes and other users pass.
     assert.equal((await w.as("bob").issues.get({ ...repo, issue_number: issue })).status, 200);
@@ -71,10 +78,16 @@ describe("sandbox faults and request log", function () {
     const { data } = await w.as("bob").issues.create({ ...repo, title: "lagged" });
     const list = await w.as("bob").issues.listForRepo({ ...repo, per_page: 100 });
     assert.ok(!list.data.some((i) => i.number === data.number), "a fresh list must not show it yet");
-    const gql = await w.as("bob").graphql<{ repository: { issues: { nodes: { number: number }[] } } }>(`{ repository(owner: "${OWNER}", name: "${REPO}") { issues(last: 100) { nodes { number } } } }`);
+    const gql = await w
+      .as("bob")
+      .graphql<{ repository: { issues: { nodes: { number: number }[] } } }>(
+        `{ repository(owner: "${OWNER}", name: "${REPO}") { issues(last: 100) { nodes { number } } } }`,
+      );
     assert.ok(!gql.repository.issues.nodes.some((i) => i.number === data.number));
     assert.equal((await w.as("bob").issues.get({ ...repo, issue_number: data.number })).data.title, "lagged");
-    await waitFor(async () => (await w.as("bob").issues.listForRepo({ ...repo, per_page: 100 })).data.some((i) => i.number === data.number), { what: "the lagged list to catch up" });
+    await waitFor(async () => (await w.as("bob").issues.listForRepo({ ...repo, per_page: 100 })).data.some((i) => i.number === data.number), {
+      what: "the lagged list to catch up",
+    });
   });
 
   it("dropped connections: the client sees the socket close", async () => {

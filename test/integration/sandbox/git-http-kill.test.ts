@@ -29,7 +29,12 @@ interface Push {
 
 function gitBuffer(args: string[], cwd: string, input: string): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const child = execFile("git", args, { cwd, encoding: "buffer", maxBuffer: 64 * 1024 * 1024, env: { ...process.env, ...gitIdentityEnv } }, (error, stdout) => (error ? reject(error) : resolve(stdout)));
+    const child = execFile(
+      "git",
+      args,
+      { cwd, encoding: "buffer", maxBuffer: 64 * 1024 * 1024, env: { ...process.env, ...gitIdentityEnv } },
+      (error, stdout) => (error ? reject(error) : resolve(stdout)),
+    );
     child.stdin?.end(input);
   });
 }
@@ -143,7 +148,10 @@ describe("sandbox killed mid-push (integration)", function () {
 
   it("SIGTERM while receive-pack runs: stop() ends its whole process group, hook included", async () => {
     await holdReceivePack();
-    assert.ok(sandboxGit().some((p) => /receive-pack/.test(p.command)), "receive-pack is at work when the sandbox is stopped");
+    assert.ok(
+      sandboxGit().some((p) => /receive-pack/.test(p.command)),
+      "receive-pack is at work when the sandbox is stopped",
+    );
     process.kill(sb!.pid, "SIGTERM");
     assert.equal(await sb!.exited, null);
     // Nothing released the hook: only the sandbox's stop can have ended it.

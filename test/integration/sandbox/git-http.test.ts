@@ -112,8 +112,16 @@ describe("sandbox git over smart HTTP", function () {
     await fsp.writeFile(path.join(home, ".ssh", "id_ed25519"), "PRIVATE KEY\n");
     // A link inside the seed folder that leads out of it is refused too.
     await fsp.symlink(home, path.join(w.sb.seedsDir, "link-out"));
-    for (const [name, fromDir] of [["stolen", home], ["linked", path.join(w.sb.seedsDir, "link-out")], ["dotdot", path.join(w.sb.seedsDir, "..", "..")], ["seeds", w.sb.seedsDir]] as const) {
-      await assert.rejects(w.sb.admin.createRepo({ owner: OWNER, name, fromDir }), (e: Error) => /fromDir must be a folder inside this sandbox's seed folder/.test(e.message) && /Nothing was created/.test(e.message));
+    for (const [name, fromDir] of [
+      ["stolen", home],
+      ["linked", path.join(w.sb.seedsDir, "link-out")],
+      ["dotdot", path.join(w.sb.seedsDir, "..", "..")],
+      ["seeds", w.sb.seedsDir],
+    ] as const) {
+      await assert.rejects(
+        w.sb.admin.createRepo({ owner: OWNER, name, fromDir }),
+        (e: Error) => /fromDir must be a folder inside this sandbox's seed folder/.test(e.message) && /Nothing was created/.test(e.message),
+      );
       const res = await fetch(`${w.sb.apiUrl}/repos/${OWNER}/${name}`, { headers: { authorization: `Bearer ${w.sb.adminToken}` } });
       assert.equal(res.status, 404, `${name} was not created`);
     }

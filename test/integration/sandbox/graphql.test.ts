@@ -11,7 +11,10 @@ interface BoardIssue {
   number: number;
   labels: { nodes: { name: string }[] };
   assignees: { nodes: { login: string }[] };
-  comments: { totalCount: number; nodes: { fullDatabaseId: string; body: string; author: { login: string }; authorAssociation: string; url: string; createdAt: string; updatedAt: string }[] };
+  comments: {
+    totalCount: number;
+    nodes: { fullDatabaseId: string; body: string; author: { login: string }; authorAssociation: string; url: string; createdAt: string; updatedAt: string }[];
+  };
 }
 interface Board {
   repository: { issues: { totalCount: number; pageInfo: { hasNextPage: boolean; endCursor: string | null }; nodes: BoardIssue[] } };
@@ -45,7 +48,9 @@ describe("sandbox GraphQL", function () {
   after(async () => closeWorld(w));
 
   it("viewer and rateLimit", async () => {
-    const r = await gql<{ viewer: { login: string; id: string }; rateLimit: { limit: number; remaining: number } }>("{ viewer { login id } rateLimit { limit remaining } }");
+    const r = await gql<{ viewer: { login: string; id: string }; rateLimit: { limit: number; remaining: number } }>(
+      "{ viewer { login id } rateLimit { limit remaining } }",
+    );
     assert.equal(r.viewer.login, "bob");
     assert.match(r.viewer.id, /^U_/);
     assert.equal(r.rateLimit.limit, 5000);
@@ -55,7 +60,10 @@ describe("sandbox GraphQL", function () {
     const page1 = await gql<Board>(BOARD, { owner: OWNER, name: REPO });
     const issues = page1.repository.issues;
     assert.equal(issues.totalCount, 3);
-    assert.deepEqual(issues.nodes.map((i) => i.number), [1, 2]);
+    assert.deepEqual(
+      issues.nodes.map((i) => i.number),
+      [1, 2],
+    );
     assert.equal(issues.pageInfo.hasNextPage, true);
     const first = issues.nodes[0] as BoardIssue;
     assert.equal(first.comments.totalCount, 25);
@@ -67,7 +75,10 @@ describe("sandbox GraphQL", function () {
     // Ids past 2^32, as on github.com: the BigInt string carries them (ADR 0130).
     assert.ok(BigInt(first.comments.nodes[0]?.fullDatabaseId ?? "0") > 2n ** 32n, "comment ids are past 2^32");
     const page2 = await gql<Board>(BOARD, { owner: OWNER, name: REPO, after: issues.pageInfo.endCursor });
-    assert.deepEqual(page2.repository.issues.nodes.map((i) => i.number), [3]);
+    assert.deepEqual(
+      page2.repository.issues.nodes.map((i) => i.number),
+      [3],
+    );
     assert.equal(page2.repository.issues.pageInfo.hasNextPage, false);
   });
 
@@ -75,7 +86,10 @@ describe("sandbox GraphQL", function () {
     const q = `{ repository(owner: "${OWNER}", name: "${REPO}") { issue(number: 1) { fullDatabaseId comments(first: 1) { nodes { databaseId fullDatabaseId } } } } }`;
     const err = await gql(q).then(
       () => null,
-      (e: { errors?: { message: string; path?: (string | number)[] }[]; data?: { repository: { issue: { fullDatabaseId: string; comments: { nodes: { databaseId: number | null; fullDatabaseId: string }[] } } } } }) => e,
+      (e: {
+        errors?: { message: string; path?: (string | number)[] }[];
+        data?: { repository: { issue: { fullDatabaseId: string; comments: { nodes: { databaseId: number | null; fullDatabaseId: string }[] } } } };
+      }) => e,
     );
     assert.ok(err, "the query is refused in part");
     assert.match(err.errors?.[0]?.message ?? "", /Int cannot represent non 32-bit signed integer/);
@@ -90,11 +104,16 @@ describe("sandbox GraphQL", function () {
   });
 
   it("an unknown repository is a NOT_FOUND error", async () => {
-    await assert.rejects(gql(`{ repository(owner: "nope", name: "nope") { name } }`), (e: { errors?: { type?: string }[] }) => e.errors?.[0]?.type === "NOT_FOUND");
+    await assert.rejects(
+      gql(`{ repository(owner: "nope", name: "nope") { name } }`),
+      (e: { errors?: { type?: string }[] }) => e.errors?.[0]?.type === "NOT_FOUND",
+    );
   });
 
   it("repository.issue(number) and pullRequest(number) on an issue is NOT_FOUND", async () => {
-    const r = await gql<{ repository: { issue: { title: string; state: string } } }>(`{ repository(owner: "${OWNER}", name: "${REPO}") { issue(number: 2) { title state } } }`);
+    const r = await gql<{ repository: { issue: { title: string; state: string } } }>(
+      `{ repository(owner: "${OWNER}", name: "${REPO}") { issue(number: 2) { title state } } }`,
+    );
     assert.deepEqual(r.repository.issue, { title: "t2", state: "OPEN" });
     await assert.rejects(gql(`{ repository(owner: "${OWNER}", name: "${REPO}") { pullRequest(number: 2) { title } } }`), /Could not resolve to a PullRequest/);
   });
@@ -115,22 +134,39 @@ describe("sandbox GraphQL", function () {
     );
     assert.equal(r.a.commentEdge.node.body, "claimed");
     const commentId = (await w.as("bob").issues.getComment({ ...repo, comment_id: Number(r.a.commentEdge.node.fullDatabaseId) })).data.node_id;
-    const edited = await gql<{ e: { issueComment: { body: string } } }>(`mutation($id: ID!) { e: updateIssueComment(input: {id: $id, body: "renewed"}) { issueComment { body } } }`, { id: commentId });
+    const edited = await gql<{ e: { issueComment: { body: string } } }>(
+      `mutation($id: ID!) { e: updateIssueComment(input: {id: $id, body: "renewed"}) { issueComment { body } } }`,
+      { id: commentId },
+    );
     assert.equal(edited.e.issueComment.body, "renewed");
     const issue = (await w.as("carol").issues.get({ ...repo, issue_number: 3 })).data;
-    assert.deepEqual(issue.labels.map((l) => (typeof l === "string" ? l : l.name)), ["bug"]);
-    assert.deepEqual(issue.assignees?.map((u) => u.login), ["bob"]);
+    assert.deepEqual(
+      issue.labels.map((l) => (typeof l === "string" ? l : l.name)),
+      ["bug"],
+    );
+    assert.deepEqual(
+      issue.assignees?.map((u) => u.login),
+      ["bob"],
+    );
     const events = (await w.as("carol").issues.listEvents({ ...repo, issue_number: 3 })).data.map((e) => e.event);
     assert.deepEqual(events, ["labeled", "unlabeled", "labeled", "assigned"]);
-    const un = await gql<{ x: { assignable: { assignees: { totalCount: number } } } }>(`mutation($i: ID!, $me: ID!) { x: removeAssigneesFromAssignable(input: {assignableId: $i, assigneeIds: [$me]}) { assignable { ... on Issue { assignees(first: 5) { totalCount } } } } }`, { i: issueId, me: ids.viewer.id });
+    const un = await gql<{ x: { assignable: { assignees: { totalCount: number } } } }>(
+      `mutation($i: ID!, $me: ID!) { x: removeAssigneesFromAssignable(input: {assignableId: $i, assigneeIds: [$me]}) { assignable { ... on Issue { assignees(first: 5) { totalCount } } } } }`,
+      { i: issueId, me: ids.viewer.id },
+    );
     assert.equal(un.x.assignable.assignees.totalCount, 0);
   });
 
   it("a mutation by a reader is FORBIDDEN; GraphQL without a token is 401", async () => {
     const reader = graphql.defaults({ baseUrl: w.sb.apiUrl, headers: { authorization: `token ${w.tokens.carol}` } });
-    const ids = await reader<{ repository: { issue: { id: string }; label: { id: string } } }>(`{ repository(owner: "${OWNER}", name: "${REPO}") { issue(number: 1) { id } label(name: "bug") { id } } }`);
+    const ids = await reader<{ repository: { issue: { id: string }; label: { id: string } } }>(
+      `{ repository(owner: "${OWNER}", name: "${REPO}") { issue(number: 1) { id } label(name: "bug") { id } } }`,
+    );
     await assert.rejects(
-      reader(`mutation($i: ID!, $l: ID!) { addLabelsToLabelable(input: {labelableId: $i, labelIds: [$l]}) { clientMutationId } }`, { i: ids.repository.issue.id, l: ids.repository.label.id }),
+      reader(`mutation($i: ID!, $l: ID!) { addLabelsToLabelable(input: {labelableId: $i, labelIds: [$l]}) { clientMutationId } }`, {
+        i: ids.repository.issue.id,
+        l: ids.repository.label.id,
+      }),
       (e: { errors?: { type?: string }[] }) => e.errors?.[0]?.type === "FORBIDDEN",
     );
     const anon = graphql.defaults({ baseUrl: w.sb.apiUrl });

@@ -43,7 +43,10 @@ describe("sandbox persistence and seeds", function () {
       assert.equal((await ok2.users.getAuthenticated()).data.login, "bob");
       const got = (await ok2.issues.get({ owner: "acme", repo: "kept", issue_number: issue.number })).data;
       assert.equal(got.title, "survive");
-      assert.deepEqual(got.labels.map((l) => (typeof l === "string" ? l : l.name)), ["bug"]);
+      assert.deepEqual(
+        got.labels.map((l) => (typeof l === "string" ? l : l.name)),
+        ["bug"],
+      );
       assert.equal((await ok2.issues.getComment({ owner: "acme", repo: "kept", comment_id: comment.id })).data.body, "still here");
       assert.equal((await ok2.pulls.get({ owner: "acme", repo: "kept", pull_number: pr.number })).data.head.sha, sha);
       const next = (await ok2.issues.create({ owner: "acme", repo: "kept", title: "after restart" })).data;
@@ -70,7 +73,12 @@ describe("sandbox persistence and seeds", function () {
     try {
       await again.admin.addUser({ login: "carol" });
       assert.deepEqual(
-        { root: await mode(data), state: await mode(path.join(data, "state.json")), repos: await mode(path.join(data, "repos")), seeds: await mode(again.seedsDir) },
+        {
+          root: await mode(data),
+          state: await mode(path.join(data, "state.json")),
+          repos: await mode(path.join(data, "repos")),
+          seeds: await mode(again.seedsDir),
+        },
         { root: "700", state: "600", repos: "700", seeds: "700" },
       );
     } finally {
@@ -96,7 +104,9 @@ describe("sandbox persistence and seeds", function () {
   it("the demo seed creates demo/shop with the workflow labels, once", async () => {
     const data = path.join(tmp, "demo");
     const sb = await startSandbox({ dataDir: data, seed: "demo", quiet: true });
-    const labels = (await octokitFor(sb.apiUrl, sb.adminToken).issues.listLabelsForRepo({ owner: "demo", repo: "shop", per_page: 100 })).data.map((l) => l.name);
+    const labels = (await octokitFor(sb.apiUrl, sb.adminToken).issues.listLabelsForRepo({ owner: "demo", repo: "shop", per_page: 100 })).data.map(
+      (l) => l.name,
+    );
     for (const name of ["ready-for-agent", "in-progress", "ready-for-human"]) assert.ok(labels.includes(name), name);
     const count = (await octokitFor(sb.apiUrl, sb.adminToken).issues.listForRepo({ owner: "demo", repo: "shop", state: "all" })).data.length;
     await sb.stop();

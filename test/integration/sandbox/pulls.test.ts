@@ -33,7 +33,10 @@ describe("sandbox pull requests", function () {
     assert.equal(created.data.head.sha, sha);
     assert.equal(created.data.head.ref, "feature/a");
     const byHead = await w.as("carol").pulls.list({ ...repo, head: `${OWNER}:feature/a` });
-    assert.deepEqual(byHead.data.map((p) => p.number), [created.data.number]);
+    assert.deepEqual(
+      byHead.data.map((p) => p.number),
+      [created.data.number],
+    );
     assert.deepEqual((await w.as("carol").pulls.list({ ...repo, base: "other" })).data, []);
     assert.deepEqual((await w.as("carol").pulls.list({ ...repo, state: "closed" })).data, []);
     const issues = await w.as("carol").issues.listForRepo(repo);
@@ -64,9 +67,19 @@ describe("sandbox pull requests", function () {
     const pr = (await w.as("bob").pulls.list({ ...repo, head: `${OWNER}:feature/a` })).data[0];
     assert.ok(pr);
     assert.equal((await errorOf(w.as("bob").pulls.merge({ ...repo, pull_number: pr.number }))).status, 405);
-    const ready = await w.as("bob").graphql<{ m: { pullRequest: { isDraft: boolean } } }>(`mutation($id: ID!) { m: markPullRequestReadyForReview(input: {pullRequestId: $id}) { pullRequest { isDraft } } }`, { id: pr.node_id });
+    const ready = await w
+      .as("bob")
+      .graphql<{ m: { pullRequest: { isDraft: boolean } } }>(
+        `mutation($id: ID!) { m: markPullRequestReadyForReview(input: {pullRequestId: $id}) { pullRequest { isDraft } } }`,
+        { id: pr.node_id },
+      );
     assert.equal(ready.m.pullRequest.isDraft, false);
-    const draft = await w.as("bob").graphql<{ m: { pullRequest: { isDraft: boolean } } }>(`mutation($id: ID!) { m: convertPullRequestToDraft(input: {pullRequestId: $id}) { pullRequest { isDraft } } }`, { id: pr.node_id });
+    const draft = await w
+      .as("bob")
+      .graphql<{ m: { pullRequest: { isDraft: boolean } } }>(
+        `mutation($id: ID!) { m: convertPullRequestToDraft(input: {pullRequestId: $id}) { pullRequest { isDraft } } }`,
+        { id: pr.node_id },
+      );
     assert.equal(draft.m.pullRequest.isDraft, true);
     await w.as("bob").graphql(`mutation($id: ID!) { markPullRequestReadyForReview(input: {pullRequestId: $id}) { clientMutationId } }`, { id: pr.node_id });
   });

@@ -28,9 +28,15 @@ describe("sandbox REST: issue comments", function () {
     const all = await w.as("carol").paginate(w.as("carol").issues.listComments, { ...repo, issue_number: n, per_page: 3 });
     assert.equal(all.length, 7);
     const ids = all.map((c) => c.id);
-    assert.deepEqual(ids, [...ids].sort((a, b) => a - b));
+    assert.deepEqual(
+      ids,
+      [...ids].sort((a, b) => a - b),
+    );
     const page2 = await w.as("carol").issues.listComments({ ...repo, issue_number: n, per_page: 3, page: 2 });
-    assert.deepEqual(page2.data.map((c) => c.id), ids.slice(3, 6));
+    assert.deepEqual(
+      page2.data.map((c) => c.id),
+      ids.slice(3, 6),
+    );
     const future = new Date(Date.now() + 60_000).toISOString();
     assert.deepEqual((await w.as("carol").issues.listComments({ ...repo, issue_number: n, since: future })).data, []);
   });

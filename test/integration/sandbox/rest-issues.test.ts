@@ -91,8 +91,14 @@ describe("sandbox REST: users, repos, labels, issues", function () {
     it("create with labels and assignees; a non-pusher's labels and assignees are silently dropped", async () => {
       const a = await w.as("bob").issues.create({ ...repo, title: "First", body: "b", labels: ["ready-for-agent"], assignees: ["bob"] });
       assert.equal(a.status, 201);
-      assert.deepEqual(a.data.labels.map((l) => (typeof l === "string" ? l : l.name)), ["ready-for-agent"]);
-      assert.deepEqual(a.data.assignees?.map((u) => u.login), ["bob"]);
+      assert.deepEqual(
+        a.data.labels.map((l) => (typeof l === "string" ? l : l.name)),
+        ["ready-for-agent"],
+      );
+      assert.deepEqual(
+        a.data.assignees?.map((u) => u.login),
+        ["bob"],
+      );
       const d = await w.as("dave").issues.create({ ...repo, title: "From outside", labels: ["ready-for-agent"], assignees: ["dave"] });
       assert.equal(d.status, 201);
       assert.deepEqual(d.data.labels, []);
@@ -104,15 +110,30 @@ describe("sandbox REST: users, repos, labels, issues", function () {
       const c = await w.as("bob").issues.create({ ...repo, title: "Third", labels: ["ready-for-agent", "bug"] });
       await w.as("bob").issues.update({ ...repo, issue_number: c.data.number, state: "closed" });
       const open = await w.as("carol").issues.listForRepo(repo);
-      assert.deepEqual(open.data.map((i) => i.number), [2, 1]);
+      assert.deepEqual(
+        open.data.map((i) => i.number),
+        [2, 1],
+      );
       const all = await w.as("carol").issues.listForRepo({ ...repo, state: "all", direction: "asc" });
-      assert.deepEqual(all.data.map((i) => i.number), [1, 2, 3]);
+      assert.deepEqual(
+        all.data.map((i) => i.number),
+        [1, 2, 3],
+      );
       const both = await w.as("carol").issues.listForRepo({ ...repo, state: "all", labels: "ready-for-agent,bug" });
-      assert.deepEqual(both.data.map((i) => i.number), [3]);
+      assert.deepEqual(
+        both.data.map((i) => i.number),
+        [3],
+      );
       const mine = await w.as("carol").issues.listForRepo({ ...repo, assignee: "bob" });
-      assert.deepEqual(mine.data.map((i) => i.number), [1]);
+      assert.deepEqual(
+        mine.data.map((i) => i.number),
+        [1],
+      );
       const none = await w.as("carol").issues.listForRepo({ ...repo, assignee: "none" });
-      assert.deepEqual(none.data.map((i) => i.number), [2]);
+      assert.deepEqual(
+        none.data.map((i) => i.number),
+        [2],
+      );
       assert.equal(await status(w.as("carol").issues.listForRepo({ ...repo, state: "bogus" as "open" })), 422);
     });
 
@@ -135,8 +156,14 @@ describe("sandbox REST: users, repos, labels, issues", function () {
     it("get and PATCH title/body/state/labels/assignees; a reader cannot edit someone else's issue", async () => {
       const { data } = await w.as("bob").issues.update({ ...repo, issue_number: 2, title: "Renamed", labels: ["enhancement"], assignees: ["alice"] });
       assert.equal(data.title, "Renamed");
-      assert.deepEqual(data.labels.map((l) => (typeof l === "string" ? l : l.name)), ["enhancement"]);
-      assert.deepEqual(data.assignees?.map((u) => u.login), ["alice"]);
+      assert.deepEqual(
+        data.labels.map((l) => (typeof l === "string" ? l : l.name)),
+        ["enhancement"],
+      );
+      assert.deepEqual(
+        data.assignees?.map((u) => u.login),
+        ["alice"],
+      );
       const got = await w.as("carol").issues.get({ ...repo, issue_number: 2 });
       assert.equal(got.data.title, "Renamed");
       assert.equal(await status(w.as("carol").issues.update({ ...repo, issue_number: 1, title: "hijack" })), 403);
@@ -150,7 +177,10 @@ describe("sandbox REST: users, repos, labels, issues", function () {
       const added = await w.as("bob").issues.addLabels({ ...repo, issue_number: n, labels: ["in-progress", "brand-new"] });
       assert.deepEqual(added.data.map((l) => l.name).sort(), ["brand-new", "in-progress"]);
       const set = await w.as("bob").issues.setLabels({ ...repo, issue_number: n, labels: ["bug"] });
-      assert.deepEqual(set.data.map((l) => l.name), ["bug"]);
+      assert.deepEqual(
+        set.data.map((l) => l.name),
+        ["bug"],
+      );
       const removed = await w.as("bob").issues.removeLabel({ ...repo, issue_number: n, name: "bug" });
       assert.deepEqual(removed.data, []);
       const e = await errorOf(w.as("bob").issues.removeLabel({ ...repo, issue_number: n, name: "bug" }));
@@ -165,7 +195,10 @@ describe("sandbox REST: users, repos, labels, issues", function () {
       const n = (await w.as("bob").issues.create({ ...repo, title: "assign" })).data.number;
       const add = await w.as("bob").issues.addAssignees({ ...repo, issue_number: n, assignees: ["bob", "carol", "ghost"] });
       assert.equal(add.status, 201);
-      assert.deepEqual(add.data.assignees?.map((u) => u.login), ["bob"]);
+      assert.deepEqual(
+        add.data.assignees?.map((u) => u.login),
+        ["bob"],
+      );
       const rm = await w.as("bob").issues.removeAssignees({ ...repo, issue_number: n, assignees: ["bob"] });
       assert.deepEqual(rm.data.assignees, []);
     });
@@ -182,7 +215,10 @@ describe("sandbox REST: users, repos, labels, issues", function () {
       assert.equal(labeled[0]?.actor?.login, "alice");
       assert.equal((labeled[0] as { label?: { name: string } }).label?.name, "ready-for-agent");
       const timeline = await w.as("carol").issues.listEventsForTimeline({ ...repo, issue_number: n });
-      assert.deepEqual(timeline.data.map((e) => e.event), ["labeled", "commented"]);
+      assert.deepEqual(
+        timeline.data.map((e) => e.event),
+        ["labeled", "commented"],
+      );
     });
 
     it("repository issue events carry ETag and X-Poll-Interval; If-None-Match gives 304 and costs nothing", async () => {

@@ -28,7 +28,12 @@ export const REPO = "widgets";
 /** acme/widgets (public) with alice=admin, bob=write, carol=read, dave=none, the GitHub App ci-app[bot]=write; acme/secret (private) with alice=admin. */
 export async function makeWorld(opts: { ciCommand?: string[] } = {}): Promise<World> {
   const sb = await startSandbox({ quiet: true });
-  await sb.admin.createRepo({ owner: OWNER, name: REPO, files: { "README.md": "# widgets\n", "src/a.txt": "one\ntwo\nthree\n" }, ciCommand: opts.ciCommand ?? null });
+  await sb.admin.createRepo({
+    owner: OWNER,
+    name: REPO,
+    files: { "README.md": "# widgets\n", "src/a.txt": "one\ntwo\nthree\n" },
+    ciCommand: opts.ciCommand ?? null,
+  });
   await sb.admin.createRepo({ owner: OWNER, name: "secret", private: true, files: { "x.txt": "x\n" } });
   const tokens: Record<string, string> = {};
   const roles: Record<string, Record<string, "admin" | "write" | "read" | "none">> = {

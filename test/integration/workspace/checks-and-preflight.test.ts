@@ -61,7 +61,11 @@ describe("workspace: Checks in a lane", () => {
   });
 
   it("keeps only the tail of a huge output", async () => {
-    const res = await ws.runCheck(lane, ["node", "-e", "for (let i = 0; i < 30000; i++) console.log('line ' + i + ' ' + 'x'.repeat(60)); console.log('THE END')"], 60_000);
+    const res = await ws.runCheck(
+      lane,
+      ["node", "-e", "for (let i = 0; i < 30000; i++) console.log('line ' + i + ' ' + 'x'.repeat(60)); console.log('THE END')"],
+      60_000,
+    );
     assert.equal(res.exitCode, 0);
     assert.ok(res.output.length <= 1024 * 1024 + 200, `kept ${res.output.length} chars`);
     assert.match(res.output, /^\[\.\.\. \d+ bytes of earlier output dropped \.\.\.\]/);
@@ -90,7 +94,10 @@ describe("workspace: preflight refusals say the exact fix", () => {
   });
 
   async function refusal(ws: GitWorkspace): Promise<Refusal> {
-    const e = await ws.preflight("main").then(() => null, (err: unknown) => err);
+    const e = await ws.preflight("main").then(
+      () => null,
+      (err: unknown) => err,
+    );
     assert.ok(e instanceof Refusal, `expected a Refusal, got ${String(e)}`);
     return e;
   }

@@ -19,6 +19,9 @@ describe("test support: git fixtures", () => {
   it("waitFor resolves on the first truthy probe and fails at the deadline", async () => {
     let n = 0;
     assert.equal(await waitFor(() => (++n >= 3 ? n : 0), { intervalMs: 1 }), 3);
-    await assert.rejects(waitFor(() => false, { timeoutMs: 30, intervalMs: 5, what: "never" }), /never did not hold/);
+    await assert.rejects(
+      waitFor(() => false, { timeoutMs: 30, intervalMs: 5, what: "never" }),
+      /never did not hold/,
+    );
   });
 });

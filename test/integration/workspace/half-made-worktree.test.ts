@@ -46,7 +46,11 @@ describe("workspace: what a git killed with its Run leaves in the clone (half-ma
     assert.equal(kept.length, 1);
     assert.match(kept[0]!, /-ticket-3$/);
     assert.equal(existsSync(lane.path), false);
-    assert.equal(readdirSync(join(ws.root, ".worktrees")).filter((n) => n.startsWith(".half-made-") && n.endsWith("-ticket-3")).length, 1, "the directory is kept too");
+    assert.equal(
+      readdirSync(join(ws.root, ".worktrees")).filter((n) => n.startsWith(".half-made-") && n.endsWith("-ticket-3")).length,
+      1,
+      "the directory is kept too",
+    );
 
     const again = await ws.cutLane(3, branch, "main");
     assert.equal(await git(again.path, ["rev-parse", "--abbrev-ref", "HEAD"]), branch);

@@ -67,7 +67,10 @@ describe("workspace: lanes", () => {
     await commitFiles(ws.root, { "mine.txt": "a person's work\n" }, "work in progress");
     await git(ws.root, ["checkout", "-q", "main"]);
     const tip = await git(ws.root, ["rev-parse", "agent/6-x"]);
-    await assert.rejects(ws.cutLane(6, "agent/6-x", "main"), refusedWith("branch-in-way", /git -C \S+ branch -D agent\/6-x.*relabel the Ticket ready-for-agent/));
+    await assert.rejects(
+      ws.cutLane(6, "agent/6-x", "main"),
+      refusedWith("branch-in-way", /git -C \S+ branch -D agent\/6-x.*relabel the Ticket ready-for-agent/),
+    );
 
     const elsewhere = join(fx.root, "person-worktree");
     await git(ws.root, ["worktree", "add", "-q", elsewhere, "agent/6-x"]);

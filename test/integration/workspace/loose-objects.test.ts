@@ -22,7 +22,7 @@ for (const format of ["sha1", "sha256"] as const) {
   describe(`workspace: record objects written without git (${format})`, () => {
     it("a blob, a nested tree and a commit have git's own names, and git reads and checks them", async () => {
       const ctx = await repo(format);
-      const text = "{\n  \"ticket\": 8\n}\n";
+      const text = '{\n  "ticket": 8\n}\n';
       const blob = await writeBlobObject(ctx, text);
       assert.equal(blob, await ctx.git.text(["hash-object", "--stdin"], { cwd: ctx.root, input: text }));
       assert.equal(await git(ctx.root, ["cat-file", "-p", blob]), text.replace(/\n$/, ""));
@@ -46,7 +46,13 @@ for (const format of ["sha1", "sha256"] as const) {
       const second = await writeCommitObject(ctx, tree, [first], "Ticket #8: implemented (run r1)\n", new Date("2026-12-01T10:01:00Z"));
       const who = "Ticket Runner <ticket-runner@users.noreply.github.com>";
       const at = (iso: string) => Date.parse(iso) / 1000;
-      assert.equal(await git(ctx.root, ["log", "--format=%s|%an <%ae>|%at|%cn <%ce>|%ct", second]), [`Ticket #8: implemented (run r1)|${who}|${at("2026-12-01T10:01:00Z")}|${who}|${at("2026-12-01T10:01:00Z")}`, `Ticket #8: claimed (run r1)|${who}|${at("2026-12-01T10:00:00Z")}|${who}|${at("2026-12-01T10:00:00Z")}`].join("\n"));
+      assert.equal(
+        await git(ctx.root, ["log", "--format=%s|%an <%ae>|%at|%cn <%ce>|%ct", second]),
+        [
+          `Ticket #8: implemented (run r1)|${who}|${at("2026-12-01T10:01:00Z")}|${who}|${at("2026-12-01T10:01:00Z")}`,
+          `Ticket #8: claimed (run r1)|${who}|${at("2026-12-01T10:00:00Z")}|${who}|${at("2026-12-01T10:00:00Z")}`,
+        ].join("\n"),
+      );
       assert.equal(await git(ctx.root, ["rev-parse", `${second}^{tree}`]), tree);
       assert.equal(await git(ctx.root, ["cat-file", "-p", `${second}:ticket-8/run-1/verify.jsonl`]), text.replace(/\n$/, ""));
       await git(ctx.root, ["update-ref", "refs/ticket-runner/state/8", second]);

@@ -116,7 +116,10 @@ describe("workspace: resuming a ticket's branch across two Hosts", () => {
     assert.match(err.message, new RegExp(local.slice(0, 12)));
     assert.match(err.message, new RegExp(remote.slice(0, 12)));
     // One way out, the safe one: this Host's copy kept on a branch of its own, the remote's taken.
-    assert.equal(err.details.next, `git -C ${b.root} branch ${branch}-here-${local.slice(0, 7)} ${local} && git -C ${b.lanePath(7)} reset --keep origin/${branch}`);
+    assert.equal(
+      err.details.next,
+      `git -C ${b.root} branch ${branch}-here-${local.slice(0, 7)} ${local} && git -C ${b.lanePath(7)} reset --keep origin/${branch}`,
+    );
     assert.ok(err.message.includes(`\`${err.details.next}\``), err.message);
     assert.doesNotMatch(err.message, /--force|--hard|branch -D/);
     assert.equal(err.details.path, b.lanePath(7));
@@ -233,7 +236,11 @@ describe("workspace: resuming a ticket's branch across two Hosts", () => {
     const got = await b.resumeLane(7, branch, "main");
     assert.equal(got.outcome, "fast-forwarded", got.detail);
     assert.match(got.detail, /refs\/heads\/agent\/7-resume-me\.lock → /);
-    assert.equal(await git(b.root, ["for-each-ref", "--format=%(refname)", "refs/heads/agent/"]), `refs/heads/${branch}`, "nothing left under refs/ that git reads as a branch");
+    assert.equal(
+      await git(b.root, ["for-each-ref", "--format=%(refname)", "refs/heads/agent/"]),
+      `refs/heads/${branch}`,
+      "nothing left under refs/ that git reads as a branch",
+    );
     assert.equal(await b.headSha(made.lane!), moved);
     assert.equal(existsSync(lock), false);
   });

@@ -14,7 +14,14 @@ import { otherWorkstation, workspaceOn } from "./support/workspace-fixture";
 const BRANCH = "ticket-runner/lock";
 
 async function holderFor(host: Host, runId: string, pid = host.pid()): Promise<LockHolder> {
-  return { host: host.identity(), pid, command: "ticket-runner run", runId, startedAt: new Date().toISOString(), processStartTime: await host.processStartTime(pid) };
+  return {
+    host: host.identity(),
+    pid,
+    command: "ticket-runner run",
+    runId,
+    startedAt: new Date().toISOString(),
+    processStartTime: await host.processStartTime(pid),
+  };
 }
 
 /** A person edits the lock branch by hand, as on GitHub's web editor. */
@@ -47,7 +54,10 @@ describe("workspace: the Run lock", () => {
     assert.equal(held.pid, process.pid);
     assert.equal(held.processStartTime, me.processStartTime);
     const kind = host.identity().kind === "cloud" ? "cloud host" : "workstation";
-    assert.equal(await git(fx.remote, ["log", "-1", "--format=%s", BRANCH]), `Held by run ${me.runId} on the ${kind} \`${host.identity().name}\`: ticket-runner run`);
+    assert.equal(
+      await git(fx.remote, ["log", "-1", "--format=%s", BRANCH]),
+      `Held by run ${me.runId} on the ${kind} \`${host.identity().name}\`: ticket-runner run`,
+    );
 
     assert.deepEqual(await ws.acquireLock(me), { ok: true, tookOverFrom: [] }, "taking it again is a no-op");
     assert.deepEqual(await ws.releaseLock(me.runId), { released: true, detail: `Released the lock of run ${me.runId}.` });
@@ -83,7 +93,10 @@ describe("workspace: the Run lock", () => {
 
     const res = await ws.acquireLock(await holderFor(host, "run-next"));
     assert.ok(res.ok);
-    assert.deepEqual(res.tookOverFrom?.map((h) => [h.runId, h.pid]), [["run-killed", child.pid]]);
+    assert.deepEqual(
+      res.tookOverFrom?.map((h) => [h.runId, h.pid]),
+      [["run-killed", child.pid]],
+    );
     assert.match(await git(fx.remote, ["log", "-1", "--format=%B", BRANCH]), /Took over from run run-killed \(pid \d+\), whose process on this Host is gone/);
   });
 
@@ -136,8 +149,14 @@ describe("workspace: the Run lock", () => {
     await commitByHand(fx, "person", "{ held: maybe }\n", "oops");
     const tip = await git(fx.remote, ["rev-parse", BRANCH]);
 
-    await assert.rejects(ws.readLock(), (e: unknown) => e instanceof Failure && e.reason === "invalid-record" && /lock\.json on ticket-runner\/lock cannot be read/.test(e.message));
-    const err = await ws.acquireLock(await holderFor(host, "run-2")).then(() => null, (e: unknown) => e);
+    await assert.rejects(
+      ws.readLock(),
+      (e: unknown) => e instanceof Failure && e.reason === "invalid-record" && /lock\.json on ticket-runner\/lock cannot be read/.test(e.message),
+    );
+    const err = await ws.acquireLock(await holderFor(host, "run-2")).then(
+      () => null,
+      (e: unknown) => e,
+    );
     assert.ok(err instanceof Refusal);
     assert.equal(err.reason, "bad-input");
     assert.equal(err.details.path, "ticket-runner/lock:lock.json");

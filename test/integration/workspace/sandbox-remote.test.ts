@@ -61,7 +61,10 @@ describe("workspace: through the sandbox's smart-HTTP remote", function () {
     assert.equal(await b.headSha(resumed.lane!), sha);
 
     await Promise.all([a.writeState(1, () => stateFor(1, { branch: lane.branch })), b.writeState(2, () => stateFor(2))]);
-    assert.deepEqual((await a.readStates()).files.map((f) => f.ticket), [1, 2]);
+    assert.deepEqual(
+      (await a.readStates()).files.map((f) => f.ticket),
+      [1, 2],
+    );
 
     const holder = { pid: process.pid, command: "ticket-runner run", startedAt: new Date().toISOString(), processStartTime: null };
     assert.ok((await a.acquireLock({ ...holder, host: new NodeHost().identity(), runId: "run-a" })).ok);
@@ -85,7 +88,12 @@ describe("workspace: through the sandbox's smart-HTTP remote", function () {
     assert.match(res.detail, /403|denied/);
     assert.ok(!res.detail.includes(reader), res.detail);
 
-    const err = await ws.writeState(3, () => stateFor(3)).then(() => null, (e: unknown) => e);
+    const err = await ws
+      .writeState(3, () => stateFor(3))
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     assert.ok(err instanceof Failure, String(err));
     assert.match(err.message, /refused the push to refs\/ticket-runner\/state\/3/);
     assert.ok(!err.message.includes(reader), err.message);

@@ -66,12 +66,18 @@ describe("workspace: State records, one ref per ticket", () => {
     const text = await git(fx.remote, ["show", `${stateRecordRef(8)}:ticket-8.json`]);
     assert.match(text, /^\{\n {2}"ticket": 8,\n/);
     assert.equal((await ws.readState(8))?.pullRequest, 31);
-    assert.deepEqual((await ws.readStates()).files.map((f) => f.ticket), [8, 9]);
+    assert.deepEqual(
+      (await ws.readStates()).files.map((f) => f.ticket),
+      [8, 9],
+    );
 
     await ws.removeState(8);
     assert.equal(await refOn(fx.remote, stateRecordRef(8)), null);
     assert.equal(await ws.readState(8), null);
-    assert.deepEqual((await ws.readStates()).files.map((f) => f.ticket), [9]);
+    assert.deepEqual(
+      (await ws.readStates()).files.map((f) => f.ticket),
+      [9],
+    );
   });
 
   it("never touches the main checkout's index, work tree or refs", async () => {
@@ -103,7 +109,10 @@ describe("workspace: State records, one ref per ticket", () => {
 
   it("ten Lanes at once on ten tickets lose nothing, and two changes to one ticket take turns", async () => {
     await Promise.all(Array.from({ length: 10 }, (_, i) => ws.writeState(i + 1, () => stateFor(i + 1))));
-    assert.deepEqual((await ws.readStates()).files.map((f) => f.ticket), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    assert.deepEqual(
+      (await ws.readStates()).files.map((f) => f.ticket),
+      [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
+    );
     await Promise.all([ws.writeState(1, (c) => ({ ...c!, fixUsed: true })), ws.writeState(1, (c) => ({ ...c!, pullRequest: 5 }))]);
     const one = await ws.readState(1);
     assert.equal(one?.fixUsed, true);
@@ -161,9 +170,13 @@ describe("workspace: State records, one ref per ticket", () => {
         for (const r of replies) assert.ok(r.ok, JSON.stringify(r));
       }
       const read = await ws.readStates();
-      assert.deepEqual(read.files.map((f) => f.ticket), [1, 2, 3, 4, 5, 6, 7, 8, 9]);
+      assert.deepEqual(
+        read.files.map((f) => f.ticket),
+        [1, 2, 3, 4, 5, 6, 7, 8, 9],
+      );
       assert.deepEqual(read.unreadable, []);
-      for (let t = 1; t <= 9; t++) assert.equal(await git(fx.remote, ["rev-list", "--count", stateRecordRef(t)]), "1", `#${t} was written once: nobody had to retry`);
+      for (let t = 1; t <= 9; t++)
+        assert.equal(await git(fx.remote, ["rev-list", "--count", stateRecordRef(t)]), "1", `#${t} was written once: nobody had to retry`);
     } finally {
       await Promise.all(children.map((c) => c.close()));
     }
@@ -177,10 +190,14 @@ describe("workspace: State records, one ref per ticket", () => {
       5: JSON.stringify({ ...stateFor(5), format: 2, version: "9.0.0" }),
       6: JSON.stringify({ ...stateFor(6), version: "0.9.0", lanePriority: 3 }),
     };
-    for (const [t, content] of Object.entries(odd)) await commitByHand(fx, `person-${t}`, stateRecordRef(Number(t)), { [`ticket-${t}.json`]: content, "notes.md": "not a State file\n" });
+    for (const [t, content] of Object.entries(odd))
+      await commitByHand(fx, `person-${t}`, stateRecordRef(Number(t)), { [`ticket-${t}.json`]: content, "notes.md": "not a State file\n" });
 
     const read = await ws.readStates();
-    assert.deepEqual(read.files.map((f) => f.ticket), [1]);
+    assert.deepEqual(
+      read.files.map((f) => f.ticket),
+      [1],
+    );
     const byTicket = new Map(read.unreadable.map((u) => [u.ticket, u]));
     assert.deepEqual([...byTicket.keys()], [2, 3, 5, 6]);
     assert.match(byTicket.get(2)!.reason, /ticket-2\.json is not JSON.*"\{ not json"/);
@@ -192,7 +209,10 @@ describe("workspace: State records, one ref per ticket", () => {
     assert.equal(byTicket.get(6)!.writtenBy, "0.9.0");
 
     const tips = await Promise.all([5, 6].map((t) => refOn(fx.remote, stateRecordRef(t))));
-    await assert.rejects(ws.writeState(6, () => stateFor(6)), (e: unknown) => e instanceof Failure && e.reason === "invalid-record" && /written by 0\.9\.0/.test(e.message));
+    await assert.rejects(
+      ws.writeState(6, () => stateFor(6)),
+      (e: unknown) => e instanceof Failure && e.reason === "invalid-record" && /written by 0\.9\.0/.test(e.message),
+    );
     await assert.rejects(ws.removeState(5), (e: unknown) => e instanceof Failure && /left as it is on refs\/ticket-runner\/state\/5/.test(e.message));
     await assert.rejects(ws.readState(2), (e: unknown) => e instanceof Failure && e.reason === "invalid-record");
     assert.deepEqual(await Promise.all([5, 6].map((t) => refOn(fx.remote, stateRecordRef(t)))), tips, "nothing was rewritten");
@@ -207,8 +227,14 @@ describe("workspace: State records, one ref per ticket", () => {
     });
     await ws.writeState(5, () => stateFor(5));
     const read = await ws.readStates();
-    assert.deepEqual(read.files.map((f) => f.ticket), [3, 4, 5]);
-    assert.deepEqual(read.unreadable.map((u) => u.path), [`${LEGACY}:ticket-7.json`]);
+    assert.deepEqual(
+      read.files.map((f) => f.ticket),
+      [3, 4, 5],
+    );
+    assert.deepEqual(
+      read.unreadable.map((u) => u.path),
+      [`${LEGACY}:ticket-7.json`],
+    );
     assert.equal((await ws.readState(3))?.state, "implemented");
     assert.deepEqual(await ws.listTranscripts(4), ["ticket-4/run-0/implement.command"]);
 
@@ -219,7 +245,10 @@ describe("workspace: State records, one ref per ticket", () => {
     // Removing a State only the old branch holds takes it off there: it never comes back.
     await ws.removeState(3);
     assert.equal(await ws.readState(3), null);
-    assert.deepEqual((await ws.readStates()).files.map((f) => f.ticket), [4, 5]);
+    assert.deepEqual(
+      (await ws.readStates()).files.map((f) => f.ticket),
+      [4, 5],
+    );
     assert.equal(await git(fx.remote, ["ls-tree", "-r", "--name-only", `refs/heads/${LEGACY}`]), "ticket-7.json", "the unreadable file is left as it is");
   });
 

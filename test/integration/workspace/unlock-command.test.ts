@@ -24,7 +24,14 @@ describe("workspace: ticket-runner unlock", () => {
   it("frees a lock another Host left only with --yes, and says whose it was", async () => {
     const other = await otherWorkstation(fx.root, "99999999999999999999999999999999", "vm");
     const there = workspaceOn(await fx.clone("vm"), { host: other });
-    await there.acquireLock({ host: other.identity(), pid: 4_000_000, command: "ticket-runner run", runId: "run-vm", startedAt: new Date().toISOString(), processStartTime: null });
+    await there.acquireLock({
+      host: other.identity(),
+      pid: 4_000_000,
+      command: "ticket-runner run",
+      runId: "run-vm",
+      startedAt: new Date().toISOString(),
+      processStartTime: null,
+    });
     const here = await fx.clone("here");
 
     const refused = capture(here);
@@ -36,7 +43,10 @@ describe("workspace: ticket-runner unlock", () => {
     assert.equal(await main(["unlock", "--yes"], done), 0);
     assert.match(done.lines[0]!, /^Freed the Run lock \(it was held by run run-vm/);
     assert.deepEqual(await there.readLock(), { held: false });
-    assert.match(await git(fx.remote, ["log", "-1", "--format=%B", "ticket-runner/lock"]), /^Free\n\nFreed by hand \(held by run run-vm\): ticket-runner unlock on/);
+    assert.match(
+      await git(fx.remote, ["log", "-1", "--format=%B", "ticket-runner/lock"]),
+      /^Free\n\nFreed by hand \(held by run run-vm\): ticket-runner unlock on/,
+    );
 
     const again = capture(here);
     assert.equal(await main(["unlock"], again), 0);
@@ -46,7 +56,14 @@ describe("workspace: ticket-runner unlock", () => {
   it("never unlocks a Run still alive on this Host", async () => {
     const host = new NodeHost();
     const ws = workspaceOn(await fx.clone("target"), { host });
-    await ws.acquireLock({ host: host.identity(), pid: process.pid, command: "ticket-runner run", runId: "run-live", startedAt: new Date().toISOString(), processStartTime: await host.processStartTime(process.pid) });
+    await ws.acquireLock({
+      host: host.identity(),
+      pid: process.pid,
+      command: "ticket-runner run",
+      runId: "run-live",
+      startedAt: new Date().toISOString(),
+      processStartTime: await host.processStartTime(process.pid),
+    });
     const io = capture(ws.root);
     assert.equal(await main(["unlock", "--yes"], io), 2);
     assert.match(io.errors[0]!, /still running on this Host\. Stop it with `ticket-runner stop`/);

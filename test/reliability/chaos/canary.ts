@@ -42,7 +42,13 @@ import type { Scenario } from "./scenarios";
 const exec = promisify(execFile);
 
 function forms(token: string): string[] {
-  return [token, Buffer.from(token).toString("base64"), Buffer.from(`x-access-token:${token}`).toString("base64"), encodeURIComponent(token), token.slice(0, 24)];
+  return [
+    token,
+    Buffer.from(token).toString("base64"),
+    Buffer.from(`x-access-token:${token}`).toString("base64"),
+    encodeURIComponent(token),
+    token.slice(0, 24),
+  ];
 }
 
 function* files(dir: string): Generator<string> {
@@ -68,7 +74,11 @@ function* files(dir: string): Generator<string> {
 
 /** Every object of a repository, decompressed, as one buffer. */
 async function allObjects(gitDir: string): Promise<Buffer> {
-  const { stdout } = await exec("git", ["--git-dir", gitDir, "cat-file", "--batch-all-objects", "--batch", "--unordered"], { encoding: "buffer", maxBuffer: 512 * 1024 * 1024, env: { ...process.env, LC_ALL: "C" } });
+  const { stdout } = await exec("git", ["--git-dir", gitDir, "cat-file", "--batch-all-objects", "--batch", "--unordered"], {
+    encoding: "buffer",
+    maxBuffer: 512 * 1024 * 1024,
+    env: { ...process.env, LC_ALL: "C" },
+  });
   return stdout as unknown as Buffer;
 }
 
@@ -76,7 +86,8 @@ export const canaryScenario: Scenario = async (world, o) => {
   const say = o.log ?? (() => undefined);
   // A second Check writes its whole environment where the search below looks: the Checks run code
   // the agent wrote, so a token there could be sent anywhere.
-  const dumpEnv = 'require("node:fs").writeFileSync(require("node:path").join(process.env.TICKET_RUNNER_RUN_ROOT || ".", "check-env-" + process.pid + ".json"), JSON.stringify(process.env))';
+  const dumpEnv =
+    'require("node:fs").writeFileSync(require("node:path").join(process.env.TICKET_RUNNER_RUN_ROOT || ".", "check-env-" + process.pid + ".json"), JSON.stringify(process.env))';
   // A third Check plants hooks and config keys in the clone's .git; every redirect points at `caught`.
   const caught: string[] = [];
   const trap = createServer((req, res) => {
@@ -112,7 +123,11 @@ export const canaryScenario: Scenario = async (world, o) => {
 
   // Run 1 is killed inside a Stage; run 2 resumes and ends (a hand-off and a release); run 3 finishes the release.
   const first = startRun(host.clone, host.env, args);
-  await waitFor(async () => (await viewTickets(world, target)).some((v) => parseComments(v.comments, target.full, v.number).candidates.some((r) => r.lease?.state === "running")), { timeoutMs: 120_000, intervalMs: 200, what: "a Stage to run" });
+  await waitFor(
+    async () =>
+      (await viewTickets(world, target)).some((v) => parseComments(v.comments, target.full, v.number).candidates.some((r) => r.lease?.state === "running")),
+    { timeoutMs: 120_000, intervalMs: 200, what: "a Stage to run" },
+  );
   await killTree(first);
   outputs.push(first.stdout(), first.stderr());
   for (let i = 0; i < 3; i++) {
@@ -155,7 +170,8 @@ export const canaryScenario: Scenario = async (world, o) => {
     for (const c of v.comments) look(`comment ${c.url}`, c.body);
   }
   for (const p of await gh.paginate(gh.rest.pulls.list, { ...base, state: "all", per_page: 100 })) look(`PR #${p.number}`, `${p.title}\n${p.body ?? ""}`);
-  for (const i of await gh.paginate(gh.rest.issues.listForRepo, { ...base, state: "all", per_page: 100 })) look(`issue #${i.number}`, `${i.title}\n${i.body ?? ""}`);
+  for (const i of await gh.paginate(gh.rest.issues.listForRepo, { ...base, state: "all", per_page: 100 }))
+    look(`issue #${i.number}`, `${i.title}\n${i.body ?? ""}`);
   outputs.forEach((text, i) => look(`CLI ${i % 2 === 0 ? "stdout" : "stderr"} of run ${Math.floor(i / 2) + 1}`, text));
 
   for (const f of files(evidence)) look(`what a planted program recorded (${relative(evidence, f)})`, readFileSync(f));
@@ -165,16 +181,21 @@ export const canaryScenario: Scenario = async (world, o) => {
   // The plant must have been tried; in the sandbox (ADR 0290) every write into the clone's .git is
   // refused, and where one landed (isolation "none") the guard must have set it aside.
   const setAside = join(host.clone, ".ticket-runner", "set-aside");
-  const plants = readdirSync(scratch).filter((f) => /^plant-.+\.json$/.test(f)).map((f) => JSON.parse(readFileSync(join(scratch, f), "utf8")) as { tried: number; written: number });
+  const plants = readdirSync(scratch)
+    .filter((f) => /^plant-.+\.json$/.test(f))
+    .map((f) => JSON.parse(readFileSync(join(scratch, f), "utf8")) as { tried: number; written: number });
   const tried = plants.reduce((n, p) => n + p.tried, 0);
   const written = plants.reduce((n, p) => n + p.written, 0);
   if (tried === 0) violations.push("the Check's plant never ran: nothing about git was proven");
-  if (written > 0 && (!existsSync(setAside) || readdirSync(setAside).length === 0)) violations.push("the Check's plant landed and was never found and put back");
+  if (written > 0 && (!existsSync(setAside) || readdirSync(setAside).length === 0))
+    violations.push("the Check's plant landed and was never found and put back");
   if (readFileSync(join(host.clone, ".git", "config"), "utf8").includes(scratch)) violations.push("the clone's .git/config still holds the planted keys");
   const ran = [...files(evidence)].length;
   if (ran > 0) violations.push(`${ran} records of planted programs that ran`);
   // The snooping Check: it ran, read what it could see, and left nothing running.
-  const snoops = readdirSync(scratch).filter((f) => /^snoop-.+\.json$/.test(f)).map((f) => JSON.parse(readFileSync(join(scratch, f), "utf8")) as SnoopResult);
+  const snoops = readdirSync(scratch)
+    .filter((f) => /^snoop-.+\.json$/.test(f))
+    .map((f) => JSON.parse(readFileSync(join(scratch, f), "utf8")) as SnoopResult);
   if (snoops.length === 0) violations.push("the snooping Check never ran: nothing about /proc was proven");
   const left = await snoopsLeft();
   if (left > 0) violations.push(`${left} processes a Check left behind are still running`);
@@ -188,6 +209,14 @@ export const canaryScenario: Scenario = async (world, o) => {
     summary,
     violations,
     figureId: "secrets.canary",
-    figure: { what: "a canary token used for whole Runs appears nowhere the Runs wrote", test: "test/reliability/chaos/canary.ts", trials: 1, kills: 1, inputs: searched, losses: violations.length, notes: `${searched} places, ${Math.round(bytes / 1024)} KiB searched, ${used} requests made with the canary; ${gitAttack}` },
+    figure: {
+      what: "a canary token used for whole Runs appears nowhere the Runs wrote",
+      test: "test/reliability/chaos/canary.ts",
+      trials: 1,
+      kills: 1,
+      inputs: searched,
+      losses: violations.length,
+      notes: `${searched} places, ${Math.round(bytes / 1024)} KiB searched, ${used} requests made with the canary; ${gitAttack}`,
+    },
   };
 };

@@ -18,7 +18,13 @@ import { killTree, startRun } from "./run-process";
 import type { Scenario } from "./scenarios";
 import { gitOk, gitOut } from "./world";
 
-const CONFIG = { lanes: 2, lockScope: "host", merge: { method: "merge" }, lease: { settleMs: 200, ttlMinutes: 0.25, heartbeatMinutes: 0.05 }, ci: { graceMinutes: 1, pollSeconds: 1 } };
+const CONFIG = {
+  lanes: 2,
+  lockScope: "host",
+  merge: { method: "merge" },
+  lease: { settleMs: 200, ttlMinutes: 0.25, heartbeatMinutes: 0.05 },
+  ci: { graceMinutes: 1, pollSeconds: 1 },
+};
 
 async function stateOf(gitDir: string, ticket: number): Promise<string | null> {
   const file = `${stateRecordRef(ticket)}:ticket-${ticket}.json`;
@@ -41,7 +47,8 @@ export const deadHostScenario: Scenario = async (world, o) => {
   const heldByA = await waitFor(
     async () => {
       const views = await viewTickets(world, target);
-      const running = (v: (typeof views)[number]) => parseComments(v.comments, target.full, v.number).candidates.filter((r) => r.lease?.host.name === "host-a" && r.lease.state === "running");
+      const running = (v: (typeof views)[number]) =>
+        parseComments(v.comments, target.full, v.number).candidates.filter((r) => r.lease?.host.name === "host-a" && r.lease.state === "running");
       if (!views.some((v) => running(v).some((r) => r.lease?.stage && r.lease.stage !== "implement"))) return null;
       return views.filter((v) => running(v).length > 0).map((v) => v.number);
     },
@@ -59,7 +66,11 @@ export const deadHostScenario: Scenario = async (world, o) => {
   for (;;) {
     const views = await viewTickets(world, target);
     if (views.every((v) => endingOf(v) === "merged" || endingOf(v) === "handed-off") || runsOfB >= 8) break;
-    await waitFor(async () => noLiveLease(target, await viewTickets(world, target)), { timeoutMs: 120_000, intervalMs: 1_000, what: "host A's leases to expire" });
+    await waitFor(async () => noLiveLease(target, await viewTickets(world, target)), {
+      timeoutMs: 120_000,
+      intervalMs: 1_000,
+      what: "host A's leases to expire",
+    });
     const again = startRun(b.clone, b.env, args);
     const r = await again.exited;
     runsOfB += 1;
@@ -72,7 +83,13 @@ export const deadHostScenario: Scenario = async (world, o) => {
   if (backExit.code !== 0) violations.push(`host A, back, exited ${backExit.code}: ${back.stderr().trim().split("\n").slice(-2).join(" | ")}`);
 
   const views = await viewTickets(world, target);
-  violations.push(...checkEndings(views), ...checkOpenPrs(views), ...checkLeases(target, views), ...(await checkStateFiles(target, views)), ...(await checkLock(target)));
+  violations.push(
+    ...checkEndings(views),
+    ...checkOpenPrs(views),
+    ...checkLeases(target, views),
+    ...(await checkStateFiles(target, views)),
+    ...(await checkLock(target)),
+  );
   violations.push(...(await auditPushes(world, target)).lost);
   let takenOver = 0;
   for (const n of heldByA) {
@@ -85,17 +102,26 @@ export const deadHostScenario: Scenario = async (world, o) => {
       takenOver += 1;
       if (bLease.lease?.takeover?.kind !== "takeover-stale") violations.push(`#${n}: taken over as ${bLease.lease?.takeover?.kind}, not takeover-stale`);
     }
-    if (standings(recs, new Date()).displaced.length + standings(recs, new Date()).records.length === 0) violations.push(`#${n}: host A's lease was never superseded`);
+    if (standings(recs, new Date()).displaced.length + standings(recs, new Date()).records.length === 0)
+      violations.push(`#${n}: host A's lease was never superseded`);
     // Nothing runs twice: a ticket A had implemented is resumed at the Checks, not implemented again.
     const progress = v.comments.find((c) => c.body.startsWith(PROGRESS_MARKER))?.body ?? "";
     const bSections = progress.split("<!-- ticket-runner:progress-run ").filter((s) => s.includes("on `host-b`"));
-    if (statesAtKill.get(n) === "implemented" && bSections.some((s) => /^\| implement \|/m.test(s))) violations.push(`#${n}: host B ran implement again although host A had implemented it`);
+    if (statesAtKill.get(n) === "implemented" && bSections.some((s) => /^\| implement \|/m.test(s)))
+      violations.push(`#${n}: host B ran implement again although host A had implemented it`);
   }
   const summary = `host A killed holding ${heldByA.map((n) => `#${n}`).join(" ")}; host B took ${takenOver} over after lease expiry in ${runsOfB} Runs; endings ${views.map(endingOf).join(" ")}; ${violations.length} violations`;
   return {
     summary,
     violations,
     figureId: "chaos.dead-host",
-    figure: { what: 'lockScope "host": a dead Host\'s tickets are taken over after lease expiry and finished; nothing runs twice', test: "test/reliability/chaos/dead-host.ts", trials: 1, kills: 1, losses: violations.length, notes: `${heldByA.length} tickets held by the dead Host, ${takenOver} taken over by the other` },
+    figure: {
+      what: 'lockScope "host": a dead Host\'s tickets are taken over after lease expiry and finished; nothing runs twice',
+      test: "test/reliability/chaos/dead-host.ts",
+      trials: 1,
+      kills: 1,
+      losses: violations.length,
+      notes: `${heldByA.length} tickets held by the dead Host, ${takenOver} taken over by the other`,
+    },
   };
 };

@@ -12,7 +12,12 @@ import type { Scenario } from "./scenarios";
 export const EXPECTED_DEMO_ENDINGS: Ending[] = ["merged", "merged", "handed-off", "merged", "merged", "released"];
 
 /** 5% 5xx on every API route; 10% of REST writes refused with GitHub's secondary limit (retry-after 1 s); reads 400 ms behind writes. */
-export const FAULTS = { errorRate: 0.05, errorStatus: 502 as const, readLagMs: 400, secondaryRateLimit: { writesPerMinute: 1_000_000, rate: 0.1, status: 403 as const, retryAfterSeconds: 1 } };
+export const FAULTS = {
+  errorRate: 0.05,
+  errorStatus: 502 as const,
+  readLagMs: 400,
+  secondaryRateLimit: { writesPerMinute: 1_000_000, rate: 0.1, status: 403 as const, retryAfterSeconds: 1 },
+};
 
 function seconds(at: string): number {
   return Math.floor(Date.parse(at) / 1000);
@@ -72,6 +77,13 @@ export const faultsScenario: Scenario = async (world, o) => {
     summary,
     violations,
     figureId: "chaos.faults",
-    figure: { what: "5% 5xx + secondary rate limits + read lag: same demo outcomes, no comment twice, waits follow retry-after", test: "test/reliability/chaos/faults.ts", trials: 1, faults: errors + audit.limited, losses: violations.length, notes: `${mine.length} requests; ${audit.retried} of ${audit.limited} rate-limited writes followed by the same route ${audit.retried - audit.early.length} of them after retry-after` },
+    figure: {
+      what: "5% 5xx + secondary rate limits + read lag: same demo outcomes, no comment twice, waits follow retry-after",
+      test: "test/reliability/chaos/faults.ts",
+      trials: 1,
+      faults: errors + audit.limited,
+      losses: violations.length,
+      notes: `${mine.length} requests; ${audit.retried} of ${audit.limited} rate-limited writes followed by the same route ${audit.retried - audit.early.length} of them after retry-after`,
+    },
   };
 };

@@ -73,7 +73,19 @@ export async function killTrial(world: ChaosWorld, o: KillTrialOptions): Promise
   // The demo's "conflict" ticket has a teammate push to main mid-Stage; the teammate is a writer too.
   const teammate = { TICKET_RUNNER_DEMO_TEAMMATE_TOKEN: await world.user(`teammate-${o.seed}`, target.full) };
   const hosts: HostSpec[] = [await world.host(target, "host-a", teammate), await world.host(target, "host-b", teammate)];
-  const result: KillTrialResult = { seed: o.seed, runs: 0, kills: 0, killsOnOtherHost: 0, processesKilled: 0, endings: {}, handoffReasons: {}, pushed: 0, pushedRebased: 0, violations: [], wallMs: 0 };
+  const result: KillTrialResult = {
+    seed: o.seed,
+    runs: 0,
+    kills: 0,
+    killsOnOtherHost: 0,
+    processesKilled: 0,
+    endings: {},
+    handoffReasons: {},
+    pushed: 0,
+    pushedRebased: 0,
+    violations: [],
+    wallMs: 0,
+  };
   const killRate = o.killRate ?? 0.75;
   const maxRuns = o.maxRuns ?? 40;
   let maxKillMs = o.maxKillMs ?? 16_000;
@@ -88,7 +100,8 @@ export async function killTrial(world: ChaosWorld, o: KillTrialOptions): Promise
     const killAt = 300 + rand() * maxKillMs;
     result.runs += 1;
     const run: RunProcess = startRun(host.clone, host.env, ["--repo", target.full, "--api-url", world.sandbox.apiUrl]);
-    const keepOutput = (what: string) => transcript.push(`=== run ${result.runs} on ${host.name}: ${what}\n--- stdout\n${run.stdout()}\n--- stderr\n${run.stderr()}`);
+    const keepOutput = (what: string) =>
+      transcript.push(`=== run ${result.runs} on ${host.name}: ${what}\n--- stdout\n${run.stdout()}\n--- stderr\n${run.stderr()}`);
     const endedAlone = kill ? await waitOrTimeout(run.exited, killAt) : await waitOrTimeout(run.exited, 15 * 60_000);
     if (!endedAlone) {
       result.processesKilled += await killTree(run);
@@ -123,7 +136,11 @@ export async function killTrial(world: ChaosWorld, o: KillTrialOptions): Promise
     if (!finished) {
       // What is left may be held by a Run killed on the other Host: its leases must expire before
       // any Run may take those tickets, so wait for that rather than spin through Runs.
-      await waitFor(async () => noLiveLease(target, await viewTickets(world, target)), { timeoutMs: 120_000, intervalMs: 1_000, what: "the killed Runs' leases to expire" });
+      await waitFor(async () => noLiveLease(target, await viewTickets(world, target)), {
+        timeoutMs: 120_000,
+        intervalMs: 1_000,
+        what: "the killed Runs' leases to expire",
+      });
     }
   }
 
@@ -133,11 +150,18 @@ export async function killTrial(world: ChaosWorld, o: KillTrialOptions): Promise
     const run = startRun(host.clone, host.env, ["--repo", target.full, "--api-url", world.sandbox.apiUrl]);
     const { code } = await run.exited;
     transcript.push(`=== final run on ${host.name}: exited ${code}\n--- stdout\n${run.stdout()}\n--- stderr\n${run.stderr()}`);
-    if (code !== 0) result.violations.push(`the final Run on ${host.name} (nothing left to do) exited ${code}: ${run.stderr().trim().split("\n").slice(-2).join(" | ")}`);
+    if (code !== 0)
+      result.violations.push(`the final Run on ${host.name} (nothing left to do) exited ${code}: ${run.stderr().trim().split("\n").slice(-2).join(" | ")}`);
   }
   const views = await viewTickets(world, target);
   if (!finished) result.violations.push(`not finished after ${result.runs} Runs`);
-  result.violations.push(...checkEndings(views), ...checkOpenPrs(views), ...checkLeases(target, views), ...(await checkStateFiles(target, views)), ...(await checkLock(target)));
+  result.violations.push(
+    ...checkEndings(views),
+    ...checkOpenPrs(views),
+    ...checkLeases(target, views),
+    ...(await checkStateFiles(target, views)),
+    ...(await checkLock(target)),
+  );
   const audit = await auditPushes(world, target);
   result.pushed = audit.pushed;
   result.pushedRebased = audit.rebased;

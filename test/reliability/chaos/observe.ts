@@ -46,8 +46,17 @@ export async function viewTickets(world: ChaosWorld, t: ChaosTarget): Promise<Ti
       state: issue.state as "open" | "closed",
       labels: issue.labels.map((l) => (typeof l === "string" ? l : (l.name ?? ""))),
       assignees: (issue.assignees ?? []).map((a) => a.login),
-      comments: comments.map((c) => ({ id: String(c.id), body: c.body ?? "", author: c.user?.login ?? "ghost", createdAt: c.created_at, updatedAt: c.updated_at, url: c.html_url })),
-      prs: pulls.filter((p) => p.head.ref.startsWith(prefix)).map((p) => ({ number: p.number, state: p.state, merged: !!p.merged_at, head: p.head.ref, draft: !!p.draft })),
+      comments: comments.map((c) => ({
+        id: String(c.id),
+        body: c.body ?? "",
+        author: c.user?.login ?? "ghost",
+        createdAt: c.created_at,
+        updatedAt: c.updated_at,
+        url: c.html_url,
+      })),
+      prs: pulls
+        .filter((p) => p.head.ref.startsWith(prefix))
+        .map((p) => ({ number: p.number, state: p.state, merged: !!p.merged_at, head: p.head.ref, draft: !!p.draft })),
     });
   }
   return out;
@@ -102,7 +111,8 @@ export function checkLeases(t: ChaosTarget, views: TicketView[], now = new Date(
   for (const v of views) {
     const { candidates } = parseComments(v.comments, t.full, v.number);
     const s = standings(candidates, now);
-    for (const r of [...s.live, ...s.stale]) bad.push(`#${v.number}: lease ${r.comment.url} still claims (${r.lease?.state}, run ${r.lease?.run}) with no Run running`);
+    for (const r of [...s.live, ...s.stale])
+      bad.push(`#${v.number}: lease ${r.comment.url} still claims (${r.lease?.state}, run ${r.lease?.run}) with no Run running`);
   }
   return bad;
 }
@@ -116,13 +126,25 @@ export interface PushAudit {
 
 /** Every commit ever pushed to agent/*, against what the remote keeps now. */
 export async function auditPushes(world: ChaosWorld, t: ChaosTarget): Promise<PushAudit> {
-  const pushed = new Set(world.refUpdates(t).filter((u) => u.ref.startsWith("refs/heads/agent/") && u.after).map((u) => u.after));
+  const pushed = new Set(
+    world
+      .refUpdates(t)
+      .filter((u) => u.ref.startsWith("refs/heads/agent/") && u.after)
+      .map((u) => u.after),
+  );
   // A merged pull request's head stays at refs/pull/N/head after its branch is deleted, on GitHub
   // as in the sandbox: "Restore branch" brings it back, so its commits are kept, not lost.
-  const keptRefs = (await gitOut(t.gitDir, ["for-each-ref", "--format=%(refname)", "refs/heads/", "refs/pull/"])).split("\n").filter((r) => r && !r.startsWith("refs/heads/ticket-runner/"));
+  const keptRefs = (await gitOut(t.gitDir, ["for-each-ref", "--format=%(refname)", "refs/heads/", "refs/pull/"]))
+    .split("\n")
+    .filter((r) => r && !r.startsWith("refs/heads/ticket-runner/"));
   const reachable = new Set((await gitOut(t.gitDir, ["rev-list", ...keptRefs])).split("\n").filter(Boolean));
   const keyOf = "%an%x1f%ae%x1f%ad%x1f%B%x1e";
-  const keys = new Set((await gitOut(t.gitDir, ["log", "--date=raw", `--format=${keyOf}`, ...keptRefs])).split("\x1e").map((k) => k.trim()).filter(Boolean));
+  const keys = new Set(
+    (await gitOut(t.gitDir, ["log", "--date=raw", `--format=${keyOf}`, ...keptRefs]))
+      .split("\x1e")
+      .map((k) => k.trim())
+      .filter(Boolean),
+  );
   const audit: PushAudit = { pushed: pushed.size, direct: 0, rebased: 0, lost: [] };
   for (const sha of pushed) {
     if (reachable.has(sha)) {
@@ -188,7 +210,8 @@ export function duplicateMarkers(views: TicketView[]): string[] {
     const bodies = v.comments.map((c) => c.body);
     const counts = new Map<string, number>();
     for (const b of bodies) counts.set(b, (counts.get(b) ?? 0) + 1);
-    for (const [body, n] of counts) if (n > 1 && body.startsWith("<!-- ticket-runner:")) bad.push(`#${v.number}: the same marker comment appears ${n} times: ${body.split("\n")[0]}`);
+    for (const [body, n] of counts)
+      if (n > 1 && body.startsWith("<!-- ticket-runner:")) bad.push(`#${v.number}: the same marker comment appears ${n} times: ${body.split("\n")[0]}`);
     const progress = bodies.filter((b) => b.startsWith("<!-- ticket-runner:progress -->")).length;
     const handoff = bodies.filter((b) => b.startsWith(HANDOFF_MARKER)).length;
     if (progress > 1) bad.push(`#${v.number}: ${progress} progress comments`);

@@ -24,7 +24,17 @@ export const LABELS = [
 ];
 export const USER = "runner-bot";
 
-const GIT_ENV = { ...process.env, LC_ALL: "C", GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_TERMINAL_PROMPT: "0", GIT_AUTHOR_NAME: "Chaos", GIT_AUTHOR_EMAIL: "chaos@example.invalid", GIT_COMMITTER_NAME: "Chaos", GIT_COMMITTER_EMAIL: "chaos@example.invalid" };
+const GIT_ENV = {
+  ...process.env,
+  LC_ALL: "C",
+  GIT_CONFIG_NOSYSTEM: "1",
+  GIT_CONFIG_GLOBAL: "/dev/null",
+  GIT_TERMINAL_PROMPT: "0",
+  GIT_AUTHOR_NAME: "Chaos",
+  GIT_AUTHOR_EMAIL: "chaos@example.invalid",
+  GIT_COMMITTER_NAME: "Chaos",
+  GIT_COMMITTER_EMAIL: "chaos@example.invalid",
+};
 
 export async function gitOut(cwd: string, args: string[]): Promise<string> {
   const { stdout } = await exec("git", args, { cwd, env: GIT_ENV, maxBuffer: 64 * 1024 * 1024 });
@@ -32,7 +42,10 @@ export async function gitOut(cwd: string, args: string[]): Promise<string> {
 }
 
 export async function gitOk(cwd: string, args: string[]): Promise<boolean> {
-  return exec("git", args, { cwd, env: GIT_ENV }).then(() => true, () => false);
+  return exec("git", args, { cwd, env: GIT_ENV }).then(
+    () => true,
+    () => false,
+  );
 }
 
 const quiet = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -184,7 +197,10 @@ function deepMerge(a: Record<string, unknown>, b: Record<string, unknown>): Reco
   const out: Record<string, unknown> = { ...a };
   for (const [k, v] of Object.entries(b)) {
     const prev = out[k];
-    out[k] = v && typeof v === "object" && !Array.isArray(v) && prev && typeof prev === "object" && !Array.isArray(prev) ? deepMerge(prev as Record<string, unknown>, v as Record<string, unknown>) : v;
+    out[k] =
+      v && typeof v === "object" && !Array.isArray(v) && prev && typeof prev === "object" && !Array.isArray(prev)
+        ? deepMerge(prev as Record<string, unknown>, v as Record<string, unknown>)
+        : v;
   }
   return out;
 }

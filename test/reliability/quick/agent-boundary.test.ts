@@ -39,7 +39,8 @@ fs.writeFileSync(process.env.REL_ENV_OUT, JSON.stringify(process.env));
 })();
 `;
 
-const hex = (...parts: (string | number[])[]): string => Buffer.concat(parts.map((p) => (typeof p === "string" ? Buffer.from(p) : Buffer.from(p)))).toString("hex");
+const hex = (...parts: (string | number[])[]): string =>
+  Buffer.concat(parts.map((p) => (typeof p === "string" ? Buffer.from(p) : Buffer.from(p)))).toString("hex");
 
 interface StreamCase {
   name: string;
@@ -51,11 +52,36 @@ interface StreamCase {
 
 const euro = Buffer.from("€"); // e2 82 ac
 const CASES: StreamCase[] = [
-  { name: "a stray 0xff byte in assistant text", stdout: [hex(INIT, "\n", text("bad "), [0xff], "\n", RESULT, "\n")], outcome: "invalid-result", detail: /line 2 is not valid UTF-8/ },
-  { name: "an overlong encoding of '/'", stdout: [hex(INIT, "\n", text(""), [0xc0, 0xaf], "\n", RESULT, "\n")], outcome: "invalid-result", detail: /not valid UTF-8/ },
-  { name: "an encoded surrogate half (CESU-8)", stdout: [hex(INIT, "\n", text("x"), [0xed, 0xa0, 0x80], "\n", RESULT, "\n")], outcome: "invalid-result", detail: /not valid UTF-8/ },
-  { name: "a sequence cut by the end of the stream", stdout: [hex(INIT, "\n", RESULT, "\n", [0xe2, 0x82])], outcome: "invalid-result", detail: /line 3 is not valid UTF-8/ },
-  { name: "invalid UTF-8 inside the result line", stdout: [hex(INIT, "\n", '{"type":"result","subtype":"success","is_error":false,"num_turns":1,"result":"', [0xfe], '"}\n')], outcome: "invalid-result", detail: /not valid UTF-8/ },
+  {
+    name: "a stray 0xff byte in assistant text",
+    stdout: [hex(INIT, "\n", text("bad "), [0xff], "\n", RESULT, "\n")],
+    outcome: "invalid-result",
+    detail: /line 2 is not valid UTF-8/,
+  },
+  {
+    name: "an overlong encoding of '/'",
+    stdout: [hex(INIT, "\n", text(""), [0xc0, 0xaf], "\n", RESULT, "\n")],
+    outcome: "invalid-result",
+    detail: /not valid UTF-8/,
+  },
+  {
+    name: "an encoded surrogate half (CESU-8)",
+    stdout: [hex(INIT, "\n", text("x"), [0xed, 0xa0, 0x80], "\n", RESULT, "\n")],
+    outcome: "invalid-result",
+    detail: /not valid UTF-8/,
+  },
+  {
+    name: "a sequence cut by the end of the stream",
+    stdout: [hex(INIT, "\n", RESULT, "\n", [0xe2, 0x82])],
+    outcome: "invalid-result",
+    detail: /line 3 is not valid UTF-8/,
+  },
+  {
+    name: "invalid UTF-8 inside the result line",
+    stdout: [hex(INIT, "\n", '{"type":"result","subtype":"success","is_error":false,"num_turns":1,"result":"', [0xfe], '"}\n')],
+    outcome: "invalid-result",
+    detail: /not valid UTF-8/,
+  },
   {
     name: "a valid euro sign split across three writes",
     stdout: [hex(INIT, "\n", text("price 5").slice(0, -5), [euro[0]!]), hex([euro[1]!]), hex([euro[2]!], '"}]}}', "\n", RESULT, "\n")],
@@ -77,13 +103,33 @@ describe("reliability: the agent boundary (stream bytes and environment)", funct
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  async function runStage(name: string, spec: { stdout: string[]; stderr?: string[] }, env: Record<string, string>, passGitHubToken = false): Promise<{ result: StageResult; agentEnv: Record<string, string>; logDir: string }> {
+  async function runStage(
+    name: string,
+    spec: { stdout: string[]; stderr?: string[] },
+    env: Record<string, string>,
+    passGitHubToken = false,
+  ): Promise<{ result: StageResult; agentEnv: Record<string, string>; logDir: string }> {
     const specFile = join(dir, `${name}.json`);
     const envOut = join(dir, `${name}.env.json`);
     const logDir = join(dir, `${name}-logs`);
     writeFileSync(specFile, JSON.stringify({ stdout: spec.stdout, stderr: spec.stderr ?? [] }));
-    const runner = new ClaudeCodeRunner({ command: [process.execPath, script], baseEnv: { PATH: process.env.PATH, ...env, REL_SPEC: specFile, REL_ENV_OUT: envOut }, passGitHubToken, killGraceMs: 500 });
-    const result = await runner.run({ stage: "implement", ticket: 3, prompt: `do it ${CANARY}`, cwd: dir, logDir, logName: "implement", timeoutMs: 20_000, maxTurns: 3, env: { GH_TOKEN: CANARY } });
+    const runner = new ClaudeCodeRunner({
+      command: [process.execPath, script],
+      baseEnv: { PATH: process.env.PATH, ...env, REL_SPEC: specFile, REL_ENV_OUT: envOut },
+      passGitHubToken,
+      killGraceMs: 500,
+    });
+    const result = await runner.run({
+      stage: "implement",
+      ticket: 3,
+      prompt: `do it ${CANARY}`,
+      cwd: dir,
+      logDir,
+      logName: "implement",
+      timeoutMs: 20_000,
+      maxTurns: 3,
+      env: { GH_TOKEN: CANARY },
+    });
     return { result, agentEnv: JSON.parse(readFileSync(envOut, "utf8")) as Record<string, string>, logDir };
   }
 
@@ -94,7 +140,12 @@ describe("reliability: the agent boundary (stream bytes and environment)", funct
       assert.equal(result.outcome, c.outcome, `${c.name}: ${result.outcome} ${result.detail ?? ""}`);
       if (c.detail) assert.match(result.detail ?? "", c.detail, c.name);
     }
-    record("input.agent-utf8", { what: "invalid UTF-8 from the agent ends the Stage as invalid-result, never a crash", test: TEST, inputs: CASES.length, losses: 0 });
+    record("input.agent-utf8", {
+      what: "invalid UTF-8 from the agent ends the Stage as invalid-result, never a crash",
+      test: TEST,
+      inputs: CASES.length,
+      losses: 0,
+    });
   });
 
   it("GitHub tokens never reach the agent unless configured, and never reach a log", async () => {
@@ -112,7 +163,13 @@ describe("reliability: the agent boundary (stream bytes and environment)", funct
 
     const passed = await runStage("env-passed", ok, tokens, true);
     for (const v of GITHUB_TOKEN_VARS) assert.equal(passed.agentEnv[v], CANARY, `${v} not passed when configured`);
-    for (const f of readdirSync(passed.logDir)) assert.ok(!readFileSync(join(passed.logDir, f), "utf8").includes(CANARY), `${f} holds the canary even when passed`);
-    record("secrets.agent-env", { what: "the agent's env has no GitHub token unless passGitHubToken", test: TEST, inputs: GITHUB_TOKEN_VARS.length * 2, losses: 0 });
+    for (const f of readdirSync(passed.logDir))
+      assert.ok(!readFileSync(join(passed.logDir, f), "utf8").includes(CANARY), `${f} holds the canary even when passed`);
+    record("secrets.agent-env", {
+      what: "the agent's env has no GitHub token unless passGitHubToken",
+      test: TEST,
+      inputs: GITHUB_TOKEN_VARS.length * 2,
+      losses: 0,
+    });
   });
 });

@@ -70,7 +70,11 @@ describe("reliability: a ticket-runner.json with unknown keys or wrong types", f
       assert.match(said, /[Ff]ix the/, `${bad.name}: no way out: ${said}`);
       assert.ok(!/\n\s+at /.test(said), `${bad.name}: a stack trace`);
       for (const read of [() => loadConfig(dir), () => readConfig(dir)]) {
-        assert.throws(read, (e: unknown) => isRefusal(e) && e.reason === "bad-config" && e.message.includes(file) && bad.names.test(e.message), `${bad.name}: a reader let it through or said it unclearly`);
+        assert.throws(
+          read,
+          (e: unknown) => isRefusal(e) && e.reason === "bad-config" && e.message.includes(file) && bad.names.test(e.message),
+          `${bad.name}: a reader let it through or said it unclearly`,
+        );
       }
     }
     record("input.config", { what: "bad config refused with the key named (exit 2)", test: TEST, inputs: BAD_CONFIGS.length, losses: 0 });
@@ -82,7 +86,10 @@ describe("reliability: a ticket-runner.json with unknown keys or wrong types", f
     assert.equal(loadConfig(dir).lanes, 2);
     assert.equal(readConfig(dir).lanes, 2);
     rmSync(file);
-    assert.throws(() => loadConfig(dir), (e: unknown) => isRefusal(e) && e.reason === "not-a-target" && e.details.next === "ticket-runner init");
+    assert.throws(
+      () => loadConfig(dir),
+      (e: unknown) => isRefusal(e) && e.reason === "not-a-target" && e.details.next === "ticket-runner init",
+    );
     writeFileSync(file, '\uFEFF{ "lanes": 2 }');
     for (const read of [() => loadConfig(dir), () => readConfig(dir)]) {
       try {

@@ -23,7 +23,18 @@ const exec = promisify(execFile);
 /** A person (or a newer version) commits straight to a branch of the Target, through a clone. */
 async function commitTo(host: HostSpec, t: ChaosTarget, branch: string, files: Record<string, string>): Promise<void> {
   const header = `Authorization: Basic ${Buffer.from(`x-access-token:${t.token}`).toString("base64")}`;
-  const g = (args: string[]) => exec("git", ["-c", `http.extraHeader=${header}`, ...args], { cwd: host.clone, env: { ...process.env, ...host.env, GIT_AUTHOR_NAME: "P", GIT_AUTHOR_EMAIL: "p@example.invalid", GIT_COMMITTER_NAME: "P", GIT_COMMITTER_EMAIL: "p@example.invalid" } });
+  const g = (args: string[]) =>
+    exec("git", ["-c", `http.extraHeader=${header}`, ...args], {
+      cwd: host.clone,
+      env: {
+        ...process.env,
+        ...host.env,
+        GIT_AUTHOR_NAME: "P",
+        GIT_AUTHOR_EMAIL: "p@example.invalid",
+        GIT_COMMITTER_NAME: "P",
+        GIT_COMMITTER_EMAIL: "p@example.invalid",
+      },
+    });
   const exists = (await g(["ls-remote", "--heads", "origin", branch])).stdout.trim() !== "";
   if (exists) {
     await g(["fetch", "-q", "origin", branch]);
@@ -68,7 +79,12 @@ describe("reliability: records this version cannot read, through `ticket-runner 
     assert.deepEqual(views[0]!.assignees, [t.login]);
     assert.equal(endingOf(views[1]!), "merged", "the other ticket is worked");
     assert.equal(await gitOut(t.gitDir, ["rev-parse", "refs/heads/ticket-runner/state:ticket-1.json"]), before, "the file is byte for byte as it was");
-    record("input.records.run", { what: "the Run leaves a newer State file and its claim alone, refuses a corrupt lock", test: "test/reliability/quick/bad-records-run.test.ts", inputs: 1, losses: 0 });
+    record("input.records.run", {
+      what: "the Run leaves a newer State file and its claim alone, refuses a corrupt lock",
+      test: "test/reliability/quick/bad-records-run.test.ts",
+      inputs: 1,
+      losses: 0,
+    });
   });
 
   it("a State file that names the base branch (anyone who can push writes one) is refused and reported, left as it is; nothing reaches main", async () => {
@@ -87,7 +103,12 @@ describe("reliability: records this version cannot read, through `ticket-runner 
     assert.match(run.stderr(), /#1 has a State file .*names the branch "main", which is not ticket 1's own agent\/1-… branch/);
     assert.equal(await gitOut(t.gitDir, ["rev-parse", "refs/heads/main"]), mainBefore, "nothing was pushed to main");
     assert.equal(await gitOut(t.gitDir, ["rev-parse", "refs/heads/ticket-runner/state:ticket-1.json"]), fileBefore, "the file is left as it was");
-    record("input.records.steer", { what: "a State file naming the base (or any branch not the ticket's own) is refused and reported; nothing pushed there", test: "test/reliability/quick/bad-records-run.test.ts", inputs: 1, losses: 0 });
+    record("input.records.steer", {
+      what: "a State file naming the base (or any branch not the ticket's own) is refused and reported; nothing pushed there",
+      test: "test/reliability/quick/bad-records-run.test.ts",
+      inputs: 1,
+      losses: 0,
+    });
   });
 
   it("a corrupt lock.json: refused before anything is taken, with the way out; unlock, then it runs", async () => {
@@ -113,6 +134,11 @@ describe("reliability: records this version cannot read, through `ticket-runner 
     const run = startRun(host.clone, host.env, ["--repo", t.full, "--api-url", world.sandbox.apiUrl]);
     assert.equal((await run.exited).code, 0, run.stderr());
     assert.equal(endingOf((await viewTickets(world, t))[0]!), "merged");
-    record("input.records.run", { what: "the Run leaves a newer State file and its claim alone, refuses a corrupt lock", test: "test/reliability/quick/bad-records-run.test.ts", inputs: 1, losses: 0 });
+    record("input.records.run", {
+      what: "the Run leaves a newer State file and its claim alone, refuses a corrupt lock",
+      test: "test/reliability/quick/bad-records-run.test.ts",
+      inputs: 1,
+      losses: 0,
+    });
   });
 });

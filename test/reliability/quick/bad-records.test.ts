@@ -27,7 +27,13 @@ const valid = (n: number, over: Record<string, unknown> = {}): string => `${JSON
 /** Each bad State file, by ticket number, with what the reason must say. */
 const BAD_STATES: { ticket: number; name: string; content: string | Buffer; reason: RegExp; writtenBy?: string }[] = [
   { ticket: 2, name: "newer format", content: valid(2, { format: 2, version: "9.0.0" }), reason: /format 2, newer/, writtenBy: "9.0.0" },
-  { ticket: 3, name: "unknown fields (a newer writer)", content: valid(3, { version: "9.1.0", lanesUsed: 3 }), reason: /unknown fields lanesUsed/, writtenBy: "9.1.0" },
+  {
+    ticket: 3,
+    name: "unknown fields (a newer writer)",
+    content: valid(3, { version: "9.1.0", lanesUsed: 3 }),
+    reason: /unknown fields lanesUsed/,
+    writtenBy: "9.1.0",
+  },
   { ticket: 4, name: "not JSON", content: "{ ticket: 4, state: implemented", reason: /is not JSON/ },
   { ticket: 5, name: "empty", content: "", reason: /is not JSON/ },
   { ticket: 6, name: "binary, invalid UTF-8", content: Buffer.from([0xff, 0xfe, 0x00, 0xc3, 0x28, 0x7b]), reason: /is not JSON/ },
@@ -36,17 +42,47 @@ const BAD_STATES: { ticket: number; name: string; content: string | Buffer; reas
   { ticket: 9, name: "wrong types", content: valid(9, { ticket: "9", fixUsed: "no" }), reason: /ticket: Expected number/, writtenBy: "0.1.0" },
   { ticket: 10, name: "names another ticket", content: valid(11), reason: /names ticket 11, not 10/, writtenBy: "0.1.0" },
   { ticket: 12, name: "unknown state", content: valid(12, { state: "verifying" }), reason: /state: Invalid enum value/, writtenBy: "0.1.0" },
-  { ticket: 13, name: "a 1 MB title", content: valid(13, { title: "t".repeat(1_000_000) }), reason: /title: String must contain at most 300/, writtenBy: "0.1.0" },
+  {
+    ticket: 13,
+    name: "a 1 MB title",
+    content: valid(13, { title: "t".repeat(1_000_000) }),
+    reason: /title: String must contain at most 300/,
+    writtenBy: "0.1.0",
+  },
 ];
 
 const BAD_LOCKS: { name: string; content: string }[] = [
-  { name: "newer format", content: JSON.stringify({ held: true, format: 2, host: { id: "ws-x", name: "x", kind: "workstation" }, pid: 1, command: "ticket-runner run", runId: "r", startedAt: "2030-01-01T00:00:00.000Z", processStartTime: null, version: "9.0.0" }) },
+  {
+    name: "newer format",
+    content: JSON.stringify({
+      held: true,
+      format: 2,
+      host: { id: "ws-x", name: "x", kind: "workstation" },
+      pid: 1,
+      command: "ticket-runner run",
+      runId: "r",
+      startedAt: "2030-01-01T00:00:00.000Z",
+      processStartTime: null,
+      version: "9.0.0",
+    }),
+  },
   { name: "not JSON", content: "{ held: maybe }" },
   { name: "empty", content: "" },
   { name: "held as a string", content: '{ "held": "yes" }' },
   { name: "held with no holder", content: '{ "held": true }' },
   { name: "an array", content: "[]" },
-  { name: "negative pid", content: JSON.stringify({ held: true, host: { id: "ws-x", name: "x", kind: "workstation" }, pid: -5, command: "c", runId: "r", startedAt: "2030-01-01T00:00:00.000Z", processStartTime: null }) },
+  {
+    name: "negative pid",
+    content: JSON.stringify({
+      held: true,
+      host: { id: "ws-x", name: "x", kind: "workstation" },
+      pid: -5,
+      command: "c",
+      runId: "r",
+      startedAt: "2030-01-01T00:00:00.000Z",
+      processStartTime: null,
+    }),
+  },
 ];
 
 async function commitToBranch(fx: RemoteFixture, name: string, branch: string, files: Record<string, string | Buffer>): Promise<string> {
@@ -88,7 +124,11 @@ describe("reliability: State files and lock files that this version cannot read"
     for (const b of BAD_STATES) before.set(b.ticket, await blob(fx, STATE, `ticket-${b.ticket}.json`));
 
     const read = await ws.readStates();
-    assert.deepEqual(read.files.map((f) => f.ticket), [1], "the good file reads; names that are not State files are skipped");
+    assert.deepEqual(
+      read.files.map((f) => f.ticket),
+      [1],
+      "the good file reads; names that are not State files are skipped",
+    );
     const byTicket = new Map(read.unreadable.map((u) => [u.ticket, u]));
     for (const b of BAD_STATES) {
       const u = byTicket.get(b.ticket);
@@ -96,7 +136,11 @@ describe("reliability: State files and lock files that this version cannot read"
       assert.match(u.reason, b.reason, `${b.name}: ${u.reason}`);
       assert.ok(u.reason.includes(`ticket-${b.ticket}.json`), `${b.name}: the reason names the file`);
       assert.equal(u.writtenBy, b.writtenBy ?? null, b.name);
-      await assert.rejects(ws.writeState(b.ticket, (s) => s), (e: unknown) => e instanceof Failure && e.reason === "invalid-record", `${b.name}: rewritten`);
+      await assert.rejects(
+        ws.writeState(b.ticket, (s) => s),
+        (e: unknown) => e instanceof Failure && e.reason === "invalid-record",
+        `${b.name}: rewritten`,
+      );
       await assert.rejects(ws.readState(b.ticket), (e: unknown) => e instanceof Failure && e.reason === "invalid-record");
     }
     assert.equal(read.unreadable.length, BAD_STATES.length);
@@ -104,16 +148,31 @@ describe("reliability: State files and lock files that this version cannot read"
     // Another ticket's change rewrites the branch as one snapshot: every bad file rides along unchanged.
     await ws.writeState(20, () => stateFor(20));
     for (const b of BAD_STATES) assert.equal(await blob(fx, STATE, `ticket-${b.ticket}.json`), before.get(b.ticket), `${b.name}: changed`);
-    record("input.records.state", { what: "newer or corrupt State files are reported and left byte for byte", test: TEST, inputs: BAD_STATES.length + 2, losses: 0 });
+    record("input.records.state", {
+      what: "newer or corrupt State files are reported and left byte for byte",
+      test: TEST,
+      inputs: BAD_STATES.length + 2,
+      losses: 0,
+    });
   });
 
   it("lock.json: each bad file refuses the take with the way out, stays as it is, and unlock frees it", async () => {
-    const holder: LockHolder = { host: host.identity(), pid: process.pid, command: "ticket-runner run", runId: "run-rel", startedAt: new Date().toISOString(), processStartTime: await host.processStartTime(process.pid) };
+    const holder: LockHolder = {
+      host: host.identity(),
+      pid: process.pid,
+      command: "ticket-runner run",
+      runId: "run-rel",
+      startedAt: new Date().toISOString(),
+      processStartTime: await host.processStartTime(process.pid),
+    };
     let n = 0;
     for (const bad of BAD_LOCKS) {
       const tip = await commitToBranch(fx, `person-${n++}`, LOCK, { "lock.json": bad.content });
       await assert.rejects(ws.readLock(), (e: unknown) => e instanceof Failure && e.reason === "invalid-record", bad.name);
-      const err = await ws.acquireLock(holder).then(() => null, (e: unknown) => e);
+      const err = await ws.acquireLock(holder).then(
+        () => null,
+        (e: unknown) => e,
+      );
       assert.ok(err instanceof Refusal, `${bad.name}: the take was not refused`);
       assert.equal(err.reason, "bad-input");
       assert.equal(err.details.path, `${LOCK}:lock.json`);
@@ -123,6 +182,11 @@ describe("reliability: State files and lock files that this version cannot read"
       assert.ok((await ws.acquireLock(holder)).ok, `${bad.name}: not takeable after unlock`);
       assert.deepEqual(await ws.releaseLock("run-rel"), { released: true, detail: "Released the lock of run run-rel." });
     }
-    record("input.records.lock", { what: "newer or corrupt lock.json refuses the Run, is left in place, unlock frees it", test: TEST, inputs: BAD_LOCKS.length, losses: 0 });
+    record("input.records.lock", {
+      what: "newer or corrupt lock.json refuses the Run, is left in place, unlock frees it",
+      test: TEST,
+      inputs: BAD_LOCKS.length,
+      losses: 0,
+    });
   });
 });

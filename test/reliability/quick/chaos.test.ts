@@ -30,13 +30,21 @@ describe("reliability: chaos (quick variant)", function () {
       for (const seed of SEEDS) {
         const r = await killTrial(world, { seed, killRate: 0.5, maxRuns: 12 });
         kills += r.kills;
-        process.stdout.write(`      seed ${seed}: ${r.runs} Runs, ${r.kills} kills (${r.killsOnOtherHost} on host-b), ${r.pushed} pushed commits, ${r.violations.length} violations\n`);
+        process.stdout.write(
+          `      seed ${seed}: ${r.runs} Runs, ${r.kills} kills (${r.killsOnOtherHost} on host-b), ${r.pushed} pushed commits, ${r.violations.length} violations\n`,
+        );
         violations.push(...r.violations.map((v) => `seed ${seed}: ${v}`));
       }
     } finally {
       await world.stop();
     }
-    record("chaos.kill-anywhere.quick", { what: "kill anywhere, quick variant (npm test)", test: "test/reliability/quick/chaos.test.ts", trials: SEEDS.length, kills, losses: violations.length });
+    record("chaos.kill-anywhere.quick", {
+      what: "kill anywhere, quick variant (npm test)",
+      test: "test/reliability/quick/chaos.test.ts",
+      trials: SEEDS.length,
+      kills,
+      losses: violations.length,
+    });
     assert.deepEqual(violations, []);
   });
 

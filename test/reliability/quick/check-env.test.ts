@@ -53,7 +53,12 @@ describe("reliability: the Checks' environment", function () {
     assert.equal(env.MYAPP_MODE, "kept");
     assert.ok(env.PATH && env.HOME, "PATH and HOME are kept");
     for (const bad of ["GITHUB_TOKEN", "GH_*", "TICKET_RUNNER_*", "A B"]) assert.equal(configSchema.safeParse({ checkEnv: [bad] }).success, false, bad);
-    record("secrets.check-env-allow", { what: "the Checks get only allow-listed variables (no ANTHROPIC_API_KEY, cloud or npm keys)", test: "test/reliability/quick/check-env.test.ts", inputs: OTHER_SECRETS.length + 4, losses: 0 });
+    record("secrets.check-env-allow", {
+      what: "the Checks get only allow-listed variables (no ANTHROPIC_API_KEY, cloud or npm keys)",
+      test: "test/reliability/quick/check-env.test.ts",
+      inputs: OTHER_SECRETS.length + 4,
+      losses: 0,
+    });
   });
 
   it("a Check (code the agent may have written) runs without any GitHub token of the Run", async () => {
@@ -68,6 +73,11 @@ describe("reliability: the Checks' environment", function () {
     for (const v of GITHUB_TOKEN_VARS) assert.equal(env[v], undefined, `${v} reached the Check`);
     assert.ok(!JSON.stringify(env).includes(CANARY), "the token reached the Check under another name");
     assert.ok(env.PATH, "the rest of the environment is kept");
-    record("secrets.check-env", { what: "the Checks' env has no GitHub token", test: "test/reliability/quick/check-env.test.ts", inputs: GITHUB_TOKEN_VARS.length, losses: 0 });
+    record("secrets.check-env", {
+      what: "the Checks' env has no GitHub token",
+      test: "test/reliability/quick/check-env.test.ts",
+      inputs: GITHUB_TOKEN_VARS.length,
+      losses: 0,
+    });
   });
 });

@@ -57,8 +57,23 @@ describe("reliability: a closed issue that still carries a killed Run's claim", 
     if (got.kind !== "won") return;
     await gate.markStage(got.claim, "merge");
     // Its State file, and the merge that closed the issue.
-    const workspace = new GitWorkspace({ root: host.clone, host: new NodeHost({ env: host.env }), token: t.token, env: { GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" } });
-    await workspace.writeState(1, () => ({ ticket: 1, branch: "agent/1-add-a-formatprice-helper", state: "implemented", fixUsed: false, pullRequest: null, title: null, runId: "2026-01-01T00-00-00-000", version: "0.1.0", updatedAt: new Date().toISOString() }));
+    const workspace = new GitWorkspace({
+      root: host.clone,
+      host: new NodeHost({ env: host.env }),
+      token: t.token,
+      env: { GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" },
+    });
+    await workspace.writeState(1, () => ({
+      ticket: 1,
+      branch: "agent/1-add-a-formatprice-helper",
+      state: "implemented",
+      fixUsed: false,
+      pullRequest: null,
+      title: null,
+      runId: "2026-01-01T00-00-00-000",
+      version: "0.1.0",
+      updatedAt: new Date().toISOString(),
+    }));
     await world.adminOctokit.rest.issues.update({ owner: t.owner, repo: t.name, issue_number: 1, state: "closed" });
     let views = await viewTickets(world, t);
     assert.equal(checkLeases(t, views).length, 1, "the set-up leaves one lease claiming");
@@ -71,6 +86,11 @@ describe("reliability: a closed issue that still carries a killed Run's claim", 
     assert.ok(!views[0]!.labels.includes("in-progress"), `in-progress is still on: ${views[0]!.labels.join(", ")}`);
     assert.deepEqual(await checkStateFiles(t, views), []);
     assert.ok(!(await gitOk(t.gitDir, ["cat-file", "-e", `${stateRecordRef(1)}:ticket-1.json`])), "the State file is still there");
-    record("chaos.closed-with-claim", { what: "a closed issue's leftover claim (killed after the merge) is finished by the next sweep", test: "test/reliability/quick/closed-with-claim.test.ts", trials: 1, losses: 0 });
+    record("chaos.closed-with-claim", {
+      what: "a closed issue's leftover claim (killed after the merge) is finished by the next sweep",
+      test: "test/reliability/quick/closed-with-claim.test.ts",
+      trials: 1,
+      losses: 0,
+    });
   });
 });

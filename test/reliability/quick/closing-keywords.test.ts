@@ -51,10 +51,18 @@ describe("reliability: issue and agent text cannot close other issues or mention
     const repoRef = { owner, name: repo };
     for (const t of texts) {
       const closes = closingReferences(t.text, repoRef);
-      assert.ok(closes.every((n) => n === issue.number), `${t.where} closes ${closes.join(", ")}: ${t.text}`);
+      assert.ok(
+        closes.every((n) => n === issue.number),
+        `${t.where} closes ${closes.join(", ")}: ${t.text}`,
+      );
       assert.ok(!/(^|[^\w`])@eve/.test(t.text), `${t.where} mentions @eve: ${t.text}`);
     }
     assert.deepEqual(closingReferences(pr!.body ?? "", repoRef), [issue.number], "the ticket's own Closes line stays live");
-    record("text.closing-keywords", { what: "issue and agent text closes no other issue and mentions nobody", test: "test/reliability/quick/closing-keywords.test.ts", inputs: hostile.length * texts.length, losses: 0 });
+    record("text.closing-keywords", {
+      what: "issue and agent text closes no other issue and mentions nobody",
+      test: "test/reliability/quick/closing-keywords.test.ts",
+      inputs: hostile.length * texts.length,
+      losses: 0,
+    });
   });
 });

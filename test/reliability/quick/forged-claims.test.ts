@@ -93,7 +93,18 @@ describe("reliability: forged claims, forged labels and huge comments from non-c
     await m.createComment(n, renderLeaseComment({ ...real, state: "finished" }));
     await m.createComment(n, renderLeaseComment({ ...real, state: "released" }));
     await m.createComment(n, renderLeaseComment({ ...real, state: "handed-off" }));
-    await m.createComment(n, renderLeaseComment(forgedLease(n, { nonce: "11111111evil", holder: "machine", expiresAt: "2099-01-01T00:00:00.000Z", claimedAt: new Date().toISOString(), takeover: { from: real.nonce, kind: "take-over", at: new Date().toISOString() } })));
+    await m.createComment(
+      n,
+      renderLeaseComment(
+        forgedLease(n, {
+          nonce: "11111111evil",
+          holder: "machine",
+          expiresAt: "2099-01-01T00:00:00.000Z",
+          claimedAt: new Date().toISOString(),
+          takeover: { from: real.nonce, kind: "take-over", at: new Date().toISOString() },
+        }),
+      ),
+    );
     forged += 4;
 
     // bob, a real collaborator on another Host, must still see alice's live claim.
@@ -112,7 +123,11 @@ describe("reliability: forged claims, forged labels and huge comments from non-c
   it("a ready-for-agent label last applied by a non-writer is ignored by the Frontier and the machine claim", async () => {
     // A read user cannot label at all (the sandbox answers like GitHub)...
     const early = await s.issue("label target", []);
-    await assert.rejects(s.client("mallory").request("POST /repos/{owner}/{repo}/issues/{issue_number}/labels", { owner: OWNER, repo: NAME, issue_number: early, labels: [LABELS.ready] }));
+    await assert.rejects(
+      s
+        .client("mallory")
+        .request("POST /repos/{owner}/{repo}/issues/{issue_number}/labels", { owner: OWNER, repo: NAME, issue_number: early, labels: [LABELS.ready] }),
+    );
     // ...so the forger is someone who labelled and then lost write access (or a triage-only role on GitHub).
     const n = await s.issue("forged label target", [LABELS.ready], "trudy");
     await s.sandbox.admin.setRole("trudy", FULL, "read");
@@ -131,8 +146,12 @@ describe("reliability: forged claims, forged labels and huge comments from non-c
       assert.match(attempt.reason, /applied by trudy, who has no write access/);
     }
     // A writer re-applying it makes it count again.
-    await s.client("alice").request("DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}", { owner: OWNER, repo: NAME, issue_number: n, name: LABELS.ready });
-    await s.client("alice").request("POST /repos/{owner}/{repo}/issues/{issue_number}/labels", { owner: OWNER, repo: NAME, issue_number: n, labels: [LABELS.ready] });
+    await s
+      .client("alice")
+      .request("DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}", { owner: OWNER, repo: NAME, issue_number: n, name: LABELS.ready });
+    await s
+      .client("alice")
+      .request("POST /repos/{owner}/{repo}/issues/{issue_number}/labels", { owner: OWNER, repo: NAME, issue_number: n, labels: [LABELS.ready] });
     assert.deepEqual(await eligibility(tracker, config, labelTrust(tracker, LABELS.ready, s.log), (await tracker.getIssue(n))!), { ok: true });
   });
 
@@ -163,11 +182,15 @@ describe("reliability: forged claims, forged labels and huge comments from non-c
     const got = await alice.gate.claim(n);
     assert.equal(got.kind, "won");
     if (got.kind !== "won") return;
-    const huge = renderLeaseComment({ ...got.claim.lease, nonce: "22222222huge", claimedAt: "2020-01-01T00:00:00.000Z" }) + "\n" + "x".repeat(MAX_COMMENT_CHARS);
+    const huge =
+      renderLeaseComment({ ...got.claim.lease, nonce: "22222222huge", claimedAt: "2020-01-01T00:00:00.000Z" }) + "\n" + "x".repeat(MAX_COMMENT_CHARS);
     assert.equal(parseLeaseComment(huge, { repo: FULL, issue: n }).kind, "ignored");
     // Written by a collaborator, so only the size rule can stop it. GitHub would refuse the POST (422);
     // whether or not this server does, the reader must not believe it.
-    await s.tracker("bob").createComment(n, huge).catch(() => undefined);
+    await s
+      .tracker("bob")
+      .createComment(n, huge)
+      .catch(() => undefined);
     await s.tracker("bob").createComment(n, "y".repeat(MAX_COMMENT_CHARS));
     const reading = await alice.gate.read(n);
     assert.equal(reading.standing.live.length, 1);

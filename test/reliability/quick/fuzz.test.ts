@@ -47,7 +47,15 @@ const leaseArb: fc.Arbitrary<Lease> = fc.record(
     claimedAt: iso,
     expiresAt: fc.option(iso, { nil: null }),
     nonce: fc.string({ unit: "binary", minLength: 8, maxLength: 64 }),
-    state: fc.constantFrom("claimed" as const, "running" as const, "race-yielded" as const, "released" as const, "handed-off" as const, "finished" as const, "superseded" as const),
+    state: fc.constantFrom(
+      "claimed" as const,
+      "running" as const,
+      "race-yielded" as const,
+      "released" as const,
+      "handed-off" as const,
+      "finished" as const,
+      "superseded" as const,
+    ),
     stage: fc.string({ maxLength: 40 }),
     renewedAt: iso,
     yieldedTo: word(64),
@@ -122,7 +130,9 @@ describe("reliability: property-based fuzzing of every parser of foreign bytes",
 
   it("agent events: any line, any JSON, any event with drifted fields is classified, never thrown", () => {
     const types = fc.constantFrom("system", "assistant", "user", "result", "rate_limit_event", "stream_event", "", "RESULT");
-    const drifted = fc.tuple(types, fc.dictionary(fc.string({ maxLength: 12 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 6 })).map(([type, rest]) => JSON.stringify({ ...rest, type }));
+    const drifted = fc
+      .tuple(types, fc.dictionary(fc.string({ maxLength: 12 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 6 }))
+      .map(([type, rest]) => JSON.stringify({ ...rest, type }));
     check("events.lines", fc.oneof(anyText, fc.json({ maxDepth: 4 }), drifted), (line) => {
       const got = parseStreamLine(line, 1);
       assert.ok(["system", "assistant", "user", "result", "rate-limit", "ignored", "damage"].includes(got.kind));
@@ -132,7 +142,14 @@ describe("reliability: property-based fuzzing of every parser of foreign bytes",
 
   it("config: any JSON value is either a Config or a schema error, never a throw", () => {
     const nearConfig = fc.record(
-      { lanes: fc.jsonValue(), lockScope: fc.jsonValue(), agent: fc.oneof(fc.jsonValue(), fc.record({ kind: fc.jsonValue(), passGitHubToken: fc.jsonValue() })), lease: fc.jsonValue(), checks: fc.jsonValue(), extra: fc.jsonValue() },
+      {
+        lanes: fc.jsonValue(),
+        lockScope: fc.jsonValue(),
+        agent: fc.oneof(fc.jsonValue(), fc.record({ kind: fc.jsonValue(), passGitHubToken: fc.jsonValue() })),
+        lease: fc.jsonValue(),
+        checks: fc.jsonValue(),
+        extra: fc.jsonValue(),
+      },
       { requiredKeys: [] },
     );
     check("config.schema", fc.oneof(fc.jsonValue({ maxDepth: 4 }), nearConfig), (value) => {
@@ -167,27 +184,33 @@ describe("reliability: property-based fuzzing of every parser of foreign bytes",
   it("State and lock files: any content never throws; what is accepted is a valid record", () => {
     const stateArb: fc.Arbitrary<StateFile> = fc.record(
       {
-      ticket: fc.integer({ min: 1, max: 1_000_000 }),
-      branch: fc.string({ minLength: 1, maxLength: 255 }),
-      state: fc.constantFrom("claimed" as const, "implemented" as const),
-      fixUsed: fc.boolean(),
-      pullRequest: fc.option(fc.integer({ min: 1, max: 1_000_000 }), { nil: null }),
-      title: fc.option(fc.string({ maxLength: 300 }), { nil: null }),
-      runId: word(40),
-      version: word(20),
-      updatedAt: iso,
+        ticket: fc.integer({ min: 1, max: 1_000_000 }),
+        branch: fc.string({ minLength: 1, maxLength: 255 }),
+        state: fc.constantFrom("claimed" as const, "implemented" as const),
+        fixUsed: fc.boolean(),
+        pullRequest: fc.option(fc.integer({ min: 1, max: 1_000_000 }), { nil: null }),
+        title: fc.option(fc.string({ maxLength: 300 }), { nil: null }),
+        runId: word(40),
+        version: word(20),
+        updatedAt: iso,
       },
       { noNullPrototype: true },
     );
     // A State file may only name its own ticket's branch (anyone who can push writes it), so the
     // round trip is over records that do; any other branch is refused, which records.state-any covers.
-    const ownStateArb = fc.tuple(stateArb, fc.stringMatching(/^[a-z0-9]+(-[a-z0-9]+){0,4}$/)).map(([s, slug]) => ({ ...s, branch: `agent/${s.ticket}-${slug}` }));
+    const ownStateArb = fc
+      .tuple(stateArb, fc.stringMatching(/^[a-z0-9]+(-[a-z0-9]+){0,4}$/))
+      .map(([s, slug]) => ({ ...s, branch: `agent/${s.ticket}-${slug}` }));
     check("records.state-roundtrip", ownStateArb, (s) => {
       const back = parseStateFile(`ticket-${s.ticket}.json`, s.ticket, serializeState(s));
       assert.ok(back.ok);
       if (back.ok) assert.deepEqual({ ...back.state, format: undefined }, { ...s, format: undefined });
     });
-    const contents = fc.oneof(anyText, fc.json({ maxDepth: 3 }), fc.uint8Array({ maxLength: 200 }).map((b) => Buffer.from(b)));
+    const contents = fc.oneof(
+      anyText,
+      fc.json({ maxDepth: 3 }),
+      fc.uint8Array({ maxLength: 200 }).map((b) => Buffer.from(b)),
+    );
     check("records.state-any", contents, (c) => {
       const got = parseStateFile("ticket-7.json", 7, c);
       if (got.ok) assert.ok(stateFileSchema.safeParse(got.state).success && got.state.ticket === 7);

@@ -101,7 +101,14 @@ describe("reliability: code in a worktree cannot reach the Run's token through g
     assert.equal(await ws.remoteBranchSha(lane.branch), await ws.headSha(lane));
     await ws.writeState(1, () => stateFor(1, { branch: lane.branch }));
     assert.equal((await ws.readStates()).files.length, 1);
-    const held = await ws.acquireLock({ host: new NodeHost().identity(), pid: process.pid, command: "ticket-runner run", runId: "iso-1", startedAt: new Date().toISOString(), processStartTime: null });
+    const held = await ws.acquireLock({
+      host: new NodeHost().identity(),
+      pid: process.pid,
+      command: "ticket-runner run",
+      runId: "iso-1",
+      startedAt: new Date().toISOString(),
+      processStartTime: null,
+    });
     assert.equal(held.ok, true);
     // A person moves the base on: the Run fetches it and rebases the lane (post-rewrite, post-checkout).
     await writeFile(join(other, "README.md"), "moved\n");
@@ -136,7 +143,11 @@ describe("reliability: code in a worktree cannot reach the Run's token through g
 
     // The token, in every form, in every place it could have gone.
     const forms = tokenForms(token);
-    const places = [...(await filesUnder(root)), ...(await filesUnder(evidence)), ...(await filesUnder(dir)).filter((f) => !f.startsWith(root) && !f.startsWith(other))];
+    const places = [
+      ...(await filesUnder(root)),
+      ...(await filesUnder(evidence)),
+      ...(await filesUnder(dir)).filter((f) => !f.startsWith(root) && !f.startsWith(other)),
+    ];
     let bytes = 0;
     const found: string[] = [];
     for (const file of new Set(places)) {
@@ -151,7 +162,10 @@ describe("reliability: code in a worktree cannot reach the Run's token through g
     await attack.plant();
     await git(root, ["push", "-q", "origin", "HEAD:refs/heads/control"], basicAuthEnv(token)).catch(() => undefined);
     const caught = [...received, ...(await Promise.all((await filesUnder(evidence)).map((f) => readFile(f, "latin1"))))];
-    assert.ok(caught.some((t) => forms.some((f) => t.includes(f))), "the control push's token was not found: the search looks nowhere");
+    assert.ok(
+      caught.some((t) => forms.some((f) => t.includes(f))),
+      "the control push's token was not found: the search looks nowhere",
+    );
 
     record("secrets.git-isolation", {
       what: "every hook and each config key (url.insteadOf, http.proxy, core.sshCommand, credential.helper, include.path, core.fsmonitor, core.askPass, core.hooksPath) planted by the agent and the Checks: the Run's git runs none, sends the token nowhere but its URL, and leaves the clone as it was",
@@ -163,7 +177,15 @@ describe("reliability: code in a worktree cannot reach the Run's token through g
   });
 
   it("filters and merge drivers planted in the config (and an included file) with a committed .gitattributes run in none of the Run's checkouts and rebases (ADR 0223)", async () => {
-    await sandbox.admin.createRepo({ owner: "acme", name: "drivers", files: { "README.md": "one\ntwo\nthree\n", "src/w.txt": "w\n", ".gitattributes": "README.md filter=evil merge=evil\nsrc/*.txt filter=evil2 merge=evil2\n" } });
+    await sandbox.admin.createRepo({
+      owner: "acme",
+      name: "drivers",
+      files: {
+        "README.md": "one\ntwo\nthree\n",
+        "src/w.txt": "w\n",
+        ".gitattributes": "README.md filter=evil merge=evil\nsrc/*.txt filter=evil2 merge=evil2\n",
+      },
+    });
     await sandbox.admin.setRole("runner", "acme/drivers", "write");
     const url = sandbox.gitUrl("acme", "drivers");
     const root = join(dir, "drivers-clone");

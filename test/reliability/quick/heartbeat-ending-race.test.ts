@@ -40,7 +40,12 @@ describe("reliability: a heartbeat racing the ending of its claim", function () 
         const lease = comments.map((c) => parseLeaseComment(c.body, { repo: FULL, issue: n })).find((p) => p.kind === "lease");
         seen.push(lease?.kind === "lease" ? lease.lease.state : "none");
       }
-      record("race.heartbeat-ending", { what: "a heartbeat overlapping an ending never revives or supersedes the ended lease", test: "test/reliability/quick/heartbeat-ending-race.test.ts", trials: ROUNDS, losses: seen.filter((x) => x !== expected).length });
+      record("race.heartbeat-ending", {
+        what: "a heartbeat overlapping an ending never revives or supersedes the ended lease",
+        test: "test/reliability/quick/heartbeat-ending-race.test.ts",
+        trials: ROUNDS,
+        losses: seen.filter((x) => x !== expected).length,
+      });
       assert.deepEqual(seen, Array(ROUNDS).fill(expected));
     });
   }

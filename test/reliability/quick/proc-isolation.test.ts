@@ -64,7 +64,15 @@ describe("reliability: code the agent writes cannot read the Run's token from /p
     return { ws, lane, commonDir: join(root, ".git"), sandbox };
   }
 
-  const snoopArgv = (out: string, commonDir: string, lane: Lane): string[] => [process.execPath, "-e", SNOOP_SOURCE, out, Buffer.from(TOKEN).toString("base64"), commonDir, lane.path];
+  const snoopArgv = (out: string, commonDir: string, lane: Lane): string[] => [
+    process.execPath,
+    "-e",
+    SNOOP_SOURCE,
+    out,
+    Buffer.from(TOKEN).toString("base64"),
+    commonDir,
+    lane.path,
+  ];
 
   for (const mode of ["sandbox", "none"] as const) {
     it(`a Check that reads /proc, unmounts it, writes .git and leaves a process: isolation "${mode}"`, async () => {
@@ -85,12 +93,20 @@ describe("reliability: code the agent writes cannot read the Run's token from /p
       assert.equal(found.hits, 0, JSON.stringify(found));
       assert.deepEqual(found.writes, [], "nothing in the sandbox writes the clone's git control files");
       assert.equal(found.umounts.length, 3, JSON.stringify(found));
-      assert.ok(found.umounts.every((u) => !u.endsWith("exit 0")), `every unmount refused: ${found.umounts.join("; ")}`);
+      assert.ok(
+        found.umounts.every((u) => !u.endsWith("exit 0")),
+        `every unmount refused: ${found.umounts.join("; ")}`,
+      );
       assert.ok(found.pids <= 8, `the Check sees only its own processes (${found.pids} pids over two scans)`);
       assert.equal(readFileSync(join(commonDir, "config"), "utf8"), configBefore);
       assert.equal(found.left, 1, "the snoop started a process to leave behind");
       await waitFor(async () => (await snoopsLeft()) === 0 || null, { timeoutMs: 10_000, what: "the Check's left-behind process to be gone" });
-      record("secrets.proc-check", { what: "a Check reading /proc/*/environ and cmdline of every process it sees (and after unmounting /proc) finds the Run's token; it writes .git and leaves a process", test: TEST, inputs: found.places, losses: found.hits + found.writes.length });
+      record("secrets.proc-check", {
+        what: "a Check reading /proc/*/environ and cmdline of every process it sees (and after unmounting /proc) finds the Run's token; it writes .git and leaves a process",
+        test: TEST,
+        inputs: found.places,
+        losses: found.hits + found.writes.length,
+      });
     });
   }
 
@@ -101,20 +117,37 @@ describe("reliability: code the agent writes cannot read the Run's token from /p
       const out = join(dir, "found.json");
       const script = join(dir, "agent.js");
       // A claude-compatible agent whose tool run is the snoop.
-      writeFileSync(script, `
+      writeFileSync(
+        script,
+        `
 const { spawnSync } = require("node:child_process");
 spawnSync(process.execPath, ["-e", ${JSON.stringify(SNOOP_SOURCE)}, ${JSON.stringify(out)}, ${JSON.stringify(Buffer.from(TOKEN).toString("base64"))}, ${JSON.stringify(commonDir)}, ${JSON.stringify(lane.path)}], { stdio: "ignore" });
 process.stdout.write('{"type":"system","subtype":"init","session_id":"s","model":"m","cwd":"."}\\n');
 process.stdout.write('{"type":"result","subtype":"success","is_error":false,"num_turns":1,"result":"done"}\\n');
-`);
+`,
+      );
       const runner = new ClaudeCodeRunner({ command: [process.execPath, script], baseEnv: process.env, sandbox, killGraceMs: 500 });
-      const res = await runner.run({ stage: "implement", ticket: 1, prompt: "snoop", cwd: lane.path, logDir: dir, logName: "implement", timeoutMs: 60_000, maxTurns: 5 });
+      const res = await runner.run({
+        stage: "implement",
+        ticket: 1,
+        prompt: "snoop",
+        cwd: lane.path,
+        logDir: dir,
+        logName: "implement",
+        timeoutMs: 60_000,
+        maxTurns: 5,
+      });
       assert.equal(res.outcome, "success", JSON.stringify(res));
       const found = JSON.parse(readFileSync(out, "utf8")) as SnoopResult;
       assert.equal(found.hits, 0, JSON.stringify(found));
       assert.deepEqual(found.writes, []);
       await waitFor(async () => (await snoopsLeft()) === 0 || null, { timeoutMs: 10_000, what: "the agent's left-behind process to be gone" });
-      record("secrets.proc-agent", { what: "an agent's command reading /proc of every process it sees finds the Run's token", test: TEST, inputs: found.places, losses: found.hits });
+      record("secrets.proc-agent", {
+        what: "an agent's command reading /proc of every process it sees finds the Run's token",
+        test: TEST,
+        inputs: found.places,
+        losses: found.hits,
+      });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

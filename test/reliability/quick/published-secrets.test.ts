@@ -33,14 +33,21 @@ describe("reliability: secrets the agent read are not published", function () {
       behaviours: ["unmet-criteria"],
     };
     const body = demoTicketBody(ticket).replace('"files"', `"summary": "Read the keys: ${KEY_ID} and aws_secret_access_key = ${SECRET}",\n  "files"`);
-    const { data: issue } = await w.octokit.rest.issues.create({ owner: w.target.owner, repo: w.target.repo, title: ticket.title, body, labels: ["ready-for-agent"] });
+    const { data: issue } = await w.octokit.rest.issues.create({
+      owner: w.target.owner,
+      repo: w.target.repo,
+      title: ticket.title,
+      body,
+      labels: ["ready-for-agent"],
+    });
     const r = await w.cliDone(["run"]);
     assert.equal(r.code, 1, r.err.join("\n"));
     assert.deepEqual((await w.issue(issue.number)).labelNames, ["ready-for-human"]);
 
     // Anyone may fetch a public Target's State records: no token at all.
     const anon = join(w.scratch, "anonymous-state");
-    const git = async (...args: string[]) => (await run("git", ["-C", anon, ...args], { env: { ...process.env, GIT_TERMINAL_PROMPT: "0" }, maxBuffer: 64 << 20 })).stdout;
+    const git = async (...args: string[]) =>
+      (await run("git", ["-C", anon, ...args], { env: { ...process.env, GIT_TERMINAL_PROMPT: "0" }, maxBuffer: 64 << 20 })).stdout;
     await run("git", ["init", "-q", anon]);
     await git("fetch", "-q", w.sandbox.gitUrl(w.target.owner, w.target.repo), "+refs/ticket-runner/state/*:refs/state/*");
     const files: { name: string; text: string }[] = [];
@@ -65,6 +72,11 @@ describe("reliability: secrets the agent read are not published", function () {
     assert.match(note, /"type":"ticket_runner_redaction"/);
     for (const kind of ["AWSAccessKeyID", "AWSSecretAccessKey"]) assert.ok(note.includes(`"kind":"${kind}"`), note);
     assert.match(verify, /\[redacted: AWSAccessKeyID\]/);
-    record("secrets.published", { what: "a key the agent read is in no kept transcript, State file, comment or PR body", test: "test/reliability/quick/published-secrets.test.ts", inputs: published.length, losses: 0 });
+    record("secrets.published", {
+      what: "a key the agent read is in no kept transcript, State file, comment or PR body",
+      test: "test/reliability/quick/published-secrets.test.ts",
+      inputs: published.length,
+      losses: 0,
+    });
   });
 });

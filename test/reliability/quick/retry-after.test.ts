@@ -26,10 +26,12 @@ describe("reliability: waits follow retry-after", function () {
       await s.sandbox.admin.setFaults({ secondaryRateLimit: { writesPerMinute: 1, status, retryAfterSeconds: 2 } });
       await s.sandbox.admin.clearRequestLog();
       await gh.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", { owner: OWNER, repo: NAME, issue_number: n, body: "first" });
-      const second = await gh.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", { owner: OWNER, repo: NAME, issue_number: n, body: "second" }).then(
-        () => null,
-        (e: unknown) => e,
-      );
+      const second = await gh
+        .request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", { owner: OWNER, repo: NAME, issue_number: n, body: "second" })
+        .then(
+          () => null,
+          (e: unknown) => e,
+        );
       await s.sandbox.admin.setFaults({});
       assert.ok(second, "the limited write should fail in the end, not hang");
       // Since ADR 0240 every shape of GitHub's limits reaches callers as one typed error; GitHub's own answer is its cause.
@@ -38,7 +40,11 @@ describe("reliability: waits follow retry-after", function () {
       assert.equal((second.cause as { status?: number } | undefined)?.status, status);
       assert.match(second.message, /secondary rate limit/);
       const attempts = (await s.sandbox.admin.requestLog()).filter((r) => r.method === "POST" && r.path === `/repos/${FULL}/issues/${n}/comments`);
-      assert.deepEqual(attempts.map((a) => a.status), [201, status, status, status], "one success, then the limited write and its two re-sends");
+      assert.deepEqual(
+        attempts.map((a) => a.status),
+        [201, status, status, status],
+        "one success, then the limited write and its two re-sends",
+      );
       for (let i = 2; i < attempts.length; i++) {
         const waited = seconds(attempts[i]!.at) - seconds(attempts[i - 1]!.at);
         assert.ok(waited >= 2, `re-send ${i - 1} came ${waited} s after a retry-after of 2 s`);
@@ -46,7 +52,13 @@ describe("reliability: waits follow retry-after", function () {
       assert.ok(log.has("retrying after 2s") && log.has("giving up"), log.lines.join("\n"));
       const bodies = (await s.tracker("alice").listComments(n)).map((c) => c.body);
       assert.deepEqual(bodies, ["first"], "a refused write never lands, and is never doubled");
-      record("faults.retry-after", { what: "a secondary rate limit is waited out per retry-after, bounded, and never doubles a write", test: "test/reliability/quick/retry-after.test.ts", trials: 1, faults: 3, losses: 0 });
+      record("faults.retry-after", {
+        what: "a secondary rate limit is waited out per retry-after, bounded, and never doubles a write",
+        test: "test/reliability/quick/retry-after.test.ts",
+        trials: 1,
+        faults: 3,
+        losses: 0,
+      });
     });
   }
 
@@ -55,12 +67,13 @@ describe("reliability: waits follow retry-after", function () {
     const log = new CollectLog();
     const gh = createOctokit({ apiUrl: s.sandbox.apiUrl, token: s.tokens.alice!, log, maxRateLimitWaitSeconds: 120 });
     await s.sandbox.admin.setFaults({ rateLimit: 1 });
-    const err = await gh.request("GET /repos/{owner}/{repo}/issues/{issue_number}", { owner: OWNER, repo: NAME, issue_number: n }).then(
-      () => gh.request("GET /repos/{owner}/{repo}/issues/{issue_number}", { owner: OWNER, repo: NAME, issue_number: n }),
-    ).then(
-      () => null,
-      (e: unknown) => e,
-    );
+    const err = await gh
+      .request("GET /repos/{owner}/{repo}/issues/{issue_number}", { owner: OWNER, repo: NAME, issue_number: n })
+      .then(() => gh.request("GET /repos/{owner}/{repo}/issues/{issue_number}", { owner: OWNER, repo: NAME, issue_number: n }))
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     await s.sandbox.admin.setFaults({});
     assert.ok(err instanceof GitHubRateLimit, `expected GitHubRateLimit, got ${String(err)}`);
     assert.equal(err.limit, "primary");

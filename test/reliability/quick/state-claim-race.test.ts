@@ -25,7 +25,10 @@ const quiet = { debug: () => undefined, info: () => undefined, warn: () => undef
 
 async function envFor(world: ChaosWorld, t: ChaosTarget, h: HostSpec, runId: string): Promise<RunEnv> {
   const config = loadConfig(h.clone);
-  const { deps } = composeRun({ config, apiUrl: world.sandbox.apiUrl, token: t.token, repo: { owner: t.owner, repo: t.name }, cwd: h.clone, runRoot: h.runRoot, log: quiet, env: h.env }, { runId });
+  const { deps } = composeRun(
+    { config, apiUrl: world.sandbox.apiUrl, token: t.token, repo: { owner: t.owner, repo: t.name }, cwd: h.clone, runRoot: h.runRoot, log: quiet, env: h.env },
+    { runId },
+  );
   return {
     deps,
     config,
@@ -54,16 +57,26 @@ describe("reliability: two Hosts taking one ticket at once keep its State file",
   it(`${ROUNDS} rounds of simultaneous takes: one winner, and the winner's State file is there`, async () => {
     const missing: string[] = [];
     for (let round = 0; round < ROUNDS; round++) {
-      const t = await world.target({ name: `state-race-${round}`, issues: [DEMO_ISSUES[0]!], config: { lanes: 1, lockScope: "host", lease: { settleMs: 300 } } });
+      const t = await world.target({
+        name: `state-race-${round}`,
+        issues: [DEMO_ISSUES[0]!],
+        config: { lanes: 1, lockScope: "host", lease: { settleMs: 300 } },
+      });
       const [a, b] = [await world.host(t, "host-a"), await world.host(t, "host-b")];
       const envs = [await envFor(world, t, a, `run-a-${round}`), await envFor(world, t, b, `run-b-${round}`)];
       const issue = (await envs[0]!.deps.tracker.getIssue(1))!;
       const taken = await Promise.all(envs.map((env) => takeTicket(env, { kind: "frontier", issue }, 0)));
       const winners = taken.filter((x) => x.taken).length;
       assert.equal(winners, 1, `round ${round}: ${winners} Hosts took the ticket`);
-      if (!(await gitOk(t.gitDir, ["cat-file", "-e", `${stateRecordRef(1)}:ticket-1.json`]))) missing.push(`round ${round}: the winner holds #1 with no State file`);
+      if (!(await gitOk(t.gitDir, ["cat-file", "-e", `${stateRecordRef(1)}:ticket-1.json`])))
+        missing.push(`round ${round}: the winner holds #1 with no State file`);
     }
-    record("race.state-claim", { what: "two Hosts taking one ticket at once: one winner, and it keeps a State file", test: "test/reliability/quick/state-claim-race.test.ts", trials: ROUNDS, losses: missing.length });
+    record("race.state-claim", {
+      what: "two Hosts taking one ticket at once: one winner, and it keeps a State file",
+      test: "test/reliability/quick/state-claim-race.test.ts",
+      trials: ROUNDS,
+      losses: missing.length,
+    });
     assert.deepEqual(missing, []);
   });
 });

@@ -58,7 +58,10 @@ describe("reliability: worktree paths and branch names that would escape the rep
 
   it(".worktrees as a symlink to a directory outside: refused, nothing made there", async () => {
     symlinkSync(outside, join(clone, ".worktrees"));
-    await assert.rejects(ws.cutLane(1, ws.branchFor(1, "escape"), "main"), (e: unknown) => isBadInput(e) && /outside the repository/.test((e as Error).message));
+    await assert.rejects(
+      ws.cutLane(1, ws.branchFor(1, "escape"), "main"),
+      (e: unknown) => isBadInput(e) && /outside the repository/.test((e as Error).message),
+    );
     assert.deepEqual(readdirSync(outside), []);
   });
 
@@ -91,6 +94,11 @@ describe("reliability: worktree paths and branch names that would escape the rep
     const lane = await ws.cutLane(4, ws.branchFor(4, "--upload-pack=touch /tmp/x ../../etc"), "main");
     assert.equal(lane.path, join(clone, ".worktrees", "ticket-4"));
     assert.equal(lane.branch, "agent/4-upload-pack-touch-tmp-x-etc");
-    record("input.worktree-escape", { what: "worktrees never land outside the Target; bad branch names refused", test: TEST, inputs: 3 + BAD_BRANCHES.length * 2, losses: 0 });
+    record("input.worktree-escape", {
+      what: "worktrees never land outside the Target; bad branch names refused",
+      test: TEST,
+      inputs: 3 + BAD_BRANCHES.length * 2,
+      losses: 0,
+    });
   });
 });

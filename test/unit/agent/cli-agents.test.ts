@@ -22,7 +22,18 @@ import type { Log } from "../../../src/ports/log";
 const FIXTURES = join(__dirname, "../../fixtures");
 
 function request(over: Partial<CliStageRequest> = {}): CliStageRequest {
-  return { stage: "implement", ticket: 1, prompt: "p", cwd: "/w", logDir: "/tmp/x", logName: "implement", jsonSchema: jsonSchemaFor("implement"), timeoutMs: 60_000, maxTurns: 30, ...over };
+  return {
+    stage: "implement",
+    ticket: 1,
+    prompt: "p",
+    cwd: "/w",
+    logDir: "/tmp/x",
+    logName: "implement",
+    jsonSchema: jsonSchemaFor("implement"),
+    timeoutMs: 60_000,
+    maxTurns: 30,
+    ...over,
+  };
 }
 
 /** The worktree the fixture was recorded in: where its first write went, less the file. */
@@ -31,7 +42,11 @@ function recordedCwd(file: string): string {
   return m ? m[1]! : "/nowhere";
 }
 
-function replay(dialect: CliDialect, file: string, req = request()): { events: AgentEvent[]; end: ReturnType<ReturnType<CliDialect["reader"]>["end"]>; damage: string[] } {
+function replay(
+  dialect: CliDialect,
+  file: string,
+  req = request(),
+): { events: AgentEvent[]; end: ReturnType<ReturnType<CliDialect["reader"]>["end"]>; damage: string[] } {
   const reader = dialect.reader(req, recordedCwd(file));
   const events: AgentEvent[] = [];
   const damage: string[] = [];
@@ -47,7 +62,23 @@ function replay(dialect: CliDialect, file: string, req = request()): { events: A
 }
 
 function facts(over: Partial<CliSessionFacts> = {}): CliSessionFacts {
-  return { aborted: false, timedOut: false, exitCode: 0, signal: null, damage: [], stderrTail: "", spawnError: null, spawnMissing: false, timeoutMs: 60_000, completed: true, failures: [], turns: 3, turnCapped: false, maxTurns: 30, ...over };
+  return {
+    aborted: false,
+    timedOut: false,
+    exitCode: 0,
+    signal: null,
+    damage: [],
+    stderrTail: "",
+    spawnError: null,
+    spawnMissing: false,
+    timeoutMs: 60_000,
+    completed: true,
+    failures: [],
+    turns: 3,
+    turnCapped: false,
+    maxTurns: 30,
+    ...over,
+  };
 }
 
 const NOW = Date.parse("2026-12-01T14:00:00Z");
@@ -88,7 +119,8 @@ describe("the Codex dialect on Codex CLI 0.171.0's own streams", () => {
 
   it("stops a session past the turn cap (Codex has none of its own)", () => {
     const reader = codexDialect(undefined).reader(request({ maxTurns: 1 }), "/w");
-    const started = (n: number): string => JSON.stringify({ type: "item.started", item: { id: `i${n}`, type: "command_execution", command: "ls", status: "in_progress" } });
+    const started = (n: number): string =>
+      JSON.stringify({ type: "item.started", item: { id: `i${n}`, type: "command_execution", command: "ls", status: "in_progress" } });
     assert.equal(reader.onLine(started(1), 1).stop, false);
     assert.equal(reader.onLine(started(2), 2).stop, true);
     assert.equal(reader.end().turnCapped, true);
@@ -102,7 +134,10 @@ describe("the Gemini dialect on Gemini CLI 0.61.0's own streams", () => {
     assert.equal(end.completed, true);
     assert.match(end.sessionId ?? "", /^[0-9a-f-]{36}$/);
     assert.deepEqual(end.structured, { title: "Add a formatPrice helper", summary: "Wrote src/format.js, test/format.test.js." });
-    assert.ok(events.some((e) => e.kind === "tool" && e.name === "Write" && e.summary === "src/format.js"), JSON.stringify(events.filter((e) => e.kind === "tool")));
+    assert.ok(
+      events.some((e) => e.kind === "tool" && e.name === "Write" && e.summary === "src/format.js"),
+      JSON.stringify(events.filter((e) => e.kind === "tool")),
+    );
     assert.ok(events.some((e) => e.kind === "tool" && e.name === "Bash"));
   });
 
@@ -116,7 +151,10 @@ describe("the Gemini dialect on Gemini CLI 0.61.0's own streams", () => {
   });
 
   it("the policy allows the Stage's git commands and each Check, as TOML strings", () => {
-    const toml = geminiPolicy([["npm", "test"], ["node", "--test", "a \"b\""]]);
+    const toml = geminiPolicy([
+      ["npm", "test"],
+      ["node", "--test", 'a "b"'],
+    ]);
     assert.match(toml, /toolName = "run_shell_command"/);
     assert.match(toml, /"git commit"/);
     assert.match(toml, /"npm test"/);
@@ -136,10 +174,23 @@ describe("endings of CLI agents", () => {
     assert.equal(decideCliEnding(facts({ stderrTail: "rate limit warning\n" }), CODEX_WORDING, NOW).outcome, "success");
   });
   it("timed out while retrying an outage: the agent is unavailable; timed out otherwise: timed-out", () => {
-    const retrying = decideCliEnding(facts({ timedOut: true, exitCode: null, signal: "SIGTERM", completed: false, stderrTail: "Attempt 2 failed with status 503. Retrying with backoff... UNAVAILABLE\n" }), GEMINI_WORDING, NOW);
+    const retrying = decideCliEnding(
+      facts({
+        timedOut: true,
+        exitCode: null,
+        signal: "SIGTERM",
+        completed: false,
+        stderrTail: "Attempt 2 failed with status 503. Retrying with backoff... UNAVAILABLE\n",
+      }),
+      GEMINI_WORDING,
+      NOW,
+    );
     assert.equal(retrying.outcome, "nonzero-exit");
     assert.equal(retrying.unavailable, "provider-down");
-    assert.equal(decideCliEnding(facts({ timedOut: true, exitCode: null, signal: "SIGTERM", completed: false, stderrTail: "working\n" }), GEMINI_WORDING, NOW).outcome, "timed-out");
+    assert.equal(
+      decideCliEnding(facts({ timedOut: true, exitCode: null, signal: "SIGTERM", completed: false, stderrTail: "working\n" }), GEMINI_WORDING, NOW).outcome,
+      "timed-out",
+    );
   });
   it("turn cap, missing binary, a truncated stream and damage each say so", () => {
     assert.equal(decideCliEnding(facts({ turnCapped: true, exitCode: null, signal: "SIGTERM", completed: false }), CODEX_WORDING, NOW).outcome, "turn-capped");
@@ -154,7 +205,8 @@ describe("endings of CLI agents", () => {
     assert.equal(nextClockTime("try again at 3:19 PM.", now), new Date(2026, 11, 1, 15, 19, 0).getTime());
     assert.equal(nextClockTime("try again at 1:05 PM.", now), new Date(2026, 11, 2, 13, 5, 0).getTime());
     // Codex 0.171.0 names the day when the reset is not today (seen at 22:17 for a reset at 00:10).
-    const late = "You’ve hit your usage limit. Upgrade to Pro (https://chatgpt.com/explore/pro), visit https://chatgpt.com/settings/usage to purchase more credits or try again at Dec 2nd, 2026 12:10 AM.";
+    const late =
+      "You’ve hit your usage limit. Upgrade to Pro (https://chatgpt.com/explore/pro), visit https://chatgpt.com/settings/usage to purchase more credits or try again at Dec 2nd, 2026 12:10 AM.";
     assert.equal(nextClockTime(late, new Date(2026, 11, 1, 22, 17, 0).getTime()), new Date(2026, 11, 2, 0, 10, 0).getTime());
     assert.equal(nextClockTime("try again at Jan 1st, 2027 9:30 AM", now), new Date(2027, 0, 1, 9, 30, 0).getTime());
     assert.equal(afterDelay("Suggested retry after 3600s.", now), now + 3_600_000);
@@ -165,7 +217,7 @@ describe("endings of CLI agents", () => {
 
 describe("fenced answers", () => {
   it("takes the last ticket-runner-answer block, and says why when there is none or it is not JSON", () => {
-    const text = "x\n```ticket-runner-answer\n{\"a\":1}\n```\nthen\n```ticket-runner-answer\n{\"a\":2}\n```\n";
+    const text = 'x\n```ticket-runner-answer\n{"a":1}\n```\nthen\n```ticket-runner-answer\n{"a":2}\n```\n';
     assert.deepEqual(readFencedAnswer(text), { ok: true, value: { a: 2 } });
     assert.equal(readFencedAnswer("```json\n{}\n```").ok, false);
     const bad = readFencedAnswer("```ticket-runner-answer\n{nope\n```");
@@ -179,7 +231,10 @@ const quiet: Log = { debug: () => undefined, info: () => undefined, warn: () => 
 
 describe("agent.kind picks the runner", () => {
   it("codex and gemini get their runners, with the config's model and extra args", () => {
-    const codex = agentFor(configSchema.parse({ agent: { kind: "codex", model: "gpt-5-codex", args: ["-c", "x=1"] } }), { env: {}, log: quiet }) as CliAgentRunner;
+    const codex = agentFor(configSchema.parse({ agent: { kind: "codex", model: "gpt-5-codex", args: ["-c", "x=1"] } }), {
+      env: {},
+      log: quiet,
+    }) as CliAgentRunner;
     assert.equal(codex.name, "codex");
     const built = codex.argsFor(request({ cwd: "/nonexistent" }), "/tmp/s.json").args;
     assert.deepEqual(built.slice(0, 2), ["exec", "--json"]);
@@ -189,7 +244,11 @@ describe("agent.kind picks the runner", () => {
   });
 
   it("codex leaves the boundary to the Run's sandbox inside it, and on Linux outside it too (ADR 0290, ADR 0291)", () => {
-    const args = (sandbox?: Sandbox): string[] => (agentFor(configSchema.parse({ agent: { kind: "codex" } }), { env: {}, log: quiet, sandbox }) as CliAgentRunner).argsFor(request({ cwd: "/nonexistent" }), null).args;
+    const args = (sandbox?: Sandbox): string[] =>
+      (agentFor(configSchema.parse({ agent: { kind: "codex" } }), { env: {}, log: quiet, sandbox }) as CliAgentRunner).argsFor(
+        request({ cwd: "/nonexistent" }),
+        null,
+      ).args;
     const bypass = (a: string[]) => a.includes("--dangerously-bypass-approvals-and-sandbox") && !a.includes('sandbox_mode="workspace-write"');
     assert.ok(bypass(args(new Sandbox({ mode: "sandbox" }))));
     if (process.platform === "linux") assert.ok(bypass(args(new Sandbox({ mode: "none" }))));

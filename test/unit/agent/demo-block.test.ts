@@ -22,14 +22,25 @@ describe("demo block", () => {
   });
 
   it("reads behaviours, with stage qualifiers", () => {
-    const b = behavioursOf(parseDemoBlock(fence({ files: { a: "x" }, fixFiles: { a: "y" }, behaviours: ["fail-checks-once", "rate-limit-once:verify", "crash:fix", "slow:250", "burst:20000", "conflict"] })));
+    const b = behavioursOf(
+      parseDemoBlock(
+        fence({
+          files: { a: "x" },
+          fixFiles: { a: "y" },
+          behaviours: ["fail-checks-once", "rate-limit-once:verify", "crash:fix", "slow:250", "burst:20000", "conflict"],
+        }),
+      ),
+    );
     assert.deepEqual(b, { failChecksOnce: true, unmetCriteria: false, conflict: true, rateLimitOnce: "verify", crash: "fix", slowMs: 250, burst: 20000 });
     assert.equal(behavioursOf(parseDemoBlock(fence({ files: { a: "x" }, behaviours: ["rate-limit-once"] }))).rateLimitOnce, "any");
   });
 
   it("refuses inconsistent behaviours with the fix named", () => {
     assert.throws(() => parseDemoBlock(fence({ files: { a: "x" }, behaviours: ["fail-checks-once"] })), /needs fixFiles/);
-    assert.throws(() => parseDemoBlock(fence({ files: { a: "done" }, criteria: [{ file: "a", contains: "done" }], behaviours: ["unmet-criteria"] })), /already meet every criterion/);
+    assert.throws(
+      () => parseDemoBlock(fence({ files: { a: "done" }, criteria: [{ file: "a", contains: "done" }], behaviours: ["unmet-criteria"] })),
+      /already meet every criterion/,
+    );
     assert.throws(() => parseDemoBlock(fence({ files: {} })), /at least one file/);
     assert.throws(() => parseDemoBlock(fence({ files: { "/etc/passwd": "x" } })), /relative path/);
     assert.throws(() => parseDemoBlock(fence({ files: { "a//b": "x" } })), /empty segments/);
@@ -43,14 +54,20 @@ describe("demo block", () => {
   it("fuzz: any body gives a block or a DemoInputError, never another exception", () => {
     let n = 0;
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.jsonValue().map((v) => "```ticket-runner-demo\n" + JSON.stringify(v) + "\n```")), (body) => {
-        n += 1;
-        try {
-          parseDemoBlock(body);
-        } catch (e) {
-          assert.ok(e instanceof DemoInputError, String(e));
-        }
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.jsonValue().map((v) => "```ticket-runner-demo\n" + JSON.stringify(v) + "\n```"),
+        ),
+        (body) => {
+          n += 1;
+          try {
+            parseDemoBlock(body);
+          } catch (e) {
+            assert.ok(e instanceof DemoInputError, String(e));
+          }
+        },
+      ),
       { numRuns: 1000 },
     );
     assert.equal(n, 1000);
@@ -59,7 +76,21 @@ describe("demo block", () => {
 
 describe("demo agent argv (claude's)", () => {
   it("parses what the runner passes", () => {
-    const a = parseDemoArgs(["-p", "the prompt", "--output-format", "stream-json", "--verbose", "--permission-mode", "acceptEdits", "--max-turns", "9", "--model", "m", "--json-schema", '{"a":1}']);
+    const a = parseDemoArgs([
+      "-p",
+      "the prompt",
+      "--output-format",
+      "stream-json",
+      "--verbose",
+      "--permission-mode",
+      "acceptEdits",
+      "--max-turns",
+      "9",
+      "--model",
+      "m",
+      "--json-schema",
+      '{"a":1}',
+    ]);
     assert.deepEqual(a, { prompt: "the prompt", outputFormat: "stream-json", permissionMode: "acceptEdits", maxTurns: 9, model: "m", jsonSchema: { a: 1 } });
   });
 

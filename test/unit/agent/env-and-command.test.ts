@@ -8,7 +8,13 @@ describe("agent env", () => {
   const base = { PATH: "/bin", GITHUB_TOKEN: "t1", GH_TOKEN: "t2", TICKET_RUNNER_TOKEN: "t3", ANTHROPIC_API_KEY: "k", TICKET_RUNNER_STAGE: "stale" };
 
   it("drops GitHub tokens (also from the request), keeps the rest, sets the Stage last", () => {
-    const env = agentEnv({ base, request: { GH_TOKEN: "sneaky", TICKET_RUNNER_BASE: "main", TICKET_RUNNER_STAGE: "x" }, stage: "verify", ticket: 7, passGitHubToken: false });
+    const env = agentEnv({
+      base,
+      request: { GH_TOKEN: "sneaky", TICKET_RUNNER_BASE: "main", TICKET_RUNNER_STAGE: "x" },
+      stage: "verify",
+      ticket: 7,
+      passGitHubToken: false,
+    });
     assert.equal(env.GITHUB_TOKEN, undefined);
     assert.equal(env.GH_TOKEN, undefined);
     assert.equal(env.TICKET_RUNNER_TOKEN, undefined);
@@ -35,7 +41,16 @@ describe("shellQuote", () => {
 });
 
 describe("ClaudeCodeRunner argv", () => {
-  const req: StageRequest = { stage: "implement", ticket: 1, prompt: "-- looks like a flag", cwd: "/w", logDir: "/l", logName: "i", timeoutMs: 1, maxTurns: 12 };
+  const req: StageRequest = {
+    stage: "implement",
+    ticket: 1,
+    prompt: "-- looks like a flag",
+    cwd: "/w",
+    logDir: "/l",
+    logName: "i",
+    timeoutMs: 1,
+    maxTurns: 12,
+  };
 
   it("puts the prompt as ONE element right after -p, even when it looks like a flag", () => {
     const { args, promptIndex } = new ClaudeCodeRunner({ command: ["node", "agent.js"] }).buildArgs(req);

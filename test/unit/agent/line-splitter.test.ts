@@ -20,12 +20,21 @@ describe("LineSplitter", () => {
       lines.map((l) => (l.kind === "line" ? l.text : l.kind)),
       ["é1", "second ✓", "third"],
     );
-    assert.deepEqual(lines.map((l) => l.lineNo), [1, 2, 3]);
+    assert.deepEqual(
+      lines.map((l) => l.lineNo),
+      [1, 2, 3],
+    );
   });
 
   it("drops CR of CRLF and skips blank lines (still counting them)", () => {
     const lines = split([Buffer.from("a\r\n\nb\n")]);
-    assert.deepEqual(lines.map((l) => (l.kind === "line" ? [l.text, l.lineNo] : l.kind)), [["a", 1], ["b", 3]]);
+    assert.deepEqual(
+      lines.map((l) => (l.kind === "line" ? [l.text, l.lineNo] : l.kind)),
+      [
+        ["a", 1],
+        ["b", 3],
+      ],
+    );
   });
 
   it("reports a line that is not UTF-8, with a lossy copy", () => {
@@ -37,7 +46,10 @@ describe("LineSplitter", () => {
   it("reports an oversize line without keeping it, then carries on", () => {
     const big = Buffer.alloc(1000, 0x61);
     const lines = split([Buffer.from("before\n"), big, big, Buffer.from("\nafter\n")], 1500);
-    assert.deepEqual(lines.map((l) => l.kind), ["line", "oversize", "line"]);
+    assert.deepEqual(
+      lines.map((l) => l.kind),
+      ["line", "oversize", "line"],
+    );
     assert.equal(lines[1]!.bytes, 2000);
     assert.equal(lines[2]!.kind === "line" ? lines[2]!.text : "", "after");
   });

@@ -32,7 +32,9 @@ describe("decideOutcome", () => {
   });
 
   it("a success is never rate-limited, whatever it says or saw", () => {
-    const d = decideOutcome(facts({ result: result({ result: "hit the usage limit; rate_limit; session limit" }), stderrTail: "rate limit", sawRejectedRateLimit: true }));
+    const d = decideOutcome(
+      facts({ result: result({ result: "hit the usage limit; rate_limit; session limit" }), stderrTail: "rate limit", sawRejectedRateLimit: true }),
+    );
     assert.equal(d.outcome, "success");
   });
 
@@ -40,10 +42,21 @@ describe("decideOutcome", () => {
     assert.equal(decideOutcome(facts({ ...failed, result: result({ is_error: true, api_error_status: 429 }) })).rateLimitSign, "api-error-429");
     assert.equal(decideOutcome(facts({ ...failed, sawRejectedRateLimit: true })).rateLimitSign, "rejected-event");
     for (const words of ["usage limit", "Session limit", "RATE LIMIT", "rate_limit_error"]) {
-      assert.equal(decideOutcome(facts({ ...failed, result: result({ subtype: "error_during_execution", is_error: true, result: `x ${words} y` }) })).rateLimitSign, "result-wording", words);
+      assert.equal(
+        decideOutcome(facts({ ...failed, result: result({ subtype: "error_during_execution", is_error: true, result: `x ${words} y` }) })).rateLimitSign,
+        "result-wording",
+        words,
+      );
     }
     assert.equal(decideOutcome(facts({ ...failed, stderrTail: "Error: usage limit reached\n" })).rateLimitSign, "stderr-wording");
-    const all = decideOutcome(facts({ ...failed, result: result({ is_error: true, api_error_status: 429, result: "usage limit" }), sawRejectedRateLimit: true, stderrTail: "rate limit" }));
+    const all = decideOutcome(
+      facts({
+        ...failed,
+        result: result({ is_error: true, api_error_status: 429, result: "usage limit" }),
+        sawRejectedRateLimit: true,
+        stderrTail: "rate limit",
+      }),
+    );
     assert.equal(all.rateLimitSign, "api-error-429");
   });
 
@@ -57,7 +70,10 @@ describe("decideOutcome", () => {
   });
 
   it("turn-capped, nonzero-exit, invalid-result, and an error result exiting 0", () => {
-    assert.equal(decideOutcome(facts({ exitCode: 1, result: result({ subtype: "error_max_turns", is_error: true, result: undefined }) })).outcome, "turn-capped");
+    assert.equal(
+      decideOutcome(facts({ exitCode: 1, result: result({ subtype: "error_max_turns", is_error: true, result: undefined }) })).outcome,
+      "turn-capped",
+    );
     assert.match(decideOutcome(facts({ exitCode: 3, result: null, stderrTail: "Segfault\n" })).detail ?? "", /exited 3: Segfault/);
     assert.match(decideOutcome(facts({ exitCode: null, signal: "SIGKILL", result: null })).detail ?? "", /killed by SIGKILL/);
     assert.equal(decideOutcome(facts({ damage: ["line 2 is not JSON"] })).outcome, "invalid-result");

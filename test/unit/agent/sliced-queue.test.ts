@@ -22,7 +22,10 @@ describe("SlicedQueue", () => {
     for (let i = 0; i < 50; i += 1) q.push(i);
     await q.idle();
     clearInterval(timer);
-    assert.deepEqual(seen, Array.from({ length: 50 }, (_, i) => i));
+    assert.deepEqual(
+      seen,
+      Array.from({ length: 50 }, (_, i) => i),
+    );
     assert.deepEqual(marks, ["high", "low"]);
     assert.ok(ticksDuring > 0, "a timer ran while the queue was being worked through");
     await q.idle();

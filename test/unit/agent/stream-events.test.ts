@@ -9,11 +9,26 @@ const FIXTURES = join(__dirname, "../../fixtures/claude-streams");
 
 describe("stream-events: parsing Claude Code stream-json lines", () => {
   it("reads every well-formed fixture line as a known event or an ignored one, never damage", () => {
-    const recorded = readdirSync(FIXTURES).filter((f) => f.startsWith("real-") && f.endsWith(".jsonl")).map((f) => f.replace(/\.jsonl$/, ""));
+    const recorded = readdirSync(FIXTURES)
+      .filter((f) => f.startsWith("real-") && f.endsWith(".jsonl"))
+      .map((f) => f.replace(/\.jsonl$/, ""));
     assert.ok(recorded.length >= 10, "the streams recorded from the real claude are read too");
-    const clean = ["success", "success-structured", "success-mentions-limits", "rate-limit-429", "rate-limit-rejected-event", "rate-limit-result-wording", "unknown-events", "leaks-token", ...recorded];
+    const clean = [
+      "success",
+      "success-structured",
+      "success-mentions-limits",
+      "rate-limit-429",
+      "rate-limit-rejected-event",
+      "rate-limit-result-wording",
+      "unknown-events",
+      "leaks-token",
+      ...recorded,
+    ];
     for (const name of clean) {
-      const lines = readFileSync(join(FIXTURES, `${name}.jsonl`), "utf8").trim().split("\n").filter((l) => l.length > 0);
+      const lines = readFileSync(join(FIXTURES, `${name}.jsonl`), "utf8")
+        .trim()
+        .split("\n")
+        .filter((l) => l.length > 0);
       lines.forEach((line, i) => assert.notEqual(parseStreamLine(line, i + 1).kind, "damage", `${name}:${i + 1}`));
     }
   });
@@ -55,12 +70,19 @@ describe("stream-events: parsing Claude Code stream-json lines", () => {
   it("fuzz: any string, and any JSON value, parses to a classification without throwing (and maps to events)", () => {
     let cases = 0;
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.json(), fc.jsonValue().map((v) => JSON.stringify({ type: "assistant", message: { content: [v] } }))), (line) => {
-        cases += 1;
-        const parsed = parseStreamLine(line, 1);
-        assert.ok(["system", "assistant", "user", "result", "rate-limit", "ignored", "damage"].includes(parsed.kind));
-        toAgentEvents(parsed, "/w");
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.json(),
+          fc.jsonValue().map((v) => JSON.stringify({ type: "assistant", message: { content: [v] } })),
+        ),
+        (line) => {
+          cases += 1;
+          const parsed = parseStreamLine(line, 1);
+          assert.ok(["system", "assistant", "user", "result", "rate-limit", "ignored", "damage"].includes(parsed.kind));
+          toAgentEvents(parsed, "/w");
+        },
+      ),
       { numRuns: 2000 },
     );
     assert.equal(cases, 2000);
@@ -69,10 +91,17 @@ describe("stream-events: parsing Claude Code stream-json lines", () => {
   it("fuzz: event-shaped objects with random field values never throw", () => {
     const types = fc.constantFrom("system", "assistant", "user", "result", "rate_limit_event", "other");
     fc.assert(
-      fc.property(types, fc.dictionary(fc.constantFrom("subtype", "message", "is_error", "num_turns", "result", "rate_limit_info", "session_id", "model", "api_error_status"), fc.jsonValue()), (type, fields) => {
-        const parsed = parseStreamLine(JSON.stringify({ ...fields, type }), 1);
-        toAgentEvents(parsed, "/w");
-      }),
+      fc.property(
+        types,
+        fc.dictionary(
+          fc.constantFrom("subtype", "message", "is_error", "num_turns", "result", "rate_limit_info", "session_id", "model", "api_error_status"),
+          fc.jsonValue(),
+        ),
+        (type, fields) => {
+          const parsed = parseStreamLine(JSON.stringify({ ...fields, type }), 1);
+          toAgentEvents(parsed, "/w");
+        },
+      ),
       { numRuns: 2000 },
     );
   });

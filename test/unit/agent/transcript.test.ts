@@ -42,7 +42,15 @@ describe("transcript format", () => {
       ...f.format({ kind: "result", outcome: "success", turns: 7, text: "", durationMs: 72_000 }),
     ];
     assert.match(lines[0]!, /^── #42 implement ─+$/);
-    assert.deepEqual(lines.slice(1, 8), ["$ claude -p <prompt>", "session s · model m", "Reading.", "▸ Edit src/discount.ts", "  ✓ updated", "▸ Bash npm test", "  ✗ 1 failing"]);
+    assert.deepEqual(lines.slice(1, 8), [
+      "$ claude -p <prompt>",
+      "session s · model m",
+      "Reading.",
+      "▸ Edit src/discount.ts",
+      "  ✓ updated",
+      "▸ Bash npm test",
+      "  ✗ 1 failing",
+    ]);
     assert.equal(lines[8], "⚠ rate limit: allowed_warning");
     assert.match(lines[9]!, /^── implement: ✓ success · 7 turns · 1m 12s ─+$/);
     assert.equal(lines.length, 10, "ignored events are hidden by default");
@@ -69,7 +77,10 @@ describe("LineBatcher", () => {
     for (let i = 0; i < 5000; i += 1) b.push([`line ${i}`]);
     b.push(["tail"]);
     await waitFor(() => appends.join("").includes("tail\n"), { what: "the timed flush" });
-    const all = appends.join("").split("\n").filter((l) => l.length > 0);
+    const all = appends
+      .join("")
+      .split("\n")
+      .filter((l) => l.length > 0);
     assert.equal(all.length, 5001);
     assert.ok(appends.length <= 7, `${appends.length} appends`);
     b.dispose();

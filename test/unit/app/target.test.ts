@@ -66,13 +66,24 @@ describe("app: the Target from a remote URL", () => {
 describe("core: a file's link on github.com from the remote URL (the same reading)", () => {
   it("links a github.com remote in any of its forms, ssh's port 443 too", () => {
     const link = "https://github.com/acme/widgets/blob/ticket-runner/lock/lock.json";
-    for (const url of ["https://github.com/acme/widgets.git", "git@github.com:acme/widgets.git", "ssh://git@ssh.github.com:443/acme/widgets.git", "https://github.com/acme/widgets/"]) {
+    for (const url of [
+      "https://github.com/acme/widgets.git",
+      "git@github.com:acme/widgets.git",
+      "ssh://git@ssh.github.com:443/acme/widgets.git",
+      "https://github.com/acme/widgets/",
+    ]) {
       assert.equal(githubBlobLink(url, "ticket-runner/lock", "lock.json"), link, url);
     }
   });
 
   it("gives no link for GitHub Enterprise, the sandbox, a URL naming no repository, or none", () => {
-    for (const url of ["https://ghe.example.com/acme/widgets.git", "http://127.0.0.1:4000/acme/widgets.git", "https://github.com/acme", "https://evil.example/github.com/acme/widgets.git", null]) {
+    for (const url of [
+      "https://ghe.example.com/acme/widgets.git",
+      "http://127.0.0.1:4000/acme/widgets.git",
+      "https://github.com/acme",
+      "https://evil.example/github.com/acme/widgets.git",
+      null,
+    ]) {
       assert.equal(githubBlobLink(url, "main", "lock.json"), undefined, String(url));
     }
   });

@@ -28,13 +28,18 @@ describe("board model: sections and counts", () => {
   });
 
   it("keeps a ready ticket blocked by an open issue off the Frontier: Blocked, 'blocked by #n', nothing to Start or Claim", () => {
-    const model = buildBoard(input([issue(8, { labels: ["ready-for-agent"], openBlockers: ["#3", "acme/api#12"] }), issue(9, { labels: ["ready-for-agent"] })]));
+    const model = buildBoard(
+      input([issue(8, { labels: ["ready-for-agent"], openBlockers: ["#3", "acme/api#12"] }), issue(9, { labels: ["ready-for-agent"] })]),
+    );
     const blocked = row(model, 8);
     assert.equal(blocked.section, "blocked");
     assert.equal(blocked.marker, "blocked");
     assert.equal(blocked.runColumn, "blocked by #3, acme/api#12");
     assert.equal(blocked.contextValue, "ticketRunner:ticket", "neither +free (Start, Claim) nor +claimed");
-    assert.deepEqual(model.sections.find((s) => s.id === "frontier")?.rows.map((r) => r.number), [9]);
+    assert.deepEqual(
+      model.sections.find((s) => s.id === "frontier")?.rows.map((r) => r.number),
+      [9],
+    );
   });
 
   it("writes the Run column as the spec shows it", () => {
@@ -92,7 +97,10 @@ describe("board model: sections and counts", () => {
 
   it("filters to mine: held by this user or this Host", () => {
     const model = buildBoard(oneOfEach(), "mine");
-    assert.deepEqual(model.sections.flatMap((s) => s.rows.map((r) => r.number)), [1, 6]);
+    assert.deepEqual(
+      model.sections.flatMap((s) => s.rows.map((r) => r.number)),
+      [1, 6],
+    );
     assert.equal(model.filter, "mine");
   });
 });
@@ -158,12 +166,18 @@ describe("board model: claims and records", () => {
     const over = buildBoard(input([issue(13, { readings: [reading(lease(13, { state: "released", limitResetsAt: minutes(-1) }))] })]));
     assert.equal(row(over, 13).runColumn, "released 5m ago · desk");
     // Only a release says it: a reset time on any other record is not the board's to show.
-    const handedOff = buildBoard(input([issue(13, { labels: ["ready-for-human"], readings: [reading(lease(13, { state: "handed-off", limitResetsAt: minutes(52) }))] })]));
+    const handedOff = buildBoard(
+      input([issue(13, { labels: ["ready-for-human"], readings: [reading(lease(13, { state: "handed-off", limitResetsAt: minutes(52) }))] })]),
+    );
     assert.equal(row(handedOff, 13).runColumn, "handed off 5m ago · desk");
   });
 
   it("reads the older finished form as a record, not a claim", () => {
-    const legacy = { lease: null, finished: true, comment: { id: "5", url: "u", author: "ana", createdAt: minutes(-60 * 24 * 3), updatedAt: minutes(-60 * 24 * 3) } };
+    const legacy = {
+      lease: null,
+      finished: true,
+      comment: { id: "5", url: "u", author: "ana", createdAt: minutes(-60 * 24 * 3), updatedAt: minutes(-60 * 24 * 3) },
+    };
     const model = buildBoard(input([issue(14, { readings: [legacy] })]));
     assert.equal(row(model, 14).runColumn, "finished 3d ago");
   });

@@ -21,7 +21,9 @@ describe("board loader", () => {
   it("reads a lease among the last comments with no extra request", async () => {
     const source = new FakeBoardSource();
     source.permissions.set("bob", "write");
-    source.issues = [{ number: 2, labels: ["in-progress"], assignees: ["bob"], comments: [comment(renderLeaseComment(lease(2, { host: LAPTOP, user: "bob" })), "bob")] }];
+    source.issues = [
+      { number: 2, labels: ["in-progress"], assignees: ["bob"], comments: [comment(renderLeaseComment(lease(2, { host: LAPTOP, user: "bob" })), "bob")] },
+    ];
     const { input, cost } = await loader(source).load();
     assert.equal(input.issues[0]?.readings.length, 1);
     assert.deepEqual([cost.requests, cost.extraComments, cost.permissionChecks], [2, 0, 1]);
@@ -44,7 +46,9 @@ describe("board loader", () => {
   it("ignores a lease from an author without write access, and says so", async () => {
     const source = new FakeBoardSource();
     source.permissions.set("mallory", "read");
-    source.issues = [{ number: 4, labels: ["ready-for-agent"], comments: [comment(renderLeaseComment(lease(4, { user: "mallory", host: LAPTOP })), "mallory")] }];
+    source.issues = [
+      { number: 4, labels: ["ready-for-agent"], comments: [comment(renderLeaseComment(lease(4, { user: "mallory", host: LAPTOP })), "mallory")] },
+    ];
     const { input } = await loader(source).load();
     const row = buildBoard(input).sections.find((s) => s.id === "frontier")?.rows[0];
     assert.equal(row?.runColumn, "free");

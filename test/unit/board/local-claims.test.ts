@@ -46,7 +46,15 @@ describe("board: local claims from the run root", () => {
       { ticket: 10, dir: "/r/issue-10", read: { kind: "none" } },
     ];
     const skipped: string[] = [];
-    const claims = await readLocalClaims({ runRoot: runRoot(runs), files: fsLocalFiles, repo, isAlive: async () => { throw new Error("no procfs"); }, onSkip: (d, r) => skipped.push(`${d}: ${r}`) });
+    const claims = await readLocalClaims({
+      runRoot: runRoot(runs),
+      files: fsLocalFiles,
+      repo,
+      isAlive: async () => {
+        throw new Error("no procfs");
+      },
+      onSkip: (d, r) => skipped.push(`${d}: ${r}`),
+    });
     assert.deepEqual(claims, []);
     assert.deepEqual(skipped, ["/r/issue-5: not JSON", "/r/issue-7: run.json names issue #8, not #7", "/r/issue-9: run.json names other/repo, not acme/shop"]);
   });

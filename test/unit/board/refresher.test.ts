@@ -11,9 +11,18 @@ const silent: Log = { debug: () => undefined, info: () => undefined, warn: () =>
 const labels = { ready: "ready-for-agent", inProgress: "in-progress", human: "ready-for-human" };
 
 function setup(): { source: FakeBoardSource; refresher: BoardRefresher; clock: { t: number } & Clock } {
-  const clock = { t: NOW.getTime(), now() { return new Date(this.t); }, sleep: async () => undefined };
+  const clock = {
+    t: NOW.getTime(),
+    now() {
+      return new Date(this.t);
+    },
+    sleep: async () => undefined,
+  };
   const source = new FakeBoardSource();
-  source.issues = [{ number: 1, labels: ["ready-for-agent"] }, { number: 2, labels: ["ready-for-agent"] }];
+  source.issues = [
+    { number: 1, labels: ["ready-for-agent"] },
+    { number: 2, labels: ["ready-for-agent"] },
+  ];
   const loader = new BoardLoader({ source, readLocal: async () => [], host: HERE, labels, clock, log: silent });
   const refresher = new BoardRefresher({ load: () => loader.load(), poll: () => source.poll(), readLocal: async () => [], clock, log: silent });
   return { source, refresher, clock };

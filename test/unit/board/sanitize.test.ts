@@ -51,6 +51,15 @@ describe("board model: titles from strangers", () => {
 
 describe("board model: durations", () => {
   it("writes <1m, minutes, hours up to two days, then days", () => {
-    assert.deepEqual([0, 59_000, 60_000, 59 * 60_000, 3600_000, 47 * 3600_000, 48 * 3600_000, -5].map(shortDuration), ["<1m", "<1m", "1m", "59m", "1h", "47h", "2d", "<1m"]);
+    assert.deepEqual([0, 59_000, 60_000, 59 * 60_000, 3600_000, 47 * 3600_000, 48 * 3600_000, -5].map(shortDuration), [
+      "<1m",
+      "<1m",
+      "1m",
+      "59m",
+      "1h",
+      "47h",
+      "2d",
+      "<1m",
+    ]);
   });
 });

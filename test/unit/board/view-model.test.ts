@@ -2,7 +2,18 @@ import { strict as assert } from "node:assert";
 import { buildBoard } from "../../../src/core/board/build";
 import type { BoardModel } from "../../../src/core/board/types";
 import { escapeMarkdown, mdLink } from "../../../src/vscode/board/markdown";
-import { childNodes, nextSnapshot, nodeVm, noReadyTickets, renderKey, rootNodes, ticketOfNode, type BoardNode, type BoardSnapshot, type NodeVm } from "../../../src/vscode/board/view-model";
+import {
+  childNodes,
+  nextSnapshot,
+  nodeVm,
+  noReadyTickets,
+  renderKey,
+  rootNodes,
+  ticketOfNode,
+  type BoardNode,
+  type BoardSnapshot,
+  type NodeVm,
+} from "../../../src/vscode/board/view-model";
 import { input, issue, lease, minutes, oneOfEach, reading } from "./board-fixtures";
 
 function snap(model: BoardModel | null, over: Partial<BoardSnapshot> = {}): BoardSnapshot {
@@ -10,33 +21,52 @@ function snap(model: BoardModel | null, over: Partial<BoardSnapshot> = {}): Boar
 }
 
 function tickets(s: BoardSnapshot): NodeVm[] {
-  return rootNodes(s).flatMap((n: BoardNode) => childNodes(n)).map(nodeVm);
+  return rootNodes(s)
+    .flatMap((n: BoardNode) => childNodes(n))
+    .map(nodeVm);
 }
 
 describe("board tree view-models", () => {
   it("shows seven sections with counts, then ticket rows labelled `#n title` with the Run column", () => {
     const s = snap(buildBoard(oneOfEach()));
     const roots = rootNodes(s).map(nodeVm);
-    assert.deepEqual(roots.map((r) => [r.label, r.description, r.collapsible]), [
-      ["Running here", "1", "expanded"],
-      ["Claimed elsewhere", "2", "expanded"],
-      ["Stale", "1", "expanded"],
-      ["Frontier (ready)", "1", "expanded"],
-      ["Blocked", "0", "none"],
-      ["Needs a person", "1", "expanded"],
-      ["Stranded", "1", "expanded"],
-    ]);
+    assert.deepEqual(
+      roots.map((r) => [r.label, r.description, r.collapsible]),
+      [
+        ["Running here", "1", "expanded"],
+        ["Claimed elsewhere", "2", "expanded"],
+        ["Stale", "1", "expanded"],
+        ["Frontier (ready)", "1", "expanded"],
+        ["Blocked", "0", "none"],
+        ["Needs a person", "1", "expanded"],
+        ["Stranded", "1", "expanded"],
+      ],
+    );
     const rows = tickets(s);
     assert.equal(rows[0]?.label, "#1 Ticket 1");
     assert.equal(rows[0]?.description, "● desk · implement · 12m");
     assert.deepEqual(rows[0]?.icon, { id: "sync~spin", color: "charts.green" });
-    assert.deepEqual(rows.map((r) => r.id), ["ticketRunner:ticket:acme/shop#1", "ticketRunner:ticket:acme/shop#2", "ticketRunner:ticket:acme/shop#7", "ticketRunner:ticket:acme/shop#3", "ticketRunner:ticket:acme/shop#4", "ticketRunner:ticket:acme/shop#5", "ticketRunner:ticket:acme/shop#6"]);
+    assert.deepEqual(
+      rows.map((r) => r.id),
+      [
+        "ticketRunner:ticket:acme/shop#1",
+        "ticketRunner:ticket:acme/shop#2",
+        "ticketRunner:ticket:acme/shop#7",
+        "ticketRunner:ticket:acme/shop#3",
+        "ticketRunner:ticket:acme/shop#4",
+        "ticketRunner:ticket:acme/shop#5",
+        "ticketRunner:ticket:acme/shop#6",
+      ],
+    );
   });
 
   it("opens a section that gains rows: an empty section has its own id, so VS Code's remembered state does not stick", () => {
     const empty = snap(buildBoard(input([issue(4, { labels: ["ready-for-agent"] })])));
     const busy = snap(buildBoard(oneOfEach()));
-    const running = (s: BoardSnapshot) => rootNodes(s).map(nodeVm).find((r) => r.label === "Running here");
+    const running = (s: BoardSnapshot) =>
+      rootNodes(s)
+        .map(nodeVm)
+        .find((r) => r.label === "Running here");
     assert.deepEqual([running(empty)?.id, running(empty)?.collapsible], ["ticketRunner:section:running-here:empty", "none"]);
     assert.deepEqual([running(busy)?.id, running(busy)?.collapsible], ["ticketRunner:section:running-here", "expanded"]);
     const blocked = snap(buildBoard(input([issue(8, { labels: ["ready-for-agent"], openBlockers: ["#3"] })])));
@@ -70,7 +100,11 @@ describe("board tree view-models", () => {
     const rows = tickets(snap(buildBoard(oneOfEach())));
     const claimed = rows.find((r) => r.label.startsWith("#2 "));
     const free = rows.find((r) => r.label.startsWith("#4 "));
-    assert.deepEqual(claimed?.command, { id: "ticketRunner.board.open", title: "Open the lease comment", args: ["https://github.com/acme/shop/issues/2#issuecomment-4294967298"] });
+    assert.deepEqual(claimed?.command, {
+      id: "ticketRunner.board.open",
+      title: "Open the lease comment",
+      args: ["https://github.com/acme/shop/issues/2#issuecomment-4294967298"],
+    });
     assert.deepEqual(free?.command, { id: "ticketRunner.board.open", title: "Open the issue", args: ["https://github.com/acme/shop/issues/4"] });
   });
 
@@ -92,7 +126,10 @@ describe("board tree view-models", () => {
     assert.equal(roots[0]?.command?.id, "ticketRunner.refresh");
     assert.deepEqual(roots[0]?.tooltip?.trustedCommands, ["ticketRunner.refresh"]);
     const first = rootNodes(snap(null, { error, phase: "idle" })).map(nodeVm);
-    assert.deepEqual(first.map((r) => r.label), ["Couldn't load the board, click to retry"]);
+    assert.deepEqual(
+      first.map((r) => r.label),
+      ["Couldn't load the board, click to retry"],
+    );
   });
 
   it("is empty for the welcome views, shows loading, and offers Show all under an empty mine filter", () => {
@@ -116,9 +153,18 @@ describe("board tree view-models", () => {
     assert.equal(nextSnapshot(good, snap(null, { phase: "idle", repo: null })).model, null);
     assert.equal(nextSnapshot(good, snap(null, { phase: "idle", repo: "acme/other" })).model, null);
     // A refused ticket-runner.json may name other labels: only its error row shows, not the old board.
-    const refused = nextSnapshot(good, snap(null, { phase: "idle", error: { reason: "bad-config", message: "ticket-runner.json is not a valid Ticket Runner config", at: new Date(), retryAt: null } }));
+    const refused = nextSnapshot(
+      good,
+      snap(null, {
+        phase: "idle",
+        error: { reason: "bad-config", message: "ticket-runner.json is not a valid Ticket Runner config", at: new Date(), retryAt: null },
+      }),
+    );
     assert.equal(refused.model, null);
-    assert.deepEqual(rootNodes(refused).map((n) => n.kind), ["error"]);
+    assert.deepEqual(
+      rootNodes(refused).map((n) => n.kind),
+      ["error"],
+    );
     // A new board replaces the old one.
     const fresh = snap(buildBoard(input([issue(4, { labels: ["ready-for-agent"] })])));
     assert.equal(nextSnapshot(good, fresh).model, fresh.model);
@@ -170,5 +216,4 @@ describe("board tree helpers", () => {
     assert.equal(mdLink("x", "command:foo"), null);
     assert.equal(mdLink("x", "https://h/a(b)"), "[x](https://h/a%28b%29)");
   });
-
 });

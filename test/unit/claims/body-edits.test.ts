@@ -20,7 +20,10 @@ describe("editedAfterLabel", () => {
   it("an outsider's edit in the label's second holds it, whatever order the versions are listed in", async () => {
     const original = { editor: "wendy", editedAt: "2026-12-01T10:00:00Z" };
     const edit = { editor: "mallory", editedAt: "2026-12-01T10:00:00Z" };
-    for (const edits of [[original, edit], [edit, original]]) {
+    for (const edits of [
+      [original, edit],
+      [edit, original],
+    ]) {
       assert.equal(await editedAfterLabel(history({ labeledAt: "2026-12-01T10:00:00Z", edits }), permissionOf, 1, "ready"), "mallory");
     }
   });

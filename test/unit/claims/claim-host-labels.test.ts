@@ -63,7 +63,14 @@ describe("claims: a claim that ends another lease takes off that lease's Host la
     w.gh.postComment(
       n,
       "bob",
-      leaseBody({ issue: n, user: "bob", host: { id: "host-other-vm-1", name: "vm-1", kind: "cloud" }, claimedAt: new Date(at.getTime() + 1000).toISOString(), expiresAt: new Date(at.getTime() + 45 * 60_000).toISOString(), nonce: "ffffffffffffffff" }),
+      leaseBody({
+        issue: n,
+        user: "bob",
+        host: { id: "host-other-vm-1", name: "vm-1", kind: "cloud" },
+        claimedAt: new Date(at.getTime() + 1000).toISOString(),
+        expiresAt: new Date(at.getTime() + 45 * 60_000).toISOString(),
+        nonce: "ffffffffffffffff",
+      }),
     );
     const attempt = await w.claimer({ user: "alice", host: "vm-2", adoptAcrossHosts: true }).gate.adopt(n);
     assert.equal(attempt.kind, "won");

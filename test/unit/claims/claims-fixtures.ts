@@ -41,7 +41,10 @@ export interface World {
   log: MemoryLog;
   cleanup(): void;
   /** A claimer: one user on one Host with its own run root (a separate machine) unless `root` is shared. */
-  claimer(opts: { user: string; host: string; holder?: "person" | "machine"; root?: string; nonce?: string; settleMs?: number; adoptAcrossHosts?: boolean }): { gate: ClaimProtocol; root: FsRunRoot };
+  claimer(opts: { user: string; host: string; holder?: "person" | "machine"; root?: string; nonce?: string; settleMs?: number; adoptAcrossHosts?: boolean }): {
+    gate: ClaimProtocol;
+    root: FsRunRoot;
+  };
 }
 
 export function makeWorld(): World {

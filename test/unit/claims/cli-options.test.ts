@@ -10,8 +10,14 @@ describe("claims: CLI target options and the client's retry rule", () => {
     assert.ok(a.flags.has("--take-over"));
     assert.equal(a.values.get("--repo"), "acme/widgets");
     assert.equal(a.values.get("--run-dir"), "/tmp/x");
-    assert.throws(() => parseArgs(["--force"], {}), (e: unknown) => e instanceof Refusal && e.reason === "bad-input");
-    assert.throws(() => parseArgs(["--repo"], {}), (e: unknown) => e instanceof Refusal && /needs a value/.test(e.message));
+    assert.throws(
+      () => parseArgs(["--force"], {}),
+      (e: unknown) => e instanceof Refusal && e.reason === "bad-input",
+    );
+    assert.throws(
+      () => parseArgs(["--repo"], {}),
+      (e: unknown) => e instanceof Refusal && /needs a value/.test(e.message),
+    );
   });
 
   it("retries only requests that are safe to send twice", () => {

@@ -51,7 +51,10 @@ describe("claims: a run directory whose claim has ended (ADR 0125)", () => {
     const { n, dir, session } = await takenAndReleased(root);
     const won = await run(root, false).take(n);
     assert.ok(won.setAside, "set aside");
-    assert.match(won.setAside.note, /earlier claim of yours \(.*issuecomment-\d+\), which was taken over by @bob on host "b1" \(person\) at .*; that claim is now released/);
+    assert.match(
+      won.setAside.note,
+      /earlier claim of yours \(.*issuecomment-\d+\), which was taken over by @bob on host "b1" \(person\) at .*; that claim is now released/,
+    );
     assert.equal(won.setAside.path.startsWith(join(dir, "superseded")), true, won.setAside.path);
     const kept = JSON.parse(readFileSync(join(won.setAside.path, "run.json"), "utf8")) as { session: string };
     assert.equal(kept.session, session, "the old run.json is kept where the note says");
@@ -76,9 +79,19 @@ describe("claims: a run directory whose claim has ended (ADR 0125)", () => {
     const c = w.claimer({ user: "alice", host: "m1", holder: "person" });
     const dir = c.root.dirFor(w.gh.repo, n);
     await c.root.create(dir, {
-      version: 1, repo: "acme/widgets", issue: n, host: { id: "host-m1", name: "m1", kind: "cloud" },
-      session: "other-session", run: "other-run", pid: 4242, startedAt: new Date(0).toISOString(),
-      holder: "person", commentId: "3076667581", worktree: null, branch: null, offline: false,
+      version: 1,
+      repo: "acme/widgets",
+      issue: n,
+      host: { id: "host-m1", name: "m1", kind: "cloud" },
+      session: "other-session",
+      run: "other-run",
+      pid: 4242,
+      startedAt: new Date(0).toISOString(),
+      holder: "person",
+      commentId: "3076667581",
+      worktree: null,
+      branch: null,
+      offline: false,
     });
     const r = await refusal(c.gate.take(n));
     assert.equal(r.reason, "claimed-locally");

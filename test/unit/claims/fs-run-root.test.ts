@@ -45,7 +45,10 @@ describe("claims: the fs run root", () => {
     const root = new FsRunRoot(join(dir, "runs"));
     mkdirSync(root.root, { mode: 0o700 });
     symlinkSync(elsewhere, join(root.root, "acme__widgets"));
-    await assert.rejects(root.create(root.dirFor(REPO, 7), run("a")), (e: unknown) => e instanceof Refusal && e.reason === "bad-input" && /acme__widgets is a symbolic link/.test(e.message));
+    await assert.rejects(
+      root.create(root.dirFor(REPO, 7), run("a")),
+      (e: unknown) => e instanceof Refusal && e.reason === "bad-input" && /acme__widgets is a symbolic link/.test(e.message),
+    );
     rmSync(join(root.root, "acme__widgets"));
     mkdirSync(join(root.root, "acme__widgets"));
     symlinkSync(elsewhere, root.dirFor(REPO, 9));
@@ -67,7 +70,8 @@ describe("claims: the fs run root", () => {
     assert.equal(results.filter((r) => r.kind === "created").length, 1);
     const winner = JSON.parse(readFileSync(join(d, "run.json"), "utf8")).session;
     // run.json appears whole: no loser ever reads a half-written one.
-    for (const r of results) assert.deepEqual(r.kind === "exists" ? [r.current.kind, r.current.kind === "ok" && r.current.run.session] : ["ok", winner], ["ok", winner]);
+    for (const r of results)
+      assert.deepEqual(r.kind === "exists" ? [r.current.kind, r.current.kind === "ok" && r.current.run.session] : ["ok", winner], ["ok", winner]);
     assert.deepEqual(readdirSync(d), ["run.json"], "no temp file is left behind");
   });
 
@@ -97,6 +101,12 @@ describe("claims: the fs run root", () => {
     assert.equal((await root.read(d)).kind, "invalid");
     assert.equal((await root.create(d, run("c", 9))).kind, "exists");
     const listed = await root.list(REPO);
-    assert.deepEqual(listed.map((l) => [l.ticket, l.read.kind]), [[7, "ok"], [9, "invalid"]]);
+    assert.deepEqual(
+      listed.map((l) => [l.ticket, l.read.kind]),
+      [
+        [7, "ok"],
+        [9, "invalid"],
+      ],
+    );
   });
 });

@@ -5,7 +5,17 @@ import type { StateFile } from "../../../src/core/schemas/state-file";
 import { FakeGitHub } from "../../fakes/fake-tracker";
 
 const labels = { ready: "ready-for-agent", human: "ready-for-human" };
-const state: StateFile = { ticket: 1, branch: "agent/1-x", state: "implemented", fixUsed: true, pullRequest: 5, title: "x", runId: "r1", version: "0.0.0", updatedAt: "2026-01-01T00:00:00.000Z" };
+const state: StateFile = {
+  ticket: 1,
+  branch: "agent/1-x",
+  state: "implemented",
+  fixUsed: true,
+  pullRequest: 5,
+  title: "x",
+  runId: "r1",
+  version: "0.0.0",
+  updatedAt: "2026-01-01T00:00:00.000Z",
+};
 
 function setup(issueLabels: string[], readState?: HandBackDeps["readState"]) {
   const gh = new FakeGitHub({ owner: "acme", repo: "widgets" });

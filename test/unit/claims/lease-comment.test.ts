@@ -80,15 +80,29 @@ describe("claims: lease comment", () => {
       version: fc.constant(1),
       repo: fc.constant("acme/widgets"),
       issue: fc.constant(12),
-      host: fc.record({ id: text.filter((s) => s.length > 0), name: text.filter((s) => s.length > 0), kind: fc.constantFrom("workstation" as const, "cloud" as const) }),
+      host: fc.record({
+        id: text.filter((s) => s.length > 0),
+        name: text.filter((s) => s.length > 0),
+        kind: fc.constantFrom("workstation" as const, "cloud" as const),
+      }),
       session: text.filter((s) => s.length > 0),
       run: text.filter((s) => s.length > 0),
       holder: fc.constantFrom("person" as const, "machine" as const),
       user: text.filter((s) => s.length > 0),
       claimedAt: fc.date({ min: new Date("2000-01-01"), max: new Date("2100-01-01"), noInvalidDate: true }).map((d) => d.toISOString()),
-      expiresAt: fc.option(fc.date({ min: new Date("2000-01-01"), max: new Date("2100-01-01"), noInvalidDate: true }).map((d) => d.toISOString()), { nil: null }),
+      expiresAt: fc.option(
+        fc.date({ min: new Date("2000-01-01"), max: new Date("2100-01-01"), noInvalidDate: true }).map((d) => d.toISOString()),
+        { nil: null },
+      ),
       nonce: fc.string({ minLength: 8, maxLength: 64 }),
-      state: fc.constantFrom("claimed" as const, "running" as const, "race-yielded" as const, "released" as const, "handed-off" as const, "superseded" as const),
+      state: fc.constantFrom(
+        "claimed" as const,
+        "running" as const,
+        "race-yielded" as const,
+        "released" as const,
+        "handed-off" as const,
+        "superseded" as const,
+      ),
     });
 
     it("render then parse gives the same lease back, whatever the strings hold", () => {

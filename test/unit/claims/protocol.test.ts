@@ -169,7 +169,10 @@ describe("claims: protocol (fake GitHub, real run roots)", () => {
     assert.equal(await a.gate.markStage(won.claim, "verify"), "yield");
     assert.equal(body(), superseded);
     const isWrite = (m: string) => !/^(read|get|list|permission|viewer|labelActors)/.test(m);
-    assert.deepEqual(w.gh.requests.slice(writes).filter((r) => isWrite(r.method)), []);
+    assert.deepEqual(
+      w.gh.requests.slice(writes).filter((r) => isWrite(r.method)),
+      [],
+    );
     assert.deepEqual(won.claim.stoodDown, { why: "a take-over displaced our lease", wrote: "nothing" });
     // Nor anything after: a stood-down claim is never read or written again.
     assert.equal(await a.gate.heartbeat(won.claim), "yield");
@@ -303,9 +306,19 @@ describe("claims: protocol (fake GitHub, real run roots)", () => {
       const c = w.claimer({ user: "alice", host: "m1" });
       const dir = c.root.dirFor(w.gh.repo, n);
       await c.root.create(dir, {
-        version: 1, repo: "acme/widgets", issue: n, host: { id: "host-m1", name: "m1", kind: "cloud" },
-        session: "dead-session", run: "dead-run", pid: 4242, startedAt: new Date(0).toISOString(),
-        holder, commentId: null, worktree: null, branch: null, offline: false,
+        version: 1,
+        repo: "acme/widgets",
+        issue: n,
+        host: { id: "host-m1", name: "m1", kind: "cloud" },
+        session: "dead-session",
+        run: "dead-run",
+        pid: 4242,
+        startedAt: new Date(0).toISOString(),
+        holder,
+        commentId: null,
+        worktree: null,
+        branch: null,
+        offline: false,
       });
       if (holder === "person") {
         const refused = await refusal(c.gate.take(n));

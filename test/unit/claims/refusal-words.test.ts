@@ -30,11 +30,21 @@ const STARTED_NOTHING = "This session started nothing; its lease is marked race-
 
 describe("claims: refusal sentences, word for word", () => {
   it("claimed elsewhere, by a machine's live lease", () => {
-    assert.equal(claimedElsewhere("acme/widgets", 12, machine, NOW).message, [`acme/widgets#12 is claimed by ${MACHINE}, since 2026-12-01 12:05:03 UTC; its lease expires 2026-12-01 12:50:03 UTC (in 40 min).`, LEASE, TAKE_OVER].join("\n"));
+    assert.equal(
+      claimedElsewhere("acme/widgets", 12, machine, NOW).message,
+      [
+        `acme/widgets#12 is claimed by ${MACHINE}, since 2026-12-01 12:05:03 UTC; its lease expires 2026-12-01 12:50:03 UTC (in 40 min).`,
+        LEASE,
+        TAKE_OVER,
+      ].join("\n"),
+    );
   });
 
   it("claimed elsewhere, by a person's claim", () => {
-    assert.equal(claimedElsewhere("acme/widgets", 12, person, NOW).message, [`acme/widgets#12 is claimed by ${PERSON}, since 2026-12-01 12:05:03 UTC; it is a person's claim, which never expires.`, LEASE, TAKE_OVER].join("\n"));
+    assert.equal(
+      claimedElsewhere("acme/widgets", 12, person, NOW).message,
+      [`acme/widgets#12 is claimed by ${PERSON}, since 2026-12-01 12:05:03 UTC; it is a person's claim, which never expires.`, LEASE, TAKE_OVER].join("\n"),
+    );
   });
 
   it("release of someone else's expired lease", () => {
@@ -50,27 +60,45 @@ describe("claims: refusal sentences, word for word", () => {
   });
 
   it("held by this Host without a run", () => {
-    assert.equal(heldHereWithoutRun("acme/widgets", 12, machine, NOW).message, [`acme/widgets#12 is already held by this Host: ${MACHINE}, since 2026-12-01 12:05:03 UTC; its lease expires 2026-12-01 12:50:03 UTC (in 40 min).`, LEASE, "Re-enter it with: ticket-runner resume 12"].join("\n"));
+    assert.equal(
+      heldHereWithoutRun("acme/widgets", 12, machine, NOW).message,
+      [
+        `acme/widgets#12 is already held by this Host: ${MACHINE}, since 2026-12-01 12:05:03 UTC; its lease expires 2026-12-01 12:50:03 UTC (in 40 min).`,
+        LEASE,
+        "Re-enter it with: ticket-runner resume 12",
+      ].join("\n"),
+    );
   });
 
   it("lost the race to a machine (the sentence that read '…it never expires claimed it first')", () => {
     assert.equal(
       raceLost("acme/widgets", 12, machine, "/runs/issue-12/superseded/x", NOW).message,
-      [`acme/widgets#12: another claim won the race: ${MACHINE} claimed it first, at 2026-12-01 12:05:03 UTC; its lease expires 2026-12-01 12:50:03 UTC (in 40 min).`, LEASE, `${STARTED_NOTHING} Its local claim was moved to /runs/issue-12/superseded/x. Pick another ticket: \`ticket-runner board\`.`].join("\n"),
+      [
+        `acme/widgets#12: another claim won the race: ${MACHINE} claimed it first, at 2026-12-01 12:05:03 UTC; its lease expires 2026-12-01 12:50:03 UTC (in 40 min).`,
+        LEASE,
+        `${STARTED_NOTHING} Its local claim was moved to /runs/issue-12/superseded/x. Pick another ticket: \`ticket-runner board\`.`,
+      ].join("\n"),
     );
   });
 
   it("lost the race to a person", () => {
     assert.equal(
       raceLost("acme/widgets", 12, person, null, NOW).message,
-      [`acme/widgets#12: another claim won the race: ${PERSON} claimed it first, at 2026-12-01 12:05:03 UTC; it is a person's claim, which never expires.`, LEASE, `${STARTED_NOTHING} Pick another ticket: \`ticket-runner board\`.`].join("\n"),
+      [
+        `acme/widgets#12: another claim won the race: ${PERSON} claimed it first, at 2026-12-01 12:05:03 UTC; it is a person's claim, which never expires.`,
+        LEASE,
+        `${STARTED_NOTHING} Pick another ticket: \`ticket-runner board\`.`,
+      ].join("\n"),
     );
   });
 
   it("lost the race to a claim that is gone since", () => {
     assert.equal(
       raceLost("acme/widgets", 12, null, null, NOW).message,
-      ["acme/widgets#12: this claim did not win the race, and the claim that did has since been taken over or withdrawn.", `${STARTED_NOTHING} Pick another ticket: \`ticket-runner board\`.`].join("\n"),
+      [
+        "acme/widgets#12: this claim did not win the race, and the claim that did has since been taken over or withdrawn.",
+        `${STARTED_NOTHING} Pick another ticket: \`ticket-runner board\`.`,
+      ].join("\n"),
     );
   });
 

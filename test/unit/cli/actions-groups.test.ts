@@ -59,7 +59,18 @@ describe("Actions: a ticket's transcript is a group with workflow commands stopp
   it("agent text can neither close the group nor run a command; two interleaved Lanes give two whole groups", () => {
     const a = ticket(3, 0, "Add ::error::title", HOSTILE);
     const b = ticket(4, 1, "Plain", "hello");
-    const log = play([a[0]!, b[0]!, a[1]!, b[1]!, a[2]!, b[2]!, a[3]!, b[3]!, { kind: "ticket-ended", lane: 1, ticket: 4, ending: "merged", line: "merged", at: AT }, { kind: "ticket-ended", lane: 0, ticket: 3, ending: "handed-off", line: "x", at: AT }]);
+    const log = play([
+      a[0]!,
+      b[0]!,
+      a[1]!,
+      b[1]!,
+      a[2]!,
+      b[2]!,
+      a[3]!,
+      b[3]!,
+      { kind: "ticket-ended", lane: 1, ticket: 4, ending: "merged", line: "merged", at: AT },
+      { kind: "ticket-ended", lane: 0, ticket: 3, ending: "handed-off", line: "x", at: AT },
+    ]);
     assert.deepEqual(commandsSeen(log), ["group", "stop-commands", "resume", "endgroup", "group", "stop-commands", "resume", "endgroup"], log.join("\n"));
     assert.equal(log[0], "::group::#4 Plain · merged");
     const second = log.indexOf("::group::#3 Add ::error::title · handed-off");
@@ -70,7 +81,10 @@ describe("Actions: a ticket's transcript is a group with workflow commands stopp
 
   it("draws a new token when the text already contains the one drawn", () => {
     const tokens = ["leaked", "fresh"];
-    const log = play([...ticket(5, 0, "T", "I know ::leaked:: resumes"), { kind: "ticket-ended", lane: 0, ticket: 5, ending: "merged", line: "", at: AT }], () => tokens.shift()!);
+    const log = play(
+      [...ticket(5, 0, "T", "I know ::leaked:: resumes"), { kind: "ticket-ended", lane: 0, ticket: 5, ending: "merged", line: "", at: AT }],
+      () => tokens.shift()!,
+    );
     assert.ok(log.includes("::stop-commands::fresh"), log.join("\n"));
     assert.ok(!log.includes("::stop-commands::leaked"));
     assert.deepEqual(commandsSeen(log), ["group", "stop-commands", "resume", "endgroup"]);

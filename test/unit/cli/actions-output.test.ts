@@ -65,7 +65,10 @@ describe("ticket-runner run in GitHub Actions", () => {
       assert.equal(readFileSync(file, "utf8").split("### Ticket Runner").length, 3);
       assert.match(readFileSync(file, "utf8"), /http:\/\/127\.0\.0\.1:9\/o\/r\/pull\/12/);
       const warned: string[] = [];
-      reportToActions(SUMMARY, { GITHUB_STEP_SUMMARY: join(dir, "missing", "x.md") }, { owner: "o", repo: "r" }, () => {}, { ...silent, warn: (m: string) => warned.push(m) } as Log);
+      reportToActions(SUMMARY, { GITHUB_STEP_SUMMARY: join(dir, "missing", "x.md") }, { owner: "o", repo: "r" }, () => {}, {
+        ...silent,
+        warn: (m: string) => warned.push(m),
+      } as Log);
       assert.equal(warned.length, 1);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -13,7 +13,10 @@ interface Parsed {
 }
 /** GitHub's own parser, in a tsx process of its own (test/support/parse-workflows.mts says why). */
 function parseAll(texts: string[]): Parsed[] {
-  const out = execFileSync(join(ROOT, "node_modules/.bin/tsx"), [join(ROOT, "test/support/parse-workflows.mts")], { input: JSON.stringify(texts), encoding: "utf8" });
+  const out = execFileSync(join(ROOT, "node_modules/.bin/tsx"), [join(ROOT, "test/support/parse-workflows.mts")], {
+    input: JSON.stringify(texts),
+    encoding: "utf8",
+  });
   return JSON.parse(out) as Parsed[];
 }
 
@@ -36,7 +39,10 @@ const CASES: Array<[string, ActionsWorkflowOptions]> = [
 describe("the Actions workflow init --actions writes", () => {
   it("passes GitHub's workflow parser for every option, and the parser does catch a broken one", function () {
     this.timeout(60_000);
-    const broken = actionsWorkflow(BASE).replace("runs-on: ubuntu-latest\n    timeout-minutes: 5", "runs-on: ubuntu-latest\n    timeout-minutes: ${{ bogus.value }}");
+    const broken = actionsWorkflow(BASE).replace(
+      "runs-on: ubuntu-latest\n    timeout-minutes: 5",
+      "runs-on: ubuntu-latest\n    timeout-minutes: ${{ bogus.value }}",
+    );
     assert.notEqual(broken, actionsWorkflow(BASE));
     const parsed = parseAll([...CASES.map(([, options]) => actionsWorkflow(options)), broken]);
     CASES.forEach(([name], i) => {
@@ -64,16 +70,20 @@ describe("the Actions workflow init --actions writes", () => {
 
   it("refuses options that could break out of the YAML, naming the option", () => {
     const bad: Array<[string, ActionsWorkflowOptions]> = [
-      ["schedule", { ...BASE, schedule: "* * * * *\"\n  push:" }],
+      ["schedule", { ...BASE, schedule: '* * * * *"\n  push:' }],
       ["readyLabel", { ...BASE, readyLabel: "x' || true || '" }],
       ["agentSecrets", { ...BASE, agentSecrets: ["KEY }}\n"] }],
       ["hosts", { ...BASE, hosts: 21 }],
       ["cliVersion", { ...CLI, cliVersion: "latest; rm -rf /" }],
-      ["cliFile", { ...BASE, cliFile: "../../etc/passwd\" ; curl x" }],
+      ["cliFile", { ...BASE, cliFile: '../../etc/passwd" ; curl x' }],
       ["cliSha256", { ...BASE, cliSha256: "abc  other-file" }],
     ];
     for (const [key, options] of bad) {
-      assert.throws(() => actionsWorkflow(options), (e: unknown) => e instanceof ZodError && e.issues.some((i) => i.path[0] === key), key);
+      assert.throws(
+        () => actionsWorkflow(options),
+        (e: unknown) => e instanceof ZodError && e.issues.some((i) => i.path[0] === key),
+        key,
+      );
     }
   });
 });

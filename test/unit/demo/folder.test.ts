@@ -26,7 +26,11 @@ describe("demo folder", () => {
     assert.equal(readDemoState(paths), null);
     mkdirSync(paths.root);
     assert.equal(readDemoState(paths), null);
-    const state = { ...newDemoState(new Date("2026-11-30T00:00:00Z")), sandboxPort: 40513, children: [{ what: "sandbox", pid: 42, startTime: "boot:1", group: true }] };
+    const state = {
+      ...newDemoState(new Date("2026-11-30T00:00:00Z")),
+      sandboxPort: 40513,
+      children: [{ what: "sandbox", pid: 42, startTime: "boot:1", group: true }],
+    };
     writeDemoState(paths, state);
     assert.deepEqual(readDemoState(paths), state);
   });
@@ -35,15 +39,24 @@ describe("demo folder", () => {
     const foreign = demoPaths(join(tmp, "foreign"));
     mkdirSync(foreign.root);
     writeFileSync(join(foreign.root, "notes.txt"), "mine");
-    assert.throws(() => readDemoState(foreign), (e: unknown) => isRefusal(e) && e.reason === "bad-input" && /not a Ticket Runner demo folder/.test(e.message) && /--data/.test(e.message));
+    assert.throws(
+      () => readDemoState(foreign),
+      (e: unknown) => isRefusal(e) && e.reason === "bad-input" && /not a Ticket Runner demo folder/.test(e.message) && /--data/.test(e.message),
+    );
 
     const broken = demoPaths(join(tmp, "broken"));
     mkdirSync(broken.root);
     writeFileSync(broken.stateFile, "{ not json");
-    assert.throws(() => readDemoState(broken), (e: unknown) => isRefusal(e) && /not valid JSON/.test(e.message) && /--fresh/.test(e.message));
+    assert.throws(
+      () => readDemoState(broken),
+      (e: unknown) => isRefusal(e) && /not valid JSON/.test(e.message) && /--fresh/.test(e.message),
+    );
 
     writeFileSync(broken.stateFile, JSON.stringify({ kind: "something-else" }));
-    assert.throws(() => readDemoState(broken), (e: unknown) => isRefusal(e) && /not a demo record/.test(e.message));
+    assert.throws(
+      () => readDemoState(broken),
+      (e: unknown) => isRefusal(e) && /not a demo record/.test(e.message),
+    );
   });
 
   it("--fresh removes a demo folder, an empty one, and nothing else", () => {
@@ -61,7 +74,10 @@ describe("demo folder", () => {
     const home = demoPaths(join(tmp, "home"));
     mkdirSync(home.root);
     writeFileSync(join(home.root, ".bashrc"), "");
-    assert.throws(() => wipeDemoFolder(home), (e: unknown) => isRefusal(e) && /Nothing was deleted/.test(e.message));
+    assert.throws(
+      () => wipeDemoFolder(home),
+      (e: unknown) => isRefusal(e) && /Nothing was deleted/.test(e.message),
+    );
     assert.ok(existsSync(join(home.root, ".bashrc")));
   });
 
@@ -74,7 +90,12 @@ describe("demo folder", () => {
       writeFileSync(project.stateFile, content);
       assert.throws(
         () => wipeDemoFolder(project),
-        (e: unknown) => isRefusal(e) && e.reason === "bad-input" && /Nothing was deleted\./.test(e.message) && /--fresh --data <a new or empty folder>/.test(e.message) && e.message.includes(project.marker),
+        (e: unknown) =>
+          isRefusal(e) &&
+          e.reason === "bad-input" &&
+          /Nothing was deleted\./.test(e.message) &&
+          /--fresh --data <a new or empty folder>/.test(e.message) &&
+          e.message.includes(project.marker),
       );
       assert.ok(existsSync(join(project.root, "src", "main.ts")), `kept with demo.json ${content}`);
     }
@@ -83,7 +104,10 @@ describe("demo folder", () => {
     const copied = demoPaths(join(tmp, "copied"));
     writeDemoState(copied, newDemoState(new Date()));
     writeFileSync(copied.marker, `ticket-runner-demo ${"0".repeat(32)}\n`);
-    assert.throws(() => wipeDemoFolder(copied), (e: unknown) => isRefusal(e) && /another folder id|not the marker's/.test(e.message));
+    assert.throws(
+      () => wipeDemoFolder(copied),
+      (e: unknown) => isRefusal(e) && /another folder id|not the marker's/.test(e.message),
+    );
     assert.ok(existsSync(copied.stateFile));
   });
 

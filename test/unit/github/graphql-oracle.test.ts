@@ -7,7 +7,10 @@ describe("the GraphQL oracle (GitHub's schema, deprecations, node limits)", func
   const repo = (inner: string) => `query($n: Int!) { repository(owner: "a", name: "b") { issue(number: $n) { ${inner} } } }`;
 
   it("passes a document GitHub takes, including the Issue.blockedBy extension", () => {
-    assert.deepEqual(checkDocument(repo("fullDatabaseId blockedBy(first: 20) { nodes { number } } comments(last: 5) { nodes { fullDatabaseId } }"), { n: 1 }), []);
+    assert.deepEqual(
+      checkDocument(repo("fullDatabaseId blockedBy(first: 20) { nodes { number } } comments(last: 5) { nodes { fullDatabaseId } }"), { n: 1 }),
+      [],
+    );
   });
 
   it("names an unknown field, a bad variable value, and a deprecated field", () => {

@@ -26,8 +26,18 @@ describe("GitHub ids as strings (ADR 0130)", () => {
 
   it("reads a lease's take-over comment id in either form", () => {
     const lease = {
-      version: 1, repo: "acme/shop", issue: 3, host: { id: "h", name: "desk", kind: "workstation" }, session: "s", run: "r", holder: "machine",
-      user: "ana", claimedAt: "2026-09-17T08:00:00.000Z", expiresAt: "2026-09-17T08:45:00.000Z", nonce: "abcdefgh", state: "claimed",
+      version: 1,
+      repo: "acme/shop",
+      issue: 3,
+      host: { id: "h", name: "desk", kind: "workstation" },
+      session: "s",
+      run: "r",
+      holder: "machine",
+      user: "ana",
+      claimedAt: "2026-09-17T08:00:00.000Z",
+      expiresAt: "2026-09-17T08:45:00.000Z",
+      nonce: "abcdefgh",
+      state: "claimed",
       takeover: { from: "zzzzzzzz", kind: "takeover-stale", at: "2026-09-17T08:00:00.000Z", fromComment: 4_294_968_296 },
     };
     const parsed = leaseSchema.safeParse(lease);

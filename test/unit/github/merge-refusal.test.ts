@@ -8,7 +8,10 @@ describe("GitHub's merge refusals, read into a rule and a fix", () => {
     assert.equal(one?.reason, "required-reviews");
     assert.match(one?.cause ?? "", /the rules of `main` say: At least 1 approving review is required/);
     assert.match(one?.fix ?? "", /approves pull request #7, then merges it/);
-    assert.equal(readMergeRefusal("Repository rule violations found\n\nAt least 2 approving reviews are required by reviewers with write access.\n\n", 7, "main")?.reason, "required-reviews");
+    assert.equal(
+      readMergeRefusal("Repository rule violations found\n\nAt least 2 approving reviews are required by reviewers with write access.\n\n", 7, "main")?.reason,
+      "required-reviews",
+    );
   });
 
   it("a required status check that is expected or failing", () => {

@@ -25,7 +25,8 @@ describe("GitHub's push refusals, read into a reason and a fix", () => {
   });
 
   it("a ruleset or protected branch (GH013 / GH006), quoting the rule", () => {
-    const out = "remote: error: GH013: Repository rule violations found for refs/heads/ticket-runner/lock.\nremote: - Cannot force-push to this branch\n ! [remote rejected] HEAD -> ticket-runner/lock (push declined due to repository rule violations)";
+    const out =
+      "remote: error: GH013: Repository rule violations found for refs/heads/ticket-runner/lock.\nremote: - Cannot force-push to this branch\n ! [remote rejected] HEAD -> ticket-runner/lock (push declined due to repository rule violations)";
     const r = readPushRefusal(out, "ticket-runner/lock");
     assert.equal(r?.reason, "rule-violation");
     assert.match(r?.cause ?? "", /Cannot force-push to this branch/);
@@ -33,9 +34,11 @@ describe("GitHub's push refusals, read into a reason and a fix", () => {
   });
 
   it("force pushes blocked on an agent branch name the exclusion to add; the Run lock's refusal says to leave it out of the rule", () => {
-    const out = "remote: error: GH013: Repository rule violations found for refs/heads/agent/3-x.\nremote: - Cannot force-push to this branch\n ! [remote rejected] agent/3-x -> agent/3-x (push declined due to repository rule violations)";
+    const out =
+      "remote: error: GH013: Repository rule violations found for refs/heads/agent/3-x.\nremote: - Cannot force-push to this branch\n ! [remote rejected] agent/3-x -> agent/3-x (push declined due to repository rule violations)";
     assert.match(readPushRefusal(out, "agent/3-x")?.fix ?? "", /Add `agent\/\*\*` to the excluded branches of the ruleset that blocks force pushes/);
-    const lock = "remote: error: GH013: Repository rule violations found for refs/heads/ticket-runner/lock.\nremote: - Changes must be made through a pull request.";
+    const lock =
+      "remote: error: GH013: Repository rule violations found for refs/heads/ticket-runner/lock.\nremote: - Changes must be made through a pull request.";
     assert.match(readPushRefusal(lock, "ticket-runner/lock", "record")?.fix ?? "", /leave `ticket-runner\/lock` out of that rule/);
   });
 

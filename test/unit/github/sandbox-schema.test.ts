@@ -50,7 +50,9 @@ function differences(): string[] {
           else if (String(a.type) !== String(ga.type)) out.push(`${name}.${fname}(${a.name}): ours is ${String(a.type)}, GitHub's is ${String(ga.type)}`);
         }
         // An argument GitHub requires that we do not define would let a client leave it out here only.
-        for (const ga of g.args) if (String(ga.type).endsWith("!") && ga.defaultValue === undefined && !f.args.some((a) => a.name === ga.name)) out.push(`${name}.${fname}(${ga.name}): GitHub requires it; ours does not define it`);
+        for (const ga of g.args)
+          if (String(ga.type).endsWith("!") && ga.defaultValue === undefined && !f.args.some((a) => a.name === ga.name))
+            out.push(`${name}.${fname}(${ga.name}): GitHub requires it; ours does not define it`);
       }
     }
     if (isUnionType(ours) && isUnionType(theirs)) {
@@ -68,7 +70,9 @@ function differences(): string[] {
         if (!g) out.push(`input ${name}.${fname}: GitHub has no such field`);
         else if (String(f.type) !== String(g.type)) out.push(`input ${name}.${fname}: ours is ${String(f.type)}, GitHub's is ${String(g.type)}`);
       }
-      for (const [fname, g] of Object.entries(theirFields)) if (String(g.type).endsWith("!") && g.defaultValue === undefined && !ours.getFields()[fname]) out.push(`input ${name}.${fname}: GitHub requires it; ours does not define it`);
+      for (const [fname, g] of Object.entries(theirFields))
+        if (String(g.type).endsWith("!") && g.defaultValue === undefined && !ours.getFields()[fname])
+          out.push(`input ${name}.${fname}: GitHub requires it; ours does not define it`);
     }
   }
   return out;

@@ -37,7 +37,14 @@ describe("the sandbox's settings (ADR 0290)", () => {
     const args = mounts({ root, commonDir: common, configFiles: [join(common, "config"), "/dev/null"] }, lane, { HOME: dir });
     const at = (flag: string, path: string): number => args.findIndex((a, i) => a === flag && args[i + 1] === path);
     const lastWritable = Math.max(at("--bind", dir), at("--bind", common), at("--bind", lane), at("--bind", laneGit));
-    for (const ro of [join(common, "config"), join(common, "hooks"), join(common, "info"), join(laneGit, "commondir"), join(laneGit, "gitdir"), join(lane, ".git")]) {
+    for (const ro of [
+      join(common, "config"),
+      join(common, "hooks"),
+      join(common, "info"),
+      join(laneGit, "commondir"),
+      join(laneGit, "gitdir"),
+      join(lane, ".git"),
+    ]) {
       assert.ok(at("--ro-bind", ro) > at("--bind", common), `${ro} read-only over the common dir`);
     }
     assert.ok(at("--ro-bind", join(lane, ".git")) > lastWritable, "the lane's .git after the lane");

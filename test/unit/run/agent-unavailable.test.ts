@@ -5,7 +5,12 @@ import { stagePermissions } from "../../../src/core/run/stage-permissions";
 import type { AgentScript } from "../../fakes/fake-agent-runner";
 import { FakeHost, World } from "./world";
 
-const overloaded: AgentScript = () => ({ outcome: "unavailable", unavailable: "provider-down", detail: "API Error: Repeated 529 Overloaded errors", structured: undefined });
+const overloaded: AgentScript = () => ({
+  outcome: "unavailable",
+  unavailable: "provider-down",
+  detail: "API Error: Repeated 529 Overloaded errors",
+  structured: undefined,
+});
 
 describe("Run: the agent unavailable (ADR-0141)", () => {
   let w: World;
@@ -24,9 +29,16 @@ describe("Run: the agent unavailable (ADR-0141)", () => {
     const summary = await w.run().start();
 
     assert.equal(summary.rows.filter((r) => r.ending === "handed-off").length, 0);
-    assert.deepEqual(summary.rows.map((r) => r.ending), ["released"], "only the ticket it held; nothing more was taken");
+    assert.deepEqual(
+      summary.rows.map((r) => r.ending),
+      ["released"],
+      "only the ticket it held; nothing more was taken",
+    );
     assert.equal(summary.exitCode, 1);
-    assert.match(summary.lines.at(-1)!, /^Stopped: the model provider is down or unreachable \(.*529.*\)\. Nothing was handed off.*then run `ticket-runner run` again\.$/);
+    assert.match(
+      summary.lines.at(-1)!,
+      /^Stopped: the model provider is down or unreachable \(.*529.*\)\. Nothing was handed off.*then run `ticket-runner run` again\.$/,
+    );
     for (const n of tickets) {
       assert.deepEqual(w.issue(n).labels, ["ready-for-agent"], `#${n} is back on the Frontier`);
       assert.equal(w.comments(n).filter((c) => c.body.startsWith(HANDOFF_MARKER)).length, 0);
@@ -57,7 +69,12 @@ describe("Run: the agent unavailable (ADR-0141)", () => {
 
   it("a rate limit's reset time is in the release line and the closing line", async () => {
     const n = w.ticket("One");
-    w.agent.on(n, "implement", () => ({ outcome: "rate-limited", limitResetsAt: "2026-12-03T22:13:00.000Z", limitName: "weekly limit", structured: undefined }));
+    w.agent.on(n, "implement", () => ({
+      outcome: "rate-limited",
+      limitResetsAt: "2026-12-03T22:13:00.000Z",
+      limitName: "weekly limit",
+      structured: undefined,
+    }));
     const summary = await w.run().start();
     assert.match(summary.rows[0]!.line, /resets 2026-12-03 22:13 UTC/);
     assert.equal(summary.lines.at(-1), "Rate limited: the limit resets 2026-12-03 22:13 UTC; run `ticket-runner run` again then.");
@@ -88,7 +105,12 @@ describe("Run: the agent unavailable (ADR-0141)", () => {
     const implementCalls = w.agent.calls.filter((c) => c.stage === "implement");
     assert.equal(implementCalls.length, 2, "no attempt to resume, then a fresh one: one fresh start");
     assert.equal(implementCalls[1]!.resumeSession, undefined);
-    assert.ok(w.log.has(`#${n}: the agent session(s) it was interrupted in (implement sess-1) live on Host desk, not on this one (laptop); those Stages start a fresh session here`), w.log.lines.join("\n"));
+    assert.ok(
+      w.log.has(
+        `#${n}: the agent session(s) it was interrupted in (implement sess-1) live on Host desk, not on this one (laptop); those Stages start a fresh session here`,
+      ),
+      w.log.lines.join("\n"),
+    );
     assert.equal(again.rows[0]!.ending, "merged", again.rows[0]!.line);
   });
 });

@@ -15,7 +15,13 @@ describe("Run: bad input and surprises", () => {
       return { outcome: "invalid-result", detail: "line 3 of the stream is not JSON" };
     });
     const summary = await w.run().start();
-    assert.deepEqual(summary.rows.map((r) => [r.ticket, r.ending]), [[a, "handed-off"], [b, "merged"]]);
+    assert.deepEqual(
+      summary.rows.map((r) => [r.ticket, r.ending]),
+      [
+        [a, "handed-off"],
+        [b, "merged"],
+      ],
+    );
     assert.match(summary.rows[0]!.line, /the implement Stage gave an invalid result: line 3 of the stream is not JSON/);
   });
 
@@ -45,7 +51,13 @@ describe("Run: bad input and surprises", () => {
       throw new Error("spawn claude ENOENT");
     });
     const summary = await w.run().start();
-    assert.deepEqual(summary.rows.map((r) => [r.ticket, r.ending]), [[a, "handed-off"], [b, "merged"]]);
+    assert.deepEqual(
+      summary.rows.map((r) => [r.ticket, r.ending]),
+      [
+        [a, "handed-off"],
+        [b, "merged"],
+      ],
+    );
     assert.match(summary.rows[0]!.line, /spawn claude ENOENT/);
   });
 

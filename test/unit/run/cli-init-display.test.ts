@@ -23,7 +23,10 @@ describe("ticket-runner init", () => {
     assert.match(first.lines.join("\n"), /ticket-runner\.json: created, with the Checks `npm test` and `npm run typecheck`/);
     assert.match(first.lines.join("\n"), /Labels: created ready-for-agent, in-progress, ready-for-human\./);
     assert.equal(readFileSync(join(dir, ".gitignore"), "utf8"), "node_modules\n.worktrees/\n.ticket-runner/\n");
-    assert.deepEqual(JSON.parse(readFileSync(join(dir, "ticket-runner.json"), "utf8")).checks, [["npm", "test"], ["npm", "run", "typecheck"]]);
+    assert.deepEqual(JSON.parse(readFileSync(join(dir, "ticket-runner.json"), "utf8")).checks, [
+      ["npm", "test"],
+      ["npm", "run", "typecheck"],
+    ]);
 
     const second = await initTarget(dir, tracker);
     assert.equal(second.changed, false);
@@ -47,7 +50,12 @@ describe("run display", () => {
     d.onEvent({ kind: "transcript", lane: 0, ticket: 4, stage: "implement", event: { kind: "text", text: "hi" } });
     d.onEvent({ kind: "stage-ended", lane: 0, ticket: 4, stage: "implement", outcome: "✅ done", turns: 3, durationMs: 62_000, at });
     d.onEvent({ kind: "ticket-ended", lane: 0, ticket: 4, ending: "merged", line: "PR #5", at });
-    assert.deepEqual(lines, ["Run r1: 2 lane(s), tickets #4 #9", "[09:00:05] lane 1: #4 Spin (resumed)", "[09:00:05] #4 implement: ✅ done · 3 turns · 1m 02s", "[09:00:05] #4 merged: PR #5"]);
+    assert.deepEqual(lines, [
+      "Run r1: 2 lane(s), tickets #4 #9",
+      "[09:00:05] lane 1: #4 Spin (resumed)",
+      "[09:00:05] #4 implement: ✅ done · 3 turns · 1m 02s",
+      "[09:00:05] #4 merged: PR #5",
+    ]);
   });
 
   it("one line per Lane, redrawn in place, on a terminal", () => {

@@ -4,7 +4,16 @@ import type { LockFile } from "../../../src/core/schemas/lock-file";
 import type { Host } from "../../../src/ports/host";
 
 const HERE = { id: "host-a", name: "desk", kind: "workstation" as const };
-const held = (over: Partial<Extract<LockFile, { held: true }>> = {}): LockFile => ({ held: true, host: HERE, pid: 4321, command: "ticket-runner run", runId: "2026-09-17T09-00-00-000", startedAt: "2026-09-17T09:00:00.000Z", processStartTime: "boot:1", ...over });
+const held = (over: Partial<Extract<LockFile, { held: true }>> = {}): LockFile => ({
+  held: true,
+  host: HERE,
+  pid: 4321,
+  command: "ticket-runner run",
+  runId: "2026-09-17T09-00-00-000",
+  startedAt: "2026-09-17T09:00:00.000Z",
+  processStartTime: "boot:1",
+  ...over,
+});
 
 function host(start: string | null): Host {
   return { identity: () => HERE, pid: () => 1, processStartTime: async () => start, signal: () => true };

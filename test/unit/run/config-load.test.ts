@@ -41,7 +41,10 @@ describe("config: ticket-runner.json", () => {
   it("names a bad value's key", () => {
     assert.match(refusal(() => parseConfig({ lanes: 0 }, "f")).message, /"lanes": Number must be greater than or equal to 1/);
     assert.match(refusal(() => parseConfig({ checks: [["npm", ""]] }, "f")).message, /"checks\.0\.1"/);
-    assert.match(refusal(() => parseConfig({ lease: { heartbeatMinutes: 50, ttlMinutes: 45 } }, "f")).message, /"lease\.heartbeatMinutes": must be shorter than lease\.ttlMinutes/);
+    assert.match(
+      refusal(() => parseConfig({ lease: { heartbeatMinutes: 50, ttlMinutes: 45 } }, "f")).message,
+      /"lease\.heartbeatMinutes": must be shorter than lease\.ttlMinutes/,
+    );
     assert.match(refusal(() => parseConfig({ agent: { kind: "command" } }, "f")).message, /"agent\.command": is required/);
   });
 

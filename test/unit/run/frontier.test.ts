@@ -24,14 +24,20 @@ describe("Run: the Frontier, guards and narrowing", () => {
     w.gh.addBlocker(unblocked, closedBlocker);
 
     const summary = await w.run().start();
-    assert.deepEqual(summary.rows.map((r) => r.ticket), [ok2, ok1, unblocked]);
+    assert.deepEqual(
+      summary.rows.map((r) => r.ticket),
+      [ok2, ok1, unblocked],
+    );
     for (const n of [blocker, blocked, assigned, untrusted, human]) assert.equal(w.agent.count(n), 0, `#${n} is not on the Frontier`);
   });
 
   it("skips a ticket without unticked criteria with ONE comment, never repeated", async () => {
     const n = w.ticket("Vague", { body: "Make it better.\n\n```\n- [ ] inside a fence does not count\n```\n- [x] already ticked" });
     const first = await w.run().start();
-    assert.deepEqual(first.rows.map((r) => [r.ticket, r.ending]), [[n, "skipped"]]);
+    assert.deepEqual(
+      first.rows.map((r) => [r.ticket, r.ending]),
+      [[n, "skipped"]],
+    );
     assert.match(first.rows[0]!.line, /no unticked `- \[ \]` acceptance criteria/);
     await w.run().start();
     const guards = w.comments(n).filter((c) => c.body.startsWith(NO_CRITERIA_MARKER));
@@ -54,7 +60,13 @@ describe("Run: the Frontier, guards and narrowing", () => {
     const b = w.ticket("B", { labels: ["ready-for-human"] });
     const c = w.ticket("C");
     const summary = await w.run({ tickets: [c, b] }).start();
-    assert.deepEqual(summary.rows.map((r) => [r.ticket, r.ending]), [[b, "skipped"], [c, "merged"]]);
+    assert.deepEqual(
+      summary.rows.map((r) => [r.ticket, r.ending]),
+      [
+        [b, "skipped"],
+        [c, "merged"],
+      ],
+    );
     assert.match(summary.rows[0]!.line, /not ready: labelled ready-for-human/);
     assert.equal(w.agent.count(a), 0);
     assert.equal(summary.exitCode, 0);
@@ -64,15 +76,27 @@ describe("Run: the Frontier, guards and narrowing", () => {
     const b = w.ticket("B", { labels: ["ready-for-human"] });
     const summary = await w.run({ tickets: [b, 999] }).start();
     assert.equal(summary.exitCode, 2);
-    assert.deepEqual(summary.rows.map((r) => r.line), ["not ready: labelled ready-for-human", "no such issue"]);
+    assert.deepEqual(
+      summary.rows.map((r) => r.line),
+      ["not ready: labelled ready-for-human", "no such issue"],
+    );
   });
 
   it("a refused claim is skipped, its own State record removed, and the Lane tries the next ticket", async () => {
     const a = w.ticket("Lost");
     const b = w.ticket("Won");
-    w.gate.claimOverride = (t) => (t === a ? { kind: "lost", reason: "not labelled ready-for-agent any more", refusal: new Refusal("not-ready", "not labelled ready-for-agent any more") } : null);
+    w.gate.claimOverride = (t) =>
+      t === a
+        ? { kind: "lost", reason: "not labelled ready-for-agent any more", refusal: new Refusal("not-ready", "not labelled ready-for-agent any more") }
+        : null;
     const summary = await w.run().start();
-    assert.deepEqual(summary.rows.map((r) => [r.ticket, r.ending]), [[a, "skipped"], [b, "merged"]]);
+    assert.deepEqual(
+      summary.rows.map((r) => [r.ticket, r.ending]),
+      [
+        [a, "skipped"],
+        [b, "merged"],
+      ],
+    );
     assert.equal(w.state(a), null);
   });
 
@@ -84,8 +108,14 @@ describe("Run: the Frontier, guards and narrowing", () => {
       return null;
     };
     const summary = await w.run().start();
-    assert.deepEqual(summary.rows.map((r) => [r.ticket, r.ending]), [[n, "merged"]]);
-    assert.deepEqual(w.gate.calls.filter((c) => c.startsWith("claim")), [`claim #${n}`, `claim #${n}`]);
+    assert.deepEqual(
+      summary.rows.map((r) => [r.ticket, r.ending]),
+      [[n, "merged"]],
+    );
+    assert.deepEqual(
+      w.gate.calls.filter((c) => c.startsWith("claim")),
+      [`claim #${n}`, `claim #${n}`],
+    );
     assert.ok(w.log.has(`#${n}: could not be taken (the claim failed: fetch failed); trying once more in 3 s`));
   });
 
@@ -95,7 +125,10 @@ describe("Run: the Frontier, guards and narrowing", () => {
       throw new Error("fetch failed");
     };
     const summary = await w.run().start();
-    assert.deepEqual(summary.rows.map((r) => [r.ticket, r.ending, r.line]), [[n, "skipped", "the claim failed: fetch failed"]]);
+    assert.deepEqual(
+      summary.rows.map((r) => [r.ticket, r.ending, r.line]),
+      [[n, "skipped", "the claim failed: fetch failed"]],
+    );
     assert.equal(w.gate.calls.filter((c) => c.startsWith("claim")).length, 2);
   });
 
@@ -103,7 +136,10 @@ describe("Run: the Frontier, guards and narrowing", () => {
     const n = w.ticket("Refused claim");
     w.gate.claimOverride = () => ({ kind: "lost", reason: "lost the race to host-b", refusal: new Refusal("race-yielded", "lost the race to host-b") });
     await w.run().start();
-    assert.deepEqual(w.gate.calls.filter((c) => c.startsWith("claim")), [`claim #${n}`]);
+    assert.deepEqual(
+      w.gate.calls.filter((c) => c.startsWith("claim")),
+      [`claim #${n}`],
+    );
   });
 
   it("a lost claim leaves a rival's State record alone", async () => {

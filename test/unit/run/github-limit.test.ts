@@ -29,7 +29,11 @@ describe("Run: GitHub's rate limit during the CI wait", () => {
     const thrown = limitOnce(10);
     const summary = await w.run().start();
     assert.equal(thrown(), 1);
-    assert.deepEqual(summary.rows.map((r) => [r.ticket, r.ending]), [[n, "merged"]], summary.lines.join("\n"));
+    assert.deepEqual(
+      summary.rows.map((r) => [r.ticket, r.ending]),
+      [[n, "merged"]],
+      summary.lines.join("\n"),
+    );
     assert.ok(w.clock.advancedMs >= 10 * 60_000, `waited for the reset: ${w.clock.advancedMs} ms`);
   });
 
@@ -38,7 +42,11 @@ describe("Run: GitHub's rate limit during the CI wait", () => {
     w.ticket("B");
     limitOnce(90);
     const summary = await w.run().start();
-    assert.deepEqual(summary.rows.map((r) => [r.ticket, r.ending]), [[a, "released"]], summary.lines.join("\n"));
+    assert.deepEqual(
+      summary.rows.map((r) => [r.ticket, r.ending]),
+      [[a, "released"]],
+      summary.lines.join("\n"),
+    );
     assert.match(summary.rows[0]!.line, /^at ci: GitHub's REST rate limit for this token is spent; it resets 2026-09-17 10:3\d UTC$/);
     assert.match(summary.lines.at(-1)!, /^Rate limited: the limit resets 2026-09-17 10:3\d UTC/);
     assert.deepEqual(w.issue(a).labels, ["ready-for-agent"], "released");

@@ -22,9 +22,19 @@ describe("Run: Hand-off", () => {
 
     assert.equal(summary.exitCode, 1);
     assert.equal(summary.rows[0]!.ending, "handed-off");
-    assert.deepEqual(w.agent.calls.map((c) => c.logName), ["implement", "verify", "fix", "retry/verify-2"]);
+    assert.deepEqual(
+      w.agent.calls.map((c) => c.logName),
+      ["implement", "verify", "fix", "retry/verify-2"],
+    );
     const tail = journal.slice(journal.lastIndexOf("ws.writeState") - 1);
-    assert.deepEqual(tail, ["tracker.createPullRequest", "ws.writeState", "ws.keepTranscripts", "tracker.updatePullRequest", "tracker.createComment", "gate.handOff"]);
+    assert.deepEqual(tail, [
+      "tracker.createPullRequest",
+      "ws.writeState",
+      "ws.keepTranscripts",
+      "tracker.updatePullRequest",
+      "tracker.createComment",
+      "gate.handOff",
+    ]);
 
     const pr = w.pulls()[0]!;
     assert.equal(pr.draft, true);
@@ -38,8 +48,15 @@ describe("Run: Hand-off", () => {
 
     const kept = w.remote.transcripts.get(`ticket-${n}/${run.runId}/`)!;
     assert.deepEqual(kept, [
-      "fix.command", "fix.transcript.jsonl", "implement.command", "implement.transcript.jsonl",
-      "retry/verify-2.command", "retry/verify-2.transcript.jsonl", "verify.command", "verify.transcript.jsonl", "version.txt",
+      "fix.command",
+      "fix.transcript.jsonl",
+      "implement.command",
+      "implement.transcript.jsonl",
+      "retry/verify-2.command",
+      "retry/verify-2.transcript.jsonl",
+      "verify.command",
+      "verify.transcript.jsonl",
+      "version.txt",
     ]);
 
     const issue = w.issue(n);
@@ -125,7 +142,19 @@ describe("Run: Hand-off", () => {
       const branch = w.ws.branchFor(n, "Spin the widget");
       w.ws.local.set(branch, ["human1"]);
       w.remote.branches.set(branch, ["human1"]);
-      w.gh.live().pulls.push({ number: 99, url: "u", state: "open", merged: false, draft: false, head: branch, headSha: "human1", base: "main", title: "a person's PR", body: "", mergeable: true });
+      w.gh.live().pulls.push({
+        number: 99,
+        url: "u",
+        state: "open",
+        merged: false,
+        draft: false,
+        head: branch,
+        headSha: "human1",
+        base: "main",
+        title: "a person's PR",
+        body: "",
+        mergeable: true,
+      });
       await w.run().start();
       assert.equal(w.state(n), null, "keeping it would let a later Run resume into a person's work");
       assert.equal(w.pulls().length, 1);
@@ -141,8 +170,30 @@ describe("Run: Hand-off", () => {
       const branch = w.ws.branchFor(n, "Spin the widget");
       w.ws.local.set(branch, [...w.remote.branches.get("main")!, "mine1"]);
       w.remote.branches.set(branch, [...w.remote.branches.get("main")!, "theirs1"]);
-      w.gh.live().pulls.push({ number: 50, url: "u", state: "open", merged: false, draft: false, head: branch, headSha: "theirs1", base: "main", title: "t", body: "", mergeable: true });
-      w.remote.states.set(n, { ticket: n, branch, state: "implemented", fixUsed: true, pullRequest: 50, title: "t", runId: "old", version: "0.1.0", updatedAt: "2026-09-17T08:00:00.000Z" });
+      w.gh.live().pulls.push({
+        number: 50,
+        url: "u",
+        state: "open",
+        merged: false,
+        draft: false,
+        head: branch,
+        headSha: "theirs1",
+        base: "main",
+        title: "t",
+        body: "",
+        mergeable: true,
+      });
+      w.remote.states.set(n, {
+        ticket: n,
+        branch,
+        state: "implemented",
+        fixUsed: true,
+        pullRequest: 50,
+        title: "t",
+        runId: "old",
+        version: "0.1.0",
+        updatedAt: "2026-09-17T08:00:00.000Z",
+      });
       await w.run().start();
       assert.equal(w.pulls().length, 1);
       assert.equal(w.pulls()[0]!.draft, true);
@@ -161,7 +212,11 @@ describe("Run: Hand-off", () => {
       w.ci = () => ({ state: "none", details: [] });
       await w.run().start();
       assert.match(handoffs(n)[0]!.body, /no CI checks reported within 5 min/);
-      assert.match(handoffs(n)[0]!.body, /a workflow's own GITHUB\\_TOKEN, so a Run in GitHub Actions needs an App token or a personal access token/, "the hand-off names the likely cause");
+      assert.match(
+        handoffs(n)[0]!.body,
+        /a workflow's own GITHUB\\_TOKEN, so a Run in GitHub Actions needs an App token or a personal access token/,
+        "the hand-off names the likely cause",
+      );
       assert.equal(w.agent.count(n, "fix"), 0, "no checks is not the code's fault: no fix");
     });
 
@@ -211,7 +266,13 @@ describe("Run: Hand-off", () => {
     const b = w.ticket("Second");
     w.agent.on(a, "implement", () => ({ outcome: "nonzero-exit", detail: "exit 1" }));
     const summary = await w.run().start();
-    assert.deepEqual(summary.rows.map((r) => [r.ticket, r.ending]), [[a, "handed-off"], [b, "merged"]]);
+    assert.deepEqual(
+      summary.rows.map((r) => [r.ticket, r.ending]),
+      [
+        [a, "handed-off"],
+        [b, "merged"],
+      ],
+    );
     assert.equal(summary.exitCode, 1);
   });
 });

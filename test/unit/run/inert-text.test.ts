@@ -23,6 +23,9 @@ describe("inert text (issue and agent text in what Ticket Runner posts)", () => 
   it("Markdown and HTML read as themselves: no image beacon, link, command link or bare URL", () => {
     const out = inertMarkdown("![x](https://evil.example/b.png) <img src=x> [go](command:workbench.action.terminal.new) www.evil.example");
     assert.ok(!/!\[|\]\(|(^|[^\\])<img|https:\/\/|www\./.test(out), out);
-    assert.equal(out.replace(/\\(.)/g, "$1").replaceAll(ZWSP, ""), "![x](https://evil.example/b.png) <img src=x> [go](command:workbench.action.terminal.new) www.evil.example");
+    assert.equal(
+      out.replace(/\\(.)/g, "$1").replaceAll(ZWSP, ""),
+      "![x](https://evil.example/b.png) <img src=x> [go](command:workbench.action.terminal.new) www.evil.example",
+    );
   });
 });

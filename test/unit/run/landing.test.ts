@@ -53,14 +53,20 @@ describe("Run: Lanes and the Landing", () => {
     const summary = await run.start();
     assert.equal(implementing, 2);
     assert.ok(ciSideBySide, "both waited on CI at once");
-    assert.deepEqual(summary.rows.map((r) => r.ending), ["merged", "merged"]);
+    assert.deepEqual(
+      summary.rows.map((r) => r.ending),
+      ["merged", "merged"],
+    );
     assert.deepEqual(merged, order, "merged in the order their Landings started");
   });
 
   it("refills Lanes as they free up until the Frontier is empty", async () => {
     const tickets = [w.ticket("A"), w.ticket("B"), w.ticket("C"), w.ticket("D"), w.ticket("E")];
     const summary = await w.run({ lanes: 2 }).start();
-    assert.deepEqual(summary.rows.map((r) => r.ticket).sort((x, y) => x - y), tickets);
+    assert.deepEqual(
+      summary.rows.map((r) => r.ticket).sort((x, y) => x - y),
+      tickets,
+    );
     assert.ok(summary.rows.every((r) => r.ending === "merged"));
   });
 
@@ -144,7 +150,13 @@ describe("Run: Lanes and the Landing", () => {
     const summary = await run.start();
     assert.ok(bRebasedWhileAInCi, "B rebased while A waited on CI");
     assert.deepEqual(merged, [a, b]);
-    assert.deepEqual(summary.rows.map((r) => [r.ticket, r.ending]), [[a, "merged"], [b, "merged"]]);
+    assert.deepEqual(
+      summary.rows.map((r) => [r.ticket, r.ending]),
+      [
+        [a, "merged"],
+        [b, "merged"],
+      ],
+    );
   });
 
   for (const touches of [true, false]) {
@@ -172,7 +184,13 @@ describe("Run: Lanes and the Landing", () => {
         if (e.kind === "stage-ended" && e.stage === "merge" && e.ticket === a) w.remote.advanceBase();
       });
       const summary = await run.start();
-      assert.deepEqual(summary.rows.map((r) => [r.ticket, r.ending]), [[a, "merged"], [b, "merged"]]);
+      assert.deepEqual(
+        summary.rows.map((r) => [r.ticket, r.ending]),
+        [
+          [a, "merged"],
+          [b, "merged"],
+        ],
+      );
       assert.equal(rebases.get(b), touches ? 2 : 1);
       assert.equal(cis.get(b), touches ? 2 : 1);
       assert.equal(rebases.get(a), 1);

@@ -14,7 +14,10 @@ describe("Run: the merge method the repository allows", () => {
   it("uses the configured method when the repository allows it", async () => {
     w.ticket("A");
     const summary = await w.run().start();
-    assert.deepEqual(summary.rows.map((r) => r.ending), ["merged"]);
+    assert.deepEqual(
+      summary.rows.map((r) => r.ending),
+      ["merged"],
+    );
     assert.deepEqual(w.gh.mergedWith, ["squash"]);
   });
 
@@ -23,7 +26,11 @@ describe("Run: the merge method the repository allows", () => {
     w.ticket("A");
     w.ticket("B");
     const summary = await w.run().start();
-    assert.deepEqual(summary.rows.map((r) => r.ending), ["merged", "merged"], summary.lines.join("\n"));
+    assert.deepEqual(
+      summary.rows.map((r) => r.ending),
+      ["merged", "merged"],
+      summary.lines.join("\n"),
+    );
     assert.deepEqual(w.gh.mergedWith, ["rebase", "rebase"]);
     assert.equal(w.log.lines.filter((l) => l.includes('does not allow the "squash" merge method')).length, 1, w.log.lines.join("\n"));
   });
@@ -38,10 +45,19 @@ describe("Run: the merge method the repository allows", () => {
   it("refuses before the lock when the repository allows none", async () => {
     w.gh.mergeMethods = { merge: false, squash: false, rebase: false };
     w.ticket("A");
-    const error = await w.run().start().then(() => null, (e: unknown) => e);
+    const error = await w
+      .run()
+      .start()
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     assert.ok(isRefusal(error), String(error));
     assert.equal(error.reason, "bad-config");
-    assert.match(error.message, /acme\/widgets allows no merge method .* An admin turns one on \(Settings > General > Pull Requests\), then `ticket-runner run`/);
+    assert.match(
+      error.message,
+      /acme\/widgets allows no merge method .* An admin turns one on \(Settings > General > Pull Requests\), then `ticket-runner run`/,
+    );
     assert.deepEqual(w.remote.lockHistory, [], "the lock was never taken");
   });
 });

@@ -12,7 +12,10 @@ describe("Run: a green ticket merges", () => {
     const summary = await w.run().start();
 
     assert.equal(summary.exitCode, 0);
-    assert.deepEqual(summary.rows.map((r) => [r.ticket, r.ending]), [[n, "merged"]]);
+    assert.deepEqual(
+      summary.rows.map((r) => [r.ticket, r.ending]),
+      [[n, "merged"]],
+    );
     assert.match(summary.lines.at(-1)!, /^Done: 1 merged\.$/);
 
     const pr = w.pulls()[0]!;
@@ -31,7 +34,10 @@ describe("Run: a green ticket merges", () => {
     assert.ok(![...w.remote.branches.keys()].some((b) => b.startsWith(`agent/${n}-`)), "the remote branch goes");
     assert.deepEqual(w.remote.lock, { held: false }, "the lock is released");
 
-    assert.deepEqual(w.agent.calls.map((c) => c.stage), ["implement", "verify"]);
+    assert.deepEqual(
+      w.agent.calls.map((c) => c.stage),
+      ["implement", "verify"],
+    );
     assert.ok(w.agent.calls.every((c) => c.env?.TICKET_RUNNER_STAGE === c.stage));
   });
 
@@ -45,10 +51,19 @@ describe("Run: a green ticket merges", () => {
     };
     await w.run().start();
     assert.deepEqual(order, ["claim with state=claimed"]);
-    const seq = w.remote.stateWrites.filter((s) => s.ticket === n).map((s) => (s.value ? `${s.value.state}/pr=${s.value.pullRequest ?? "-"}/sessions=${Object.keys(s.value.sessions ?? {}).join("+") || "-"}` : "removed"));
+    const seq = w.remote.stateWrites
+      .filter((s) => s.ticket === n)
+      .map((s) => (s.value ? `${s.value.state}/pr=${s.value.pullRequest ?? "-"}/sessions=${Object.keys(s.value.sessions ?? {}).join("+") || "-"}` : "removed"));
     // Each Stage's session is written as soon as the agent names it, so a kill mid-Stage can resume it;
     // a finished Stage's session is dropped with the next write.
-    assert.deepEqual(seq, ["claimed/pr=-/sessions=-", "claimed/pr=-/sessions=implement", "implemented/pr=-/sessions=-", "implemented/pr=-/sessions=verify", "implemented/pr=" + w.pulls()[0]!.number + "/sessions=-", "removed"]);
+    assert.deepEqual(seq, [
+      "claimed/pr=-/sessions=-",
+      "claimed/pr=-/sessions=implement",
+      "implemented/pr=-/sessions=-",
+      "implemented/pr=-/sessions=verify",
+      "implemented/pr=" + w.pulls()[0]!.number + "/sessions=-",
+      "removed",
+    ]);
   });
 
   it("keeps one progress comment with one row per Stage", async () => {
@@ -57,7 +72,10 @@ describe("Run: a green ticket merges", () => {
     const progress = w.comments(n).filter((c) => c.body.startsWith(PROGRESS_MARKER));
     assert.equal(progress.length, 1);
     const rows = progress[0]!.body.split("\n").filter((l) => l.startsWith("| ") && !l.startsWith("| Stage"));
-    assert.deepEqual(rows.map((r) => r.split("|")[1]!.trim()), ["implement", "checks", "verify", "rebase", "pr", "ci", "merge"]);
+    assert.deepEqual(
+      rows.map((r) => r.split("|")[1]!.trim()),
+      ["implement", "checks", "verify", "rebase", "pr", "ci", "merge"],
+    );
     assert.match(rows[0]!, /\| implement \| ✅ done \| 3 \| 1 s \|/);
   });
 

@@ -19,7 +19,10 @@ describe("Run pieces", () => {
   it("criteria: unticked items outside fences, ticking keeps every other byte", () => {
     const body = "Intro\r\n- [ ] one\r\n* [ ] two  \r\n- [x] done\r\n```\r\n- [ ] fenced\r\n```\r\n  - [ ] nested";
     const c = uncheckedCriteria(body);
-    assert.deepEqual(c.map((x) => x.text), ["one", "two", "nested"]);
+    assert.deepEqual(
+      c.map((x) => x.text),
+      ["one", "two", "nested"],
+    );
     const ticked = tickCriteria(body, [c[0]!.line, c[2]!.line]);
     assert.equal(ticked, body.replace("- [ ] one", "- [x] one").replace("  - [ ] nested", "  - [x] nested"));
   });
@@ -47,13 +50,38 @@ describe("Run pieces", () => {
   });
 
   it("hand-off comment: each part dropped when there is nothing to name", () => {
-    const body = handoffComment({ ticket: 1, stage: "setup", fixBudgetUsed: false, line: "could not fetch main", branch: "agent/3-x", remoteHasBranch: false, worktree: null, pullRequest: null, transcripts: null, evidence: "" });
-    assert.equal(body.split("\n").slice(0, 5).join("\n"), `${HANDOFF_MARKER}\n**Handed off.** Failed at **setup**.\n\n- Failure: could not fetch main\n- Branch \`agent/3-x\``);
+    const body = handoffComment({
+      ticket: 1,
+      stage: "setup",
+      fixBudgetUsed: false,
+      line: "could not fetch main",
+      branch: "agent/3-x",
+      remoteHasBranch: false,
+      worktree: null,
+      pullRequest: null,
+      transcripts: null,
+      evidence: "",
+    });
+    assert.equal(
+      body.split("\n").slice(0, 5).join("\n"),
+      `${HANDOFF_MARKER}\n**Handed off.** Failed at **setup**.\n\n- Failure: could not fetch main\n- Branch \`agent/3-x\``,
+    );
     assert.doesNotMatch(body, /Transcripts|Evidence|worktree|PR #/);
   });
 
   it("hand-off comment: evidence with backticks cannot close its fence", () => {
-    const body = handoffComment({ ticket: 1, stage: "checks", fixBudgetUsed: true, line: "x", branch: "b", remoteHasBranch: true, worktree: "/w", pullRequest: { number: 3, draft: true }, transcripts: "ticket-1/r/", evidence: "a ``` b ```` c" });
+    const body = handoffComment({
+      ticket: 1,
+      stage: "checks",
+      fixBudgetUsed: true,
+      line: "x",
+      branch: "b",
+      remoteHasBranch: true,
+      worktree: "/w",
+      pullRequest: { number: 3, draft: true },
+      transcripts: "ticket-1/r/",
+      evidence: "a ``` b ```` c",
+    });
     assert.match(body, /\n`````\na ``` b ```` c\n`````\n/);
   });
 

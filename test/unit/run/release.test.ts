@@ -30,7 +30,10 @@ describe("Run: Release on a rate limit", () => {
     assert.equal(state.state, "claimed", "the implement Stage was stopped");
     assert.equal(state.fixUsed, false);
     const branch = w.remote.branches.get(state.branch);
-    assert.ok(branch?.some((c) => c.startsWith("partial")), "what the stopped session committed is pushed");
+    assert.ok(
+      branch?.some((c) => c.startsWith("partial")),
+      "what the stopped session committed is pushed",
+    );
   });
 
   it("at verify: State implemented, Fix budget as it was", async () => {
@@ -79,7 +82,13 @@ describe("Run: Release on a rate limit", () => {
       return { outcome: "rate-limited", detail: "429" };
     });
     const summary = await w.run({ lanes: 2 }).start();
-    assert.deepEqual(summary.rows.map((r) => [r.ticket, r.ending]), [[b, "released"], [a, "merged"]]);
+    assert.deepEqual(
+      summary.rows.map((r) => [r.ticket, r.ending]),
+      [
+        [b, "released"],
+        [a, "merged"],
+      ],
+    );
     assert.equal(w.agent.count(c), 0, "the limit that stopped one Stage would stop the next");
     assert.ok(w.issue(c).labels.includes("ready-for-agent"));
     assert.equal(summary.lines.at(-1), "Rate limited.");

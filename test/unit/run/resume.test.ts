@@ -35,7 +35,10 @@ describe("Run: resuming", () => {
     assert.equal(summary.rows[0]!.ending, "merged");
     assert.equal(w.agent.count(n, "implement"), 1, "implemented: straight to the Checks");
     assert.equal(w.agent.count(n, "fix"), 2, "a fresh Fix budget after a person's hands");
-    assert.ok(journal.indexOf("tracker.setDraft") >= 0 && journal.indexOf("tracker.setDraft") < journal.indexOf("tracker.ciReport"), "out of draft before CI is awaited");
+    assert.ok(
+      journal.indexOf("tracker.setDraft") >= 0 && journal.indexOf("tracker.setDraft") < journal.indexOf("tracker.ciReport"),
+      "out of draft before CI is awaited",
+    );
     assert.equal(w.pulls().length, 1, "the same pull request, not a second");
     assert.equal(w.pulls()[0]!.merged, true);
 
@@ -72,12 +75,25 @@ describe("Run: resuming", () => {
     await w.run().start();
     const handoffs = w.comments(n).filter((c) => c.body.startsWith(HANDOFF_MARKER));
     assert.equal(handoffs.length, 3);
-    assert.deepEqual(handoffs.map((c) => c.body.includes(HANDOFF_HISTORY)), [true, true, false]);
+    assert.deepEqual(
+      handoffs.map((c) => c.body.includes(HANDOFF_HISTORY)),
+      [true, true, false],
+    );
   });
 
   it("the branch in neither the worktree here nor on the remote: State removed, started over from the top", async () => {
     const n = w.ticket("Spin the widget");
-    w.remote.states.set(n, { ticket: n, branch: "agent/old-name", state: "implemented", fixUsed: true, pullRequest: null, title: "t", runId: "old", version: "0.1.0", updatedAt: "2026-09-17T08:00:00.000Z" });
+    w.remote.states.set(n, {
+      ticket: n,
+      branch: "agent/old-name",
+      state: "implemented",
+      fixUsed: true,
+      pullRequest: null,
+      title: "t",
+      runId: "old",
+      version: "0.1.0",
+      updatedAt: "2026-09-17T08:00:00.000Z",
+    });
     const summary = await w.run().start();
     assert.equal(summary.rows[0]!.ending, "merged");
     assert.equal(w.agent.count(n, "implement"), 1);
@@ -88,7 +104,17 @@ describe("Run: resuming", () => {
     const n = w.ticket("A title that changed");
     const branch = "agent/1-the-old-title";
     w.remote.branches.set(branch, [...w.remote.branches.get("main")!, "w1"]);
-    w.remote.states.set(n, { ticket: n, branch, state: "implemented", fixUsed: false, pullRequest: null, title: "feat: old", runId: "old", version: "0.1.0", updatedAt: "2026-09-17T08:00:00.000Z" });
+    w.remote.states.set(n, {
+      ticket: n,
+      branch,
+      state: "implemented",
+      fixUsed: false,
+      pullRequest: null,
+      title: "feat: old",
+      runId: "old",
+      version: "0.1.0",
+      updatedAt: "2026-09-17T08:00:00.000Z",
+    });
     await w.run().start();
     assert.equal(w.pulls()[0]!.head, branch);
     assert.equal(w.pulls()[0]!.title, "feat: old", "the State's title names the pull request");

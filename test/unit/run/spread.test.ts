@@ -13,10 +13,16 @@ describe("Run: Hosts spread over the head of the Frontier", () => {
     fc.assert(
       fc.property(fc.uniqueArray(fc.integer({ min: 1, max: 10_000 })), fc.integer({ min: 1, max: MAX_SPREAD }), fc.string(), (xs, w, key) => {
         const out = spreadOrder(xs, w, key);
-        assert.deepEqual([...out].sort((a, b) => a - b), [...xs].sort((a, b) => a - b));
+        assert.deepEqual(
+          [...out].sort((a, b) => a - b),
+          [...xs].sort((a, b) => a - b),
+        );
         const cut = Math.min(w, xs.length);
         assert.deepEqual(out.slice(cut), xs.slice(cut));
-        assert.deepEqual([...out.slice(0, cut)].sort((a, b) => a - b), [...xs.slice(0, cut)].sort((a, b) => a - b));
+        assert.deepEqual(
+          [...out.slice(0, cut)].sort((a, b) => a - b),
+          [...xs.slice(0, cut)].sort((a, b) => a - b),
+        );
       }),
     );
   });
@@ -44,7 +50,8 @@ describe("Run: a Host that loses a take to another Host spreads its picks", () =
 
   it("after a take lost to a rival, each pick is one of the 4 lowest left, not always the lowest", async () => {
     const tickets = Array.from({ length: 10 }, (_, i) => w.ticket(`T${i}`));
-    w.gate.claimOverride = (n) => (n === tickets[0] ? { kind: "lost", reason: "another Host holds it", refusal: new Refusal("claimed-elsewhere", "held elsewhere") } : null);
+    w.gate.claimOverride = (n) =>
+      n === tickets[0] ? { kind: "lost", reason: "another Host holds it", refusal: new Refusal("claimed-elsewhere", "held elsewhere") } : null;
     await w.run().start();
     const order = claimed();
     assert.equal(order[0], tickets[0]);

@@ -29,7 +29,10 @@ describe("Run: Stop and kill", () => {
     });
     const summary = await run.start();
     assert.deepEqual(answers, ["stopping", "already-stopping"]);
-    assert.deepEqual(summary.rows.map((r) => [r.ticket, r.ending]), [[a, "merged"]]);
+    assert.deepEqual(
+      summary.rows.map((r) => [r.ticket, r.ending]),
+      [[a, "merged"]],
+    );
     assert.equal(w.agent.count(b), 0);
     assert.equal(summary.lines.at(-1), `Stopped at ${stopLineAt} · finishing #${a}.`);
     assert.ok(w.log.has(`#${a} left to finish · stopped`));
@@ -69,7 +72,11 @@ describe("Run: Stop and kill", () => {
     hold.resolve();
     await new Promise((r) => setImmediate(r));
     const after = w.gh.requests.slice(writesAtKill).map((r) => r.method);
-    assert.deepEqual(after.filter((m) => !["getIssue", "listComments", "getPullRequest"].includes(m)), [], "a kill writes nothing to the board");
+    assert.deepEqual(
+      after.filter((m) => !["getIssue", "listComments", "getPullRequest"].includes(m)),
+      [],
+      "a kill writes nothing to the board",
+    );
     assert.ok(w.issue(n).labels.includes("in-progress"), "the Claim simply stays");
     assert.deepEqual(w.issue(n).assignees, ["bot"]);
     assert.equal(w.state(n)!.state, "claimed");
@@ -109,18 +116,41 @@ describe("Run: Stop and kill", () => {
     const agentB = w.agent;
     const summary = await w.run({ runId: "run-b" }, { workspace: other, host: hostB, agent: agentB }).start();
     assert.equal(summary.rows[0]!.ending, "merged");
-    assert.deepEqual(w.agent.calls.map((c) => c.stage), ["verify"], "the implement Stage is not paid for twice");
+    assert.deepEqual(
+      w.agent.calls.map((c) => c.stage),
+      ["verify"],
+      "the implement Stage is not paid for twice",
+    );
     assert.ok(other.calls.includes(`resumeLane ${n} ${w.ws.branchFor(n, "Spin the widget")}`));
   });
 
   it("refuses while another Run on this Host holds the lock, and leaves the lock alone", async () => {
-    w.remote.lock = { held: true, host: { id: "host-a", name: "desk", kind: "workstation" }, pid: 99, command: "ticket-runner run", runId: "other-run", startedAt: "2026-09-17T08:00:00.000Z", processStartTime: "x" };
-    await assert.rejects(w.run().start(), (e: unknown) => e instanceof Refusal && e.reason === "lock-held" && /Another ticket-runner is running on this Host/.test(e.message));
+    w.remote.lock = {
+      held: true,
+      host: { id: "host-a", name: "desk", kind: "workstation" },
+      pid: 99,
+      command: "ticket-runner run",
+      runId: "other-run",
+      startedAt: "2026-09-17T08:00:00.000Z",
+      processStartTime: "x",
+    };
+    await assert.rejects(
+      w.run().start(),
+      (e: unknown) => e instanceof Refusal && e.reason === "lock-held" && /Another ticket-runner is running on this Host/.test(e.message),
+    );
     assert.equal(w.remote.lock.held && w.remote.lock.runId, "other-run");
   });
 
   it("refuses a lock held on another Host, never presuming it dead", async () => {
-    w.remote.lock = { held: true, host: { id: "host-z", name: "vm-7", kind: "cloud" }, pid: 99, command: "ticket-runner run", runId: "far-run", startedAt: "2026-09-17T08:00:00.000Z", processStartTime: null };
+    w.remote.lock = {
+      held: true,
+      host: { id: "host-z", name: "vm-7", kind: "cloud" },
+      pid: 99,
+      command: "ticket-runner run",
+      runId: "far-run",
+      startedAt: "2026-09-17T08:00:00.000Z",
+      processStartTime: null,
+    };
     await assert.rejects(w.run().start(), (e: unknown) => e instanceof Refusal && /another Host/.test(e.message) && /vm-7/.test(e.message));
   });
 

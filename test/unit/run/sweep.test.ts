@@ -4,7 +4,18 @@ import { World } from "./world";
 
 function stateFor(w: World, n: number, over: Partial<StateFile> = {}): StateFile {
   const issue = w.issue(n);
-  return { ticket: n, branch: w.ws.branchFor(n, issue.title), state: "implemented", fixUsed: false, pullRequest: null, title: "feat: x", runId: "old-run", version: "0.1.0", updatedAt: "2026-09-17T08:00:00.000Z", ...over };
+  return {
+    ticket: n,
+    branch: w.ws.branchFor(n, issue.title),
+    state: "implemented",
+    fixUsed: false,
+    pullRequest: null,
+    title: "feat: x",
+    runId: "old-run",
+    version: "0.1.0",
+    updatedAt: "2026-09-17T08:00:00.000Z",
+    ...over,
+  };
 }
 
 /** A ticket a killed Run left: our Claim on the board, its work on the remote, its State file. */
@@ -114,20 +125,35 @@ describe("Run: the sweep of State files", () => {
     });
     const summary = await run.start();
     assert.deepEqual(lanesSeen[0], [Math.min(s1, s2)]);
-    assert.deepEqual(lanesSeen[1], [s1, s2].sort((a, b) => a - b));
-    assert.deepEqual(summary.rows.map((r) => r.ending), ["merged", "merged", "merged"]);
+    assert.deepEqual(
+      lanesSeen[1],
+      [s1, s2].sort((a, b) => a - b),
+    );
+    assert.deepEqual(
+      summary.rows.map((r) => r.ending),
+      ["merged", "merged", "merged"],
+    );
     assert.ok(summary.rows.some((r) => r.ticket === f));
     assert.equal(lanesSeen.length, 3);
     assert.ok(asked.length >= 1);
-    assert.ok(asked.every((held) => held < 2), `the Frontier was asked while both Lanes held Stranded tickets: ${asked.join(",")}`);
-    assert.equal(summary.rows.findIndex((r) => r.ticket === f), 2);
+    assert.ok(
+      asked.every((held) => held < 2),
+      `the Frontier was asked while both Lanes held Stranded tickets: ${asked.join(",")}`,
+    );
+    assert.equal(
+      summary.rows.findIndex((r) => r.ticket === f),
+      2,
+    );
   });
 
   it("a narrowed Run sweeps only its own tickets and leaves every other Stranded ticket", async () => {
     const s1 = strand(w, "Stranded one");
     const s2 = strand(w, "Stranded two");
     const summary = await w.run({ tickets: [s2] }).start();
-    assert.deepEqual(summary.rows.map((r) => r.ticket), [s2]);
+    assert.deepEqual(
+      summary.rows.map((r) => r.ticket),
+      [s2],
+    );
     assert.ok(w.state(s1), "left for the next unnarrowed Run");
     assert.ok(!w.gate.calls.includes(`adopt #${s1}`));
   });

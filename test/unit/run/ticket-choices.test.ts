@@ -33,7 +33,10 @@ describe("Run: holds (why a Run would skip a ticket), read without side effects"
     const r = repository();
     const progress: number[] = [];
     const choices = await readTicketChoices(r.tracker, config, new MemoryLog(), { progress: (done) => progress.push(done) });
-    assert.deepEqual(choices.startable.map((c) => c.issue.number), [r.good2, r.good1]);
+    assert.deepEqual(
+      choices.startable.map((c) => c.issue.number),
+      [r.good2, r.good1],
+    );
     assert.deepEqual(
       choices.skipped.map((c) => [c.issue.number, c.hold && holdReason(c.hold)]),
       [
@@ -46,7 +49,11 @@ describe("Run: holds (why a Run would skip a ticket), read without side effects"
     assert.deepEqual(progress, [1, 2, 3, 4, 5, 6], "one progress step per checked ticket");
     assert.deepEqual(choices.unchecked, []);
     const methods = new Set(r.gh.requests.map((q) => q.method));
-    assert.deepEqual([...methods].filter((m) => !READS.has(m)), [], "reads only: no comment, label or claim");
+    assert.deepEqual(
+      [...methods].filter((m) => !READS.has(m)),
+      [],
+      "reads only: no comment, label or claim",
+    );
     assert.equal(r.gh.commentsOn(r.vague).length, 0, "the no-criteria guard's comment is the Run's, not the picker's");
   });
 
@@ -66,7 +73,10 @@ describe("Run: holds (why a Run would skip a ticket), read without side effects"
     const r = repository();
     const choices = await readTicketChoices(r.tracker, config, new MemoryLog(), { max: 2, concurrency: 1 });
     assert.deepEqual([...choices.startable, ...choices.skipped].map((c) => c.issue.number).sort(), [r.blocked, r.untrusted]);
-    assert.deepEqual(choices.unchecked.map((i) => i.number), [r.vague, r.good2, r.good1, r.human]);
+    assert.deepEqual(
+      choices.unchecked.map((i) => i.number),
+      [r.vague, r.good2, r.good1, r.human],
+    );
     assert.equal(r.gh.requests.filter((q) => q.method === "labelActors").length, 2);
   });
 
@@ -77,7 +87,10 @@ describe("Run: holds (why a Run would skip a ticket), read without side effects"
     const failed = choices.skipped.find((c) => c.error);
     assert.equal(failed?.issue.number, r.blocked);
     assert.match(failed?.error ?? "", /502 from the API/);
-    assert.deepEqual(choices.startable.map((c) => c.issue.number), [r.good2, r.good1]);
+    assert.deepEqual(
+      choices.startable.map((c) => c.issue.number),
+      [r.good2, r.good1],
+    );
   });
 
   it("is the Run's rule: what the picker holds, a narrowed Run skips with the same line", async () => {
@@ -112,7 +125,11 @@ describe("Run: holds (why a Run would skip a ticket), read without side effects"
     const hold = await startHold(tracker, config, readyLabelCheck(tracker, "ready-for-agent", new MemoryLog()), issue);
     assert.deepEqual(hold, { kind: "untrusted", label: "ready-for-agent", actor: null });
     assert.equal(holdReason(hold!), "nobody is recorded as applying ready-for-agent, so it does not count");
-    assert.equal(holdReason({ kind: "untrusted", label: "ready-for-agent" }), "ready-for-agent was not applied by someone with write access", "a yes/no trust check keeps the Run's old line");
+    assert.equal(
+      holdReason({ kind: "untrusted", label: "ready-for-agent" }),
+      "ready-for-agent was not applied by someone with write access",
+      "a yes/no trust check keeps the Run's old line",
+    );
   });
 
   it("criteria: an unticked item outside a fence counts; ticked or fenced ones do not", () => {

@@ -21,21 +21,40 @@ export class MemoryLog implements Log {
   private add(level: string, message: string, fields?: LogFields) {
     this.lines.push(`${level} ${message}${fields ? ` ${JSON.stringify(fields)}` : ""}`);
   }
-  debug(m: string, f?: LogFields) { this.add("debug", m, f); }
-  info(m: string, f?: LogFields) { this.add("info", m, f); }
-  warn(m: string, f?: LogFields) { this.add("warn", m, f); }
-  error(m: string, f?: LogFields) { this.add("error", m, f); }
+  debug(m: string, f?: LogFields) {
+    this.add("debug", m, f);
+  }
+  info(m: string, f?: LogFields) {
+    this.add("info", m, f);
+  }
+  warn(m: string, f?: LogFields) {
+    this.add("warn", m, f);
+  }
+  error(m: string, f?: LogFields) {
+    this.add("error", m, f);
+  }
   has(text: string): boolean {
     return this.lines.some((l) => l.includes(text));
   }
 }
 
 export class FakeHost implements Host {
-  constructor(readonly who: HostIdentity = { id: "host-a", name: "desk", kind: "workstation" }, readonly pidValue = 4321) {}
-  identity() { return this.who; }
-  pid() { return this.pidValue; }
-  async processStartTime() { return "boot-1:100"; }
-  signal() { return true; }
+  constructor(
+    readonly who: HostIdentity = { id: "host-a", name: "desk", kind: "workstation" },
+    readonly pidValue = 4321,
+  ) {}
+  identity() {
+    return this.who;
+  }
+  pid() {
+    return this.pidValue;
+  }
+  async processStartTime() {
+    return "boot-1:100";
+  }
+  signal() {
+    return true;
+  }
 }
 
 export const CRITERIA = "- [ ] the widget spins\n- [ ] the widget stops";
@@ -101,7 +120,16 @@ export class World {
   }
 
   deps(overrides: Partial<RunDeps> = {}): RunDeps {
-    return { tracker: this.gh.client(this.viewer), workspace: this.ws, agent: this.agent, gate: this.gate, clock: this.clock, host: this.host, log: this.log, ...overrides };
+    return {
+      tracker: this.gh.client(this.viewer),
+      workspace: this.ws,
+      agent: this.agent,
+      gate: this.gate,
+      clock: this.clock,
+      host: this.host,
+      log: this.log,
+      ...overrides,
+    };
   }
 
   run(options: RunOptions = {}, overrides: Partial<RunDeps> = {}): Run {

@@ -17,7 +17,8 @@ describe("sandbox helpers", () => {
   });
 
   it("refuses ref names git check-ref-format refuses", () => {
-    for (const bad of ["../x", "a/../b", "/a", "a/", "a.lock", "a..b", "a b", "a~1", "a^", "a:b", "a?", "a*", "a[", "@", "a@{1}", ".hidden", "a//b"]) assert.equal(isSafeRefName(bad), false, bad);
+    for (const bad of ["../x", "a/../b", "/a", "a/", "a.lock", "a..b", "a b", "a~1", "a^", "a:b", "a?", "a*", "a[", "@", "a@{1}", ".hidden", "a//b"])
+      assert.equal(isSafeRefName(bad), false, bad);
     for (const good of ["main", "feature/x", "agent/12-add-a-thing", "ticket-runner/state"]) assert.equal(isSafeRefName(good), true, good);
   });
 
@@ -33,10 +34,12 @@ describe("sandbox helpers", () => {
   });
 
   it("node ids and cursors round-trip and reject garbage", () => {
-    fc.assert(fc.property(fc.constantFrom("U", "R", "I", "PR", "IC", "LA") , fc.nat(), (kind, id) => {
-      const parsed = parseNodeId(nodeId(kind as "U", id));
-      return parsed?.kind === kind && parsed.dbId === id;
-    }));
+    fc.assert(
+      fc.property(fc.constantFrom("U", "R", "I", "PR", "IC", "LA"), fc.nat(), (kind, id) => {
+        const parsed = parseNodeId(nodeId(kind as "U", id));
+        return parsed?.kind === kind && parsed.dbId === id;
+      }),
+    );
     assert.equal(parseNodeId("I_notbase64!!"), null);
     assert.equal(parseNodeId("XX_abc"), null);
     assert.equal(parseNodeId(nodeId("I", 5).replace(/^I_/, "PR_")), null);

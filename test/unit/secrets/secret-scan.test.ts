@@ -11,7 +11,11 @@ describe("secret scan (secretlint's recommended preset, before text leaves the m
     const s = await scrubSecrets(`id ${KEY_ID}\naws_secret_access_key = ${SECRET}\nagain ${SECRET}\nslack ${SLACK}`, {});
     for (const secret of [KEY_ID, SECRET, SLACK]) assert.ok(!s.text.includes(secret), s.text);
     assert.match(s.text, /\[redacted: AWSAccessKeyID\]/);
-    for (const kind of ["AWSAccessKeyID", "AWSSecretAccessKey"]) assert.ok(s.found.some((f) => f.kind === kind), JSON.stringify(s.found));
+    for (const kind of ["AWSAccessKeyID", "AWSSecretAccessKey"])
+      assert.ok(
+        s.found.some((f) => f.kind === kind),
+        JSON.stringify(s.found),
+      );
     assert.equal(s.found.length, 3, JSON.stringify(s.found));
   });
 
@@ -26,14 +30,20 @@ describe("secret scan (secretlint's recommended preset, before text leaves the m
   });
 
   it("leaves text without secrets byte for byte", async () => {
-    const text = "Fixes nothing. `src/a.js:3` contains \"x\"\n- [ ] one\n";
+    const text = 'Fixes nothing. `src/a.js:3` contains "x"\n- [ ] one\n';
     assert.deepEqual(await scrubSecrets(text, {}), { text, found: [] });
   });
 
   it("a transcript: a key split by JSON escapes is found, the line stays JSON, and a last line says what was masked", async () => {
-    const line = JSON.stringify({ type: "user", message: { content: [{ type: "tool_result", content: `aws_access_key_id=${KEY_ID}\naws_secret_access_key=${SECRET}\n` }] } });
+    const line = JSON.stringify({
+      type: "user",
+      message: { content: [{ type: "tool_result", content: `aws_access_key_id=${KEY_ID}\naws_secret_access_key=${SECRET}\n` }] },
+    });
     const s = await scrubTranscript(`${line}\n{"type":"result"}\n`, {});
-    const lines = s.text.trimEnd().split("\n").map((l) => JSON.parse(l) as { type: string; redacted?: { kind: string; count: number }[] });
+    const lines = s.text
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { type: string; redacted?: { kind: string; count: number }[] });
     assert.equal(lines.length, 3);
     assert.ok(!s.text.includes(KEY_ID) && !s.text.includes(SECRET));
     assert.equal(lines[2]!.type, "ticket_runner_redaction");

@@ -12,7 +12,10 @@ describe("resolveConnectionSettings", () => {
   });
 
   it("prefers the setting, then TICKET_RUNNER_API_URL, and drops a trailing slash", () => {
-    assert.equal(resolveConnectionSettings(" https://ghe.example/api/v3/ ", { TICKET_RUNNER_API_URL: "http://127.0.0.1:9" }).apiUrl, "https://ghe.example/api/v3");
+    assert.equal(
+      resolveConnectionSettings(" https://ghe.example/api/v3/ ", { TICKET_RUNNER_API_URL: "http://127.0.0.1:9" }).apiUrl,
+      "https://ghe.example/api/v3",
+    );
     const env = resolveConnectionSettings("", { TICKET_RUNNER_API_URL: "http://127.0.0.1:9/" });
     assert.equal(env.apiUrl, "http://127.0.0.1:9");
     assert.equal(env.apiUrlSource, "TICKET_RUNNER_API_URL");

@@ -15,7 +15,7 @@ const rendered = (markdown: string) => markdown.replace(/\\(.)/g, "$1");
 
 const hostile = [
   "[Open the terminal](command:workbench.action.terminal.new)",
-  "[Run](command:ticketRunner.stop \"Stop it\")",
+  '[Run](command:ticketRunner.stop "Stop it")',
   "[beacon](https://evil.example/b.png?x=1) and [file](file:///etc/passwd)",
   "$(zap) $(sync~spin) urgent",
   "see https://evil.example and www.evil.example",
@@ -51,7 +51,11 @@ describe("agent and issue text in VS Code (notifications, trusted tooltips)", ()
       assert.ok(!THEME_ICON.test(rendered(shownTitle)), `a title's $(icon) would be drawn: ${line}`);
       // The tooltip's own links (Transcript, Worktree, Stop) stay; the title adds none.
       const links = [...view.tooltip.matchAll(/(?<!\\)\]\((command:[^)\s?]+)/g)].map((m) => m[1]);
-      assert.deepEqual([...new Set(links)].sort(), ["command:ticketRunner.openWorktree", "command:ticketRunner.showTranscript", "command:ticketRunner.stop"], view.tooltip);
+      assert.deepEqual(
+        [...new Set(links)].sort(),
+        ["command:ticketRunner.openWorktree", "command:ticketRunner.showTranscript", "command:ticketRunner.stop"],
+        view.tooltip,
+      );
     }
   });
 });

@@ -5,7 +5,11 @@ import { join } from "node:path";
 // The manifest's internal consistency, checked without a VS Code. That each contributed command is
 // really registered is checked inside VS Code (test/vscode/suite/commands.test.ts).
 const root = join(__dirname, "..", "..", "..");
-interface MenuItem { command: string; when?: string; group?: string }
+interface MenuItem {
+  command: string;
+  when?: string;
+  group?: string;
+}
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
   activationEvents: string[];
   capabilities?: { untrustedWorkspaces?: { supported: boolean | "limited"; description?: string; restrictedConfigurations?: string[] } };
@@ -50,7 +54,16 @@ describe("package.json contributes", () => {
 
   it("gates row actions on the composable ticket contextValue", () => {
     const when = (id: string) => c.menus["view/item/context"]!.filter((m) => m.command === `ticketRunner.${id}`).map((m) => m.when ?? "");
-    const flags: Record<string, string> = { claim: "free", startOnTicket: "(free|stranded)", takeOver: "claimed", release: "mine", handOff: "mine", handBack: "human", openWorktree: "worktree", showTranscript: "transcript" };
+    const flags: Record<string, string> = {
+      claim: "free",
+      startOnTicket: "(free|stranded)",
+      takeOver: "claimed",
+      release: "mine",
+      handOff: "mine",
+      handBack: "human",
+      openWorktree: "worktree",
+      showTranscript: "transcript",
+    };
     for (const [id, flag] of Object.entries(flags)) {
       const clauses = when(id);
       assert.ok(clauses.length > 0, `${id} has no context-menu entry`);

@@ -43,7 +43,12 @@ describe("worktree folders: what happens in which window", () => {
 describe("notifications: what pops up at which level", () => {
   const handoff: RunEvent = { kind: "ticket-ended", lane: 0, ticket: 3, ending: "handed-off", line: "at verify: 1 of 2 criteria unmet", at };
   const merged: RunEvent = { kind: "ticket-ended", lane: 0, ticket: 1, ending: "merged", line: "PR #7", at };
-  const ended: RunEvent = { kind: "run-ended", exitCode: 1, lines: ["Run r1: 2 ticket(s) taken", "  #1    merged      PR #7", "  #3    handed off  at verify", "Done: 1 merged, 1 handed off."], at };
+  const ended: RunEvent = {
+    kind: "run-ended",
+    exitCode: 1,
+    lines: ["Run r1: 2 ticket(s) taken", "  #1    merged      PR #7", "  #3    handed off  at verify", "Done: 1 merged, 1 handed off."],
+    at,
+  };
 
   it("tells every hand-off and the summary by default; merges stay quiet", () => {
     assert.equal(noticeFor(handoff, "handoffs", "demo/shop")?.kind, "handed-off");
@@ -66,17 +71,29 @@ describe("notifications: what pops up at which level", () => {
 
 describe("the first Start in a workspace", () => {
   const agent = configSchema.parse({}).agent;
-  const consent = (over: Partial<typeof agent> = {}, repo = "demo/shop", lanes = 2) => ({ repo, lanes, agent: "demo", commandLine: agentCommandLine({ ...agent, kind: "demo", ...over }) });
+  const consent = (over: Partial<typeof agent> = {}, repo = "demo/shop", lanes = 2) => ({
+    repo,
+    lanes,
+    agent: "demo",
+    commandLine: agentCommandLine({ ...agent, kind: "demo", ...over }),
+  });
 
   it("names the repository, the lanes, the agent, its exact command line, and what a Run does", () => {
     const q = startQuestion(consent(), "ready-for-agent", null);
     assert.equal(q.message, "Start a Run on demo/shop with 2 lanes and the demo agent?");
     assert.match(q.detail, /tickets labelled ready-for-agent/);
     assert.match(q.detail, /kills the Run/);
-    assert.match(q.detail, /The agent runs: the scripted demo agent \(from the PATH\); permission mode acceptEdits, model the agent's default, without your GitHub token\./);
+    assert.match(
+      q.detail,
+      /The agent runs: the scripted demo agent \(from the PATH\); permission mode acceptEdits, model the agent's default, without your GitHub token\./,
+    );
     assert.equal(q.confirm, "Start");
     assert.match(startQuestion(consent(), "r", [7]).detail, /ticket #7/);
-    const custom = startQuestion(consent({ kind: "command", command: ["/opt/my agent", "--fast"], args: ["-c", "x=1"], model: "big", passGitHubToken: true }), "r", null);
+    const custom = startQuestion(
+      consent({ kind: "command", command: ["/opt/my agent", "--fast"], args: ["-c", "x=1"], model: "big", passGitHubToken: true }),
+      "r",
+      null,
+    );
     assert.match(custom.detail, /The agent runs: '\/opt\/my agent' --fast … -c x=1; permission mode acceptEdits, model big, WITH your GitHub token\./);
   });
 
@@ -125,7 +142,12 @@ describe("which ticket a command names", () => {
     assert.equal(ticketFromArgs(["#42"]), 42);
     assert.equal(ticketFromArgs([{ ticket: 9 }]), 9);
     for (const bad of [undefined, 0, -1, 1.5, "x", "#", {}, { kind: "section" }, null]) assert.equal(ticketFromArgs([bad]), undefined, String(bad));
-    assert.deepEqual(rowFromArgs([{ row: { number: 1, issueUrl: "https://x/1", worktree: "/w", fullTitle: "T" } }]), { issueUrl: "https://x/1", leaseUrl: null, worktree: "/w", title: "T" });
+    assert.deepEqual(rowFromArgs([{ row: { number: 1, issueUrl: "https://x/1", worktree: "/w", fullTitle: "T" } }]), {
+      issueUrl: "https://x/1",
+      leaseUrl: null,
+      worktree: "/w",
+      title: "T",
+    });
     assert.deepEqual(rowFromArgs([7]), {});
   });
 });

@@ -22,12 +22,18 @@ describe("the window's picture of a Run", () => {
     assert.equal(status.kind, "running");
     assert.deepEqual(status.kind === "running" && status.busy.map((b) => `#${b.ticket} ${b.stage} ${b.since}`), ["#4 implement 10:02", "#9 checks 10:02"]);
     const after = reduceRunView(view, { kind: "ticket-ended", lane: 0, ticket: 4, ending: "merged", line: "PR #7", at });
-    assert.deepEqual(after.busy.map((l) => l.ticket), [9]);
+    assert.deepEqual(
+      after.busy.map((l) => l.ticket),
+      [9],
+    );
     assert.deepEqual(after.ended, [{ ticket: 4, ending: "merged", line: "PR #7" }]);
   });
 
   it("calls a lane's first moments 'setup'", () => {
-    const view = fold([{ kind: "run-started", runId: "r1", lanes: 1, narrowedTo: null, at }, { kind: "lane-started", lane: 0, ticket: 3, title: "t", resumed: false, at }]);
+    const view = fold([
+      { kind: "run-started", runId: "r1", lanes: 1, narrowedTo: null, at },
+      { kind: "lane-started", lane: 0, ticket: 3, title: "t", resumed: false, at },
+    ]);
     const status = runStatusOf(view);
     assert.deepEqual(status.kind === "running" && status.busy[0]?.stage, "setup");
   });
@@ -39,7 +45,12 @@ describe("the window's picture of a Run", () => {
       { kind: "lane-started", lane: 1, ticket: 9, title: "Nine", resumed: false, at },
       { kind: "run-stopping", holding: [4, 9], at },
     ]);
-    assert.deepEqual(runStatusOf(view), { kind: "stopping", finishing: [4, 9], busy: runStatusOf(view).kind === "stopping" ? (runStatusOf(view) as { busy: unknown }).busy : [], repo: "demo/shop" });
+    assert.deepEqual(runStatusOf(view), {
+      kind: "stopping",
+      finishing: [4, 9],
+      busy: runStatusOf(view).kind === "stopping" ? (runStatusOf(view) as { busy: unknown }).busy : [],
+      repo: "demo/shop",
+    });
     view = reduceRunView(view, { kind: "ticket-ended", lane: 0, ticket: 4, ending: "merged", line: "PR #7", at });
     const status = runStatusOf(view);
     assert.deepEqual(status.kind === "stopping" && status.finishing, [9]);
@@ -60,6 +71,9 @@ describe("the window's picture of a Run", () => {
       { kind: "lane-started", lane: 0, ticket: 2, title: "t", resumed: false, at },
       { kind: "ticket-ended", lane: null, ticket: 3, ending: "skipped", line: "not ready", at },
     ]);
-    assert.deepEqual(view.busy.map((l) => l.ticket), [2]);
+    assert.deepEqual(
+      view.busy.map((l) => l.ticket),
+      [2],
+    );
   });
 });

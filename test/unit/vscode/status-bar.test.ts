@@ -7,7 +7,14 @@ describe("renderStatusBar", () => {
   });
 
   it("names the lanes and what each busy lane does, as a stop button with the warning background", () => {
-    const view = renderStatusBar({ kind: "running", lanes: 2, busy: [{ ticket: 4, stage: "implement" }, { ticket: 9, stage: "checks" }] });
+    const view = renderStatusBar({
+      kind: "running",
+      lanes: 2,
+      busy: [
+        { ticket: 4, stage: "implement" },
+        { ticket: 9, stage: "checks" },
+      ],
+    });
     assert.equal(view.text, "$(sync~spin) Ticket Runner · 2 lanes · #4 implement · #9 checks");
     assert.equal(view.command, "ticketRunner.stop");
     assert.equal(view.backgroundColor, "statusBarItem.warningBackground");
@@ -18,7 +25,12 @@ describe("renderStatusBar", () => {
   });
 
   it("gives each lane in the tooltip its title, its Stage's start and links to its transcript and worktree", () => {
-    const view = renderStatusBar({ kind: "running", lanes: 1, repo: "demo/shop", busy: [{ ticket: 42, stage: "verify", title: "Add a helper", since: "10:02" }] });
+    const view = renderStatusBar({
+      kind: "running",
+      lanes: 1,
+      repo: "demo/shop",
+      busy: [{ ticket: 42, stage: "verify", title: "Add a helper", since: "10:02" }],
+    });
     assert.match(view.tooltip, /running on `demo\/shop` with 1 lane/);
     assert.match(view.tooltip, /\*\*#42\*\* verify since 10:02 · Add a helper/);
     assert.ok(view.tooltip.includes(`command:ticketRunner.showTranscript?${encodeURIComponent("[42]")}`), view.tooltip);

@@ -45,7 +45,8 @@ describe("workspace: records on the remote", () => {
 
   it("transcript names stay inside the run's directory", () => {
     assert.equal(checkTranscriptName("retry/implement-2.transcript.jsonl"), "retry/implement-2.transcript.jsonl");
-    for (const bad of ["../x", "/etc/passwd", "a//b", ".git/config", "a/./b", "", "x\ny"]) assert.throws(() => checkTranscriptName(bad), /plain relative path/, bad);
+    for (const bad of ["../x", "/etc/passwd", "a//b", ".git/config", "a/./b", "", "x\ny"])
+      assert.throws(() => checkTranscriptName(bad), /plain relative path/, bad);
   });
 
   it("reads git's messages by their LC_ALL=C wording", () => {

@@ -26,13 +26,16 @@ describe("workspace: slug", () => {
 
   it("is ASCII, at most 40 characters, ref-safe, and a whole-word prefix, for any title", () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string({ maxLength: 200 }), fc.string({ unit: "grapheme", maxLength: 120 }), fc.string({ unit: "binary", maxLength: 120 })), (title) => {
-        const s = slugify(title);
-        assert.ok(s.length <= SLUG_MAX, s);
-        assert.match(s, SLUG_SHAPE);
-        // What git forbids in a ref (check-ref-format) cannot appear: no "..", "~^:?*[\\", space, leading "-" or ".".
-        assert.ok(!/[.~^:?*[\\\s]/.test(s) && !s.startsWith("-"));
-      }),
+      fc.property(
+        fc.oneof(fc.string({ maxLength: 200 }), fc.string({ unit: "grapheme", maxLength: 120 }), fc.string({ unit: "binary", maxLength: 120 })),
+        (title) => {
+          const s = slugify(title);
+          assert.ok(s.length <= SLUG_MAX, s);
+          assert.match(s, SLUG_SHAPE);
+          // What git forbids in a ref (check-ref-format) cannot appear: no "..", "~^:?*[\\", space, leading "-" or ".".
+          assert.ok(!/[.~^:?*[\\\s]/.test(s) && !s.startsWith("-"));
+        },
+      ),
       { numRuns: 500 },
     );
   });

@@ -71,7 +71,9 @@ if (raw) {
     });
 
     it("shows the sections with their counts", () => {
-      const sections = roots().map((n) => board.tree.getTreeItem(n)).map((i) => [i.label, i.description]);
+      const sections = roots()
+        .map((n) => board.tree.getTreeItem(n))
+        .map((i) => [i.label, i.description]);
       assert.deepEqual(sections, [
         ["Running here", "1"],
         ["Claimed elsewhere", "2"],
@@ -177,7 +179,10 @@ if (raw) {
         const nodes = roots().map((n) => board.tree.getTreeItem(n));
         assert.equal(nodes.length, 1, "only the error row: no board drawn with labels the file does not name");
         assert.match(String(nodes[0]?.label), /Couldn't load the board/);
-        assert.match(String(nodes[0]?.description), /ticket-runner\.json is not a valid Ticket Runner config: unknown key "labels\.redy" \(did you mean "labels\.ready"\?\)/);
+        assert.match(
+          String(nodes[0]?.description),
+          /ticket-runner\.json is not a valid Ticket Runner config: unknown key "labels\.redy" \(did you mean "labels\.ready"\?\)/,
+        );
         assert.equal(nodes[0]?.command?.command, "ticketRunner.refresh");
       } finally {
         rmSync(file, { force: true });
@@ -190,7 +195,10 @@ if (raw) {
     it("filters to mine", async () => {
       await vscode.commands.executeCommand("ticketRunner.filterMine");
       try {
-        assert.deepEqual([...items().keys()].sort((a, b) => a - b), [t.runningHere, t.stranded].sort((a, b) => a - b));
+        assert.deepEqual(
+          [...items().keys()].sort((a, b) => a - b),
+          [t.runningHere, t.stranded].sort((a, b) => a - b),
+        );
       } finally {
         await vscode.commands.executeCommand("ticketRunner.filterAll");
       }

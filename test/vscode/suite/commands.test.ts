@@ -10,7 +10,9 @@ describe("commands", () => {
 
   it("registers every command package.json contributes", async () => {
     const registered = new Set(await vscode.commands.getCommands(true));
-    const missing = contributes().commands.map((c) => c.command).filter((id) => !registered.has(id));
+    const missing = contributes()
+      .commands.map((c) => c.command)
+      .filter((id) => !registered.has(id));
     assert.deepEqual(missing, [], `contributed but not registered: ${missing.join(", ")}`);
   });
 

@@ -20,23 +20,35 @@ function wrapperServices(): { services: CommandServices; notifier: Notifier; lin
 describe("the command wrapper", () => {
   it("shows a claim Refusal as a warning whose buttons are the next actions", async () => {
     const { services, notifier, lines } = wrapperServices();
-    const refusal = new Refusal("claimed-elsewhere", "#7 is claimed by laptop-2 (ana) since 10:02: https://example.test/c/1. To take it: ticket-runner start 7 --take-over", {
-      link: "https://example.test/c/1",
-      next: "ticket-runner start 7 --take-over",
-    });
+    const refusal = new Refusal(
+      "claimed-elsewhere",
+      "#7 is claimed by laptop-2 (ana) since 10:02: https://example.test/c/1. To take it: ticket-runner start 7 --take-over",
+      {
+        link: "https://example.test/c/1",
+        next: "ticket-runner start 7 --take-over",
+      },
+    );
     const run = runCommand(services, { id: "ticketRunner.claim", handler: () => Promise.reject(refusal) });
     assert.equal(await run({ ticket: 7 }), undefined, "a refused command resolves; the message is the report");
     const notice = notifier.recent.at(-1);
     assert.equal(notice?.level, "warning");
     assert.equal(notice?.message, refusal.message);
     assert.deepEqual(notice?.actions, ["Open the Claiming Comment", "Take Over…", "Copy Command"]);
-    assert.ok(lines.some((l) => l.startsWith("warn refused:") && l.includes('"reason":"claimed-elsewhere"')), lines.join("\n"));
+    assert.ok(
+      lines.some((l) => l.startsWith("warn refused:") && l.includes('"reason":"claimed-elsewhere"')),
+      lines.join("\n"),
+    );
   });
 
   it("shows a Failure as an error with a button to the log, and redacts tokens", async () => {
     const { services, notifier } = wrapperServices();
     const token = "ghp_" + "a".repeat(36);
-    const run = runCommand(services, { id: "ticketRunner.refresh", handler: () => { throw new Failure("network", `GitHub did not answer (token ${token})`); } });
+    const run = runCommand(services, {
+      id: "ticketRunner.refresh",
+      handler: () => {
+        throw new Failure("network", `GitHub did not answer (token ${token})`);
+      },
+    });
     await run();
     const notice = notifier.recent.at(-1);
     assert.equal(notice?.level, "error");
@@ -46,7 +58,12 @@ describe("the command wrapper", () => {
 
   it("keeps quiet when the person cancelled", async () => {
     const { services, notifier } = wrapperServices();
-    await runCommand(services, { id: "ticketRunner.start", handler: () => { throw new vscode.CancellationError(); } })();
+    await runCommand(services, {
+      id: "ticketRunner.start",
+      handler: () => {
+        throw new vscode.CancellationError();
+      },
+    })();
     assert.equal(notifier.recent.length, 0);
   });
 

@@ -111,17 +111,27 @@ if (raw) {
       assert.equal(question?.message, `Start a Run on ${seed.owner}/${seed.repo} with 2 lanes and the demo agent?`);
       assert.deepEqual(question?.items, ["Start"]);
       const view = api.runs.windowRun.view();
-      assert.deepEqual(view?.ended.map((e) => `#${e.ticket} ${e.ending}`).sort(), [`#${a} merged`, `#${b} merged`], view?.ended.map((e) => `#${e.ticket} ${e.ending}: ${e.line}`).join("\n"));
+      assert.deepEqual(
+        view?.ended.map((e) => `#${e.ticket} ${e.ending}`).sort(),
+        [`#${a} merged`, `#${b} merged`],
+        view?.ended.map((e) => `#${e.ticket} ${e.ending}: ${e.line}`).join("\n"),
+      );
       for (const n of [a, b]) assert.equal((await issue(n)).state, "closed", `#${n} is closed by the merge`);
 
       // The status bar was the stop button while it ran, and went away after.
-      assert.ok([...statusTexts].some((t) => /^\$\(sync~spin\) Ticket Runner · 2 lanes · #\d+ \w+ · #\d+ \w+$/.test(t)), [...statusTexts].join("\n"));
+      assert.ok(
+        [...statusTexts].some((t) => /^\$\(sync~spin\) Ticket Runner · 2 lanes · #\d+ \w+ · #\d+ \w+$/.test(t)),
+        [...statusTexts].join("\n"),
+      );
       assert.equal(api.statusBar().visible, false);
       assert.equal(api.contextKey("ticketRunner.running"), false);
 
       // The board showed each ticket spinning under "Running here", and shows neither now.
       assert.deepEqual([...spinning].sort(), [a, b].sort(), "both tickets spun under Running here");
-      await waitFor(() => !board.snapshot().model?.sections.some((s) => s.rows.some((r) => r.number === a || r.number === b)), { what: "the merged tickets to leave the board", timeoutMs: 20_000 });
+      await waitFor(() => !board.snapshot().model?.sections.some((s) => s.rows.some((r) => r.number === a || r.number === b)), {
+        what: "the merged tickets to leave the board",
+        timeoutMs: 20_000,
+      });
 
       // One output channel per ticket, readable.
       for (const n of [a, b]) {
@@ -141,7 +151,11 @@ if (raw) {
         assert.ok(folderEvents.includes(`+${name}`), `${name} was added: ${folderEvents.join(", ")}`);
         assert.ok(folderEvents.indexOf(`-${name}`) > folderEvents.indexOf(`+${name}`), `${name} was removed after: ${folderEvents.join(", ")}`);
       }
-      assert.deepEqual(vscode.workspace.workspaceFolders?.map((f) => f.uri.fsPath), [seed.clone], "only the clone is left");
+      assert.deepEqual(
+        vscode.workspace.workspaceFolders?.map((f) => f.uri.fsPath),
+        [seed.clone],
+        "only the clone is left",
+      );
 
       // The summary, once, as a notification (merges themselves stay quiet by default).
       const summary = await waitFor(() => api.notices.find((n) => n.message.startsWith("Ticket Runner: Done:")));
@@ -158,8 +172,15 @@ if (raw) {
       restore.push(api.notifier.setMessageApi(person([{ when: /^Start a Run on/, press: "Start" }], asked)));
 
       await vscode.commands.executeCommand("ticketRunner.start");
-      assert.equal(asked.filter((q) => q.message.startsWith("Start a Run on")).at(-1)?.message, `Start a Run on ${seed.owner}/${seed.repo} with 1 lane and the demo agent?`, "a new lane count asks again");
-      await waitFor(() => api.runs.windowRun.view()?.busy.some((l) => l.ticket === slow && l.stage === "implement"), { what: `#${slow} in its implement Stage`, timeoutMs: 30_000 });
+      assert.equal(
+        asked.filter((q) => q.message.startsWith("Start a Run on")).at(-1)?.message,
+        `Start a Run on ${seed.owner}/${seed.repo} with 1 lane and the demo agent?`,
+        "a new lane count asks again",
+      );
+      await waitFor(() => api.runs.windowRun.view()?.busy.some((l) => l.ticket === slow && l.stage === "implement"), {
+        what: `#${slow} in its implement Stage`,
+        timeoutMs: 30_000,
+      });
 
       const before = api.notices.length;
       await vscode.commands.executeCommand("ticketRunner.start");
@@ -215,7 +236,17 @@ if (raw) {
       assert.deepEqual(opened, [won.claim.commentUrl]);
 
       // The same warning's other button: Take Over…, which asks first and names what it displaces.
-      restore.push(api.notifier.setMessageApi(person([{ when: /is claimed by @bob/, press: "Take Over…" }, { when: /^Take over /, press: "Take Over" }], asked)));
+      restore.push(
+        api.notifier.setMessageApi(
+          person(
+            [
+              { when: /is claimed by @bob/, press: "Take Over…" },
+              { when: /^Take over /, press: "Take Over" },
+            ],
+            asked,
+          ),
+        ),
+      );
       await vscode.commands.executeCommand("ticketRunner.claim", held);
       await waitFor(async () => (await issue(held)).assignees?.some((u) => u.login === "ana"), { what: "ana to hold the ticket", timeoutMs: 30_000 });
       const confirm = asked.find((q) => q.message.startsWith("Take over "));
@@ -224,7 +255,10 @@ if (raw) {
       assert.match(confirm?.detail ?? "", /marked superseded/);
       assert.match(confirm?.detail ?? "", /Nothing is deleted/);
       const comments = (await admin.rest.issues.listComments({ ...repo, issue_number: held })).data;
-      assert.ok(comments.find((c) => c.html_url === won.claim.commentUrl || String(c.id) === won.claim.commentId)?.body?.includes('"superseded"'), "bob's lease is marked superseded");
+      assert.ok(
+        comments.find((c) => c.html_url === won.claim.commentUrl || String(c.id) === won.claim.commentId)?.body?.includes('"superseded"'),
+        "bob's lease is marked superseded",
+      );
 
       // Release puts it back on the Frontier for the next test's Run.
       await vscode.commands.executeCommand("ticketRunner.release", held);
@@ -247,15 +281,23 @@ if (raw) {
       await vscode.env.clipboard.writeText("");
       const before = api.notices.length;
       await vscode.commands.executeCommand("ticketRunner.release", n);
-      const notice = await waitFor(() => api.notices.slice(before).find((x) => x.message.startsWith("Ticket Runner: Released")), { what: "the release's message", timeoutMs: 30_000 });
+      const notice = await waitFor(() => api.notices.slice(before).find((x) => x.message.startsWith("Ticket Runner: Released")), {
+        what: "the release's message",
+        timeoutMs: 30_000,
+      });
       const drop = `git -C ${seed.clone} worktree remove ${worktree} && git -C ${seed.clone} branch -D ${branch}`;
       assert.equal(notice.level, "info");
       assert.ok(
-        notice.message.includes(`Kept the worktree ${worktree} and the branch ${branch} (release deletes nothing). They hold nothing beyond the base, so a Run in this clone starts on them. To remove them anyway: \`${drop}\`.`),
+        notice.message.includes(
+          `Kept the worktree ${worktree} and the branch ${branch} (release deletes nothing). They hold nothing beyond the base, so a Run in this clone starts on them. To remove them anyway: \`${drop}\`.`,
+        ),
         notice.message,
       );
       assert.deepEqual(notice.actions, ["Copy Command"]);
-      const copied = await waitFor(async () => ((await vscode.env.clipboard.readText()) === drop ? drop : undefined), { what: "the command on the clipboard", timeoutMs: 10_000 });
+      const copied = await waitFor(async () => ((await vscode.env.clipboard.readText()) === drop ? drop : undefined), {
+        what: "the command on the clipboard",
+        timeoutMs: 10_000,
+      });
       assert.equal(copied, drop);
 
       // Tidy up as the note says, and take the ticket off the Frontier for the tests after this one.
@@ -279,10 +321,15 @@ if (raw) {
 
       // By default (ADR 0265) the Run adds no worktree folder: that change stalled this host 330-495 ms.
       const folderEvents: string[] = [];
-      const folderSub = vscode.workspace.onDidChangeWorkspaceFolders((e) => folderEvents.push(...e.added.map((f) => `+${f.name}`), ...e.removed.map((f) => `-${f.name}`)));
+      const folderSub = vscode.workspace.onDidChangeWorkspaceFolders((e) =>
+        folderEvents.push(...e.added.map((f) => `+${f.name}`), ...e.removed.map((f) => `-${f.name}`)),
+      );
       restore.push(() => folderSub.dispose());
       await vscode.commands.executeCommand("ticketRunner.startOnTicket", burst);
-      await waitFor(() => api.runs.windowRun.view()?.busy.some((l) => l.ticket === burst && l.stage === "implement"), { what: "the burst's implement Stage", timeoutMs: 30_000 });
+      await waitFor(() => api.runs.windowRun.view()?.busy.some((l) => l.ticket === burst && l.stage === "implement"), {
+        what: "the burst's implement Stage",
+        timeoutMs: 30_000,
+      });
       const during: number[] = [];
       const burstStalls = watchHostStalls("burst");
       while (api.runs.windowRun.view()?.busy.some((l) => l.ticket === burst && l.stage === "implement")) during.push(await roundTrip());
@@ -341,13 +388,26 @@ if (raw) {
         const before = api.notices.length;
         restore.push(api.picker.setPickApi({ pick: async (items) => items.find((i) => i.label.includes("GitHub Actions")) }));
         await vscode.commands.executeCommand("ticketRunner.init");
-        const notice = await waitFor(() => api.notices.slice(before).find((n) => n.message.includes("prepared")), { what: "the init report", timeoutMs: 30_000 });
-        assert.match(notice.message, /Commit ticket-runner\.json, \.gitignore, \.github\/workflows\/ticket-runner\.yml and \.github\/ticket-runner\/ before Start/);
+        const notice = await waitFor(() => api.notices.slice(before).find((n) => n.message.includes("prepared")), {
+          what: "the init report",
+          timeoutMs: 30_000,
+        });
+        assert.match(
+          notice.message,
+          /Commit ticket-runner\.json, \.gitignore, \.github\/workflows\/ticket-runner\.yml and \.github\/ticket-runner\/ before Start/,
+        );
         assert.deepEqual(notice.actions, ["Open ticket-runner.json", "Open the workflow", "Show Log"]);
         // The CLI copy beside it is the extension's own dist/cli.js, pinned by its checksum.
         const cli = readBundle(join(extension().extensionPath, "dist", "cli.js"));
         assert.ok(existsSync(join(seed.clone, cli.target)), `${cli.target} was written`);
-        const expected = actionsWorkflow({ lanes: 3, agent: "codex", readyLabel: configSchema.parse(config).labels.ready, cliVersion: PRODUCT_VERSION, cliFile: cli.target, cliSha256: cli.sha256 });
+        const expected = actionsWorkflow({
+          lanes: 3,
+          agent: "codex",
+          readyLabel: configSchema.parse(config).labels.ready,
+          cliVersion: PRODUCT_VERSION,
+          cliFile: cli.target,
+          cliSha256: cli.sha256,
+        });
         assert.equal(readFileSync(join(seed.clone, WORKFLOW_PATH), "utf8"), expected);
       } finally {
         writeFileSync(configFile, original);
@@ -366,7 +426,10 @@ if (raw) {
       await vscode.commands.executeCommand("ticketRunner.start");
       const question = asked.find((q) => q.message.startsWith("Start a Run on"));
       assert.ok(question, "the same repository, lanes and agent name, another command line: asked again");
-      assert.match(question.detail ?? "", /The agent runs: the scripted demo agent \(from the PATH\); permission mode bypassPermissions, model pushed-by-someone, without your GitHub token\./);
+      assert.match(
+        question.detail ?? "",
+        /The agent runs: the scripted demo agent \(from the PATH\); permission mode bypassPermissions, model pushed-by-someone, without your GitHub token\./,
+      );
       assert.equal(api.runs.windowRun.isActive(), false, "dismissed: no Run");
     });
 
@@ -375,9 +438,15 @@ if (raw) {
       assert.ok(victim);
       restore.push(api.notifier.setMessageApi(person([{ when: /^Start a Run on/, press: "Start" }], [])));
       await vscode.commands.executeCommand("ticketRunner.startOnTicket", victim);
-      await waitFor(() => api.runs.windowRun.view()?.busy.some((l) => l.ticket === victim && l.stage === "implement"), { what: "the implement Stage", timeoutMs: 30_000 });
+      await waitFor(() => api.runs.windowRun.view()?.busy.some((l) => l.ticket === victim && l.stage === "implement"), {
+        what: "the implement Stage",
+        timeoutMs: 30_000,
+      });
       // Well into the Stage (the agent has spoken), so the Stage's own start-up writes have landed.
-      await waitFor(() => api.runs.transcripts.stats(victim)?.tail.includes("Still working on the implement Stage (1/5)"), { what: "the agent to be working", timeoutMs: 30_000 });
+      await waitFor(() => api.runs.transcripts.stats(victim)?.tail.includes("Still working on the implement Stage (1/5)"), {
+        what: "the agent to be working",
+        timeoutMs: 30_000,
+      });
       const sandbox = new SandboxAdmin(seed.apiUrl, seed.adminToken);
       await sandbox.clearRequestLog();
       // What deactivate() does when the window goes away.

@@ -67,9 +67,18 @@ if (raw) {
       assert.ok(blocked);
       await admin.request("POST /repos/{owner}/{repo}/issues/{issue_number}/dependencies/blocked_by", { ...repo, issue_number: blocked, issue_id: blocker.id });
       const eve = await sandbox.addUser({ login: "eve", repos: { [full]: "write" } });
-      const untrusted = (await sandboxOctokit(seed.apiUrl, eve.token).rest.issues.create({ ...repo, title: "Add the kappa helper", body: demoTicketBody(simpleTicket("kappa")), labels: ["ready-for-agent"] })).data.number;
+      const untrusted = (
+        await sandboxOctokit(seed.apiUrl, eve.token).rest.issues.create({
+          ...repo,
+          title: "Add the kappa helper",
+          body: demoTicketBody(simpleTicket("kappa")),
+          labels: ["ready-for-agent"],
+        })
+      ).data.number;
       await sandbox.setRole("eve", full, "read");
-      const vague = (await admin.rest.issues.create({ ...repo, title: "Make the shop nicer", body: "Make it nicer.\n\n- [x] already done", labels: ["ready-for-agent"] })).data.number;
+      const vague = (
+        await admin.rest.issues.create({ ...repo, title: "Make the shop nicer", body: "Make it nicer.\n\n- [x] already done", labels: ["ready-for-agent"] })
+      ).data.number;
       const [startable] = await openTickets(seed, [simpleTicket("lambda")]);
       assert.ok(startable);
       opened.push(blocker.number, blocked, untrusted, vague, startable);
@@ -77,9 +86,17 @@ if (raw) {
       const shown: Shown[] = [];
       let reads: { method: string; path: string; query: string }[] = [];
       await sandbox.clearRequestLog();
-      restore.push(api.picker.setPickApi(choose(() => blocked, shown, async () => {
-        reads = (await sandbox.requestLog()).filter((r) => r.user === "ana");
-      })));
+      restore.push(
+        api.picker.setPickApi(
+          choose(
+            () => blocked,
+            shown,
+            async () => {
+              reads = (await sandbox.requestLog()).filter((r) => r.user === "ana");
+            },
+          ),
+        ),
+      );
       const before = api.notices.length;
       await vscode.commands.executeCommand("ticketRunner.startOnTicket");
 
@@ -97,7 +114,10 @@ if (raw) {
       assert.equal(row(startable).label, `$(play) #${startable}`);
       assert.equal(row(startable).description, "Add the lambda helper");
       assert.deepEqual([row(blocked).label, row(blocked).detail], [`$(lock) #${blocked}`, `blocked by #${blocker.number} (open)`]);
-      assert.deepEqual([row(untrusted).label, row(untrusted).detail], [`$(circle-slash) #${untrusted}`, "ready-for-agent applied by eve, who has no write access"]);
+      assert.deepEqual(
+        [row(untrusted).label, row(untrusted).detail],
+        [`$(circle-slash) #${untrusted}`, "ready-for-agent applied by eve, who has no write access"],
+      );
       assert.deepEqual([row(vague).label, row(vague).detail], [`$(circle-slash) #${vague}`, "no unticked acceptance criteria"]);
       assert.equal(at(blocker.number), -1, "an issue without the ready label is not listed");
 
@@ -117,10 +137,18 @@ if (raw) {
       for (const n of [blocked, untrusted, vague, startable]) {
         const issue = (await admin.rest.issues.get({ ...repo, issue_number: n })).data;
         assert.equal(issue.comments, 0, `#${n} has no comment`);
-        assert.deepEqual(issue.labels.map((l) => (typeof l === "string" ? l : l.name)), ["ready-for-agent"], `#${n} keeps its labels`);
+        assert.deepEqual(
+          issue.labels.map((l) => (typeof l === "string" ? l : l.name)),
+          ["ready-for-agent"],
+          `#${n} keeps its labels`,
+        );
         assert.equal(issue.assignees?.length ?? 0, 0);
       }
-      assert.deepEqual(reads.filter((r) => r.method !== "GET" && r.path !== "/graphql"), [], "no REST write while reading");
+      assert.deepEqual(
+        reads.filter((r) => r.method !== "GET" && r.path !== "/graphql"),
+        [],
+        "no REST write while reading",
+      );
 
       // The requests (ana's, while reading): one listing, then per checked ticket its events, a
       // permission read per labeller, and a blockers query. The board's own polls are GraphQL too,
@@ -132,7 +160,9 @@ if (raw) {
       const events = rest(new RegExp(`^${issues}/\\d+/events$`));
       assert.ok(events >= 4 && events <= listed, `at most one events page per ticket (${events} for ${listed})`);
       // Permissions are read once per person (labellers, and editors of a body after its label), never per ticket.
-      const permissionReads = reads.filter((r) => r.method === "GET" && /\/collaborators\/[^/]+\/permission$/.test(r.path)).map((r) => r.path.split("/").at(-2));
+      const permissionReads = reads
+        .filter((r) => r.method === "GET" && /\/collaborators\/[^/]+\/permission$/.test(r.path))
+        .map((r) => r.path.split("/").at(-2));
       assert.deepEqual(permissionReads, [...new Set(permissionReads)], `one permission read per person (${permissionReads.join(", ")})`);
       assert.ok(reads.length <= 1 + 3 * listed, `${reads.length} requests for ${listed} tickets`);
       recordFigure("Start on Ticket picker: requests to read", reads.length, `requests for ${listed} tickets`);

@@ -59,12 +59,19 @@ if (raw && process.env["TICKET_RUNNER_UNTRUSTED"] === "1") {
         await vscode.commands.executeCommand(command, ...args);
         const notice = api.notices.slice(seen).find((n) => n.level === "warning");
         assert.ok(notice, `${command} said nothing`);
-        assert.match(notice.message, /is not available in Restricted Mode: VS Code does not trust this folder, and its ticket-runner\.json chooses the programs a Run starts/, command);
+        assert.match(
+          notice.message,
+          /is not available in Restricted Mode: VS Code does not trust this folder, and its ticket-runner\.json chooses the programs a Run starts/,
+          command,
+        );
         assert.match(notice.message, /Nothing was claimed or run\..*Manage Workspace Trust/, command);
         assert.equal(notice.actions[0], "Manage Workspace Trust", command);
         assert.equal(api.runs.windowRun.isActive(), false, `${command} started no Run`);
       }
-      assert.deepEqual({ frontier: await issueState(t.frontier), stranded: await issueState(t.stranded), needsPerson: await issueState(t.needsPerson) }, before);
+      assert.deepEqual(
+        { frontier: await issueState(t.frontier), stranded: await issueState(t.stranded), needsPerson: await issueState(t.needsPerson) },
+        before,
+      );
     });
 
     it("the refusal's button opens VS Code's Workspace Trust editor", async () => {
@@ -73,7 +80,10 @@ if (raw && process.env["TICKET_RUNNER_UNTRUSTED"] === "1") {
       const restore = api.notifier.setMessageApi(press);
       try {
         await vscode.commands.executeCommand("ticketRunner.start");
-        await waitFor(() => /Workspace Trust/.test(vscode.window.tabGroups.activeTabGroup.activeTab?.label ?? ""), { what: "the Workspace Trust editor to open", timeoutMs: 20_000 });
+        await waitFor(() => /Workspace Trust/.test(vscode.window.tabGroups.activeTabGroup.activeTab?.label ?? ""), {
+          what: "the Workspace Trust editor to open",
+          timeoutMs: 20_000,
+        });
       } finally {
         restore();
       }

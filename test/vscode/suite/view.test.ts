@@ -9,8 +9,14 @@ import { resolveConnectionSettings } from "../../../src/vscode/connection-settin
 describe("the Board view", () => {
   it("is contributed in a Ticket Runner activity-bar container", () => {
     const c = contributes();
-    assert.deepEqual(c.viewsContainers.activitybar.map((v) => [v.id, v.title]), [["ticketRunner", "Ticket Runner"]]);
-    assert.deepEqual(c.views["ticketRunner"]?.map((v) => [v.id, v.name]), [["ticketRunner.board", "Board"]]);
+    assert.deepEqual(
+      c.viewsContainers.activitybar.map((v) => [v.id, v.title]),
+      [["ticketRunner", "Ticket Runner"]],
+    );
+    assert.deepEqual(
+      c.views["ticketRunner"]?.map((v) => [v.id, v.name]),
+      [["ticketRunner.board", "Board"]],
+    );
   });
 
   it("opens, with a tree registered behind it", async () => {

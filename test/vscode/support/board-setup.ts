@@ -26,7 +26,10 @@ export async function setup(opts: { everyMarker?: boolean } = {}): Promise<{ env
   const env = { TICKET_RUNNER_HOST_NAME: "desk" };
   const sandbox = await startSandbox({ quiet: true });
   try {
-    const seeded = await seedBoard(sandbox, resolveHostIdentity({ env: { ...process.env, ...env } }), { runRoot: join(scratch, "runs"), everyMarker: opts.everyMarker });
+    const seeded = await seedBoard(sandbox, resolveHostIdentity({ env: { ...process.env, ...env } }), {
+      runRoot: join(scratch, "runs"),
+      everyMarker: opts.everyMarker,
+    });
     const workspace = join(scratch, "shop");
     const git = (args: string[]): void => {
       const r = spawnSync("git", args, { cwd: scratch, env: { ...process.env, LC_ALL: "C" }, encoding: "utf8" });
@@ -34,7 +37,13 @@ export async function setup(opts: { everyMarker?: boolean } = {}): Promise<{ env
     };
     git(["init", "-q", workspace]);
     git(["-C", workspace, "remote", "add", "origin", sandbox.gitUrl(seeded.repo.owner, seeded.repo.repo)]);
-    const info: BoardSeedInfo = { apiUrl: sandbox.apiUrl, adminToken: sandbox.adminToken, tickets: seeded.tickets, leaseUrls: seeded.leaseUrls, seededAt: seeded.seededAt };
+    const info: BoardSeedInfo = {
+      apiUrl: sandbox.apiUrl,
+      adminToken: sandbox.adminToken,
+      tickets: seeded.tickets,
+      leaseUrls: seeded.leaseUrls,
+      seededAt: seeded.seededAt,
+    };
     return {
       env: {
         ...env,

@@ -23,7 +23,11 @@ interface ContributedCommand {
 }
 
 /** The extension's package.json `contributes`, as VS Code loaded it. */
-export function contributes(): { commands: ContributedCommand[]; views: Record<string, { id: string; name: string }[]>; viewsContainers: { activitybar: { id: string; title: string }[] } } {
+export function contributes(): {
+  commands: ContributedCommand[];
+  views: Record<string, { id: string; name: string }[]>;
+  viewsContainers: { activitybar: { id: string; title: string }[] };
+} {
   const pkg = extension().packageJSON as { contributes: ReturnType<typeof contributes> };
   return pkg.contributes;
 }

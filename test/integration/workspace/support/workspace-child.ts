@@ -42,6 +42,10 @@ const lines = createInterface({ input: process.stdin });
 lines.on("line", (line) => {
   handle(JSON.parse(line) as { op: string })
     .then((value) => process.stdout.write(`${JSON.stringify({ ok: true, value })}\n`))
-    .catch((e: unknown) => process.stdout.write(`${JSON.stringify({ ok: false, error: String(e instanceof Error ? e.message : e), reason: isRefusal(e) ? e.reason : undefined })}\n`));
+    .catch((e: unknown) =>
+      process.stdout.write(
+        `${JSON.stringify({ ok: false, error: String(e instanceof Error ? e.message : e), reason: isRefusal(e) ? e.reason : undefined })}\n`,
+      ),
+    );
 });
 lines.on("close", () => process.exit(0));

@@ -6,6 +6,7 @@
 import { strict as assert } from "node:assert";
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { Octokit } from "@octokit/rest";
 import { NodeHost } from "../../../src/adapters/node-host";
@@ -308,7 +309,13 @@ describe("demo --headless (integration)", function () {
       // on a loaded machine (4 test files at once, ADR 0320) before that wait could say what hung.
       this.timeout(660_000);
       const data = join(scratch, `agent-${agent.kind}`);
-      const demo = startDemo(["--headless", "--agent", agent.kind, "--data", data], cleanEnv(scratch));
+      // A home of the demo's own: the CLIs run their commands in login shells, which would otherwise
+      // run this machine's rc files (here a pyenv rehash that waits 60 s on a lock a killed shell
+      // left); the pinned CLIs are still found in the real cache.
+      const home = join(scratch, `home-${agent.kind}`);
+      mkdirSync(home, { recursive: true });
+      const cache = process.env.TICKET_RUNNER_CACHE ?? join(homedir(), ".cache", "ticket-runner");
+      const demo = startDemo(["--headless", "--agent", agent.kind, "--data", data], { ...cleanEnv(scratch), HOME: home, TICKET_RUNNER_CACHE: cache });
       const code = await finished(demo, 600_000);
       const text = `stdout:\n${demo.out.join("\n")}\nstderr:\n${demo.err.join("\n")}`;
       assert.ok(

@@ -33,7 +33,9 @@ export async function cliAgentWorld(kind: CliAgentKind, opts: { agent?: Record<s
   mkdirSync(home, { recursive: true });
   const wire = (dir: string) => (kind === "codex" ? codexScriptedWiring(model.url, dir) : geminiScriptedWiring(model.url, dir));
   const path = opts.onPath === false ? (process.env.PATH ?? "") : `${dirname(binary)}:${process.env.PATH ?? ""}`;
-  const host = world.hostEnv(kind, { PATH: path, ...wire(home).env, ...IDENTITY });
+  // HOME too, as claude-world does: the CLIs run commands in login shells, which would otherwise run
+  // this machine's rc files (a pyenv rehash waiting 60 s on a lock a killed shell left behind).
+  const host = world.hostEnv(kind, { PATH: path, HOME: home, ...wire(home).env, ...IDENTITY });
   return {
     world,
     model,
@@ -42,7 +44,10 @@ export async function cliAgentWorld(kind: CliAgentKind, opts: { agent?: Record<s
       const otherHome = join(world.scratch, `agent-home-${name}`);
       mkdirSync(otherHome, { recursive: true });
       const clone = await world.cloneAgain(name);
-      return { clone, host: world.hostEnv(name, { PATH: path, ...wire(otherHome).env, ...IDENTITY, TICKET_RUNNER_HOST_SESSION: `vm-${name}` }) };
+      return {
+        clone,
+        host: world.hostEnv(name, { PATH: path, HOME: otherHome, ...wire(otherHome).env, ...IDENTITY, TICKET_RUNNER_HOST_SESSION: `vm-${name}` }),
+      };
     },
     dispose: async () => {
       await model.stop();

@@ -131,7 +131,11 @@ describe("the played Actions workflow", function () {
     assert.deepEqual(checkEndings(views), []);
     assert.ok(
       views.every((v) => endingOf(v) === "merged"),
-      views.map((v) => `#${v.number} ${endingOf(v)}`).join(", "),
+      // A ticket that did not merge says why: its hand-off or release comment, in the failure.
+      [
+        views.map((v) => `#${v.number} ${endingOf(v)}`).join(", "),
+        ...views.filter((v) => endingOf(v) !== "merged").flatMap((v) => v.comments.slice(-3).map((c) => `#${v.number} (${c.author}): ${c.body.slice(0, 800)}`)),
+      ].join("\n"),
     );
     const progress = views.flatMap((v) => v.comments.filter((c) => c.body.startsWith(PROGRESS_MARKER)));
     assert.ok(

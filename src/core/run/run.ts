@@ -131,6 +131,19 @@ export class Run {
     const { workspace, host, clock, log, tracker } = this.deps;
     const rows: SummaryRow[] = [];
     const extra: string[] = [];
+    // What the Run ended with, read when it ends (the flags and the extra lines change while it runs).
+    const summarizeRun = () =>
+      summarize({
+        runId: this.runId,
+        rows,
+        narrowed: this.narrowed !== null,
+        stoppedAt: this.env.flags.stoppedAt,
+        stoppedHolding: this.env.flags.stoppedHolding,
+        rateLimited: this.env.flags.rateLimited,
+        limitResetsAt: this.env.flags.limitResetsAt,
+        unavailable: this.env.flags.unavailable,
+        extraLines: extra,
+      });
     await this.refuseEarly();
 
     const holder: LockHolder = {
@@ -170,17 +183,7 @@ export class Run {
       if (this.env.flags.killed) throw error;
       log.error("the Run failed", { error: errorText(error) });
       extra.push(`The Run failed: ${errorText(error)}`);
-      const summary = summarize({
-        runId: this.runId,
-        rows,
-        narrowed: this.narrowed !== null,
-        stoppedAt: this.env.flags.stoppedAt,
-        stoppedHolding: this.env.flags.stoppedHolding,
-        rateLimited: this.env.flags.rateLimited,
-        limitResetsAt: this.env.flags.limitResetsAt,
-        unavailable: this.env.flags.unavailable,
-        extraLines: extra,
-      });
+      const summary = summarizeRun();
       await this.releaseLock(summary.lines);
       const failed = { ...summary, exitCode: Math.max(summary.exitCode, 1) };
       this.events.emit({ kind: "run-ended", exitCode: failed.exitCode, lines: failed.lines, at: clock.now().toISOString() });
@@ -199,17 +202,7 @@ export class Run {
       });
       return summary;
     }
-    const summary = summarize({
-      runId: this.runId,
-      rows,
-      narrowed: this.narrowed !== null,
-      stoppedAt: this.env.flags.stoppedAt,
-      stoppedHolding: this.env.flags.stoppedHolding,
-      rateLimited: this.env.flags.rateLimited,
-      limitResetsAt: this.env.flags.limitResetsAt,
-      unavailable: this.env.flags.unavailable,
-      extraLines: extra,
-    });
+    const summary = summarizeRun();
     await this.releaseLock(summary.lines);
     this.events.emit({ kind: "run-ended", exitCode: summary.exitCode, lines: summary.lines, at: clock.now().toISOString() });
     return summary;

@@ -102,6 +102,9 @@ async function ensurePullRequest(env: RunEnv, ctx: TicketCtx): Promise<{ pr: Pul
         ),
       };
     }
+    // A pull request is a holder's write. Asked again here, next to the write: the rebase and push
+    // before it can outlast a lease, and a Run frozen there has been taken over when it wakes.
+    if (!(await stillHolds(env, ctx, "the pull request"))) return { step: yielded("pr") };
     if (pr) {
       pr = await tracker.updatePullRequest(pr.number, { title, body });
       if (pr.draft) {

@@ -71,7 +71,7 @@ describe("run (integration): a Run frozen past its lease and taken over writes n
         [taker.comment.id],
         "exactly one live claim: the taker's",
       );
-      assert.equal((await w.pulls()).length, pullsBefore, "the woken Run opened no pull request");
+      assert.equal((await w.pulls()).length, pullsBefore, `the woken Run opened no pull request\n${output}`);
       const issue = await w.issue(n!);
       assert.equal(issue.state, "open");
       assert.ok(!issue.labelNames.includes("ready-for-human"), "no hand-off");

@@ -1,6 +1,6 @@
 import { strict as assert } from "node:assert";
 import { HANDOFF_MARKER } from "../../../src/core/run/handoff-comment";
-import { World } from "./world";
+import { spy, World } from "./world";
 
 describe("Run: bad input and surprises", () => {
   let w: World;
@@ -130,6 +130,18 @@ describe("Run: bad input and surprises", () => {
     assert.equal(summary.rows[0]!.ending, "yielded");
     assert.ok(![...w.remote.branches.keys()].some((b) => b.startsWith(`agent/${n}-`)), "nothing was pushed");
     assert.equal(w.agent.count(n), 1);
+  });
+
+  it("a take-over during the push (the Run frozen after its first recheck): the pull request is not opened", async () => {
+    const n = w.ticket("Frozen mid-push");
+    // The recheck before the Landing holds; once the Landing's rebase began, a take-over has happened.
+    const journal: string[] = [];
+    spy(w.ws, "ws", ["rebaseOnto"], journal);
+    w.gate.heartbeatAnswer = () => (journal.length > 0 ? "yield" : "held");
+    const summary = await w.run().start();
+    assert.equal(summary.rows[0]!.ending, "yielded");
+    assert.equal(w.pulls().length, 0, "a pull request is a holder's write");
+    assert.ok(!w.gate.calls.some((c) => /^(finish|release|handOff) /.test(c)), w.gate.calls.join("\n"));
   });
 
   it("a Stage's checkpoint that finds the claim taken over runs no agent, writes nothing more, and says what it wrote", async () => {

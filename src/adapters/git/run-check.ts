@@ -5,7 +5,7 @@
 import { spawn } from "node:child_process";
 import { constants } from "node:os";
 import type { CheckResult, Lane } from "../../ports/workspace";
-import { GITHUB_TOKEN_VARS } from "../../core/token-vars";
+import { GITHUB_TOKEN_VARS, IPC_VARS, namedIn } from "../../core/token-vars";
 import { findExecutable } from "../isolation/sandbox";
 import type { Sandbox } from "../isolation/sandbox";
 
@@ -114,19 +114,17 @@ const CHECK_ENV_DEFAULT: readonly string[] = [
   "WINDIR",
 ];
 
-function allowed(name: string, allow: readonly string[]): boolean {
-  return allow.some((a) => (a.endsWith("*") ? name.startsWith(a.slice(0, -1)) : name === a));
-}
-
 /**
  * The Checks' environment: only the allow-listed variables of `env`, and never one of the Run's
- * GitHub tokens, whatever the list says (like the agent, ADR-0051).
+ * GitHub tokens nor a variable pointing at the session's IPC channels, whatever the list says
+ * (like the agent, ADR-0051, ADR 0340).
  */
 export function checkEnvironment(env: NodeJS.ProcessEnv | Record<string, string | undefined>, extra: readonly string[] = []): NodeJS.ProcessEnv {
   const allow = [...CHECK_ENV_DEFAULT, ...extra];
   const tokens = new Set<string>(GITHUB_TOKEN_VARS);
   const out: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(env)) if (value !== undefined && !tokens.has(name) && allowed(name, allow)) out[name] = value;
+  for (const [name, value] of Object.entries(env))
+    if (value !== undefined && !tokens.has(name) && !namedIn(name, IPC_VARS) && namedIn(name, allow)) out[name] = value;
   return out;
 }
 

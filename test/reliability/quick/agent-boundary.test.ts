@@ -172,4 +172,21 @@ describe("reliability: the agent boundary (stream bytes and environment)", funct
       losses: 0,
     });
   });
+
+  it("no variable pointing at the session's IPC channels or credential helpers reaches the agent's process (ADR 0340)", async () => {
+    // Fails on the code before ADR 0340: all of them reached it.
+    const session = {
+      VSCODE_IPC_HOOK_CLI: "/run/user/1000/vscode-ipc-1.sock",
+      VSCODE_GIT_IPC_HANDLE: "/run/user/1000/vscode-git-2.sock",
+      VSCODE_GIT_ASKPASS_MAIN: "/usr/share/code/askpass-main.js",
+      GIT_ASKPASS: "/usr/share/code/askpass.sh",
+      SSH_AUTH_SOCK: "/tmp/ssh-x/agent.1",
+      DBUS_SESSION_BUS_ADDRESS: "unix:path=/run/user/1000/bus",
+    };
+    const ok = { stdout: [hex(INIT, "\n", RESULT, "\n")] };
+    const { result, agentEnv } = await runStage("env-ipc", ok, { ...session, ANTHROPIC_API_KEY: "sk-agent-own" });
+    assert.equal(result.outcome, "success");
+    for (const v of Object.keys(session)) assert.equal(agentEnv[v], undefined, `${v} reached the agent`);
+    assert.equal(agentEnv.ANTHROPIC_API_KEY, "sk-agent-own");
+  });
 });

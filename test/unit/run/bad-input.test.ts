@@ -133,7 +133,7 @@ describe("Run: bad input and surprises", () => {
   });
 
   it("a take-over during the push (the Run frozen after its first recheck): the pull request is not opened", async () => {
-    const n = w.ticket("Frozen mid-push");
+    w.ticket("Frozen mid-push");
     // The recheck before the Landing holds; once the Landing's rebase began, a take-over has happened.
     const journal: string[] = [];
     spy(w.ws, "ws", ["rebaseOnto"], journal);

@@ -14,13 +14,17 @@ interface TicketChannel {
   tail: string;
   appends: number;
   lines: number;
+  /** Lines and characters that reached the channel (the rest still wait in the batcher). */
+  appendedLines: number;
+  appendedChars: number;
 }
 
 /**
  * One output channel per ticket, "Ticket Runner #42", fed live from the Run's events. Lines are
- * batched (LineBatcher: at most one append per 100 ms, or per 2,000 lines), so a burst of
- * thousands of agent events costs a handful of IPC messages, not thousands. The full transcript is
- * on disk too (.ticket-runner/runs/<runId>/<n>/); the channel is for watching.
+ * batched (LineBatcher, ADR 0360: a quiet channel's first line after 50 ms, then at most 4
+ * appends a second), so a burst of thousands of agent events costs a few dozen appends, not
+ * thousands. The full transcript is on disk too (.ticket-runner/runs/<runId>/<n>/); the channel
+ * is for watching.
  */
 export class TranscriptChannels implements vscode.Disposable {
   private readonly byTicket = new Map<number, TicketChannel>();
@@ -65,12 +69,12 @@ export class TranscriptChannels implements vscode.Disposable {
     entry.batcher.flush();
   }
 
-  /** For tests: what was appended lately, how many appends and lines. */
-  stats(ticket: number): { tail: string; appends: number; lines: number } | undefined {
+  /** For tests and the bench: what was appended lately; appends, lines pushed, lines and characters appended. */
+  stats(ticket: number): { tail: string; appends: number; lines: number; appendedLines: number; appendedChars: number } | undefined {
     const entry = this.byTicket.get(ticket);
     if (!entry) return undefined;
     entry.batcher.flush();
-    return { tail: entry.tail, appends: entry.appends, lines: entry.lines };
+    return { tail: entry.tail, appends: entry.appends, lines: entry.lines, appendedLines: entry.appendedLines, appendedChars: entry.appendedChars };
   }
 
   flushAll(): void {
@@ -99,11 +103,15 @@ export class TranscriptChannels implements vscode.Disposable {
       tail: "",
       appends: 0,
       lines: 0,
-      batcher: new LineBatcher((text) => {
+      appendedLines: 0,
+      appendedChars: 0,
+      batcher: new LineBatcher((text, lines) => {
         // The agents' events are redacted already; the Run's own lines (titles, outcomes) too, again.
         const clean = redactSecrets(text, this.env);
         channel.append(clean);
         created.appends += 1;
+        created.appendedLines += lines;
+        created.appendedChars += clean.length;
         created.tail = (created.tail + clean).slice(-TAIL_CHARS);
       }),
     };

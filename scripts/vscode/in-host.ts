@@ -9,6 +9,7 @@ import { startCodeServer, tail, type CodeServer } from "./code-server";
 import { launchChromium, openCodeServerPage } from "./chromium";
 import { buildSuite, privateSuiteOut, REPO_ROOT } from "./build-suite";
 import type { InHostResults } from "../../test/vscode/support/results";
+import { startWorkbenchProbe, WORKBENCH_PROFILE_DIR, type WorkbenchProbe } from "./workbench-probe";
 
 /** Environment a developer's shell may carry that would change what the suite sees. */
 export const STRAY_ENV = ["TICKET_RUNNER_TOKEN", "GITHUB_TOKEN", "GH_TOKEN", "TICKET_RUNNER_API_URL", "TICKET_RUNNER_TEST_GREP"];
@@ -54,6 +55,7 @@ export async function runInHostTests(opts: InHostOptions = {}): Promise<InHostRu
 
   let server: CodeServer | undefined;
   let browser: Awaited<ReturnType<typeof launchChromium>> | undefined;
+  let probe: WorkbenchProbe | undefined;
   try {
     server = await startCodeServer({
       unsetEnv: STRAY_ENV,
@@ -72,6 +74,7 @@ export async function runInHostTests(opts: InHostOptions = {}): Promise<InHostRu
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     page.on("console", (m) => consoleLines.push(`[${m.type()}] ${m.text()}`));
     page.on("pageerror", (e) => consoleLines.push(`[pageerror] ${e.message}`));
+    if (WORKBENCH_PROFILE_DIR) probe = await startWorkbenchProbe(page, WORKBENCH_PROFILE_DIR);
     await openCodeServerPage(page, url, server.password);
 
     const deadline = Date.now() + timeoutMs;
@@ -94,6 +97,7 @@ export async function runInHostTests(opts: InHostOptions = {}): Promise<InHostRu
       mkdirSync(artifacts, { recursive: true });
       writeFileSync(join(artifacts, "in-host-console.log"), consoleLines.join("\n") + "\n");
     }
+    await probe?.stop().catch((e: unknown) => console.log(`in-host: the workbench probe failed: ${String(e)}`));
     await browser?.close().catch(() => undefined);
     await server?.stop();
     if (process.env["TICKET_RUNNER_KEEP_TEMP"] !== "1") {

@@ -27,6 +27,7 @@ import { waitFor } from "../../support/wait-for";
 import { activeApi, extension } from "../support/extension";
 import { recordFigure } from "../support/figures";
 import { watchHostStalls } from "../support/host-stalls";
+import { keepRoundTrips, type TimedRoundTrip } from "../support/round-trip-log";
 import type { RunSeedInfo } from "../support/run-setup";
 
 const raw = process.env["TICKET_RUNNER_RUN_SEED"];
@@ -309,10 +310,14 @@ if (raw) {
       const [burst] = await openTickets(seed, [{ ...simpleTicket("zeta", ["burst:20000", "slow:10000"]) }]);
       assert.ok(burst);
       restore.push(api.notifier.setMessageApi(person([{ when: /^Start a Run on/, press: "Start" }], [])));
+      const timeline: TimedRoundTrip[] = [];
       const roundTrip = async (): Promise<number> => {
+        const at = Date.now();
         const t0 = performance.now();
         await vscode.commands.executeCommand("setContext", "ticketRunner.probe", t0);
-        return performance.now() - t0;
+        const ms = performance.now() - t0;
+        timeline.push({ at, ms });
+        return ms;
       };
       const baseline: number[] = [];
       const idleStalls = watchHostStalls("idle");
@@ -332,8 +337,10 @@ if (raw) {
       });
       const during: number[] = [];
       const burstStalls = watchHostStalls("burst");
+      const burstFrom = Date.now();
       while (api.runs.windowRun.view()?.busy.some((l) => l.ticket === burst && l.stage === "implement")) during.push(await roundTrip());
       const stalls = await burstStalls.stop();
+      keepRoundTrips("burst", timeline, { burstFrom, burstTo: Date.now() });
       assert.deepEqual(folderEvents, [], "the Run itself added no worktree folder");
       // On request (the board's and the status bar's Open Worktree), the folder appears while the Run goes on.
       await vscode.commands.executeCommand("ticketRunner.openWorktree", burst);
@@ -349,6 +356,8 @@ if (raw) {
 
       const stats = api.runs.transcripts.stats(burst);
       assert.ok(stats && stats.lines >= 20_000, `all burst events reached the channel (${stats?.lines} lines)`);
+      assert.equal(stats.appendedLines, stats.lines, "every line pushed was appended");
+      assert.ok(stats.tail.includes("burst/19998.txt"), "the burst's last event is in the channel");
       assert.ok(during.length > 0);
       const b = [...baseline].sort((x, y) => x - y);
       const d = [...during].sort((x, y) => x - y);
@@ -361,7 +370,11 @@ if (raw) {
       recordFigure("extension host stall during 20k-event burst max", Number(stalls.maxMs.toFixed(1)), "ms");
       recordFigure("extension host stall during 20k-event burst p99", Number(stalls.p99Ms.toFixed(1)), "ms");
       recordFigure("burst p95 / idle p50", Number((percentile(d, 0.95) / Math.max(0.1, percentile(b, 0.5))).toFixed(1)), "x");
-      recordFigure("output channel appends for the burst ticket", stats.appends, `appends for ${stats.lines} lines`);
+      recordFigure(
+        "output channel appends for the burst ticket",
+        stats.appends,
+        `appends for ${stats.lines} lines, ${(stats.appendedChars / 1024).toFixed(0)} KB`,
+      );
       assert.equal((await issue(burst)).state, "closed");
     });
 

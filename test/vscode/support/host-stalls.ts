@@ -39,13 +39,15 @@ function startProfile(): { stop(): Promise<unknown> } {
     new Promise((resolve, reject) => session.post(method, params ?? {}, (err, result) => (err ? reject(err) : resolve(result))));
   const started = post("Profiler.enable")
     .then(() => post("Profiler.setSamplingInterval", { interval: 500 }))
-    .then(() => post("Profiler.start"));
+    .then(() => post("Profiler.start"))
+    .then(() => Date.now());
   return {
     stop: async () => {
-      await started;
-      const { profile } = (await post("Profiler.stop")) as { profile: unknown };
+      const wallStartMs = await started;
+      const { profile } = (await post("Profiler.stop")) as { profile: object };
       session.disconnect();
-      return profile;
+      // The wall time of the profile's start, to line it up with the workbench's (scripts/vscode/workbench-report.ts).
+      return { ...profile, wallStartMs };
     },
   };
 }

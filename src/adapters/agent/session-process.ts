@@ -165,7 +165,7 @@ export async function runSessionProcess(input: SessionProcessInput): Promise<Ses
       facts.spawnError = `could not start ${JSON.stringify(input.executable)}: not found on PATH`;
       return { facts, logs, emit };
     }
-    spawnArgv = input.sandbox.wrap([found, ...input.args], request.cwd);
+    spawnArgv = input.sandbox.wrap([found, ...input.args], request.cwd, input.env);
   }
   const group = spawnGroup(spawnArgv[0]!, spawnArgv.slice(1), { cwd: request.cwd, env: input.env, stdinText: input.stdinText });
   group.child.stdout?.on("data", (chunk: Buffer) => stdoutSplitter.push(chunk));

@@ -9,22 +9,12 @@
  * its Stage or its Check to race the Run's git (ADR 0223).
  */
 import { spawn } from "node:child_process";
-import { accessSync, constants, existsSync, readFileSync, realpathSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { delimiter, dirname, isAbsolute, join, resolve } from "node:path";
+import { accessSync, constants, realpathSync, statSync } from "node:fs";
+import { delimiter, isAbsolute, join, resolve } from "node:path";
 import { Refusal } from "../../core/errors";
+import { mounts, type SandboxLayout } from "./mounts";
 
 export type IsolationMode = "sandbox" | "none";
-
-/** What the sandbox needs to know of the Target, learnt once before anything runs in it. */
-export interface SandboxLayout {
-  /** The clone's top level: read-only inside (the main checkout, `.worktrees/`, the run root). */
-  root: string;
-  /** The clone's common git dir: writable (objects, refs, logs) but for its control files. */
-  commonDir: string;
-  /** Every config file git reads in the clone (system, global, the repository's, included ones). */
-  configFiles: readonly string[];
-}
 
 export interface SandboxOptions {
   mode: IsolationMode;
@@ -63,22 +53,11 @@ export function findExecutable(name: string, path: string | undefined, cwd: stri
   return null;
 }
 
-function real(path: string): string | null {
+function real(path: string): string {
   try {
     return realpathSync(path);
   } catch {
-    return null;
-  }
-}
-
-/** The lane's git dir from the `gitdir:` line of its `.git` file; null for a checkout with a `.git` folder. */
-function laneGitDir(lane: string): string | null {
-  try {
-    const text = readFileSync(join(lane, ".git"), "utf8");
-    const m = /^gitdir: (.+)$/m.exec(text);
-    return m ? resolve(lane, m[1]!.trim()) : null;
-  } catch {
-    return null;
+    return path;
   }
 }
 
@@ -128,48 +107,21 @@ export class Sandbox {
       );
     }
     this.bwrapPath = found;
-    this.layout = { root: real(layout.root) ?? layout.root, commonDir: real(layout.commonDir) ?? layout.commonDir, configFiles: layout.configFiles };
+    this.layout = { root: real(layout.root), commonDir: real(layout.commonDir), configFiles: layout.configFiles };
   }
 
   /**
-   * The argv that runs `argv` in `cwd` inside the sandbox (`argv` itself when isolation is off).
+   * The argv that runs `argv` in `cwd` inside the sandbox (`argv` itself when isolation is off), for
+   * a process whose environment is `env` (its home and agent state are what it may write).
    * `argv[0]` must be a path (findExecutable): inside, a missing program is only bwrap's error.
    */
-  wrap(argv: readonly string[], cwd: string): string[] {
+  wrap(argv: readonly string[], cwd: string, env?: NodeJS.ProcessEnv): string[] {
     if (!this.on) return [...argv];
     if (!this.layout || !this.bwrapPath) throw new Error("the sandbox was used before the Run's preflight prepared it");
-    return [this.bwrapPath, ...this.baseArgs(), ...mounts(this.layout, cwd, this.opts.env ?? process.env), "--chdir", cwd, "--", ...argv];
+    const runEnv = this.opts.env ?? process.env;
+    const binds = mounts({ layout: this.layout, cwd, env: env ?? runEnv, runEnv, argv });
+    return [this.bwrapPath, ...this.baseArgs(), ...binds, "--chdir", cwd, "--", ...argv];
   }
-}
-
-/** The mounts, in order: later ones cover earlier ones. */
-export function mounts(layout: SandboxLayout, cwd: string, env: NodeJS.ProcessEnv): string[] {
-  const out: string[] = ["--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev"];
-  const bind = (flag: "--bind" | "--ro-bind", path: string | null | undefined): void => {
-    const p = path ? real(path) : null;
-    if (p && p !== "/") out.push(flag, p, p);
-  };
-  // Where programs keep their caches, logins and scratch files.
-  const writable = new Set([env.HOME, env.TMPDIR, tmpdir(), "/tmp", "/var/tmp"].filter((p): p is string => !!p && isAbsolute(p)));
-  for (const p of writable) bind("--bind", p);
-  // The clone read-only (main checkout, other lanes, run root) even when it lies in a writable place.
-  bind("--ro-bind", layout.root);
-  const common = layout.commonDir;
-  bind("--bind", common);
-  for (const control of ["config", "hooks", "info", "modules", "worktrees", "commondir"]) bind("--ro-bind", join(common, control));
-  const lane = real(cwd);
-  if (lane && lane !== layout.root) {
-    bind("--bind", lane);
-    const gitDir = laneGitDir(lane);
-    // The lane's own git dir (HEAD, index) writable; what points git elsewhere read-only.
-    if (gitDir && dirname(real(gitDir) ?? gitDir) === join(common, "worktrees")) {
-      bind("--bind", gitDir);
-      for (const pointer of ["commondir", "gitdir", "config.worktree"]) bind("--ro-bind", join(gitDir, pointer));
-      bind("--ro-bind", join(lane, ".git"));
-    }
-  }
-  for (const file of layout.configFiles) if (!file.startsWith("/dev/") && existsSync(file)) bind("--ro-bind", file);
-  return out;
 }
 
 /** Runs bwrap once; null when it worked, else the first line it said. */

@@ -78,7 +78,8 @@ describe("reliability: code the agent writes cannot read the Run's token from /p
     it(`a Check that reads /proc, unmounts it, writes .git and leaves a process: isolation "${mode}"`, async () => {
       const { ws, lane, commonDir } = await laneWith(mode, `check-${mode}`);
       const configBefore = readFileSync(join(commonDir, "config"), "utf8");
-      const out = join(fx.root, `snoop-check-${mode}.json`);
+      // In the clone's git dir: the sandbox's /tmp is its own (ADR 0341).
+      const out = join(commonDir, `snoop-check-${mode}.json`);
       const result = await ws.runCheck(lane, snoopArgv(out, commonDir, lane), 60_000);
       assert.equal(result.exitCode, 0, result.output);
       const found = JSON.parse(readFileSync(out, "utf8")) as SnoopResult;
@@ -114,7 +115,7 @@ describe("reliability: code the agent writes cannot read the Run's token from /p
     const { lane, commonDir, sandbox } = await laneWith("sandbox", "agent");
     const dir = mkdtempSync(join(tmpdir(), "tr-snoop-agent-"));
     try {
-      const out = join(dir, "found.json");
+      const out = join(commonDir, "found-agent.json");
       const script = join(dir, "agent.js");
       // A claude-compatible agent whose tool run is the snoop.
       writeFileSync(

@@ -55,6 +55,8 @@ export interface AttackInput {
   redirectTo: string;
   /** A folder for the attack's own files (the program, the included config). */
   scratch: string;
+  /** Where the script writes what it tried (default `scratch`): somewhere a sandboxed Check can write (ADR 0341). */
+  records?: string;
 }
 
 export interface Attack {
@@ -142,7 +144,8 @@ export async function plantAttack(input: AttackInput): Promise<Attack> {
       `  for (const hook of ${JSON.stringify(HOOKS)}) attempt(() => fs.writeFileSync(path.join(dir, hook), ${JSON.stringify(hookBody)}, { mode: 0o755 }), dir.startsWith(gitDir));`,
       `}`,
       // In a sandbox every Check is pid 2: the time and a random part keep the records apart.
-      `fs.writeFileSync(path.join(${JSON.stringify(input.scratch)}, "plant-" + Date.now() + "-" + Math.random().toString(36).slice(2) + ".json"), JSON.stringify(record));`,
+      `fs.mkdirSync(${JSON.stringify(input.records ?? input.scratch)}, { recursive: true });`,
+      `fs.writeFileSync(path.join(${JSON.stringify(input.records ?? input.scratch)}, "plant-" + Date.now() + "-" + Math.random().toString(36).slice(2) + ".json"), JSON.stringify(record));`,
       "",
     ].join("\n"),
   );

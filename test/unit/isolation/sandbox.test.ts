@@ -1,9 +1,10 @@
 import { strict as assert } from "node:assert";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isolationFor } from "../../../src/app/compose-run";
-import { mounts, Sandbox } from "../../../src/adapters/isolation/sandbox";
+import { Sandbox } from "../../../src/adapters/isolation/sandbox";
+import { mounts, privateDirs } from "../../../src/adapters/isolation/mounts";
 import { pinnedGlobalConfig } from "../../../src/adapters/git/config-files";
 import { configSchema } from "../../../src/core/schemas/config";
 
@@ -34,9 +35,11 @@ describe("the sandbox's settings (ADR 0290)", () => {
     for (const d of [join(common, "hooks"), join(common, "info"), laneGit, lane]) mkdirSync(d, { recursive: true });
     for (const f of [join(common, "config"), join(laneGit, "commondir"), join(laneGit, "gitdir")]) writeFileSync(f, "");
     writeFileSync(join(lane, ".git"), `gitdir: ${laneGit}\n`);
-    const args = mounts({ root, commonDir: common, configFiles: [join(common, "config"), "/dev/null"] }, lane, { HOME: dir });
+    const home = join(dir, "home");
+    mkdirSync(home);
+    const args = mounts({ layout: { root, commonDir: common, configFiles: [join(common, "config"), "/dev/null"] }, cwd: lane, env: { HOME: home } });
     const at = (flag: string, path: string): number => args.findIndex((a, i) => a === flag && args[i + 1] === path);
-    const lastWritable = Math.max(at("--bind", dir), at("--bind", common), at("--bind", lane), at("--bind", laneGit));
+    const lastWritable = Math.max(at("--bind", join(home, ".claude")), at("--bind", common), at("--bind", lane), at("--bind", laneGit));
     for (const ro of [
       join(common, "config"),
       join(common, "hooks"),
@@ -48,9 +51,41 @@ describe("the sandbox's settings (ADR 0290)", () => {
       assert.ok(at("--ro-bind", ro) > at("--bind", common), `${ro} read-only over the common dir`);
     }
     assert.ok(at("--ro-bind", join(lane, ".git")) > lastWritable, "the lane's .git after the lane");
-    assert.ok(at("--ro-bind", root) > at("--bind", dir), "the clone read-only over the home folder it lies in");
+    assert.ok(at("--ro-bind", root) > at("--bind", join(home, ".cache")), "the clone read-only over any writable place it lies in");
     assert.equal(at("--ro-bind", "/dev/null"), -1, "nothing under /dev is bound");
     assert.deepEqual(args.slice(0, 3), ["--ro-bind", "/", "/"]);
+  });
+
+  it("the temp folders and the runtime dir are private; the home folder read-only but for the agents' state (ADR 0341)", () => {
+    // Fails on the code before ADR 0341: /tmp, /var/tmp, $TMPDIR and the home folder were bound writable, the runtime dir shown.
+    const runtime = join(dir, "run-user");
+    const home = join(dir, "home");
+    const root = join(home, "src", "clone");
+    const script = join(tmpdir(), `tr-sandbox-unit-agent-${process.pid}.js`);
+    for (const d of [runtime, join(root, ".git")]) mkdirSync(d, { recursive: true });
+    writeFileSync(script, "");
+    try {
+      const env = { HOME: home, XDG_RUNTIME_DIR: runtime, TMPDIR: "/var/tmp" };
+      const args = mounts({ layout: { root, commonDir: join(root, ".git"), configFiles: [] }, cwd: root, env, argv: ["/usr/bin/node", script] });
+      const at = (flag: string, path: string): number => args.findIndex((a, i) => a === flag && args[i + 1] === path);
+      const hidden = privateDirs([env]);
+      assert.ok(hidden.includes("/tmp") && hidden.includes("/var/tmp"), hidden.join(" "));
+      assert.ok(!hidden.includes(runtime), "the runtime dir lies in /tmp here: gone with it");
+      for (const d of hidden) assert.ok(at("--tmpfs", d) > 0, `${d} is a tmpfs of the sandbox's own`);
+      for (const w of ["/tmp", "/var/tmp", home]) assert.equal(at("--bind", w), -1, `${w} is not bound writable`);
+      assert.ok(at("--ro-bind", home) > at("--tmpfs", "/tmp"), "the home folder, which lies in /tmp here, is shown again read-only");
+      for (const s of [".claude", ".codex", ".gemini", ".cache", ".npm", ".claude.json"]) {
+        assert.ok(at("--bind", join(home, s)) > at("--ro-bind", home), `~/${s} writable`);
+        assert.ok(existsSync(join(home, s)), `~/${s} made so it can be bound`);
+      }
+      assert.equal(readFileSync(join(home, ".claude.json"), "utf8"), "{}\n");
+      assert.ok(at("--ro-bind", script) > at("--tmpfs", "/tmp"), "the script the command line names is shown read-only");
+      assert.ok(at("--ro-bind", root) > at("--bind", join(home, ".cache")), "the clone read-only");
+      const elsewhere = join(process.cwd(), "docs");
+      assert.ok(privateDirs([{ XDG_RUNTIME_DIR: elsewhere }]).includes(elsewhere), "a runtime dir outside the temp folders is private too");
+    } finally {
+      rmSync(script, { force: true });
+    }
   });
 
   it("the Run's git reads no global config made after its start", () => {

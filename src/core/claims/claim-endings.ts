@@ -38,6 +38,25 @@ export interface StandDownResult {
 }
 
 /**
+ * The last step of both stand-downs: the local claim moved aside (if this session still holds it)
+ * and what was done logged. `said` is the lease's new state, what was written, and who holds now.
+ */
+async function stepAside(
+  ctx: ClaimContext,
+  args: { ticket: number; runDir: string; why: string },
+  said: { state: Lease["state"]; wrote: string; winner?: string | null; holder?: string | null },
+): Promise<StandDownResult> {
+  const archived = await ctx.options.runRoot.moveAside(
+    args.runDir,
+    { reason: args.why, at: ctx.now().toISOString(), by: ctx.session },
+    { ifSession: ctx.session },
+  );
+  const { state, wrote, ...who } = said;
+  ctx.options.log.info("stood down from a claim", { ticket: args.ticket, state, why: args.why, wrote, ...who, archived: archived ?? null });
+  return { archived, wrote };
+}
+
+/**
  * A lost race: marks `mine` race-yielded, takes back this claim's host label and assignee when no
  * rival needs them, and moves the local claim aside. Best effort on GitHub: a failed write is logged
  * (an unrenewed machine lease goes stale by itself); the local move always runs.
@@ -64,20 +83,7 @@ export async function standDown(
     wrote = `nothing (marking its lease race-yielded failed: ${String(error).slice(0, 200)})`;
     ctx.options.log.error("could not mark a yielded lease; it goes stale on its own", { ticket: args.ticket, comment: args.commentId, error: String(error) });
   }
-  const archived = await ctx.options.runRoot.moveAside(
-    args.runDir,
-    { reason: args.why, at: ctx.now().toISOString(), by: ctx.session },
-    { ifSession: ctx.session },
-  );
-  ctx.options.log.info("stood down from a claim", {
-    ticket: args.ticket,
-    state: "race-yielded",
-    why: args.why,
-    wrote,
-    winner: args.winner?.comment.url ?? null,
-    archived: archived ?? null,
-  });
-  return { archived, wrote };
+  return stepAside(ctx, args, { state: "race-yielded", wrote, winner: args.winner?.comment.url ?? null });
 }
 
 /**
@@ -111,20 +117,7 @@ export async function standAside(
       });
     }
   }
-  const archived = await ctx.options.runRoot.moveAside(
-    args.runDir,
-    { reason: args.why, at: ctx.now().toISOString(), by: ctx.session },
-    { ifSession: ctx.session },
-  );
-  ctx.options.log.info("stood down from a claim", {
-    ticket: args.ticket,
-    state: "superseded",
-    why: args.why,
-    wrote,
-    holder: args.takenBy?.comment.url ?? null,
-    archived: archived ?? null,
-  });
-  return { archived, wrote };
+  return stepAside(ctx, args, { state: "superseded", wrote, holder: args.takenBy?.comment.url ?? null });
 }
 
 export type Ending = "finished" | "released" | "handed-off";

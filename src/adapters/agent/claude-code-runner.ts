@@ -7,18 +7,17 @@
  * Every stdout line is validated (stream-events.ts); the outcome is decided by outcome.ts.
  */
 import type { AgentRunner, StageRequest, StageResult } from "../../ports/agent-runner";
-import type { Log } from "../../ports/log";
 import { agentEnv } from "./agent-env";
 import { ClaudeStream } from "./claude-stream";
 import { decideOutcome } from "./outcome";
 import type { SessionFacts } from "./outcome";
-import type { Sandbox } from "../isolation/sandbox";
-import { runSessionProcess, shortCommandOf, shownEnvOf } from "./session-process";
+import { endSession, runSessionProcess, shortCommandOf, shownEnvOf } from "./session-process";
+import type { SessionRunnerOptions } from "./session-process";
 import type { ResultEvent } from "./stream-events";
 
 export type PermissionMode = "default" | "acceptEdits" | "bypassPermissions" | "plan";
 
-export interface ClaudeCodeRunnerOptions {
+export interface ClaudeCodeRunnerOptions extends SessionRunnerOptions {
   /** Executable and leading arguments. Default `["claude"]` (found on the PATH of `baseEnv`). */
   command?: readonly string[];
   /** The runner's name in logs and the UI. Default "claude". */
@@ -26,20 +25,6 @@ export interface ClaudeCodeRunnerOptions {
   model?: string;
   /** Default "acceptEdits". */
   permissionMode?: PermissionMode;
-  /** Pass GITHUB_TOKEN / GH_TOKEN / TICKET_RUNNER_TOKEN to the agent. Default false. */
-  passGitHubToken?: boolean;
-  /** The environment the agent's is built from, and whose secrets are redacted. Default process.env. */
-  baseEnv?: NodeJS.ProcessEnv;
-  /** Added to every Stage's environment (before the request's own `env`). */
-  extraEnv?: Record<string, string>;
-  /** Between SIGTERM and SIGKILL of the group. Default 5000 ms. */
-  killGraceMs?: number;
-  /** A stdout line longer than this fails the Stage as invalid-result. Default 10 MiB. */
-  maxLineBytes?: number;
-  /** Prompts longer than this (bytes) go over stdin: one argv element is capped at 128 KiB on Linux. Default 100 000. */
-  promptArgMaxBytes?: number;
-  log?: Log; /** The OS sandbox the agent runs in (ADR 0290); none: as the Run's user, beside the Run. */
-  sandbox?: Sandbox;
 }
 
 /** Claude Code's name for each subscription limit, as its own messages say it. */
@@ -132,7 +117,7 @@ export class ClaudeCodeRunner implements AgentRunner {
       sandbox: this.opts.sandbox,
       onLine: (text, lineNo, logs) => stream.line(text, lineNo, logs),
     });
-    const { logs, emit } = session;
+    const { logs } = session;
     const facts: SessionFacts = {
       ...session.facts,
       timeoutMs: request.timeoutMs,
@@ -156,21 +141,7 @@ export class ClaudeCodeRunner implements AgentRunner {
       result !== null &&
       result.num_turns === 0 &&
       (result.errors ?? []).some((e) => typeof e === "string" && /no conversation found/i.test(e));
-    const text = logs.redact(result?.result ?? "");
-    const detail = decision.detail === undefined ? undefined : logs.redact(decision.detail);
-    logs.transcriptRecord({
-      type: "ticket_runner_outcome",
-      outcome: decision.outcome,
-      detail: detail ?? null,
-      rate_limit_sign: decision.rateLimitSign ?? null,
-      exit_code: facts.exitCode,
-      signal: facts.signal,
-      turns,
-      duration_ms: durationMs,
-    });
-    await logs.close();
-    emit({ kind: "result", outcome: decision.outcome, turns, text, durationMs, ...(detail ? { detail } : {}) });
-    this.opts.log?.info("agent stage ended", { stage: request.stage, ticket: request.ticket, outcome: decision.outcome, turns, durationMs });
+    const { text, detail } = await endSession(session, { request, decision, turns, text: result?.result ?? "", durationMs, log: this.opts.log });
 
     return {
       outcome: decision.outcome,

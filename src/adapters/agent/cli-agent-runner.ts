@@ -7,12 +7,11 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { AgentEvent, AgentRunner, StageRequest, StageResult } from "../../ports/agent-runner";
-import type { Log } from "../../ports/log";
 import { agentEnv } from "./agent-env";
 import { decideCliEnding } from "./cli-ending";
 import type { CliUnavailableReason, CliWording } from "./cli-ending";
-import type { Sandbox } from "../isolation/sandbox";
-import { runSessionProcess, shortCommandOf, shownEnvOf } from "./session-process";
+import { endSession, runSessionProcess, shortCommandOf, shownEnvOf } from "./session-process";
+import type { SessionRunnerOptions } from "./session-process";
 
 export interface CliStageRequest extends StageRequest {
   /** The CLI's session id to continue instead of starting a new session. */
@@ -60,22 +59,14 @@ export interface CliDialect {
   env?: Record<string, string>;
 }
 
-export interface CliAgentRunnerOptions {
+export interface CliAgentRunnerOptions extends SessionRunnerOptions {
   /** Executable and leading arguments. Default: the dialect's executable on the PATH. */
   command?: readonly string[];
   name: string;
   model?: string;
   /** Added after the runner's own arguments (config's `agent.args`). */
   extraArgs?: readonly string[];
-  passGitHubToken?: boolean;
-  baseEnv?: NodeJS.ProcessEnv;
-  extraEnv?: Record<string, string>;
-  killGraceMs?: number;
-  maxLineBytes?: number;
-  promptArgMaxBytes?: number;
   now?: () => number;
-  log?: Log; /** The OS sandbox the agent runs in (ADR 0290); none: as the Run's user, beside the Run. */
-  sandbox?: Sandbox;
 }
 
 export class CliAgentRunner implements AgentRunner {
@@ -142,7 +133,7 @@ export class CliAgentRunner implements AgentRunner {
         return out;
       },
     });
-    const { facts, logs, emit } = session;
+    const { facts, logs } = session;
     const seen = reader.end();
     const ending = decideCliEnding(
       {
@@ -160,28 +151,15 @@ export class CliAgentRunner implements AgentRunner {
     // Unavailable is the port's own outcome: the environment's fault, not the ticket's (ADR-0141).
     const decision = ending.unavailable !== undefined ? { ...ending, outcome: "unavailable" as const } : ending;
     const durationMs = now() - started;
-    const text = logs.redact(seen.text);
-    const detail = decision.detail === undefined ? undefined : logs.redact(decision.detail);
-    logs.transcriptRecord({
-      type: "ticket_runner_outcome",
-      outcome: decision.outcome,
-      detail: detail ?? null,
-      rate_limit_sign: decision.rateLimitSign ?? null,
-      exit_code: facts.exitCode,
-      signal: facts.signal,
+    const { text, detail } = await endSession(session, {
+      request,
+      decision,
       turns: seen.turns,
-      duration_ms: durationMs,
-      session_id: seen.sessionId ?? null,
-    });
-    await logs.close();
-    emit({ kind: "result", outcome: decision.outcome, turns: seen.turns, text, durationMs, ...(detail ? { detail } : {}) });
-    this.opts.log?.info("agent stage ended", {
-      agent: this.name,
-      stage: request.stage,
-      ticket: request.ticket,
-      outcome: decision.outcome,
-      turns: seen.turns,
+      text: seen.text,
       durationMs,
+      record: { session_id: seen.sessionId ?? null },
+      logged: { agent: this.name },
+      log: this.opts.log,
     });
     return {
       outcome: decision.outcome,

@@ -5,8 +5,10 @@
  * way; `CliWording` says which words mean a limit and which mean the agent itself is unavailable
  * (not signed in, a bad key, the provider down): not the ticket's fault (ADR 0200).
  */
-import type { RateLimitSign, StageOutcome } from "../../ports/agent-runner";
+import type { RateLimitSign } from "../../ports/agent-runner";
 import type { ProcessFacts } from "./session-process";
+import { lastLine } from "./outcome";
+import type { Decision } from "./outcome";
 
 export interface CliSessionFacts extends ProcessFacts {
   timeoutMs: number;
@@ -33,23 +35,11 @@ export interface CliWording {
   resetsAt(message: string, nowMs: number): number | null;
 }
 
-export interface CliDecision {
-  outcome: StageOutcome;
-  detail?: string;
-  rateLimitSign?: RateLimitSign;
+/** Claude's Decision, and when the limit resets; `unavailable` is said in the agent's words in the detail. */
+export interface CliDecision extends Decision {
   /** Epoch ms the limit resets, when the CLI said. */
   resetsAt?: number;
-  /** Set when the agent itself is unavailable (the detail says it in the agent's words). */
   unavailable?: CliUnavailableReason;
-}
-
-function lastLine(text: string): string {
-  const lines = text
-    .split("\n")
-    .map((l) => l.trim())
-    .filter((l) => l.length > 0);
-  const last = lines[lines.length - 1] ?? "";
-  return last.length > 300 ? last.slice(0, 299) + "…" : last;
 }
 
 function lastLines(text: string, n: number): string[] {

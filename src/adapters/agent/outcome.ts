@@ -66,7 +66,8 @@ export interface Decision {
   unavailable?: UnavailableReason;
 }
 
-function lastLine(text: string): string {
+/** The last non-blank line, trimmed and cut at 300 characters: what a detail quotes of an agent's words. */
+export function lastLine(text: string): string {
   const lines = text
     .split("\n")
     .map((l) => l.trim())

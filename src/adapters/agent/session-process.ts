@@ -5,7 +5,7 @@
  * abort, every stragglers reaped when the leader exits. What a line means is the agent's own
  * business (`onLine`); what the session's ending means is decided by the caller from the facts.
  */
-import type { AgentEvent, StageRequest } from "../../ports/agent-runner";
+import type { AgentEvent, RateLimitSign, StageOutcome, StageRequest } from "../../ports/agent-runner";
 import type { Log } from "../../ports/log";
 import { LineSplitter, DEFAULT_MAX_LINE_BYTES } from "./line-splitter";
 import type { SplitLine } from "./line-splitter";
@@ -29,6 +29,25 @@ export interface ProcessFacts {
   spawnError: string | null;
   /** The executable is not there (ENOENT). */
   spawnMissing: boolean;
+}
+
+/** What every agent runner takes for its sessions' process, whatever the agent. */
+export interface SessionRunnerOptions {
+  /** Pass GITHUB_TOKEN / GH_TOKEN / TICKET_RUNNER_TOKEN to the agent. Default false. */
+  passGitHubToken?: boolean;
+  /** The environment the agent's is built from, and whose secrets are redacted. Default process.env. */
+  baseEnv?: NodeJS.ProcessEnv;
+  /** Added to every Stage's environment (before the request's own `env`). */
+  extraEnv?: Record<string, string>;
+  /** Between SIGTERM and SIGKILL of the group. Default 5000 ms. */
+  killGraceMs?: number;
+  /** A stdout line longer than this fails the Stage as invalid-result. Default 10 MiB. */
+  maxLineBytes?: number;
+  /** Prompts longer than this (bytes) go over stdin: one argv element is capped at 128 KiB on Linux. Default 100 000. */
+  promptArgMaxBytes?: number;
+  log?: Log;
+  /** The OS sandbox the agent runs in (ADR 0290); none: as the Run's user, beside the Run. */
+  sandbox?: Sandbox;
 }
 
 export interface SessionProcessInput {
@@ -210,4 +229,45 @@ export async function runSessionProcess(input: SessionProcessInput): Promise<Ses
   stderrSplitter.end();
   await stdoutQueue.idle();
   return { facts, logs, emit };
+}
+
+export interface SessionEnd {
+  request: StageRequest;
+  decision: { outcome: StageOutcome; detail?: string; rateLimitSign?: RateLimitSign };
+  turns: number;
+  /** The agent's final text, before redaction. */
+  text: string;
+  durationMs: number;
+  /** The agent's own fields, after the common ones, in the transcript's outcome record. */
+  record?: Record<string, unknown>;
+  /** The runner's own fields, before the common ones, in the "agent stage ended" log line. */
+  logged?: Record<string, unknown>;
+  log?: Log;
+}
+
+/**
+ * How every agent's session ends, whatever its lines meant: the transcript's `ticket_runner_outcome`
+ * record, the logs closed, the result event, the log line. Returns the text and detail redacted.
+ */
+export async function endSession(session: SessionProcess, end: SessionEnd): Promise<{ text: string; detail?: string }> {
+  const { facts, logs, emit } = session;
+  const { outcome, rateLimitSign } = end.decision;
+  const { turns, durationMs } = end;
+  const text = logs.redact(end.text);
+  const detail = end.decision.detail === undefined ? undefined : logs.redact(end.decision.detail);
+  logs.transcriptRecord({
+    type: "ticket_runner_outcome",
+    outcome,
+    detail: detail ?? null,
+    rate_limit_sign: rateLimitSign ?? null,
+    exit_code: facts.exitCode,
+    signal: facts.signal,
+    turns,
+    duration_ms: durationMs,
+    ...end.record,
+  });
+  await logs.close();
+  emit({ kind: "result", outcome, turns, text, durationMs, ...(detail ? { detail } : {}) });
+  end.log?.info("agent stage ended", { ...end.logged, stage: end.request.stage, ticket: end.request.ticket, outcome, turns, durationMs });
+  return { text, ...(detail === undefined ? {} : { detail }) };
 }

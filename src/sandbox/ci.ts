@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import type { App } from "./app";
 import { gitOk } from "./git";
-import { isoNow } from "./model";
+import { isoNow, queuedCheckRun } from "./model";
 import type { CheckRunRec, RepoRec } from "./model";
 
 export const CI_CHECK_NAME = "sandbox-ci";
@@ -20,19 +20,7 @@ const CI_TIMEOUT_MS = 10 * 60_000;
 export function attachCi(app: App): void {
   app.onHeadChanged = (repo, sha) => {
     if (!repo.ciCommand && !repo.ciScript) return;
-    const run: CheckRunRec = {
-      id: app.store.nextId(),
-      name: CI_CHECK_NAME,
-      headSha: sha,
-      status: "queued",
-      conclusion: null,
-      startedAt: null,
-      completedAt: null,
-      detailsUrl: null,
-      externalId: null,
-      output: { title: null, summary: null, text: null },
-      app: CI_CHECK_NAME,
-    };
+    const run = queuedCheckRun(app.store.nextId(), CI_CHECK_NAME, sha, CI_CHECK_NAME);
     repo.checkRuns.push(run);
     app.track(runCi(app, repo, run));
   };

@@ -103,6 +103,23 @@ export interface CheckRunRec {
   app: string;
 }
 
+/** A check run as it is made, by an App's POST or the sandbox's own CI: queued, nothing reported yet. */
+export function queuedCheckRun(id: number, name: string, headSha: string, app: string): CheckRunRec {
+  return {
+    id,
+    name,
+    headSha,
+    status: "queued",
+    conclusion: null,
+    startedAt: null,
+    completedAt: null,
+    detailsUrl: null,
+    externalId: null,
+    output: { title: null, summary: null, text: null },
+    app,
+  };
+}
+
 export interface StatusRec {
   id: number;
   sha: string;

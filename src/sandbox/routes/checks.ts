@@ -11,7 +11,7 @@ import type { App } from "../app";
 import { requireRepo, requireUser } from "../auth";
 import { revParse } from "../git";
 import { HttpError, notFound, ok, parseBody, validationFailed } from "../http";
-import { isoNow } from "../model";
+import { isoNow, queuedCheckRun } from "../model";
 import type { CheckRunRec, RepoRec, SandboxState, StatusRec } from "../model";
 import { paginate } from "../paginate";
 import type { Ctx, Router } from "../router";
@@ -162,19 +162,7 @@ export function registerCheckRoutes(router: Router): void {
     const body = parseBody(createRun, ctx.body, "CheckRun");
     await resolveRef(ctx.app, repo, body.head_sha);
     if (body.status === "completed" && !body.conclusion) throw validationFailed([{ resource: "CheckRun", field: "conclusion", code: "missing_field" }]);
-    const r: CheckRunRec = {
-      id: ctx.app.store.nextId(),
-      name: body.name,
-      headSha: body.head_sha,
-      status: "queued",
-      conclusion: null,
-      startedAt: null,
-      completedAt: null,
-      detailsUrl: null,
-      externalId: null,
-      output: { title: null, summary: null, text: null },
-      app: requireUser(ctx).login,
-    };
+    const r = queuedCheckRun(ctx.app.store.nextId(), body.name, body.head_sha, requireUser(ctx).login);
     applyRunFields(r, body);
     repo.checkRuns.push(r);
     return ok(checkRunJson(ctx.app, repo, r), 201);

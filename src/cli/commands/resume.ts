@@ -11,10 +11,9 @@ import { NodeHost } from "../../adapters/node-host";
 import { Refusal } from "../../core/errors";
 import type { CliCommand, CliIo } from "../command";
 import { wireClaims } from "../claim-wiring";
-import { prepareLane } from "../../adapters/git/start-lane";
 import { parseArgs, resolveTarget, type ParsedArgs } from "../target-options";
 import { type Target } from "../../app/target";
-import { ticketArg } from "./start";
+import { cutLaneOnline, recordLane, ticketArg } from "./start";
 
 const USAGE = `ticket-runner resume <n> [--offline] [--run-dir <dir>] [--base <branch>] [--repo owner/name] [--api-url <url>]
 
@@ -77,24 +76,9 @@ export const resumeCommand: CliCommand = {
     const run = await w.runRoot.read(won.claim.runDir);
     const branch = run.kind === "ok" && run.run.branch ? run.run.branch : ws.branchFor(n, won.issue.title);
     const resumed = await ws.resumeLane(n, branch, base);
-    let lane = resumed.lane;
-    if (!lane) {
-      lane = await prepareLane({
-        ws,
-        ticket: n,
-        title: won.issue.title,
-        base,
-        offline: false,
-        fetched: true,
-        freshBranch: false,
-        forceDelete: false,
-        say: io.out,
-      });
-    } else if (resumed.detail) {
-      io.out(resumed.detail);
-    }
-    if (run.kind === "ok") await w.runRoot.update(won.claim.runDir, { ...run.run, worktree: lane.path, branch: lane.branch });
-    io.out(`Worktree: ${lane.path} (branch ${lane.branch})`);
+    if (resumed.lane && resumed.detail) io.out(resumed.detail);
+    const lane = resumed.lane ?? (await cutLaneOnline(ws, n, won.issue.title, base, io));
+    await recordLane(w.runRoot, won.claim.runDir, run, lane, io);
     return 0;
   },
 };

@@ -16,6 +16,8 @@ import { systemClock, wireClaims } from "../claim-wiring";
 import { prepareLane } from "../../adapters/git/start-lane";
 import { parseArgs, resolveTarget, type ParsedArgs } from "../target-options";
 import { type Target } from "../../app/target";
+import type { Lane } from "../../ports/workspace";
+import type { RunJsonRead, RunRoot } from "../../ports/run-root";
 
 const USAGE = `ticket-runner start <n> [--take-over] [--offline] [--run-dir <dir>] [--base <branch>]
                        [--fresh-branch] [--delete-branch-force] [--repo owner/name] [--api-url <url>]
@@ -59,6 +61,24 @@ function workspace(target: Target, io: CliIo, token: string | null): GitWorkspac
       { next: "git clone <url> && cd <clone>" },
     );
   return new GitWorkspace({ root: target.checkout, host: new NodeHost({ env: io.env }), token: token ?? undefined, env: io.env });
+}
+
+/** Online, after the claim is won: the worktree cut on the ticket's branch from the base fetched before the claim. */
+export function cutLaneOnline(
+  ws: GitWorkspace,
+  ticket: number,
+  title: string,
+  base: string,
+  io: CliIo,
+  old: { freshBranch: boolean; forceDelete: boolean } = { freshBranch: false, forceDelete: false },
+): Promise<Lane> {
+  return prepareLane({ ws, ticket, title, base, offline: false, fetched: true, ...old, say: io.out });
+}
+
+/** The last step of every start and resume: the worktree recorded in run.json (when it reads as a run) and printed. */
+export async function recordLane(runRoot: RunRoot, runDir: string, run: RunJsonRead, lane: Lane, io: CliIo): Promise<void> {
+  if (run.kind === "ok") await runRoot.update(runDir, { ...run.run, worktree: lane.path, branch: lane.branch });
+  io.out(`Worktree: ${lane.path} (branch ${lane.branch})`);
 }
 
 /** --offline: the local claim and a worktree from the last fetch. No Tracker is even built. */
@@ -110,8 +130,7 @@ async function startOffline(n: number, args: ParsedArgs, target: Target, io: Cli
     forceDelete: args.flags.has("--delete-branch-force"),
     say: io.out,
   });
-  await root.update(dir, { ...run, worktree: lane.path, branch: lane.branch });
-  io.out(`Worktree: ${lane.path} (branch ${lane.branch})`);
+  await recordLane(root, dir, { kind: "ok", run }, lane, io);
   return 0;
 }
 
@@ -141,20 +160,9 @@ export const startCommand: CliCommand = {
     const unsaved = rememberTitles(titlesFile(target.runRoot, target.repo), [{ ticket: n, title: won.issue.title }], systemClock.now());
     if (unsaved) w.log.debug(`ticket title not kept for --offline: ${unsaved}`);
     try {
-      const lane = await prepareLane({
-        ws,
-        ticket: n,
-        title: won.issue.title,
-        base,
-        offline: false,
-        fetched: true,
-        freshBranch: args.flags.has("--fresh-branch"),
-        forceDelete: args.flags.has("--delete-branch-force"),
-        say: io.out,
-      });
-      const run = await w.runRoot.read(won.claim.runDir);
-      if (run.kind === "ok") await w.runRoot.update(won.claim.runDir, { ...run.run, worktree: lane.path, branch: lane.branch });
-      io.out(`Worktree: ${lane.path} (branch ${lane.branch})`);
+      const old = { freshBranch: args.flags.has("--fresh-branch"), forceDelete: args.flags.has("--delete-branch-force") };
+      const lane = await cutLaneOnline(ws, n, won.issue.title, base, io, old);
+      await recordLane(w.runRoot, won.claim.runDir, await w.runRoot.read(won.claim.runDir), lane, io);
       return 0;
     } catch (error) {
       // The claim stands (it is this person's); say how to pick the ticket up again.

@@ -12,11 +12,12 @@
 import { strict as assert } from "node:assert";
 import type { ClaimAttempt } from "../../../src/core/claim-gate";
 import { prng } from "../../support/prng";
+import { rounds } from "../../support/rounds";
 import { VirtualTime } from "../../support/virtual-time";
 import { waitFor } from "../../support/wait-for";
 import { FULL, NAME, OWNER, useClaimsSandbox } from "./claims-sandbox";
 
-const RACES = Number(process.env.TR_LATE_RACES ?? 200);
+const RACES = Number(process.env.TR_LATE_RACES ?? rounds(200, 20));
 const MAX_DELAY_MS = 60_000;
 
 interface Party {

@@ -11,7 +11,7 @@ import { FULL, NAME, OWNER, useClaimsSandbox } from "./claims-sandbox";
 import { runCli } from "./cli-process";
 import { rounds } from "../../support/rounds";
 
-const ROUNDS = Number(process.env.CLAIMS_RACE_ROUNDS ?? rounds(50, 5));
+const ROUNDS = Number(process.env.CLAIMS_RACE_ROUNDS ?? rounds(50, 3));
 const STARTS = 8;
 
 describe("claims (integration): 8 simultaneous starts on one Host", function () {

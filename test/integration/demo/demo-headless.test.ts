@@ -12,6 +12,7 @@ import { Octokit } from "@octokit/rest";
 import { NodeHost } from "../../../src/adapters/node-host";
 import { startSandbox } from "../../../src/sandbox/start";
 import { makeTempDir } from "../../support/git-fixtures";
+import { itInTestAll } from "../../support/rounds";
 import { waitFor } from "../../support/wait-for";
 
 const CLI = resolve(__dirname, "../../../dist/cli.js");
@@ -219,7 +220,7 @@ describe("demo --headless (integration)", function () {
     assert.ok(!/trsb_[A-Za-z0-9]{16,}/.test(text), "a sandbox token was printed");
   });
 
-  it("Ctrl+C mid-Run stops everything it started; the next start resumes to the same outcomes", async () => {
+  itInTestAll("Ctrl+C mid-Run stops everything it started; the next start resumes to the same outcomes", async () => {
     const data = join(scratch, "twice");
     const env = cleanEnv(scratch);
     const first = startDemo(["--headless", "--data", data], env);
@@ -254,7 +255,7 @@ describe("demo --headless (integration)", function () {
     assert.deepEqual(final.get(6)?.labels, ["ready-for-agent"]);
   });
 
-  it("one demo per folder; a SIGKILLed demo's leftovers (sandbox, Run) are stopped by the next start, which resumes", async () => {
+  itInTestAll("one demo per folder; a SIGKILLed demo's leftovers (sandbox, Run) are stopped by the next start, which resumes", async () => {
     const data = join(scratch, "killed");
     const env = cleanEnv(scratch);
     const first = startDemo(["--headless", "--data", data], env);
@@ -304,48 +305,51 @@ describe("demo --headless (integration)", function () {
     { kind: "codex", name: "Codex CLI" },
     { kind: "gemini", name: "Gemini CLI" },
   ]) {
-    it(`--agent ${agent.kind}: the real ${agent.name} with a scripted model ends like the demo agent (4 merged, #3 handed off, #6 released, exit 1)`, async function () {
-      // Above the wait for the demo's end below: the suite's 300 s cut the real agents' demos short
-      // on a loaded machine (4 test files at once, ADR 0320) before that wait could say what hung.
-      this.timeout(660_000);
-      const data = join(scratch, `agent-${agent.kind}`);
-      // A home of the demo's own: the CLIs run their commands in login shells, which would otherwise
-      // run this machine's rc files (here a pyenv rehash that waits 60 s on a lock a killed shell
-      // left); the pinned CLIs are still found in the real cache.
-      const home = join(scratch, `home-${agent.kind}`);
-      mkdirSync(home, { recursive: true });
-      const cache = process.env.TICKET_RUNNER_CACHE ?? join(homedir(), ".cache", "ticket-runner");
-      const demo = startDemo(["--headless", "--agent", agent.kind, "--data", data], { ...cleanEnv(scratch), HOME: home, TICKET_RUNNER_CACHE: cache });
-      const code = await finished(demo, 600_000);
-      const text = `stdout:\n${demo.out.join("\n")}\nstderr:\n${demo.err.join("\n")}`;
-      assert.ok(
-        demo.out.some((l) => l.startsWith(`Agent: the real ${agent.name} with a scripted model at http://127.0.0.1:`)),
-        text,
-      );
-      assert.equal(code, 1, text);
-      const rows = summaryRows(demo.out);
-      assert.deepEqual(
-        [...rows.entries()].sort((a, b) => a[0] - b[0]),
-        [
-          [1, "merged"],
-          [2, "merged"],
-          [3, "handed off"],
-          [4, "merged"],
-          [5, "merged"],
-          [6, "released"],
-        ],
-        text,
-      );
-      // The behaviours the model cannot play from inside the agent's sandbox were played: a fix, and the teammate's conflict.
-      assert.ok(
-        demo.out.some((l) => /#2 fix: ✅/.test(l)),
-        text,
-      );
-      assert.ok(
-        demo.out.some((l) => /#4 conflict: ✅ resolved/.test(l)),
-        text,
-      );
-      assert.deepEqual(processesIn(data), []);
-    });
+    itInTestAll(
+      `--agent ${agent.kind}: the real ${agent.name} with a scripted model ends like the demo agent (4 merged, #3 handed off, #6 released, exit 1)`,
+      async function () {
+        // Above the wait for the demo's end below: the suite's 300 s cut the real agents' demos short
+        // on a loaded machine (4 test files at once, ADR 0320) before that wait could say what hung.
+        this.timeout(660_000);
+        const data = join(scratch, `agent-${agent.kind}`);
+        // A home of the demo's own: the CLIs run their commands in login shells, which would otherwise
+        // run this machine's rc files (here a pyenv rehash that waits 60 s on a lock a killed shell
+        // left); the pinned CLIs are still found in the real cache.
+        const home = join(scratch, `home-${agent.kind}`);
+        mkdirSync(home, { recursive: true });
+        const cache = process.env.TICKET_RUNNER_CACHE ?? join(homedir(), ".cache", "ticket-runner");
+        const demo = startDemo(["--headless", "--agent", agent.kind, "--data", data], { ...cleanEnv(scratch), HOME: home, TICKET_RUNNER_CACHE: cache });
+        const code = await finished(demo, 600_000);
+        const text = `stdout:\n${demo.out.join("\n")}\nstderr:\n${demo.err.join("\n")}`;
+        assert.ok(
+          demo.out.some((l) => l.startsWith(`Agent: the real ${agent.name} with a scripted model at http://127.0.0.1:`)),
+          text,
+        );
+        assert.equal(code, 1, text);
+        const rows = summaryRows(demo.out);
+        assert.deepEqual(
+          [...rows.entries()].sort((a, b) => a[0] - b[0]),
+          [
+            [1, "merged"],
+            [2, "merged"],
+            [3, "handed off"],
+            [4, "merged"],
+            [5, "merged"],
+            [6, "released"],
+          ],
+          text,
+        );
+        // The behaviours the model cannot play from inside the agent's sandbox were played: a fix, and the teammate's conflict.
+        assert.ok(
+          demo.out.some((l) => /#2 fix: ✅/.test(l)),
+          text,
+        );
+        assert.ok(
+          demo.out.some((l) => /#4 conflict: ✅ resolved/.test(l)),
+          text,
+        );
+        assert.deepEqual(processesIn(data), []);
+      },
+    );
   }
 });

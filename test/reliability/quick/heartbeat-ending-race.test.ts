@@ -10,8 +10,9 @@ import { strict as assert } from "node:assert";
 import { parseLeaseComment } from "../../../src/core/claims/lease-comment";
 import { FULL, useClaimsSandbox } from "../../integration/claims/claims-sandbox";
 import { record } from "../support/figures";
+import { rounds } from "../../support/rounds";
 
-const ROUNDS = 6;
+const ROUNDS = rounds(6, 2);
 
 describe("reliability: a heartbeat racing the ending of its claim", function () {
   this.timeout(120_000);

@@ -13,11 +13,12 @@ import { FULL, useClaimsSandbox, type ClaimsTarget } from "./claims-sandbox";
 import { runCli } from "./cli-process";
 import { rounds } from "../../support/rounds";
 
-const RACES = Number(process.env.CLAIMS_CROSS_RACES ?? rounds(200, 30));
-const PROCESS_RACES = Number(process.env.CLAIMS_PROCESS_RACES ?? rounds(12, 4));
+/** In-process races run this many at a time; `npm test` runs one batch of them. */
+const PARALLEL = 10;
+const RACES = Number(process.env.CLAIMS_CROSS_RACES ?? rounds(200, PARALLEL));
+const PROCESS_RACES = Number(process.env.CLAIMS_PROCESS_RACES ?? rounds(12, 2));
 const READ_LAG_MS = 150;
 const SETTLE_MS = 450;
-const PARALLEL = 10;
 
 async function finalState(s: ClaimsTarget, n: number) {
   const thread = await s.tracker("sandbox-admin").readIssueThread(n);

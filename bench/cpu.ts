@@ -3,7 +3,12 @@
  * process with its own reaped children (the sandbox, whose git processes it waits for). In ms.
  */
 import { readFileSync } from "node:fs";
-import { gitProcessCounts } from "../src/adapters/git/git-process";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { Sandbox, findExecutable } from "../src/adapters/isolation/sandbox";
+import { spawnerCounts } from "../src/adapters/spawner/spawner";
+import type { ProcessKind } from "../src/adapters/spawner/spawner";
+import { spawnStreamed } from "../src/adapters/spawner/streamed-process";
 import { waitFor } from "../test/support/wait-for";
 
 function statFields(pid: number | "self"): string[] {
@@ -19,11 +24,53 @@ export function childrenCpuMs(): number {
 
 /** utime + stime of `pid` and of its reaped children. */
 export function processTreeCpuMs(pid: number): number {
-  const f = statFields(pid);
-  return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * 10;
+  const { own, reaped } = processCpuSplitMs(pid);
+  return own + reaped;
 }
 
-/** The git spawner's CPU (and its gits') is counted once it has ended (letGoOfGitSpawner, or its quiet time). */
+/** utime + stime of `pid` itself, and of its reaped children (for the sandbox: its git processes). */
+export function processCpuSplitMs(pid: number): { own: number; reaped: number } {
+  const f = statFields(pid);
+  return { own: (Number(f[11]) + Number(f[12])) * 10, reaped: (Number(f[13]) + Number(f[14])) * 10 };
+}
+
+export type KindCpu = Record<ProcessKind, { processes: number; cpuMs: number }>;
+
+/** What the spawner counted per kind since `before` (spawnerCounts().byKind). */
+export function kindsSince(before: KindCpu, after: KindCpu = spawnerCounts().byKind): KindCpu {
+  const out = {} as KindCpu;
+  for (const k of Object.keys(after) as ProcessKind[])
+    out[k] = { processes: after[k].processes - before[k].processes, cpuMs: after[k].cpuMs - before[k].cpuMs };
+  return out;
+}
+
+/**
+ * What one bwrap sandbox (ADR 0290) costs to start, in CPU: `true` started through the spawner
+ * inside the sandbox the Run would make for `clone`'s Lanes, and outside it, `n` times each, counted
+ * by `usageMs` (the bench's cgroup: what runs inside a sandbox is reaped by no process of ours).
+ */
+export async function bwrapStartCpuMs(clone: string, usageMs: () => number, n = 20): Promise<{ inside: number; outside: number }> {
+  const sandbox = new Sandbox({ mode: "sandbox" });
+  const global = join(homedir(), ".gitconfig");
+  await sandbox.prepare({ root: clone, commonDir: join(clone, ".git"), configFiles: [join(clone, ".git", "config"), global] });
+  const run = async (argv: string[]): Promise<number> => {
+    const before = usageMs();
+    for (let i = 0; i < n; i++) {
+      const p = spawnStreamed({ kind: "check", command: argv[0]!, args: argv.slice(1), cwd: clone, env: { PATH: process.env.PATH }, input: null });
+      p.stdout.resume();
+      p.stderr.resume();
+      await new Promise<void>((resolve) => {
+        p.once("close", () => resolve());
+        p.once("error", () => resolve());
+      });
+    }
+    return (usageMs() - before) / n;
+  };
+  const trueBin = findExecutable("true", process.env.PATH, clone) ?? "/bin/true";
+  return { inside: await run(sandbox.wrap([trueBin], clone)), outside: await run([trueBin]) };
+}
+
+/** The spawner's CPU (and its processes') is counted once it has ended (letGoOfSpawner, or its quiet time). */
 export async function spawnersEnded(): Promise<void> {
-  await waitFor(() => gitProcessCounts().spawnersEnded === gitProcessCounts().spawners, { timeoutMs: 30_000, what: "the git spawner to end" });
+  await waitFor(() => spawnerCounts().spawnersEnded === spawnerCounts().spawners, { timeoutMs: 30_000, what: "the spawner to end" });
 }

@@ -9,7 +9,9 @@
  * test file, twice per ticket) would be the bound, and this bench measures the product, not the project.
  * Per K: wall time, tickets/min, duplicates (a ticket implemented twice, or two pull requests:
  * must be 0), State files left on the remote (must be 0), takes lost to another Host, GitHub
- * writes per ticket, and where a ticket's time goes (the Stage lines each Run printed).
+ * writes per ticket, where a ticket's time goes (the Stage lines each Run printed), and CPU per
+ * ticket process by process (each Run's TICKET_RUNNER_CPU_FILE report, and the bench's cgroup for
+ * what runs inside the bwrap sandboxes; ADR 0350).
  * Goal: K = 4 : K = 1 tickets/min ≥ 3.5× (the baseline is K = 1 of this same run). Exits 1 on a miss.
  *
  *   npm run bench:hosts -- [--tickets 24] [--agent-ms 3000] [--ci-ms 3000] [--hosts 1,2,4]
@@ -20,7 +22,14 @@ import { demoTicketBody, simpleTicket } from "../test/support/run-seed";
 import { duplicateWork, endingOf, stateFilesOn, viewTickets } from "../test/reliability/chaos/observe";
 import { startRun } from "../test/reliability/chaos/run-process";
 import { ChaosWorld } from "../test/reliability/chaos/world";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { CpuReport } from "../src/adapters/spawner/cpu-report";
 import { childrenCpuMs } from "./cpu";
+import { CpuGroup } from "./cgroup";
+
+/** Counts the CPU of the processes inside the agents' and Checks' bwrap sandboxes, which no parent's counter sees (null: not on this Host). */
+const group = require.main === module ? CpuGroup.join() : null;
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(name);
@@ -48,9 +57,12 @@ export interface Row {
   tail: number;
   /**
    * CPU seconds of every process of the row: the Runs and all they started (reaped children of this
-   * process), and this process, which is the sandbox (GitHub's side) and its git processes.
+   * process), this process, which is the sandbox (GitHub's side) and its git processes, and (counted
+   * by a cgroup, where there is one) what ran inside the agents' and Checks' bwrap sandboxes.
    */
   cpuSeconds: number;
+  /** The same CPU, process by process (ms, summed over the Runs; from each Run's TICKET_RUNNER_CPU_FILE report). */
+  cpu: CpuParts | null;
   /** The 1-minute load average when the row started and ended. */
   load: [number, number];
   failures: string[];
@@ -116,6 +128,52 @@ function startAndTail(outputs: string[], startedAt: number, wallMs: number): { f
   return { firstLane: [Math.min(...firsts), Math.max(...firsts)], tail: wallMs / 1000 - lastMerge };
 }
 
+export interface CpuParts {
+  run: number;
+  git: number;
+  agent: number;
+  check: number;
+  spawner: number;
+  sandbox: number;
+  sandboxGit: number;
+  /** The processes inside the bwrap sandboxes (the agents, the Checks): the cgroup's count less every process above; null without one. */
+  insideBwrap: number | null;
+  processes: { git: number; agent: number; check: number };
+}
+
+/** The Runs' own reports of their CPU, and this process's (the sandbox and its git), split by process. */
+function cpuParts(reports: CpuReport[], sandboxMs: number, childrenMs: number, groupMs: number | null): CpuParts | null {
+  if (reports.some((r) => r.reapedMs === null)) return null;
+  const sum = (f: (r: CpuReport) => number) => reports.reduce((a, r) => a + f(r), 0);
+  const kind = (k: "git" | "agent" | "check") => sum((r) => r.counts.byKind[k].cpuMs);
+  const runTrees = sum((r) => r.ownMs + r.reapedMs!);
+  return {
+    run: sum((r) => r.ownMs),
+    git: kind("git"),
+    agent: kind("agent"),
+    check: kind("check"),
+    spawner: sum((r) => r.reapedMs!) - kind("git") - kind("agent") - kind("check"),
+    sandbox: sandboxMs,
+    sandboxGit: childrenMs - runTrees,
+    insideBwrap: groupMs === null ? null : Math.max(0, groupMs - sandboxMs - childrenMs),
+    processes: {
+      git: sum((r) => r.counts.byKind.git.processes),
+      agent: sum((r) => r.counts.byKind.agent.processes),
+      check: sum((r) => r.counts.byKind.check.processes),
+    },
+  };
+}
+
+/** One line of CPU per ticket, process by process. */
+export function cpuPartsLine(c: CpuParts, tickets: number): string {
+  const t = (ms: number) => `${(ms / tickets).toFixed(0)} ms`;
+  const n = (x: number) => (x / tickets).toFixed(1);
+  const inside =
+    c.insideBwrap === null ? "inside the sandboxes not counted (no cgroup to count them on this Host)" : `inside the sandboxes ${t(c.insideBwrap)}`;
+  const total = c.run + c.git + c.agent + c.check + c.spawner + c.sandbox + c.sandboxGit + (c.insideBwrap ?? 0);
+  return `total ${t(total)}${c.insideBwrap === null ? "+" : ""} = the Runs' processes ${t(c.run)} · git ${t(c.git)} (${n(c.processes.git)} processes) · agent and Checks (${n(c.processes.agent)} + ${n(c.processes.check)}): bwrap's own ${t(c.agent + c.check)}, ${inside} · the spawners themselves ${t(c.spawner)} · sandbox: its process ${t(c.sandbox)}, its git ${t(c.sandboxGit)}`;
+}
+
 export async function measure(k: number): Promise<Row> {
   const world = await ChaosWorld.start("tr-bench-hosts-");
   try {
@@ -137,15 +195,31 @@ export async function measure(k: number): Promise<Row> {
     await world.sandbox.admin.clearRequestLog();
 
     const load0 = loadavg()[0]!;
+    const group0 = group?.usageMs() ?? null;
     const cpu0 = process.cpuUsage();
     const children0 = childrenCpuMs();
     const startedAt = Date.now();
     const started = performance.now();
-    const runs = hosts.map((h) => startRun(h.clone, h.env, ["--repo", t.full, "--api-url", world.sandbox.apiUrl]));
+    const cpuFiles = hosts.map((h) => join(h.runRoot, "..", `${h.name}-cpu.json`));
+    const runs = hosts.map((h, i) =>
+      startRun(h.clone, { ...h.env, TICKET_RUNNER_CPU_FILE: cpuFiles[i]! }, ["--repo", t.full, "--api-url", world.sandbox.apiUrl]),
+    );
     const exits = await Promise.all(runs.map((r) => r.exited));
     const wallMs = performance.now() - started;
     const cpu = process.cpuUsage(cpu0);
-    const cpuSeconds = ((cpu.user + cpu.system) / 1000 + childrenCpuMs() - children0) / 1000;
+    const childrenMs = childrenCpuMs() - children0;
+    const reports: CpuReport[] = [];
+    for (const file of cpuFiles) {
+      try {
+        reports.push(JSON.parse(readFileSync(file, "utf8")) as CpuReport);
+      } catch {
+        // a Run that failed wrote none: its failure is reported below
+      }
+    }
+    const groupMs = group0 === null || !group ? null : group.usageMs() - group0;
+    const parts = reports.length === k ? cpuParts(reports, (cpu.user + cpu.system) / 1000, childrenMs, groupMs) : null;
+    // With the cgroup, every process; without it, all but what ran inside the bwrap sandboxes.
+    const cpuSeconds = (groupMs ?? (cpu.user + cpu.system) / 1000 + childrenMs) / 1000;
     const load: [number, number] = [load0, loadavg()[0]!];
 
     const views = await viewTickets(world, t);
@@ -169,6 +243,7 @@ export async function measure(k: number): Promise<Row> {
       stageSeconds: stageSeconds(outputs),
       ...startAndTail(outputs, startedAt, wallMs),
       cpuSeconds,
+      cpu: parts,
       load,
       failures,
     };
@@ -198,8 +273,9 @@ async function main(): Promise<void> {
     );
     console.log(`        where a ticket's time goes (s per ticket, Stage lines of the Runs): ${where}`);
     console.log(
-      `        first Lane ${r.firstLane[0].toFixed(0)}–${r.firstLane[1].toFixed(0)} s after the Runs started · last Run out ${r.tail.toFixed(0)} s after the last merge · CPU ${(r.cpuSeconds / Math.max(1, r.merged)).toFixed(2)} s per ticket, every process (Runs, git, agents, Checks, sandbox) · ${(r.cpuSeconds / (r.wallMs / 1000)).toFixed(2)} of ${cpus().length} cores busy with this bench · load ${r.load[0].toFixed(1)} → ${r.load[1].toFixed(1)}`,
+      `        first Lane ${r.firstLane[0].toFixed(0)}–${r.firstLane[1].toFixed(0)} s after the Runs started · last Run out ${r.tail.toFixed(0)} s after the last merge · CPU ${(r.cpuSeconds / Math.max(1, r.merged)).toFixed(2)} s per ticket, every process (Runs, git, agents, Checks, sandbox${r.cpu?.insideBwrap === null ? "; not what ran inside bwrap: no cgroup here" : ""}) · ${(r.cpuSeconds / (r.wallMs / 1000)).toFixed(2)} of ${cpus().length} cores busy with this bench · load ${r.load[0].toFixed(1)} → ${r.load[1].toFixed(1)}`,
     );
+    if (r.cpu) console.log(`        CPU per ticket, process by process: ${cpuPartsLine(r.cpu, Math.max(1, r.merged))}`);
     for (const f of r.failures) console.log(`        ${f}`);
   }
   const missed: string[] = [];

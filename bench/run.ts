@@ -11,8 +11,10 @@
  * Then 8 tickets on 1 Lane against 4 Lanes (the baseline is the 1-Lane Run of this same process),
  * every ticket merged (a hand-off or a skip fails the bench), Checks and CI included.
  * Every GitHub write the Run made is counted from the sandbox's request log, per ticket and per route.
- * git processes are counted where the Run starts them (git-process.ts; the git spawner's, ADR 0261);
+ * git processes are counted where the Run starts them (the spawner's, ADR 0261);
  * `TICKET_RUNNER_GIT_SPAWN=direct npm run bench:run` measures the same Run starting them itself.
+ * CPU per ticket is printed process by process (ADR 0350): the Run, git, the agent's and Checks'
+ * bwrap (outside, and inside the sandboxes, counted on the bench's cgroup), the spawner, the sandbox.
  * Goals: 4 Lanes ≥ 3× 1 Lane; GitHub writes per merged ticket ≤ WRITE_BUDGET (docs/endings.md); git
  * processes for one ticket ≤ GIT_BUDGET (docs/architecture.md). Exits 1 on a miss.
  */
@@ -20,13 +22,18 @@ import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { cpus, loadavg } from "node:os";
 import { composeRun } from "../src/app/compose-run";
-import { gitProcessCounts, letGoOfGitSpawner } from "../src/adapters/git/git-process";
+import { spawnerCounts, letGoOfSpawner } from "../src/adapters/spawner/spawner";
 import { loadConfig } from "../src/app/config-load";
 import type { Log } from "../src/ports/log";
 import { makeTempDir } from "../test/support/git-fixtures";
 import { RUN_USER, openTickets, seedRunTarget, simpleTicket } from "../test/support/run-seed";
 import { sandboxProcess } from "../test/support/sandbox-process";
-import { childrenCpuMs, processTreeCpuMs, spawnersEnded } from "./cpu";
+import { bwrapStartCpuMs, childrenCpuMs, kindsSince, processCpuSplitMs, spawnersEnded } from "./cpu";
+import type { KindCpu } from "./cpu";
+import { CpuGroup } from "./cgroup";
+
+/** Counts the CPU of the processes inside the agents' and Checks' bwrap sandboxes, which no parent's counter sees (null: not on this Host). */
+const group = CpuGroup.join();
 
 const AGENT_STAGES = new Set(["implement", "verify", "fix", "conflict"]);
 /** GitHub writes a clean ticket may cost (docs/endings.md, "GitHub writes per ticket"). */
@@ -46,11 +53,16 @@ interface Measured {
   checksMs: number;
   ciMs: number;
   merged: number;
-  /** CPU time of the Run's own process, and of the processes it waited for (git, the agent, Checks). */
+  /** CPU time of the Run's own process, and of the processes it waited for (the spawner and all it started). */
   cpuMs: number;
   childCpuMs: number;
-  /** CPU time of the sandbox (GitHub's side: its API and its git processes). */
+  /** Per kind, the processes the Run started and the CPU the spawner saw them use (their whole trees: bwrap and all inside). */
+  kinds: KindCpu;
+  /** CPU time of the sandbox (GitHub's side): its own process, and its git processes. */
   sandboxCpuMs: number;
+  sandboxGitCpuMs: number;
+  /** CPU of the processes inside the bwrap sandboxes (the agent, the Checks): the cgroup's count less every process counted above; null without a cgroup. */
+  insideBwrapCpuMs: number | null;
   /** GitHub API writes by the Run's user, by route ("POST /repos/:o/:r/issues/:n/comments"). */
   writes: Map<string, number>;
   /** GitHub API reads by the Run's user, by route: with the writes, its round trips to GitHub. */
@@ -58,11 +70,13 @@ interface Measured {
   /** git processes the Run started (through the git spawner or directly, ADR 0261), and spawners started. */
   gitProcesses: number;
   spawners: number;
+  /** CPU of one bwrap start (ADR 0290; every process of the bench, on its cgroup), measured after the Run when asked. */
+  bwrap: { inside: number; outside: number } | null;
   /** Every Run event's time since the Run started (ms), for the timeline. */
   timeline: { ms: number; what: string; ticket: number | null; lane: number | null }[];
 }
 
-async function measure(tickets: number, lanes: number): Promise<Measured> {
+async function measure(tickets: number, lanes: number, probeBwrap = false): Promise<Measured> {
   const sandbox = await sandboxProcess();
   const scratch = await makeTempDir("tr-bench-run-");
   try {
@@ -101,7 +115,11 @@ async function measure(tickets: number, lanes: number): Promise<Measured> {
       reads: new Map(),
       cpuMs: 0,
       childCpuMs: 0,
+      kinds: spawnerCounts().byKind,
       sandboxCpuMs: 0,
+      sandboxGitCpuMs: 0,
+      insideBwrapCpuMs: null,
+      bwrap: null,
       gitProcesses: 0,
       spawners: 0,
       timeline: [],
@@ -135,21 +153,27 @@ async function measure(tickets: number, lanes: number): Promise<Measured> {
     });
     const cpu0 = process.cpuUsage();
     const children0 = childrenCpuMs();
-    const sandbox0 = processTreeCpuMs(sandbox.pid);
-    const git0 = gitProcessCounts();
+    const sandbox0 = processCpuSplitMs(sandbox.pid);
+
+    const spawner0 = spawnerCounts();
+    const group0 = group?.usageMs() ?? null;
     t0 = performance.now();
     const summary = await run.start();
     m.wallMs = performance.now() - t0;
-    const git1 = gitProcessCounts();
-    m.gitProcesses = git1.spawner + git1.direct - git0.spawner - git0.direct;
-    m.spawners = git1.spawners - git0.spawners;
+    const spawner1 = spawnerCounts();
+    m.gitProcesses = spawner1.byKind.git.processes - spawner0.byKind.git.processes;
+    m.spawners = spawner1.spawners - spawner0.spawners;
     const cpu = process.cpuUsage(cpu0);
     m.cpuMs = (cpu.user + cpu.system) / 1000;
-    m.sandboxCpuMs = processTreeCpuMs(sandbox.pid) - sandbox0;
     // The spawner's CPU and its gits' count once it has ended: let go as `ticket-runner run` does at its end.
-    await letGoOfGitSpawner();
+    await letGoOfSpawner();
     await spawnersEnded();
     m.childCpuMs = childrenCpuMs() - children0;
+    m.kinds = kindsSince(spawner0.byKind);
+    const sandbox1 = processCpuSplitMs(sandbox.pid);
+    m.sandboxCpuMs = sandbox1.own - sandbox0.own;
+    m.sandboxGitCpuMs = sandbox1.reaped - sandbox0.reaped;
+    if (group0 !== null && group) m.insideBwrapCpuMs = Math.max(0, group.usageMs() - group0 - m.cpuMs - m.childCpuMs - m.sandboxCpuMs - m.sandboxGitCpuMs);
     m.merged = summary.rows.filter((r) => r.ending === "merged").length;
     if (m.merged !== tickets) process.stderr.write(`bench: only ${m.merged} of ${tickets} merged:\n${summary.lines.join("\n")}\n`);
     for (const r of await sandbox.admin.requestLog()) {
@@ -161,6 +185,10 @@ async function measure(tickets: number, lanes: number): Promise<Measured> {
         .replace(/\?.*$/, "")}`;
       const into = r.write ? m.writes : m.reads;
       into.set(route, (into.get(route) ?? 0) + 1);
+    }
+    if (probeBwrap && group) {
+      m.bwrap = await bwrapStartCpuMs(target.clone, () => group.usageMs());
+      await letGoOfSpawner();
     }
     return m;
   } finally {
@@ -201,6 +229,24 @@ function laneLine(m: Measured): string {
   return `first Lane ${s(Math.min(...started.map((e) => e.ms)) - runStarted)} after the lock · a ticket ${s(mean(inLane))} in its Lane · ${s(mean(gaps))} between a Lane's tickets (the take) · ${s(m.wallMs - lastEnd)} from the last ticket to the Run's end`;
 }
 
+/** CPU per ticket, process by process: the Run, what the spawner started (by kind), the spawner itself, the sandbox. */
+function cpuLine(m: Measured): string {
+  const t = (ms: number) => `${(ms / m.tickets).toFixed(0)} ms`;
+  const bwrapOuter = m.kinds.agent.cpuMs + m.kinds.check.cpuMs;
+  const all = m.cpuMs + m.childCpuMs + m.sandboxCpuMs + m.sandboxGitCpuMs + (m.insideBwrapCpuMs ?? 0);
+  const n = (k: keyof KindCpu) => `${(m.kinds[k].processes / m.tickets).toFixed(m.kinds[k].processes % m.tickets === 0 ? 0 : 1)}`;
+  const inside =
+    m.insideBwrapCpuMs === null ? "inside the sandboxes not counted (no cgroup to count them on this Host)" : `inside the sandboxes ${t(m.insideBwrapCpuMs)}`;
+  return [
+    `total ${t(all)}${m.insideBwrapCpuMs === null ? "+" : ""} = the Run's process ${t(m.cpuMs)}`,
+    `git ${t(m.kinds.git.cpuMs)} (${n("git")} processes)`,
+    `agent and Checks (${n("agent")} + ${n("check")}): bwrap's own ${t(bwrapOuter)}, ${inside}`,
+    `the spawner itself ${t(m.childCpuMs - m.kinds.git.cpuMs - bwrapOuter)}`,
+    `sandbox: its process ${t(m.sandboxCpuMs)}, its git ${t(m.sandboxGitCpuMs)}`,
+    `${(all / m.wallMs).toFixed(2)} of ${cpus().length} cores busy, ${m.spawners} spawner start(s)`,
+  ].join(" · ");
+}
+
 function writesPerTicket(m: Measured): number {
   return [...m.writes.values()].reduce((a, b) => a + b, 0) / Math.max(1, m.merged);
 }
@@ -208,7 +254,7 @@ function writesPerTicket(m: Measured): number {
 async function main(): Promise<void> {
   console.log("bench:run — a Run against the sandbox (own process) with the instant demo agent, real git, CI scripted to pass");
   const missed: string[] = [];
-  const single = await measure(1, 1);
+  const single = await measure(1, 1, true);
   report("1 ticket, 1 lane", single);
   const merged = new Map<string, number>();
   for (const [name, ms] of single.phases) merged.set(name, (merged.get(name) ?? 0) + ms);
@@ -236,7 +282,7 @@ async function main(): Promise<void> {
     `  round trips for the ticket, the Run's start and end included: ${count(api) + count([...single.writes])} GitHub API requests (${count(api)} reads: ${list(api)}) · ${count(git)} git HTTP requests (${list(git)})`,
   );
   const via =
-    process.env.TICKET_RUNNER_GIT_SPAWN === "direct" ? "started directly (TICKET_RUNNER_GIT_SPAWN=direct)" : `through ${single.spawners} git spawner start(s)`;
+    process.env.TICKET_RUNNER_GIT_SPAWN === "direct" ? "started directly (TICKET_RUNNER_GIT_SPAWN=direct)" : `through ${single.spawners} spawner start(s)`;
   console.log(`  git processes: ${single.gitProcesses} for the ticket, lock, preflight and sweep included (goal ≤ ${GIT_BUDGET}), ${via}`);
   if (single.gitProcesses > GIT_BUDGET) missed.push(`${single.gitProcesses} git processes for one ticket, over ${GIT_BUDGET}`);
   const one = await measure(8, 1);
@@ -248,14 +294,20 @@ async function main(): Promise<void> {
   console.log(
     `  GitHub writes per ticket: ${writesPerTicket(one).toFixed(1)} (1 lane), ${writesPerTicket(four).toFixed(1)} (4 lanes) (goal ≤ ${WRITE_BUDGET})`,
   );
+  console.log(
+    "  CPU-seconds per ticket, every process (the figure 4 Lanes' ratio is bound by on a busy 2-core machine; wall time above stretches with the load):",
+  );
   for (const [label, m] of [
     ["1 ticket", single],
     ["8 tickets, 1 lane", one],
     ["8 tickets, 4 lanes", four],
-  ] as const) {
-    const all = m.cpuMs + m.childCpuMs + m.sandboxCpuMs;
+  ] as const)
+    console.log(`    ${label.padEnd(19)} ${cpuLine(m)}`);
+  const bwrap = single.bwrap;
+  if (bwrap) {
+    const starts = (four.kinds.agent.processes + four.kinds.check.processes) / four.tickets;
     console.log(
-      `  CPU per ticket (${label}): the Run's own process ${(m.cpuMs / m.tickets).toFixed(0)} ms · git, agent and Checks processes ${(m.childCpuMs / m.tickets).toFixed(0)} ms · sandbox ${(m.sandboxCpuMs / m.tickets).toFixed(0)} ms · ${(all / m.wallMs).toFixed(2)} of ${cpus().length} cores busy · ${(m.gitProcesses / m.tickets).toFixed(0)} git processes · ${m.spawners} git spawner start(s)`,
+      `  bwrap (ADR 0290): a sandbox costs ${(bwrap.inside - bwrap.outside).toFixed(1)} ms of CPU to start and end, every process counted (\`true\` started through the spawner inside one ${bwrap.inside.toFixed(1)} ms, outside ${bwrap.outside.toFixed(1)} ms); ${starts.toFixed(1)} agent and Check processes a ticket: ~${((bwrap.inside - bwrap.outside) * starts).toFixed(0)} ms of "inside the sandboxes" above`,
     );
   }
   const ratio = one.wallMs / four.wallMs;

@@ -6,14 +6,16 @@
  * A detached group does not get the terminal's Ctrl+C, so Ctrl+C (a kill, docs/endings.md) would leave
  * Stages running with nobody to read them. Hence the registry below: every live group is SIGKILLed
  * when the Run's process exits, and front doors call `killAllStageGroups()` from their SIGINT
- * handler. A Run killed by SIGKILL cannot do either; its Stages then die of EPIPE at their next
- * write to the closed stdout pipe (ADR-0052).
+ * handler. A Run killed by SIGKILL cannot do either: the spawner that started the Stages (ADR 0350)
+ * sees its channel close and kills their groups; Stages started directly die of EPIPE at their
+ * next write to the closed stdout pipe (ADR-0052).
  */
-import { spawn } from "node:child_process";
-import type { ChildProcess } from "node:child_process";
+import { spawnStreamed } from "../spawner/streamed-process";
+import type { StreamedProcess } from "../spawner/streamed-process";
 
 export interface GroupHandle {
-  child: ChildProcess;
+  /** Started by the spawner (ADR 0350), or directly when none can run: its pid is known at 'spawn'. */
+  child: StreamedProcess;
   /** SIGTERM to the group now, SIGKILL after `graceMs` if anything in it is still alive. Idempotent. */
   kill(graceMs: number): void;
   /** Whether any process of the group is still alive. */
@@ -52,6 +54,7 @@ function track(handle: GroupHandle): void {
   }
   live.add(handle);
   handle.child.once("close", () => live.delete(handle));
+  handle.child.once("error", () => live.delete(handle));
 }
 
 export interface SpawnGroupOptions {
@@ -61,24 +64,19 @@ export interface SpawnGroupOptions {
 }
 
 export function spawnGroup(command: string, args: string[], opts: SpawnGroupOptions): GroupHandle {
-  const child = spawn(command, args, {
-    cwd: opts.cwd,
-    env: opts.env,
-    detached: true,
-    shell: false,
-    stdio: [opts.stdinText === null ? "ignore" : "pipe", "pipe", "pipe"],
-    windowsHide: true,
-  });
-  if (opts.stdinText !== null && child.stdin) {
-    child.stdin.on("error", () => undefined); // the agent may exit before reading its prompt
-    child.stdin.end(opts.stdinText);
-  }
+  const child = spawnStreamed({ kind: "agent", command, args, cwd: opts.cwd, env: opts.env, input: opts.stdinText });
   let killTimer: NodeJS.Timeout | null = null;
+  /** A kill asked for before the process had started is sent when it starts. */
+  let killWanted: number | null = null;
   const handle: GroupHandle = {
     child,
     kill(graceMs) {
       const pgid = child.pid;
-      if (pgid === undefined || killTimer !== null) return;
+      if (pgid === undefined) {
+        killWanted ??= graceMs;
+        return;
+      }
+      if (killTimer !== null) return;
       if (!signalGroup(pgid, "SIGTERM")) return;
       killTimer = setTimeout(() => {
         signalGroup(pgid, "SIGKILL");
@@ -89,7 +87,10 @@ export function spawnGroup(command: string, args: string[], opts: SpawnGroupOpti
       return child.pid !== undefined && signalGroup(child.pid, 0);
     },
   };
-  if (child.pid !== undefined) track(handle);
+  track(handle);
+  child.once("spawn", () => {
+    if (killWanted !== null) handle.kill(killWanted);
+  });
   return handle;
 }
 

@@ -1,15 +1,14 @@
 /**
- * Where the Run's git processes start (ADR 0261). By default through the git spawner, one small
- * long-lived Node process per Run process (spawner-source.ts): libuv starts a process by forking
- * the one that asks, which costs time in proportion to its memory and stops its event loop
- * meanwhile (measured: ~1 ms at 43 MB, 2-3 ms at 350 MB, 6 ms in a loaded Run), so the big Run
- * process asks the small one. `TICKET_RUNNER_GIT_SPAWN=direct` in the environment, or a spawner
- * that cannot start (a runtime with no `node -e`), starts git from this process instead: same
- * argv, same environment, same outcome.
+ * Where the Run's git processes start (ADR 0261). By default through the spawner, one small
+ * long-lived Node process per Run process (../spawner/spawner.ts), whose reply carries git's exit
+ * code and whole output. `TICKET_RUNNER_GIT_SPAWN=direct` in the environment, or a spawner that
+ * cannot start (a runtime with no `node -e`), starts git from this process instead: same argv, same
+ * environment, same outcome.
  */
 import type { ChildProcess } from "node:child_process";
 import { spawn } from "node:child_process";
-import { SPAWNER_SOURCE } from "./spawner-source";
+import { callSpawner, countCpu, countDirect, startsDirectly } from "../spawner/spawner";
+import type { SpawnerMessage } from "../spawner/spawner";
 
 export interface GitProcessCall {
   cwd: string;
@@ -47,31 +46,35 @@ interface Reply {
   idle: boolean;
 }
 
-/**
- * A spawner with no call in flight for this long is let go (it exits), so nothing of ours lingers
- * beside an idle extension host; the next call starts a new one (~40 ms of CPU and a fork of the
- * big process). Longer than a Run's own quiet gaps (the claim's settle, an agent Stage, a CI poll):
- * at one second the spawner of a busy Run was started again several times a ticket (ADR 0311).
- * A command lets it go when it ends (letGoOfGitSpawner).
- */
-export const SPAWNER_QUIET_MS = 10_000;
-
-const started = { spawner: 0, direct: 0, spawners: 0, spawnersEnded: 0 };
-
-/**
- * How many git processes this process has started each way, and how many spawners started and
- * ended, since it began (benches print them, and wait for the spawners' end to read their CPU).
- */
-export function gitProcessCounts(): { spawner: number; direct: number; spawners: number; spawnersEnded: number } {
-  return { ...started };
-}
-
 /** Runs `git args` and resolves with its outcome, whatever it is; never rejects. */
 export function runGitProcess(args: string[], call: GitProcessCall): Promise<GitProcessResult> {
   const input = call.input === undefined ? null : typeof call.input === "string" ? Buffer.from(call.input, "utf8") : call.input;
   const request: Omit<Request, "id"> = { command: "git", args, cwd: call.cwd, env: call.env, input, idleMs: call.idleMs };
-  const direct = call.env.TICKET_RUNNER_GIT_SPAWN === "direct" || spawner.broken;
-  return (direct ? runDirect(request) : spawner.run(request)).then(toResult);
+  return (startsDirectly(call.env) ? runDirect(request) : throughSpawner(request)).then(toResult);
+}
+
+function throughSpawner(request: Omit<Request, "id">): Promise<Reply & { idleMs: number }> {
+  return new Promise((resolve) => {
+    callSpawner({
+      kind: "git",
+      request: { ...request },
+      onMessage(m: SpawnerMessage) {
+        const reply = m as unknown as Reply & { cpuMs: unknown };
+        countCpu("git", reply.cpuMs);
+        resolve({ ...reply, idleMs: request.idleMs });
+        return true;
+      },
+      onLost(why, started) {
+        // Never started (the spawner could not run, or never took the call): start it here.
+        if (!started) {
+          void runDirect(request).then(resolve);
+          return;
+        }
+        // It may have started git: the call ends with no exit code.
+        resolve({ id: 0, code: null, signal: null, stdout: new Uint8Array(0), stderr: new Uint8Array(0), error: why, idle: false, idleMs: request.idleMs });
+      },
+    });
+  });
 }
 
 function toResult(r: Reply & { idleMs?: number }): GitProcessResult {
@@ -84,7 +87,7 @@ function toResult(r: Reply & { idleMs?: number }): GitProcessResult {
 
 /** One git started from this process (the fallback, and the way the spawner itself does it). */
 function runDirect(req: Omit<Request, "id">): Promise<Reply & { idleMs: number }> {
-  started.direct += 1;
+  countDirect("git");
   return new Promise((resolve) => {
     const out: Buffer[] = [];
     const err: Buffer[] = [];
@@ -134,131 +137,4 @@ function runDirect(req: Omit<Request, "id">): Promise<Reply & { idleMs: number }
       child.stdin.end(req.input);
     }
   });
-}
-
-class Spawner {
-  /** Set once the spawner could not be started at all: every later call starts git directly. */
-  broken = false;
-  private child: ChildProcess | null = null;
-  /** Whether the current spawner said it is ready (one that never did started no git, and may be a runtime without `node -e`). */
-  private ready = false;
-  private nextId = 1;
-  private quiet: NodeJS.Timeout | undefined;
-  private readonly pending = new Map<number, { req: Request; resolve: (r: Reply & { idleMs: number }) => void }>();
-
-  run(req: Omit<Request, "id">): Promise<Reply & { idleMs: number }> {
-    clearTimeout(this.quiet);
-    const child = this.child ?? this.start();
-    const full: Request = { ...req, id: this.nextId++ };
-    return new Promise((resolve) => {
-      if (this.pending.size === 0) child.channel?.ref();
-      this.pending.set(full.id, { req: full, resolve });
-      child.send(full, (error) => {
-        if (!error) {
-          started.spawner += 1;
-          return;
-        }
-        if (!this.pending.delete(full.id)) return;
-        // Never delivered, so never started: start it here (the spawner's end is reported by its exit).
-        void runDirect(full).then(resolve);
-      });
-    });
-  }
-
-  private start(): ChildProcess {
-    const child = spawn(process.execPath, ["-e", SPAWNER_SOURCE], {
-      stdio: ["ignore", "ignore", "ignore", "ipc"],
-      serialization: "advanced",
-      // Each call brings its own environment; the spawner itself needs only to find programs.
-      env: { PATH: process.env.PATH, SystemRoot: process.env.SystemRoot, ELECTRON_RUN_AS_NODE: "1" },
-      windowsHide: true,
-    });
-    this.child = child;
-    this.ready = false;
-    started.spawners += 1;
-    // The spawner never keeps the Run's process alive: only a call in flight does.
-    child.unref();
-    child.channel?.unref();
-    child.on("message", (m: Reply | { ready: true }) => {
-      if ("ready" in m) {
-        this.ready = true;
-        return;
-      }
-      const p = this.pending.get(m.id);
-      if (!p) return;
-      this.pending.delete(m.id);
-      if (this.pending.size === 0) {
-        child.channel?.unref();
-        this.quiet = setTimeout(() => this.letGo(child), SPAWNER_QUIET_MS).unref();
-      }
-      p.resolve({ ...m, idleMs: p.req.idleMs });
-    });
-    child.on("error", (e) => this.lost(child, `the git spawner failed: ${e.message}`));
-    child.on("exit", (code, signal) => {
-      started.spawnersEnded += 1;
-      this.lost(child, `the git spawner ended (${signal ?? `exit ${code}`})`);
-    });
-    return child;
-  }
-
-  /** Lets a quiet spawner go: only this side knows that no call is on its way to it. */
-  private letGo(child: ChildProcess): void {
-    if (this.child !== child || this.pending.size > 0) return;
-    this.child = null;
-    child.disconnect();
-  }
-
-  /** Lets the spawner go now if it is quiet, and resolves once it has exited (reaped by this process). */
-  async letGoNow(): Promise<void> {
-    const child = this.child;
-    if (!child || this.pending.size > 0) return;
-    clearTimeout(this.quiet);
-    const exited =
-      child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise<void>((resolve) => child.once("exit", () => resolve()));
-    this.letGo(child);
-    // Bounded: a spawner that does not exit at once is left to exit by itself (it does when the channel closes).
-    // The timer is not unref'd: the spawner is, so this timer is what keeps the process alive until
-    // the spawner's exit is seen; unref'd, Node ended a Run here with exit code 0 before it returned its own.
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([exited, new Promise<void>((resolve) => (timer = setTimeout(resolve, 2000)))]);
-    clearTimeout(timer);
-  }
-
-  /**
-   * The spawner is gone. When it never said it was ready, it started no git (it could not run):
-   * its calls start directly, and so does every later call. Otherwise its calls in flight may have
-   * started git, so they end with no exit code, and the next call starts a new spawner.
-   */
-  private lost(child: ChildProcess, why: string): void {
-    if (this.child !== child) return;
-    this.child = null;
-    const pending = [...this.pending.values()];
-    this.pending.clear();
-    if (!this.ready) {
-      this.broken = true;
-      for (const p of pending) void runDirect(p.req).then(p.resolve);
-      return;
-    }
-    for (const p of pending)
-      p.resolve({
-        id: p.req.id,
-        code: null,
-        signal: null,
-        stdout: new Uint8Array(0),
-        stderr: new Uint8Array(0),
-        error: why,
-        idle: false,
-        idleMs: p.req.idleMs,
-      });
-  }
-}
-
-const spawner = new Spawner();
-
-/**
- * A command that is done with git lets the spawner go at once rather than after its quiet time, and
- * waits for it to exit: nothing of the Run outlives it, and its gits' CPU is counted as the Run's.
- */
-export function letGoOfGitSpawner(): Promise<void> {
-  return spawner.letGoNow();
 }

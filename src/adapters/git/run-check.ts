@@ -2,12 +2,12 @@
  * Runs one of the project's Checks in a lane: no shell (argv as given), in its own process group
  * so a timeout kills everything it started, and the output kept (its tail, when it is huge).
  */
-import { spawn } from "node:child_process";
 import { constants } from "node:os";
 import type { CheckResult, Lane } from "../../ports/workspace";
 import { GITHUB_TOKEN_VARS, IPC_VARS, namedIn } from "../../core/token-vars";
 import { findExecutable } from "../isolation/sandbox";
 import type { Sandbox } from "../isolation/sandbox";
+import { spawnStreamed } from "../spawner/streamed-process";
 
 /** Keep at most this much output: the end of a log is where a failure is explained. */
 const CHECK_OUTPUT_CAP = 1024 * 1024;
@@ -154,21 +154,24 @@ export function runCheck(lane: Lane, argv: string[], timeoutMs: number, opts: Ru
     let timedOut = false;
     let settled = false;
     let exitCode: number | null = null;
-    const child = spawn(spawnArgv[0]!, spawnArgv.slice(1), {
-      cwd: lane.path,
-      env,
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true, // own process group: the timeout can kill the whole tree it starts
-      shell: false,
-    });
+    // Its own process group (the spawner's or this process's, ADR 0350): the timeout can kill the whole tree it starts.
+    const child = spawnStreamed({ kind: "check", command: spawnArgv[0]!, args: spawnArgv.slice(1), cwd: lane.path, env, input: null });
+    let stopWanted: "timeout" | "abort" | null = null;
     const stop = (why: "timeout" | "abort"): void => {
-      if (child.pid === undefined || exitCode !== null) return;
+      if (child.pid === undefined) {
+        stopWanted ??= why;
+        return;
+      }
+      if (exitCode !== null) return;
       if (why === "timeout") timedOut = true;
       out.push(Buffer.from(`\n[ticket-runner: ${why === "timeout" ? `timed out after ${timeoutMs} ms` : "stopped"}; killing the check's process group]\n`));
       killGroup(child.pid, "SIGTERM");
       setTimeout(() => killGroup(child.pid!, "SIGKILL"), KILL_GRACE_MS).unref();
     };
-    if (child.pid !== undefined) trackGroup(child.pid);
+    child.once("spawn", () => {
+      trackGroup(child.pid!);
+      if (stopWanted) stop(stopWanted);
+    });
     const timer = setTimeout(() => stop("timeout"), timeoutMs);
     const onAbort = (): void => stop("abort");
     opts.signal?.addEventListener("abort", onAbort, { once: true });

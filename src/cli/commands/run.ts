@@ -13,7 +13,8 @@ import type { Config } from "../../core/schemas/config";
 import { Refusal } from "../../core/errors";
 import type { CliCommand } from "../command";
 import { checkoutTop } from "../../adapters/git/checkout";
-import { letGoOfGitSpawner } from "../../adapters/git/git-process";
+import { letGoOfSpawner } from "../../adapters/spawner/spawner";
+import { writeCpuReport } from "../../adapters/spawner/cpu-report";
 import { cliLog } from "../claim-wiring";
 import { ActionsTranscriptGroups } from "../actions-groups";
 import { inActions } from "../actions-output";
@@ -117,7 +118,8 @@ export const runCommand: CliCommand = {
       process.off("SIGINT", onInt);
       unsubscribe();
       unsubscribeGroups();
-      await letGoOfGitSpawner();
+      await letGoOfSpawner();
+      writeCpuReport(io.env);
     }
   },
 };

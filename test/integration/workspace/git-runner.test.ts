@@ -8,7 +8,7 @@ import { strict as assert } from "node:assert";
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { GitRunner } from "../../../src/adapters/git/git-runner";
-import { SPAWNER_QUIET_MS, gitProcessCounts, letGoOfGitSpawner } from "../../../src/adapters/git/git-process";
+import { SPAWNER_QUIET_MS, spawnerCounts, letGoOfSpawner } from "../../../src/adapters/spawner/spawner";
 import type { RemoteFixture } from "../../support/git-fixtures";
 import { git, makeRemote } from "../../support/git-fixtures";
 import { waitFor } from "../../support/wait-for";
@@ -43,11 +43,11 @@ describe("workspace: the git runner", () => {
       const runner = () => new GitRunner({ env: { ...ISOLATED_GIT_ENV, TICKET_RUNNER_GIT_SPAWN: way === "direct" ? "direct" : undefined } });
 
       it("feeds stdin and closes it: one `cat-file --batch` returns the blob", async () => {
-        const before = gitProcessCounts()[way];
+        const before = spawnerCounts()[way];
         const res = await runner().raw(["cat-file", "--batch"], { cwd: root, input: `${blob}\n` });
         assert.equal(res.code, 0, res.stderr);
         assert.match(res.stdout.toString("utf8"), /^[0-9a-f]{40} blob 6\nhello\n/);
-        assert.equal(gitProcessCounts()[way], before + 1);
+        assert.equal(spawnerCounts()[way], before + 1);
       });
 
       it("a call without input reads an empty stdin rather than waiting for one", async () => {
@@ -79,10 +79,10 @@ describe("workspace: the git runner", () => {
     process.kill(pid, "SIGKILL");
     // Gone and reaped (a zombie still has its /proc entry), so this process has seen it end.
     await waitFor(() => !existsSync(`/proc/${pid}`), { what: "the spawner to be gone" });
-    const before = gitProcessCounts();
+    const before = spawnerCounts();
     const again = await r.raw(["rev-parse", "HEAD"], { cwd: root });
     assert.equal(again.code, 0, again.stderr);
-    const after = gitProcessCounts();
+    const after = spawnerCounts();
     assert.equal(after.spawners, before.spawners + 1, "a new spawner took over");
     assert.equal(after.spawner, before.spawner + 1, "and started the git");
   });
@@ -98,9 +98,9 @@ describe("workspace: the git runner", () => {
     assert.equal((await r.raw(["rev-parse", "HEAD"], { cwd: root })).code, 0);
     const [pid] = spawnerPids();
     assert.ok(pid, "a git spawner runs as a child of this process");
-    const ended = gitProcessCounts().spawnersEnded;
-    await letGoOfGitSpawner();
-    assert.equal(gitProcessCounts().spawnersEnded, ended + 1);
+    const ended = spawnerCounts().spawnersEnded;
+    await letGoOfSpawner();
+    assert.equal(spawnerCounts().spawnersEnded, ended + 1);
     assert.equal((await r.raw(["rev-parse", "HEAD"], { cwd: root })).code, 0, "the next call starts another");
   });
 });

@@ -1,5 +1,5 @@
 /**
- * A command that lets the git spawner go at its end (letGoOfGitSpawner, as `ticket-runner run`
+ * A command that lets the git spawner go at its end (letGoOfSpawner, as `ticket-runner run`
  * does) still ends with its own exit code: the wait for the spawner's exit keeps the process alive.
  */
 import { strict as assert } from "node:assert";
@@ -8,12 +8,14 @@ import path from "node:path";
 
 const ROOT = path.resolve(__dirname, "../../..");
 const GIT_PROCESS = path.join(ROOT, "src/adapters/git/git-process.ts");
+const SPAWNER = path.join(ROOT, "src/adapters/spawner/spawner.ts");
 
 const SCRIPT = `
-  const { runGitProcess, letGoOfGitSpawner } = require(${JSON.stringify(GIT_PROCESS)});
+  const { runGitProcess } = require(${JSON.stringify(GIT_PROCESS)});
+  const { letGoOfSpawner } = require(${JSON.stringify(SPAWNER)});
   (async () => {
     const r = await runGitProcess(["--version"], { cwd: process.cwd(), env: process.env, idleMs: 30000 });
-    await letGoOfGitSpawner();
+    await letGoOfSpawner();
     console.log("let go after git exited " + r.code);
     process.exitCode = 3;
   })();`;

@@ -1,0 +1,42 @@
+/**
+ * What this process and the processes it started cost in CPU, for the benches
+ * (`TICKET_RUNNER_CPU_FILE`, written by `ticket-runner run` at its end): its own user + system time,
+ * that of its reaped children (the spawner and everything it waited for; Linux, else null), and
+ * the spawner's count per kind (spawner.ts). In ms.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { spawnerCounts } from "./spawner";
+import type { SpawnerCounts } from "./spawner";
+
+export interface CpuReport {
+  ownMs: number;
+  reapedMs: number | null;
+  counts: SpawnerCounts;
+}
+
+/** utime + stime of this process's reaped children, from /proc (clock ticks of 10 ms); null where there is none. */
+export function reapedChildrenCpuMs(): number | null {
+  try {
+    const stat = readFileSync("/proc/self/stat", "utf8");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(f[13]) + Number(f[14])) * 10;
+  } catch {
+    return null;
+  }
+}
+
+export function cpuReport(): CpuReport {
+  const own = process.cpuUsage();
+  return { ownMs: (own.user + own.system) / 1000, reapedMs: reapedChildrenCpuMs(), counts: spawnerCounts() };
+}
+
+/** Writes the report where `TICKET_RUNNER_CPU_FILE` says, if it says; a failure to write is the bench's to notice. */
+export function writeCpuReport(env: NodeJS.ProcessEnv): void {
+  const file = env.TICKET_RUNNER_CPU_FILE;
+  if (!file) return;
+  try {
+    writeFileSync(file, JSON.stringify(cpuReport()));
+  } catch {
+    // the bench reports a missing file
+  }
+}

@@ -53,10 +53,11 @@ export async function bwrapStartCpuMs(clone: string, usageMs: () => number, n = 
   const sandbox = new Sandbox({ mode: "sandbox" });
   const global = join(homedir(), ".gitconfig");
   await sandbox.prepare({ root: clone, commonDir: join(clone, ".git"), configFiles: [join(clone, ".git", "config"), global] });
+  const env = { PATH: process.env.PATH, HOME: process.env.HOME };
   const run = async (argv: string[]): Promise<number> => {
     const before = usageMs();
     for (let i = 0; i < n; i++) {
-      const p = spawnStreamed({ kind: "check", command: argv[0]!, args: argv.slice(1), cwd: clone, env: { PATH: process.env.PATH }, input: null });
+      const p = spawnStreamed({ kind: "check", command: argv[0]!, args: argv.slice(1), cwd: clone, env, input: null });
       p.stdout.resume();
       p.stderr.resume();
       await new Promise<void>((resolve) => {
@@ -67,7 +68,7 @@ export async function bwrapStartCpuMs(clone: string, usageMs: () => number, n = 
     return (usageMs() - before) / n;
   };
   const trueBin = findExecutable("true", process.env.PATH, clone) ?? "/bin/true";
-  return { inside: await run(sandbox.wrap([trueBin], clone)), outside: await run([trueBin]) };
+  return { inside: await run(sandbox.wrap([trueBin], clone, env)), outside: await run([trueBin]) };
 }
 
 /** The spawner's CPU (and its processes') is counted once it has ended (letGoOfSpawner, or its quiet time). */

@@ -34,18 +34,23 @@ export async function buildSuite(outDir: string = SUITE_OUT): Promise<number> {
   const entryPoints = sources(SUITE_SRC);
   // A deleted test must not live on as a stale .js file.
   rmSync(outDir, { recursive: true, force: true });
-  await esbuild.build({
-    entryPoints,
-    outbase: SUITE_SRC,
-    outdir: outDir,
-    bundle: true,
-    platform: "node",
-    target: "node20",
-    format: "cjs",
-    sourcemap: "inline",
-    external: ["vscode", "mocha"],
-    logLevel: "warning",
-  });
+  try {
+    await esbuild.build({
+      entryPoints,
+      outbase: SUITE_SRC,
+      outdir: outDir,
+      bundle: true,
+      platform: "node",
+      target: "node20",
+      format: "cjs",
+      sourcemap: "inline",
+      external: ["vscode", "mocha"],
+      logLevel: "warning",
+    });
+  } finally {
+    // The build's service process would otherwise outlive it, a leftover for the launcher's check (ADR 0191).
+    await esbuild.stop();
+  }
   return entryPoints.filter((p) => p.endsWith(".test.ts")).length;
 }
 

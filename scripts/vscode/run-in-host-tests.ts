@@ -5,6 +5,7 @@
 // code-server starts (e.g. to start a sandbox and hand its URL and token to the extension host).
 import { resolve } from "node:path";
 import { runInHostTests, printResults, type InHostOptions } from "./in-host";
+import { runLauncher } from "./leftover-guard";
 
 export interface InHostSetup {
   env?: Record<string, string>;
@@ -60,10 +61,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (e: unknown) => {
-    console.error(e instanceof Error ? e.message : e);
-    process.exit(1);
-  },
-);
+void runLauncher("in-host", main);

@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { installVsix, listExtensions } from "./code-server";
 import { packVsix } from "./vsix";
+import { runLauncher } from "./leftover-guard";
 import { runRunE2E } from "../../test/ui/ui-run-e2e";
 import { activityItem, openWorkbench, runFromPalette, shot, step, UI_TIMEOUT_MS, UiSession } from "../../test/ui/ui-session";
 
@@ -72,4 +73,4 @@ async function main(): Promise<void> {
   }
 }
 
-void main();
+void runLauncher("ui", main);

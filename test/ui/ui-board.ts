@@ -4,6 +4,7 @@
 //   test-results/board-tooltip.png   a claimed ticket's tooltip (lease details and links)
 //   test-results/board-error.png     the error row after GitHub fails, with the board kept
 // Run: npm run build && tsx test/ui/ui-board.ts
+import { runLauncher } from "../../scripts/vscode/leftover-guard";
 import { SandboxAdmin } from "../../src/sandbox/admin-client";
 import { setup, BOARD_SEED_ENV, type BoardSeedInfo } from "../vscode/support/board-setup";
 import { REPO_ROOT } from "../../scripts/vscode/build-suite";
@@ -66,4 +67,4 @@ async function main(): Promise<void> {
   }
 }
 
-void main();
+void runLauncher("ui-board", main);

@@ -9,6 +9,8 @@
 //   test-results/demo-board-mid-run.png   two Lanes under Running here (the README's picture)
 //   test-results/demo-board-end.png       the Board after the Run: #3 needs a person, #6 is back
 // Run: npm run build && tsx test/ui/ui-demo.ts      (npm run test:vscode:demo)
+import { runLauncher } from "../../scripts/vscode/leftover-guard";
+import { RUN_MARK } from "../support/leftover-check";
 import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -47,6 +49,8 @@ function startDemo(data: string): DemoProcess {
     if (v !== undefined && !k.startsWith("TICKET_RUNNER_") && !["GITHUB_TOKEN", "GH_TOKEN"].includes(k)) env[k] = v;
   }
   if (process.env["TICKET_RUNNER_CACHE"]) env["TICKET_RUNNER_CACHE"] = process.env["TICKET_RUNNER_CACHE"];
+  // The run mark, so the leftover check finds what the demo starts even once orphaned.
+  if (process.env[RUN_MARK]) env[RUN_MARK] = process.env[RUN_MARK];
   const child = spawn(process.execPath, [join(REPO_ROOT, "dist", "cli.js"), "demo", "--data", data], {
     env,
     stdio: ["ignore", "pipe", "pipe"],
@@ -262,7 +266,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((e: unknown) => {
-  console.error(e instanceof Error ? e.message : e);
-  process.exit(1);
-});
+void runLauncher("ui-demo", main);

@@ -10,6 +10,7 @@
 //                                                  test-results/reload-3-merged.png
 // Every demo-agent process of this test (found by the private extensions folder in its command line)
 // is accounted for and, at the end, ended by pid.
+import { runLauncher } from "../../scripts/vscode/leftover-guard";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -281,4 +282,4 @@ async function main(): Promise<void> {
   }
 }
 
-void main();
+void runLauncher("ui-reload-resume", main);

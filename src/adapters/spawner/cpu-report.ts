@@ -14,7 +14,11 @@ export interface CpuReport {
   counts: SpawnerCounts;
 }
 
-/** utime + stime of this process's reaped children, from /proc (clock ticks of 10 ms); null where there is none. */
+/**
+ * utime + stime of this process's reaped children, from /proc (clock ticks of 10 ms); null where there is none.
+ * The spawner's program (spawner-source.ts) carries its own copy: it runs as `node -e` text and
+ * can import nothing of ours. Change both together.
+ */
 export function reapedChildrenCpuMs(): number | null {
   try {
     const stat = readFileSync("/proc/self/stat", "utf8");

@@ -187,6 +187,12 @@ describe("the real Claude Code through whole tickets on the sandbox", function (
     cw.model.faults.add({ ticket: n, stage: "implement", step: 1, answer: "hold" });
     const killed = cw.world.cli(["run"], { host: cw.host });
     await waitFor(() => cw!.model.requests().some((r) => r.answer === "hold"), { timeoutMs: RUN_MS, what: "the agent to be mid-stream" });
+    // The session is recorded as the agent names it, in a State write of its own that can finish
+    // after the model is asked; the kill this case is about comes once it is there.
+    await waitFor(async () => ((await cw!.world.stateOf(n!)) as { sessions?: Record<string, string> } | null)?.sessions?.implement ?? null, {
+      timeoutMs: 60_000,
+      what: "the State record to name the implement Stage's session",
+    });
     // The Host goes down: the Run and its agent die together.
     const lanes = join(cw.world.target.clone, ".worktrees");
     killed.child.kill("SIGKILL");

@@ -10,6 +10,7 @@ import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { LeftoverCheck } from "../../support/leftover-check";
 import { processTable } from "../../support/processes";
+import { runNodeCaptured } from "../../support/run-captured";
 import { waitFor } from "../../support/wait-for";
 
 const ROOT = path.resolve(__dirname, "../../..");
@@ -68,15 +69,7 @@ describe("the shared leftover-process check", function () {
 
   it("makes a VS Code launcher that leaked a process exit 1, naming and killing it", async function () {
     this.timeout(60_000);
-    const child = spawn(process.execPath, ["--require", "tsx/cjs", LEAKY_LAUNCHER], {
-      cwd: ROOT,
-      env: { ...process.env, TICKET_RUNNER_LEFTOVER_SETTLE_MS: "500" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    child.stdout.on("data", (b: Buffer) => (out += b.toString("utf8")));
-    child.stderr.on("data", (b: Buffer) => (out += b.toString("utf8")));
-    const code = await new Promise<number | null>((resolve) => child.once("close", resolve));
+    const { code, out } = await runNodeCaptured(["--require", "tsx/cjs", LEAKY_LAUNCHER], { cwd: ROOT, env: { TICKET_RUNNER_LEFTOVER_SETTLE_MS: "500" } });
     assert.equal(code, 1, out);
     const pid = Number(/leaked (\d+)/.exec(out)?.[1]);
     assert.ok(pid > 0, out);

@@ -5,9 +5,9 @@
  * each worker process loads the check for itself and checks the files it runs (ADR 0320).
  */
 import { strict as assert } from "node:assert";
-import { spawn } from "node:child_process";
 import path from "node:path";
 import { processTable } from "../../support/processes";
+import { runNodeCaptured } from "../../support/run-captured";
 import { waitFor } from "../../support/wait-for";
 
 const ROOT = path.resolve(__dirname, "../../..");
@@ -15,16 +15,9 @@ const FIXTURE = path.join(ROOT, "test/fixtures/leftover/leaves-a-process.ts");
 const CLEAN_FIXTURE = path.join(ROOT, "test/fixtures/leftover/cleans-up.ts");
 
 function runMocha(args: readonly string[]): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(ROOT, "node_modules/mocha/bin/mocha.js"), "--reporter", "spec", ...args], {
-      cwd: ROOT,
-      env: { ...process.env, TICKET_RUNNER_LEFTOVER_SETTLE_MS: "500" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    child.stdout.on("data", (b: Buffer) => (out += b.toString("utf8")));
-    child.stderr.on("data", (b: Buffer) => (out += b.toString("utf8")));
-    child.on("close", (code) => resolve({ code, out }));
+  return runNodeCaptured([path.join(ROOT, "node_modules/mocha/bin/mocha.js"), "--reporter", "spec", ...args], {
+    cwd: ROOT,
+    env: { TICKET_RUNNER_LEFTOVER_SETTLE_MS: "500" },
   });
 }
 

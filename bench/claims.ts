@@ -8,10 +8,11 @@
  *   A  no coordination          read, start
  *   B  assignee only            read assignees; if none, assign yourself, start
  *   C  comment, no read-back    read comments; if no "I'm on it", post one, start
- *   D  this protocol            the whole claim (read, local claim, one write, settle, read back),
- *                               then the re-check before the first push (no PR when it yields)
+ *   D  this protocol            the whole claim (read, local claim, one write whose own answer is the
+ *                               read-back: ADR 0380), then the re-check before the first push, a
+ *                               settle after the write at the earliest (no PR when it yields)
  * plus E: D with a double-read window EVERY morning, and F: D with a settle shorter than the read
- * lag (claim-time double starts possible; the pre-push re-check must still stop the duplicate PR).
+ * lag (the re-check may not yet see a rival's lease: the write's answer must decide alone).
  *
  * Figures: dual-start %, duplicate-PR %, wasted agent-minutes (35 per duplicate start, an
  * assumed Stage length), API requests per claim (the sandbox's request log, per user). Ratios are
@@ -179,10 +180,11 @@ async function runStrategy(sandbox: SandboxHandle, s: Strategy, tokens: Record<s
 }
 
 /**
- * Round trips of one claim as a Run takes a ticket (#17 item 5, goal 2): the claim through the real
- * gate, then the comments the Run needs for the ticket (the read-back carries them; a claim that did
- * not would cost one more read). Counted on the sandbox's request log, one user, one claim at a time,
- * after a first claim has made the one-off label and trust look-ups.
+ * Round trips of one claim as a Run takes a ticket (#17 item 5, goal 2): every request the claim
+ * sends through the real gate, read-back included, counted on the sandbox's request log (one user,
+ * one claim at a time, after a first claim has made the one-off label and trust look-ups). Then the
+ * take: the claim plus any read of the ticket's comments the Run would still need (none when the
+ * claim's read-back carries them).
  */
 async function measureRoundTrips(
   sandbox: SandboxHandle,
@@ -205,10 +207,14 @@ async function measureRoundTrips(
     runId: "bench-round-trips",
     pid: process.pid,
   });
-  const take = async (n: number): Promise<void> => {
+  const sent = async () => (await sandbox.admin.requestLog()).filter((x) => x.user === user).length;
+  const take = async (n: number): Promise<{ claim: number; take: number }> => {
+    const before = await sent();
     const attempt = await gate.claim(n);
     if (attempt.kind !== "won") throw new Error(`round trips: the claim of #${n} was refused: ${attempt.reason}`);
+    const claim = (await sent()) - before;
     if (!attempt.comments) await tracker.listComments(n);
+    return { claim, take: (await sent()) - before };
   };
   const fresh = async (): Promise<number> => {
     const { data } = await admin.request("POST /repos/{owner}/{repo}/issues", { owner: OWNER, repo: REPO, title: "round trips", labels: ["ready-for-agent"] });
@@ -216,16 +222,13 @@ async function measureRoundTrips(
   };
   await take(await fresh());
   const TICKETS = 5;
-  let requests = 0;
+  const total = { claim: 0, take: 0 };
   for (let i = 0; i < TICKETS; i++) {
-    const n = await fresh();
-    const before = (await sandbox.admin.requestLog()).filter((x) => x.user === user).length;
-    await take(n);
-    requests += (await sandbox.admin.requestLog()).filter((x) => x.user === user).length - before;
+    const one = await take(await fresh());
+    total.claim += one.claim;
+    total.take += one.take;
   }
-  const perTake = requests / TICKETS;
-  // A Run reads every ticket's comments when it takes it, claimed or resumed: that read is not the claim's.
-  return { take: perTake, claim: perTake - 1, tickets: TICKETS };
+  return { claim: total.claim / TICKETS, take: total.take / TICKETS, tickets: TICKETS };
 }
 
 function pct(x: number, of: number): string {
@@ -271,8 +274,8 @@ async function main(): Promise<void> {
     await sandbox.admin.setFaults({ rateLimit: 1_000_000 });
     const trips = await measureRoundTrips(sandbox, tokens, dir, admin);
     console.log(
-      `round trips per claim, read-back included (measured, ${trips.tickets} claims, sandbox request log): ${trips.claim.toFixed(2)} (goal 2): ` +
-        `a Run's take of a ticket costs ${trips.take.toFixed(2)} requests, one of them the read of the comments every take needs, which the claim's read-back is.`,
+      `round trips per claim, read-back included (measured, ${trips.tickets} claims, sandbox request log): ${trips.claim.toFixed(2)} (goal 2); ` +
+        `a Run's take of a ticket, the read of its comments included: ${trips.take.toFixed(2)} (the claim's read-back carries them).`,
     );
     if (trips.claim > 2) {
       console.error(`FAIL: a claim takes ${trips.claim.toFixed(2)} round trips; the goal is 2`);

@@ -17,6 +17,12 @@ export interface HeldClaim {
   runDir: string;
   /** Set once this claim stood down: why, and what it wrote to GitHub doing so (the Run's log says it). */
   stoodDown?: StoodDown;
+  /**
+   * Won on its write's own answer (ADR 0380): the claim's next read waits until this time (ms since
+   * the epoch, a settle after the write), so that read shows any lease that landed before ours even
+   * when GitHub's reads lag, and judges the claim again.
+   */
+  confirmAfter?: number;
 }
 
 export interface StoodDown {

@@ -92,6 +92,16 @@ export interface IssueThread {
   labelActors?: Record<string, string[]>;
   /** The caller's login and permission on the repository, when read in the same request. */
   viewer?: { login: string; permission: Permission };
+  /** When each label was last applied (its latest `labeled` event among those read), when read in the same request. */
+  labeledAt?: Record<string, string>;
+  /** Who edited the body and when (as bodyHistory's `edits`), when read in the same request. */
+  bodyEdits?: BodyHistory["edits"];
+}
+
+/** A write and the issue's thread as GitHub answered it in the same request, right after the write (ADR 0380). */
+export interface WrittenWithThread {
+  comment: TrackerComment | null;
+  thread: IssueThread;
 }
 
 /** Why GitHub refused a merge, when its words say (ADR 0241): the rule, and what a person changes. */
@@ -142,6 +152,12 @@ export interface Tracker {
 
   /** Applies the writes in order. Returns the comment written, when there was one. */
   writeIssue(number: number, write: IssueWrite): Promise<TrackerComment | null>;
+  /**
+   * writeIssue, whose answer also carries the issue with every comment as they stand once the write
+   * is applied: the claim's read-back in the write's own request (ADR 0380). The thread carries no
+   * viewer, label events or body edits.
+   */
+  writeIssueReadBack(number: number, write: IssueWrite): Promise<WrittenWithThread>;
   createComment(number: number, body: string): Promise<TrackerComment>;
   updateComment(commentId: GithubId, body: string): Promise<TrackerComment>;
   ensureLabel(name: string, color: string, description: string): Promise<"created" | "exists">;

@@ -22,6 +22,7 @@ import type {
   Tracker,
   TrackerComment,
   TrackerIssue,
+  WrittenWithThread,
 } from "../../src/ports/tracker";
 
 interface IssueState {
@@ -39,6 +40,7 @@ interface LabelEvent {
   label: string;
   actor: string;
   kind: "labeled" | "unlabeled";
+  at?: string;
 }
 
 interface State {
@@ -100,7 +102,7 @@ export class FakeGitHub {
     const i = this.mustIssue(issue);
     this.state.labels.add(label);
     if (!i.labels.includes(label)) i.labels.push(label);
-    this.state.events.push({ issue, label, actor, kind: "labeled" });
+    this.state.events.push({ issue, label, actor, kind: "labeled", at: new Date(this.clockMs()).toISOString() });
   }
 
   /** Posts a comment as `author` directly (a person typing in GitHub's UI). */
@@ -314,11 +316,19 @@ export class FakeTracker implements Tracker {
     if (!i) return null;
     // Like the GitHub adapter: the same request carries the viewer's permission and recent label events.
     const labelActors: Record<string, string[]> = {};
-    for (const e of state.events) if (e.issue === number && e.kind === "labeled") (labelActors[e.label] ??= []).push(e.actor);
+    const labeledAt: Record<string, string> = {};
+    for (const e of state.events) {
+      if (e.issue !== number || e.kind !== "labeled") continue;
+      (labelActors[e.label] ??= []).push(e.actor);
+      if (e.at) labeledAt[e.label] = e.at;
+    }
     return {
       issue: this.toIssue(i),
       comments: this.commentsIn(state, number),
       labelActors,
+      // The fake keeps no body edits (bodyHistory below).
+      labeledAt,
+      bodyEdits: [],
       viewer: { login: this.user, permission: this.gh.users.get(this.user) ?? "none" },
     };
   }
@@ -345,6 +355,26 @@ export class FakeTracker implements Tracker {
 
   async writeIssue(number: number, write: IssueWrite): Promise<TrackerComment | null> {
     await this.enter("writeIssue");
+    const written = this.apply(number, write);
+    this.gh.leave("writeIssue");
+    return written;
+  }
+
+  /**
+   * The write, and the thread as this user's reads see it just after: the live state, or (pinView)
+   * a lagging answer that does not show even this write, the worst GitHub could do (ADR 0380).
+   */
+  async writeIssueReadBack(number: number, write: IssueWrite): Promise<WrittenWithThread> {
+    await this.enter("writeIssueReadBack");
+    const comment = this.apply(number, write);
+    this.gh.leave("writeIssueReadBack");
+    const state = this.gh.view(this.user);
+    const i = state.issues.get(number);
+    if (!i) throw new Error(`fake: no issue #${number} in the answer`);
+    return { comment, thread: { issue: this.toIssue(i), comments: this.commentsIn(state, number) } };
+  }
+
+  private apply(number: number, write: IssueWrite): TrackerComment | null {
     this.requireWrite();
     const live = this.gh.live();
     const i = live.issues.get(number);
@@ -363,7 +393,6 @@ export class FakeTracker implements Tracker {
     }
     for (const e of write.editComments ?? []) this.rewrite(e.id, e.body);
     for (const a of write.removeAssignees ?? []) i.assignees = i.assignees.filter((x) => x !== a);
-    this.gh.leave("writeIssue");
     return written;
   }
 

@@ -1,7 +1,7 @@
 /**
  * Reading one issue for the claim protocol: ONE GraphQL query gives the issue, its labels and
  * assignees, its comments (100 a page; more pages only on long threads), recent `labeled` events
- * with their actors, and the viewer's login and permission. Node ids seen on the way are cached
+ * with their actors and times, who edited the body, and the viewer's login and permission. Node ids seen on the way are cached
  * so the claim write needs no lookups of its own.
  */
 import { GraphqlResponseError } from "@octokit/graphql";
@@ -40,7 +40,8 @@ function threadQuery(withRepoLabels: boolean): string {
           labels(first: 100) { nodes { id name } }
           assignees(first: 50) { nodes { id login } }
           comments(first: 100) { pageInfo { hasNextPage endCursor } nodes { ${GQL_COMMENT_FIELDS} } }
-          timelineItems(itemTypes: [LABELED_EVENT], last: 50) { nodes { ... on LabeledEvent { actor { login } label { name } } } }
+          timelineItems(itemTypes: [LABELED_EVENT], last: 50) { nodes { ... on LabeledEvent { createdAt actor { login } label { name } } } }
+          userContentEdits(first: 100) { nodes { editedAt editor { login } } }
         }
       }
     }
@@ -106,9 +107,13 @@ export async function readIssueThread(octokit: GitHubClient, repo: RepoRef, ids:
   for (const c of nodes) ids.comments.set(c.fullDatabaseId, c.id);
 
   const labelActors: Record<string, string[]> = {};
+  const labeledAt: Record<string, string> = {};
   for (const e of issue.timelineItems?.nodes ?? []) {
-    if (!e?.label || !e.actor) continue;
-    (labelActors[e.label.name] ??= []).push(e.actor.login);
+    if (!e?.label) continue;
+    const at = e.createdAt;
+    const prev = labeledAt[e.label.name];
+    if (at && (!prev || at > prev)) labeledAt[e.label.name] = at;
+    if (e.actor) (labelActors[e.label.name] ??= []).push(e.actor.login);
   }
   return {
     issue: {
@@ -122,6 +127,10 @@ export async function readIssueThread(octokit: GitHubClient, repo: RepoRef, ids:
     },
     comments: nodes.map(toComment),
     labelActors,
+    labeledAt,
+    ...(issue.userContentEdits
+      ? { bodyEdits: issue.userContentEdits.nodes.flatMap((n) => (n ? [{ editor: n.editor?.login ?? null, editedAt: n.editedAt }] : [])) }
+      : {}),
     viewer: { login: data.viewer.login, permission: PERMISSION[repoData.viewerPermission ?? ""] ?? "none" },
   };
 }

@@ -8,10 +8,11 @@
  */
 import { GraphqlResponseError } from "@octokit/graphql";
 import { Failure } from "../../core/errors";
-import type { IssueWrite, RepoRef, TrackerComment } from "../../ports/tracker";
+import type { IssueThread, IssueWrite, RepoRef, TrackerComment } from "../../ports/tracker";
 import type { GitHubClient } from "./client";
 import type { NodeIds } from "./issue-thread";
 import { toComment } from "./issue-thread";
+import { READ_BACK_FIELDS, threadFromPayload } from "./issue-read-back";
 import { check, GQL_COMMENT_FIELDS, gqlComment, gqlIssueId, gqlLabelIds, gqlUserId, restComment, restLabel, restPathId } from "./schemas";
 import type { GithubId } from "../../core/schemas/github-id";
 
@@ -89,7 +90,27 @@ async function commentNodeId(octokit: GitHubClient, repo: RepoRef, ids: NodeIds,
   return c.node_id;
 }
 
-export async function writeIssue(octokit: GitHubClient, repo: RepoRef, ids: NodeIds, number: number, write: IssueWrite): Promise<TrackerComment | null> {
+/** One mutation of the document: its alias, call, and what it selects with and without the read-back. */
+interface Op {
+  alias: string;
+  call: string;
+  plain: string;
+  /** The selection that reads the issue back (READ_BACK_FIELDS) through this mutation's payload. */
+  readBack: string;
+}
+
+/**
+ * Applies the writes in one GraphQL document; with `readBack`, the document's last mutation also
+ * selects the issue as it stands after them all (./issue-read-back.ts, ADR 0380).
+ */
+export async function writeIssueDocument(
+  octokit: GitHubClient,
+  repo: RepoRef,
+  ids: NodeIds,
+  number: number,
+  write: IssueWrite,
+  readBack: boolean,
+): Promise<{ comment: TrackerComment | null; thread: IssueThread | null }> {
   const subject = await issueId(octokit, repo, ids, number);
   const [add, remove, assign, unassign] = await Promise.all([
     labelIds(octokit, repo, ids, write.addLabels ?? [], true),
@@ -102,49 +123,74 @@ export async function writeIssue(octokit: GitHubClient, repo: RepoRef, ids: Node
 
   const vars: Record<string, unknown> = { subject };
   const decl: string[] = ["$subject: ID!"];
-  const ops: string[] = [];
+  const ops: Op[] = [];
   const use = (name: string, type: string, value: unknown) => {
     vars[name] = value;
     decl.push(`$${name}: ${type}`);
   };
+  const asAssignable = `assignable { ${READ_BACK_FIELDS} }`;
+  const asLabelable = `labelable { ${READ_BACK_FIELDS} }`;
   if (assign.length) {
     use("assign", "[ID!]!", assign);
-    ops.push(`assign: addAssigneesToAssignable(input: { assignableId: $subject, assigneeIds: $assign }) { clientMutationId }`);
+    const call = `addAssigneesToAssignable(input: { assignableId: $subject, assigneeIds: $assign })`;
+    ops.push({ alias: "assign", call, plain: "clientMutationId", readBack: asAssignable });
   }
   if (add.length) {
     use("add", "[ID!]!", add);
-    ops.push(`labelsOn: addLabelsToLabelable(input: { labelableId: $subject, labelIds: $add }) { clientMutationId }`);
+    ops.push({
+      alias: "labelsOn",
+      call: `addLabelsToLabelable(input: { labelableId: $subject, labelIds: $add })`,
+      plain: "clientMutationId",
+      readBack: asLabelable,
+    });
   }
   if (remove.length) {
     use("remove", "[ID!]!", remove);
-    ops.push(`labelsOff: removeLabelsFromLabelable(input: { labelableId: $subject, labelIds: $remove }) { clientMutationId }`);
+    const call = `removeLabelsFromLabelable(input: { labelableId: $subject, labelIds: $remove })`;
+    ops.push({ alias: "labelsOff", call, plain: "clientMutationId", readBack: asLabelable });
   }
   if (write.comment) {
     use("body", "String!", write.comment.body);
     if (rewriteId) {
       use("commentId", "ID!", rewriteId);
-      ops.push(`comment: updateIssueComment(input: { id: $commentId, body: $body }) { issueComment { ${GQL_COMMENT_FIELDS} } }`);
+      const plain = `issueComment { ${GQL_COMMENT_FIELDS} }`;
+      ops.push({
+        alias: "comment",
+        call: `updateIssueComment(input: { id: $commentId, body: $body })`,
+        plain,
+        readBack: `issueComment { ${GQL_COMMENT_FIELDS} issue { ${READ_BACK_FIELDS} } }`,
+      });
     } else {
-      ops.push(`comment: addComment(input: { subjectId: $subject, body: $body }) { commentEdge { node { ${GQL_COMMENT_FIELDS} } } }`);
+      const plain = `commentEdge { node { ${GQL_COMMENT_FIELDS} } }`;
+      ops.push({
+        alias: "comment",
+        call: `addComment(input: { subjectId: $subject, body: $body })`,
+        plain,
+        readBack: `${plain} subject { ${READ_BACK_FIELDS} }`,
+      });
     }
   }
   edits.forEach((e, i) => {
     use(`edit${i}Id`, "ID!", e.id);
     use(`edit${i}Body`, "String!", e.body);
-    ops.push(`edit${i}: updateIssueComment(input: { id: $edit${i}Id, body: $edit${i}Body }) { clientMutationId }`);
+    const call = `updateIssueComment(input: { id: $edit${i}Id, body: $edit${i}Body })`;
+    ops.push({ alias: `edit${i}`, call, plain: "clientMutationId", readBack: `issueComment { issue { ${READ_BACK_FIELDS} } }` });
   });
   if (unassign.length) {
     use("unassign", "[ID!]!", unassign);
-    ops.push(`unassign: removeAssigneesFromAssignable(input: { assignableId: $subject, assigneeIds: $unassign }) { clientMutationId }`);
+    const call = `removeAssigneesFromAssignable(input: { assignableId: $subject, assigneeIds: $unassign })`;
+    ops.push({ alias: "unassign", call, plain: "clientMutationId", readBack: asAssignable });
   }
-  if (ops.length === 0) return null;
+  if (ops.length === 0) return { comment: null, thread: null };
   // GraphQL refuses a declared variable no operation uses: an adopt that only rewrites the lease
   // comment (labels and assignee already in place) never names the issue.
-  if (!ops.some((op) => op.includes("$subject"))) {
+  if (!ops.some((op) => op.call.includes("$subject"))) {
     decl.shift();
     delete vars.subject;
   }
-  const doc = `mutation ClaimWrite(${decl.join(", ")}) {\n  ${ops.join("\n  ")}\n}`;
+  const last = ops[ops.length - 1]!;
+  const lines = ops.map((op) => `${op.alias}: ${op.call} { ${readBack && op === last ? op.readBack : op.plain} }`);
+  const doc = `mutation ClaimWrite(${decl.join(", ")}) {\n  ${lines.join("\n  ")}\n}`;
 
   let data: unknown;
   try {
@@ -156,10 +202,25 @@ export async function writeIssue(octokit: GitHubClient, repo: RepoRef, ids: Node
     }
     throw error;
   }
-  if (!write.comment) return null;
-  const root = (data ?? {}) as { comment?: { issueComment?: unknown; commentEdge?: { node?: unknown } } };
-  const node = rewriteId ? root.comment?.issueComment : root.comment?.commentEdge?.node;
-  const c = check(gqlComment, node, `the lease comment written on #${number}`);
-  ids.comments.set(c.fullDatabaseId, c.id);
-  return toComment(c);
+  const root = (data ?? {}) as Record<string, Record<string, unknown> | null | undefined>;
+  let comment: TrackerComment | null = null;
+  if (write.comment) {
+    const payload = root.comment as { issueComment?: unknown; commentEdge?: { node?: unknown } } | undefined;
+    const c = check(gqlComment, rewriteId ? payload?.issueComment : payload?.commentEdge?.node, `the lease comment written on #${number}`);
+    ids.comments.set(c.fullDatabaseId, c.id);
+    comment = toComment(c);
+  }
+  if (!readBack) return { comment, thread: null };
+  const payload = root[last.alias] ?? {};
+  const node =
+    "subject" in payload
+      ? payload.subject
+      : "issueComment" in payload
+        ? (payload.issueComment as { issue?: unknown } | null)?.issue
+        : (payload.assignable ?? payload.labelable);
+  return { comment, thread: await threadFromPayload(octokit, repo, ids, number, node) };
+}
+
+export async function writeIssue(octokit: GitHubClient, repo: RepoRef, ids: NodeIds, number: number, write: IssueWrite): Promise<TrackerComment | null> {
+  return (await writeIssueDocument(octokit, repo, ids, number, write, false)).comment;
 }

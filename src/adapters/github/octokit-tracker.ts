@@ -17,11 +17,13 @@ import type {
   Tracker,
   TrackerComment,
   TrackerIssue,
+  WrittenWithThread,
 } from "../../ports/tracker";
+import { Failure } from "../../core/errors";
 import type { GitHubClient } from "./client";
 import { withOptionalFeature } from "./capabilities";
 import { NodeIds, readIssueThread } from "./issue-thread";
-import { writeIssue } from "./issue-write";
+import { writeIssueDocument } from "./issue-write";
 import { Pulls } from "./pulls";
 import { withSafeRetry } from "./safe-writes";
 import {
@@ -214,9 +216,21 @@ export class OctokitTracker implements Tracker {
   }
 
   /** One GraphQL document (a POST): sent again after a 5xx, safely (./safe-writes.ts). */
-  writeIssue(number: number, write: IssueWrite): Promise<TrackerComment | null> {
+  async writeIssue(number: number, write: IssueWrite): Promise<TrackerComment | null> {
+    return (await this.writeSafely(number, write, false)).comment;
+  }
+
+  /** writeIssue whose answer carries the issue thread after the write (./issue-read-back.ts, ADR 0380). */
+  async writeIssueReadBack(number: number, write: IssueWrite): Promise<WrittenWithThread> {
+    const { comment, thread } = await this.writeSafely(number, write, true);
+    if (!thread) throw new Failure("github", `The write on #${number} wrote nothing, so it read nothing back.`);
+    return { comment, thread };
+  }
+
+  private writeSafely(number: number, write: IssueWrite, readBack: boolean) {
     const created = write.comment && write.comment.id === undefined ? write.comment.body : null;
-    return withSafeRetry(() => writeIssue(this.octokit, this.repo, this.ids, number, write), {
+    const send = (w: IssueWrite) => writeIssueDocument(this.octokit, this.repo, this.ids, number, w, readBack);
+    return withSafeRetry(() => send(write), {
       what: `the write on #${number}`,
       // A new comment that landed is not posted twice: the rest of the document is applied again
       // as an edit of it, which is idempotent.
@@ -225,7 +239,7 @@ export class OctokitTracker implements Tracker {
           ? undefined
           : async () => {
               const mine = await this.ownComment(number, created);
-              return mine ? writeIssue(this.octokit, this.repo, this.ids, number, { ...write, comment: { id: mine.id, body: created } }) : null;
+              return mine ? send({ ...write, comment: { id: mine.id, body: created } }) : null;
             },
     });
   }

@@ -111,6 +111,10 @@ export type GqlComment = z.infer<typeof gqlComment>;
 const pageInfo = z.object({ hasNextPage: z.boolean(), endCursor: z.string().nullable() });
 const idName = z.object({ id: z.string().min(1), name: z.string() });
 
+const userContentEdits = z
+  .object({ nodes: z.array(z.object({ editedAt: z.string(), editor: z.object({ login: z.string() }).nullable() }).nullable()) })
+  .nullable();
+
 export const gqlThread = z.object({
   viewer: z.object({ login: z.string().min(1), id: z.string().min(1) }),
   repository: z
@@ -132,8 +136,13 @@ export const gqlThread = z.object({
           assignees: z.object({ nodes: z.array(z.object({ id: z.string(), login: z.string() }).nullable()) }),
           comments: z.object({ pageInfo, nodes: z.array(gqlComment.nullable()) }),
           timelineItems: z
-            .object({ nodes: z.array(z.object({ actor: login.nullable().optional(), label: z.object({ name: z.string() }).optional() }).nullable()) })
+            .object({
+              nodes: z.array(
+                z.object({ createdAt: z.string().optional(), actor: login.nullable().optional(), label: z.object({ name: z.string() }).optional() }).nullable(),
+              ),
+            })
             .optional(),
+          userContentEdits: userContentEdits.optional(),
         })
         .nullable(),
     })
@@ -158,9 +167,7 @@ export const gqlBodyHistory = z.object({
     .object({
       issue: z
         .object({
-          userContentEdits: z
-            .object({ nodes: z.array(z.object({ editedAt: z.string(), editor: z.object({ login: z.string() }).nullable() }).nullable()) })
-            .nullable(),
+          userContentEdits,
           timelineItems: z.object({
             nodes: z.array(z.object({ createdAt: z.string().optional(), label: z.object({ name: z.string() }).optional() }).nullable()),
           }),

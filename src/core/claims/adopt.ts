@@ -1,20 +1,21 @@
 /**
  * Adopting a claim this user already holds from this Host (a Stranded ticket after a kill, or
  * `ticket-runner resume`): take the local claim again, rewrite the same lease in place (same nonce
- * and claimedAt: it is the same claim continuing), then settle and read back like any claim,
- * because a stale lease may have been taken over in the meantime.
+ * and claimedAt: it is the same claim continuing), reading every lease back in the write's own
+ * answer like any claim (ADR 0380), because a stale lease may have been taken over in the meantime.
  */
 import { Refusal } from "../errors";
+import type { HeldClaim } from "../claim-gate";
 import type { Lease } from "../schemas/lease";
 import type { ClaimContext } from "./claim-context";
 import { nothingToResume } from "./ended-claim";
 import { sameUser } from "./claim-endings";
 import { leavingHostLabels } from "./host-labels";
 import { archiveTail, renderLeaseComment } from "./lease-comment";
-import { compareClaims } from "./lease-standing";
+import { compareClaims, rankClaims } from "./lease-standing";
 import { judge, yieldNow } from "./lifecycle";
 import { claimedElsewhere, claimedLocally, raceLost, runDirMismatch } from "./refusals";
-import { isMine, newRunJson, takeClaim, type ClaimWon } from "./take-claim";
+import { isMine, newRunJson, settledAt, takeClaim, type ClaimWon } from "./take-claim";
 
 export async function adoptClaim(ctx: ClaimContext, ticket: number, opts: { runDir?: string } = {}): Promise<ClaimWon> {
   const dir = opts.runDir ?? ctx.options.runRoot.dirFor(ctx.options.tracker.repo, ticket);
@@ -27,7 +28,7 @@ export async function adoptClaim(ctx: ClaimContext, ticket: number, opts: { runD
   const mine = [...standing.live, ...standing.stale].filter(ours).sort((a, b) => compareClaims(a.lease as Lease, b.lease as Lease));
   const rec = mine[0];
   const rival = standing.live.find((r) => !ours(r));
-  if (rival?.lease && (!rec?.lease || compareClaims(rival.lease, rec.lease) < 0)) throw claimedElsewhere(ctx.repoName, ticket, rival, now);
+  if (rival?.lease && (!rec?.lease || rankClaims(rival, rec) < 0)) throw claimedElsewhere(ctx.repoName, ticket, rival, now);
   if (!rec?.lease) {
     const heldOnBoard = issue.labels.includes(ctx.options.labels.inProgress) && issue.assignees.some((a) => sameUser(a, viewer));
     const local = await ctx.options.runRoot.read(dir);
@@ -79,7 +80,7 @@ export async function adoptClaim(ctx: ClaimContext, ticket: number, opts: { runD
       renewedAt: now.toISOString(),
     };
     const hostLabel = ctx.hostLabel();
-    await ctx.options.tracker.writeIssue(ticket, {
+    const written = await ctx.options.tracker.writeIssueReadBack(ticket, {
       addAssignees: issue.assignees.some((a) => sameUser(a, viewer)) ? [] : [viewer],
       addLabels: [ctx.options.labels.inProgress, ...(hostLabel ? [hostLabel] : [])].filter((l) => !issue.labels.includes(l)),
       removeLabels: [
@@ -89,10 +90,10 @@ export async function adoptClaim(ctx: ClaimContext, ticket: number, opts: { runD
       ],
       comment: { id: rec.comment.id, body: renderLeaseComment(lease, archiveTail(rec.comment.body ?? "")) },
     });
-    const claim = { ticket, commentId: rec.comment.id, commentUrl: rec.comment.url, lease, runDir: dir };
-    await ctx.options.clock.sleep(ctx.options.lease.settleMs);
-    const back = await ctx.read(ticket);
-    const verdict = judge(claim, back, ctx.lateMs);
+    // Judged on the write's own answer; the next read, a settle on, judges it again (ADR 0380).
+    const claim: HeldClaim = { ticket, commentId: rec.comment.id, commentUrl: rec.comment.url, lease, runDir: dir, confirmAfter: settledAt(ctx) };
+    const back = await ctx.reading(ticket, written.thread, viewer);
+    const verdict = judge(claim, back);
     if (verdict.kind === "yield") {
       const { archived: moved } = await yieldNow(ctx, claim, back, verdict);
       throw raceLost(ctx.repoName, ticket, verdict.winner, moved, ctx.now());

@@ -4,7 +4,7 @@
  * afterwards. A body edited by a non-writer after the label was last applied is not what a writer
  * approved, so the label does not count until a writer applies it again.
  */
-import type { Permission, Tracker } from "../../ports/tracker";
+import type { BodyHistory, Permission, Tracker } from "../../ports/tracker";
 
 const WRITERS = new Set<Permission>(["admin", "maintain", "write"]);
 
@@ -14,8 +14,10 @@ export async function editedAfterLabel(
   permissionOf: (user: string) => Promise<Permission>,
   issue: number,
   label: string,
+  known?: BodyHistory,
 ): Promise<string | null> {
-  const history = await tracker.bodyHistory(issue, label);
+  // The claim's thread read carries the history when GitHub's answer held the label's event (no request of its own).
+  const history = known ?? (await tracker.bodyHistory(issue, label));
   const since = history.labeledAt ? Date.parse(history.labeledAt) : Number.NEGATIVE_INFINITY;
   // GitHub's times have whole seconds, so an edit in the same second as the label may have come
   // after it: it is not approved either. That includes the original text (GitHub records it, by

@@ -7,7 +7,7 @@ import type { Clock } from "../../ports/clock";
 import type { HostIdentity } from "../../ports/host";
 import type { Log } from "../../ports/log";
 import type { RunRoot } from "../../ports/run-root";
-import type { Tracker } from "../../ports/tracker";
+import type { IssueThread, Tracker } from "../../ports/tracker";
 import { Refusal } from "../errors";
 import type { RunJson } from "../schemas/run-json";
 import { notAWriter } from "./refusals";
@@ -105,14 +105,6 @@ export class ClaimContext {
     return `claim:${name}`.slice(0, 50);
   }
 
-  /**
-   * How long after its `claimedAt` a claim's comment may land and still rank as made in time: the
-   * settle, and at least a second (GitHub stamps comments in whole seconds). ADR 0172.
-   */
-  get lateMs(): number {
-    return Math.max(this.options.lease.settleMs, 1000);
-  }
-
   expiresAt(from: Date): string | null {
     if (this.options.holder === "person") return null;
     return new Date(from.getTime() + this.options.lease.ttlMinutes * 60_000).toISOString();
@@ -141,6 +133,15 @@ export class ClaimContext {
       viewer = await this.viewer();
     }
     if (writer) await this.requireWriter(viewer, writer);
+    return this.reading(ticket, thread, viewer);
+  }
+
+  /**
+   * What a thread says of the ticket's claims: its lease records (trusted writers only: each author's
+   * write access is asked once per Run) and their standing. The thread may come from a read or from
+   * the claim write's own answer (ADR 0380).
+   */
+  async reading(ticket: number, thread: IssueThread, viewer: string): Promise<TicketReading> {
     const { records, ignored } = await readLeases(thread.comments, {
       repo: this.repoName,
       issue: ticket,
@@ -154,8 +155,10 @@ export class ClaimContext {
       viewer,
       records,
       ignored,
-      standing: standings(records, this.now(), this.lateMs),
+      standing: standings(records, this.now()),
       labelActors: thread.labelActors,
+      labeledAt: thread.labeledAt,
+      bodyEdits: thread.bodyEdits,
     };
   }
 

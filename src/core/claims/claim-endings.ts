@@ -128,7 +128,7 @@ export type Ending = "finished" | "released" | "handed-off";
  * one the issue never had) would make it a writer's label, and a machine would take the ticket.
  */
 export async function readyGoesBack(ctx: ClaimContext, ticket: number, reading: TicketReading): Promise<boolean> {
-  return (await ctx.trust.readyLabelTrusted(ctx.options.tracker, ticket, ctx.options.labels.ready, reading.labelActors)).trusted;
+  return (await ctx.trust.readyLabelTrusted(ctx.options.tracker, ticket, ctx.options.labels.ready, reading)).trusted;
 }
 
 /**

@@ -9,8 +9,10 @@
  *   comment edits are last-writer-wins, so a heartbeat racing the take-over's edit must not revive it.
  * - A machine lease past `expiresAt` is stale: it no longer holds the ticket and may be taken over.
  *   A person's lease (or one without an expiry) is never stale for a machine.
- * - Among live claims the earliest `claimedAt` wins, then the smallest `nonce`; a claim whose
- *   comment landed later than the settle allows (isLate) ranks after every claim that did not.
+ * - Among live claims the one whose comment landed first wins: GitHub's comment ids grow in the
+ *   order comments are created, so everyone who reads the same two leases ranks them the same way,
+ *   and a claimer whose write's own answer shows no earlier live claim is the winner (ADR 0380,
+ *   which replaced the earliest-`claimedAt` order and ADR 0172's late-landing rule).
  */
 import type { Lease } from "../schemas/lease";
 import type { GithubId } from "../schemas/github-id";
@@ -61,29 +63,21 @@ export function standingOf(record: LeaseRecord, displaced: Set<string>, now: Dat
   return "live";
 }
 
+/** The order claims were stamped in: for display and among one user's own leases; which claim holds a ticket is rankClaims'. */
 export function compareClaims(a: Lease, b: Lease): number {
   const t = Date.parse(a.claimedAt) - Date.parse(b.claimedAt);
   if (t !== 0) return t;
   return a.nonce < b.nonce ? -1 : a.nonce > b.nonce ? 1 : 0;
 }
 
-/**
- * A claim whose comment landed (GitHub's `createdAt`, whole seconds) more than `lateMs` after its
- * own `claimedAt`: its write was held up (a secondary rate limit, a slow network) past what the
- * settle allows for. It ranks after every claim that landed in time, whatever its `claimedAt`
- * (ADR 0172). Everyone reads the same two stamps, so everyone ranks it the same way.
- */
-export function isLate(record: LeaseRecord, lateMs: number | undefined): boolean {
-  const lease = record.lease;
-  if (!lease || lateMs === undefined) return false;
-  const landed = Date.parse(record.comment.createdAt);
-  const stamped = Date.parse(lease.claimedAt);
-  return Number.isFinite(landed) && Number.isFinite(stamped) && landed - stamped > lateMs;
+/** Which of two GitHub ids came first (decimal strings, past 2^53 on github.com: ADR 0130). */
+export function compareIds(a: GithubId, b: GithubId): number {
+  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
 }
 
-/** The order among claims: made in time before late, then earliest `claimedAt`, then smallest `nonce`. */
-export function rankClaims(a: LeaseRecord, b: LeaseRecord, lateMs: number | undefined): number {
-  return Number(isLate(a, lateMs)) - Number(isLate(b, lateMs)) || compareClaims(a.lease as Lease, b.lease as Lease);
+/** The order among claims: the comment that landed first (smallest comment id) first (ADR 0380). */
+export function rankClaims(a: LeaseRecord, b: LeaseRecord): number {
+  return compareIds(a.comment.id, b.comment.id);
 }
 
 export interface Standings {
@@ -95,8 +89,7 @@ export interface Standings {
   winner: LeaseRecord | null;
 }
 
-/** `lateMs`: rank late claims last (the protocol passes it; a display of who holds what need not). */
-export function standings(records: LeaseRecord[], now: Date, lateMs?: number): Standings {
+export function standings(records: LeaseRecord[], now: Date): Standings {
   const gone = displacedNonces(records);
   const out: Standings = { live: [], stale: [], displaced: [], records: [], winner: null };
   for (const r of records) {
@@ -106,7 +99,7 @@ export function standings(records: LeaseRecord[], now: Date, lateMs?: number): S
     else if (s === "displaced") out.displaced.push(r);
     else out.records.push(r);
   }
-  out.live.sort((a, b) => rankClaims(a, b, lateMs));
+  out.live.sort(rankClaims);
   out.winner = out.live[0] ?? null;
   return out;
 }

@@ -14,7 +14,7 @@ import { rankClaims, type LeaseRecord } from "./lease-standing";
 export type Verdict = { kind: "held"; record: LeaseRecord } | { kind: "yield"; why: string; state: "race-yielded" | "superseded"; winner: LeaseRecord | null };
 
 /** Does `claim` still hold its ticket, judging by `reading`? */
-export function judge(claim: HeldClaim, reading: TicketReading, lateMs?: number): Verdict {
+export function judge(claim: HeldClaim, reading: TicketReading): Verdict {
   const nonce = claim.lease.nonce;
   const record = reading.records.find((r) => r.lease?.nonce === nonce) ?? null;
   const winner = reading.standing.winner;
@@ -28,7 +28,7 @@ export function judge(claim: HeldClaim, reading: TicketReading, lateMs?: number)
     return { kind: "yield", why: `our lease now reads "${record.finished ? "finished" : state}"`, state: "superseded", winner };
   }
   // Our own lease may have expired (a late heartbeat); it still holds unless someone earlier is live.
-  const earlier = reading.standing.live.find((r) => r.lease && r.lease.nonce !== nonce && rankClaims(r, record, lateMs) < 0);
+  const earlier = reading.standing.live.find((r) => r.lease && r.lease.nonce !== nonce && rankClaims(r, record) < 0);
   if (earlier) return { kind: "yield", why: "an earlier claim turned up", state: "race-yielded", winner: earlier };
   return { kind: "held", record };
 }
@@ -62,13 +62,17 @@ async function rewrite(ctx: ClaimContext, claim: HeldClaim, lease: Lease, readin
 }
 
 /**
- * Reads the ticket and judges the claim; stands it down when it no longer holds. Every lease write
+ * Reads the ticket and judges the claim; stands it down when it no longer holds. A claim won on its
+ * write's answer is read a settle after the write at the earliest (HeldClaim.confirmAfter). Every lease write
  * goes through here first, so a Run that was frozen past its lease's expiry and taken over writes
  * nothing more to that lease when it wakes (ADR 0171).
  */
 async function holding(ctx: ClaimContext, claim: HeldClaim): Promise<TicketReading | null> {
+  const wait = (claim.confirmAfter ?? 0) - ctx.now().getTime();
+  if (wait > 0) await ctx.options.clock.sleep(wait);
   const reading = await ctx.read(claim.ticket);
-  const verdict = judge(claim, reading, ctx.lateMs);
+  delete claim.confirmAfter;
+  const verdict = judge(claim, reading);
   if (verdict.kind === "held") return reading;
   await yieldNow(ctx, claim, reading, verdict);
   return null;

@@ -1,22 +1,23 @@
 /**
- * Step 6 of a claim: when to read every lease back, and what the read-back must show for the claim
- * to stand (ADR 0172). A claim write can land late (a secondary rate limit refused it and a retry
- * went through, a slow network), carrying the `claimedAt` stamped before it was first sent.
+ * Step 5 of a claim: what the read-back must show for the claim to stand (ADR 0380). The read-back
+ * is the claim write's own answer: GitHub applies the write and reads the issue back in the same
+ * request, so it shows every lease that landed before ours. Claims rank by when their comments
+ * landed (lease-standing.ts), so a claim that sees no earlier live lease in that answer holds the
+ * ticket, and every claim that lands after it sees it and stands down.
  *
- * - A claim that landed more than `lateMs` after its stamp ranks after every claim that did not
- *   (isLate), so a late write never beats a claim made in time.
- * - The read-back waits until `claimedAt + lateMs + 1 s + settle`: any claim ranked before ours
- *   landed by `claimedAt + lateMs + 1 s` (GitHub stamps whole seconds) and has had a settle's time
- *   to show. A claim that itself landed late reads back once more after as long again, so it also
- *   sees a claim stamped in time just before it landed.
  * - The ticket must still be open and not handed to a person, and no other claim may have ended
  *   on it since our first read (another Run claimed, worked and finished it meanwhile).
+ * - A write whose answer was lost (it may have landed) is read back by a plain read once a settle
+ *   has passed, as before ADR 0380: the read shows whether it landed and who came before it.
+ * - The settle is kept for reads that lag: the claim's next read (a Stage checkpoint, the heartbeat,
+ *   the re-check before the first push) waits until a settle after the write, so it shows any lease
+ *   that landed before ours even when GitHub's answers lag (HeldClaim.confirmAfter, lifecycle.ts).
  */
-import type { TrackerComment } from "../../ports/tracker";
+import type { IssueThread, TrackerComment } from "../../ports/tracker";
 import type { Lease } from "../schemas/lease";
 import type { ClaimContext } from "./claim-context";
 import type { TicketReading } from "./ticket-reading";
-import { isLate, standings, type LeaseRecord } from "./lease-standing";
+import { standings, type LeaseRecord } from "./lease-standing";
 
 export type ReadBack =
   | { kind: "missing"; back: TicketReading }
@@ -24,30 +25,14 @@ export type ReadBack =
   | { kind: "lost"; back: TicketReading; mine: LeaseRecord; winner: LeaseRecord | null }
   | { kind: "overtaken"; back: TicketReading; mine: LeaseRecord; why: string; link: string };
 
-/** When a claim stamped at `claimedAt` may read back (ms since the epoch). */
-function readBackAt(ctx: ClaimContext, claimedAt: string): number {
-  return Date.parse(claimedAt) + ctx.lateMs + 1000 + ctx.options.lease.settleMs;
-}
-
-async function sleepUntil(ctx: ClaimContext, at: number): Promise<void> {
-  await ctx.options.clock.sleep(Math.max(ctx.options.lease.settleMs, at - ctx.now().getTime()));
-}
-
-async function readMine(
-  ctx: ClaimContext,
-  ticket: number,
-  lease: Lease,
-  written: TrackerComment | null,
-): Promise<{ back: TicketReading; mine: LeaseRecord | null }> {
-  const back = await ctx.read(ticket);
-  let mine = back.records.find((r) => r.lease?.nonce === lease.nonce) ?? null;
-  if (!mine && written) {
-    // Our own write is not visible yet (read lag longer than the settle): count it anyway.
-    mine = { comment: { ...written }, lease, finished: false };
-    back.records.push(mine);
-    back.standing = standings(back.records, ctx.now(), ctx.lateMs);
-  }
-  return { back, mine };
+/** Our lease in `back`; when the answer does not show our own write yet (a lagging read), the written comment counts anyway. */
+function findMine(ctx: ClaimContext, back: TicketReading, lease: Lease, written: TrackerComment | null): LeaseRecord | null {
+  const mine = back.records.find((r) => r.lease?.nonce === lease.nonce) ?? null;
+  if (mine || !written) return mine;
+  const rec: LeaseRecord = { comment: { ...written }, lease, finished: false };
+  back.records.push(rec);
+  back.standing = standings(back.records, ctx.now());
+  return rec;
 }
 
 /** What happened on the ticket since `first` that no claim may start on: closed, handed off, or worked by another claim. */
@@ -67,23 +52,30 @@ function overtaken(ctx: ClaimContext, first: TicketReading, back: TicketReading,
   return null;
 }
 
-export async function readBack(ctx: ClaimContext, ticket: number, lease: Lease, written: TrackerComment | null, first: TicketReading): Promise<ReadBack> {
-  await sleepUntil(ctx, readBackAt(ctx, lease.claimedAt));
-  let { back, mine } = await readMine(ctx, ticket, lease, written);
+function decide(ctx: ClaimContext, first: TicketReading, back: TicketReading, lease: Lease, written: TrackerComment | null): ReadBack {
+  const mine = findMine(ctx, back, lease, written);
   if (!mine) return { kind: "missing", back };
-  if (isLate(mine, ctx.lateMs)) {
-    ctx.options.log.warn("claim write landed late; reading back once more before deciding", {
-      ticket,
-      claimedAt: lease.claimedAt,
-      landed: mine.comment.createdAt,
-    });
-    await ctx.options.clock.sleep(ctx.lateMs + 1000 + 2 * ctx.options.lease.settleMs);
-    ({ back, mine } = await readMine(ctx, ticket, lease, written));
-    if (!mine) return { kind: "missing", back };
-  }
   const over = overtaken(ctx, first, back, lease.nonce);
   if (over) return { kind: "overtaken", back, mine, ...over };
   const winner = back.standing.winner;
   if (winner?.lease?.nonce !== lease.nonce) return { kind: "lost", back, mine, winner };
   return { kind: "won", back, mine };
+}
+
+/** The read-back from the claim write's own answer (no request of its own). */
+export async function readBackFromWrite(
+  ctx: ClaimContext,
+  ticket: number,
+  lease: Lease,
+  written: TrackerComment | null,
+  thread: IssueThread,
+  first: TicketReading,
+): Promise<ReadBack> {
+  return decide(ctx, first, await ctx.reading(ticket, thread, first.viewer), lease, written);
+}
+
+/** The read-back of a write whose answer was lost: one read, a settle after the write. */
+export async function readBack(ctx: ClaimContext, ticket: number, lease: Lease, written: TrackerComment | null, first: TicketReading): Promise<ReadBack> {
+  await ctx.options.clock.sleep(ctx.options.lease.settleMs);
+  return decide(ctx, first, await ctx.read(ticket), lease, written);
 }

@@ -1,16 +1,15 @@
 /**
- * The claim, in order (docs/claims.md, "The order of a claim"):
- *   1. read the remote claims            (1 request: issue + every comment + label events + viewer)
+ * The claim, in order (docs/claims.md, "The order of a claim"; ADR 0380):
+ *   1. read the remote claims            (1 request: issue + every comment + label events + body edits + viewer)
  *   2. refuse a live claim held by someone else
  *   3. take the local claim              (exclusive create of run.json)
- *   4. write board claim + lease          (1 request: one GraphQL document)
- *   5. settle                            (until claimedAt + lateMs + 1 s + settleMs: read-back.ts)
- *   6. read back every lease             (1 request; a claim that landed late reads once more)
- *   7. claims that landed in time first, then earliest claimedAt, then smallest nonce, wins; a
- *      loser, or a claim on a ticket closed, handed off or finished meanwhile, stands down.
- * Throws a Refusal for every "no" (including a lost race); a Failure when GitHub could not be asked.
+ *   4. write board claim + lease, and read every lease back in the same request
+ *                                        (1 request: one GraphQL document whose last mutation selects the issue)
+ *   5. the claim whose comment landed first holds the ticket; a loser, or a claim on a ticket closed,
+ *      handed off or finished meanwhile, stands down. The claim's next read waits a settle after
+ *      the write and judges it again (read-back.ts).
  */
-import type { IssueWrite, TrackerComment, TrackerIssue } from "../../ports/tracker";
+import type { IssueThread, IssueWrite, TrackerComment, TrackerIssue } from "../../ports/tracker";
 import type { HeldClaim } from "../claim-gate";
 import { Failure, GitHubRateLimit, Refusal } from "../errors";
 import { LEASE_VERSION, type Lease } from "../schemas/lease";
@@ -22,7 +21,8 @@ import { sameUser, standDown } from "./claim-endings";
 import { leavingHostLabels } from "./host-labels";
 import { archiveTail, renderLeaseComment } from "./lease-comment";
 import type { LeaseRecord } from "./lease-standing";
-import { readBack } from "./read-back";
+import { readBack, readBackFromWrite } from "./read-back";
+import { judge, yieldNow } from "./lifecycle";
 import { claimRateLimited, claimedElsewhere, claimedLocally, heldHereWithoutRun, overtakenMeanwhile, raceLost, runDirMismatch } from "./refusals";
 
 export interface TakeOptions {
@@ -46,6 +46,11 @@ export interface ClaimWon {
   /** This Host's leftover run directory of an ended claim, moved aside before claiming (ADR 0125). */
   setAside: SetAside | null;
   viewer: string;
+}
+
+/** When a claim decided by its write's own answer may be judged again by a read that lags (HeldClaim.confirmAfter). */
+export function settledAt(ctx: ClaimContext): number {
+  return ctx.now().getTime() + ctx.options.lease.settleMs;
 }
 
 export function isMine(ctx: ClaimContext, rec: LeaseRecord, viewer: string): boolean {
@@ -83,7 +88,7 @@ async function checkReady(ctx: ClaimContext, reading: TicketReading, ticket: num
       `${ctx.repoName}#${ticket} is not labelled ${ready}, so a Run does not take it. A person can: ticket-runner start ${ticket}`,
     );
   }
-  const { trusted, actor, editedBy } = await ctx.trust.readyLabelTrusted(ctx.options.tracker, ticket, ready, reading.labelActors);
+  const { trusted, actor, editedBy } = await ctx.trust.readyLabelTrusted(ctx.options.tracker, ticket, ready, reading);
   if (editedBy) {
     throw new Refusal(
       "untrusted",
@@ -230,6 +235,21 @@ function claimWrite(ctx: ClaimContext, reading: TicketReading, lease: Lease, dis
   return write;
 }
 
+/**
+ * A person's claim (`start`, `claim`) has no Run whose next read would judge it again a settle after
+ * its write: it reads once more itself before it is handed over (3 round trips; ADR 0380).
+ */
+async function confirmForAPerson(ctx: ClaimContext, claim: HeldClaim): Promise<void> {
+  if (claim.confirmAfter === undefined) return;
+  await ctx.options.clock.sleep(Math.max(0, claim.confirmAfter - ctx.now().getTime()));
+  delete claim.confirmAfter;
+  const back = await ctx.read(claim.ticket);
+  const verdict = judge(claim, back);
+  if (verdict.kind === "held") return;
+  const { archived } = await yieldNow(ctx, claim, back, verdict);
+  throw raceLost(ctx.repoName, claim.ticket, verdict.winner, archived, ctx.now());
+}
+
 export async function takeClaim(ctx: ClaimContext, ticket: number, opts: TakeOptions = {}): Promise<ClaimWon> {
   try {
     return await claimOnce(ctx, ticket, opts);
@@ -254,14 +274,17 @@ async function claimOnce(ctx: ClaimContext, ticket: number, opts: TakeOptions): 
   try {
     lease = leaseFor(ctx, ticket, viewer, displaced, takeOverLive);
     let writeError: unknown = null;
+    let answer: IssueThread | null = null;
+    let confirmAfter: number | undefined;
     try {
-      written = await ctx.options.tracker.writeIssue(ticket, claimWrite(ctx, reading, lease, displaced));
+      ({ comment: written, thread: answer } = await ctx.options.tracker.writeIssueReadBack(ticket, claimWrite(ctx, reading, lease, displaced)));
+      confirmAfter = settledAt(ctx);
     } catch (error) {
-      // The write may have landed even so (a lost response): the read-back decides.
+      // The write may have landed even so (a lost response): a settled read-back decides.
       writeError = error;
       ctx.options.log.warn("claim write failed; reading back to see whether it landed", { ticket, error: String(error) });
     }
-    const got = await readBack(ctx, ticket, lease, written, reading);
+    const got = answer ? await readBackFromWrite(ctx, ticket, lease, written, answer, reading) : await readBack(ctx, ticket, lease, written, reading);
     if (got.kind === "missing") {
       if (writeError instanceof GitHubRateLimit) throw writeError;
       throw new Failure(
@@ -279,9 +302,18 @@ async function claimOnce(ctx: ClaimContext, ticket: number, opts: TakeOptions): 
     }
     const run = await ctx.options.runRoot.read(dir);
     if (run.kind === "ok") await ctx.options.runRoot.update(dir, { ...run.run, commentId: mine.comment.id });
+    const claim: HeldClaim = {
+      ticket,
+      commentId: mine.comment.id,
+      commentUrl: mine.comment.url,
+      lease,
+      runDir: dir,
+      ...(confirmAfter ? { confirmAfter } : {}),
+    };
+    if (ctx.options.holder === "person") await confirmForAPerson(ctx, claim);
     ctx.options.log.info("claimed", { ticket, lease: mine.comment.url, holder: ctx.options.holder, takeover: lease.takeover?.kind ?? null });
     return {
-      claim: { ticket, commentId: mine.comment.id, commentUrl: mine.comment.url, lease, runDir: dir },
+      claim,
       issue: back.issue,
       comments: back.comments,
       displaced,

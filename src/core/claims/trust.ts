@@ -4,7 +4,7 @@
  * and logged. Permissions are asked once per user per Run (this cache lives as long as the gate).
  */
 import type { Log } from "../../ports/log";
-import type { Permission, Tracker } from "../../ports/tracker";
+import type { BodyHistory, Permission, Tracker } from "../../ports/tracker";
 import { editedAfterLabel } from "./body-edits";
 
 const WRITERS = new Set<Permission>(["admin", "maintain", "write"]);
@@ -55,9 +55,9 @@ export class TrustCache {
     tracker: Pick<Tracker, "labelActors" | "bodyHistory">,
     issue: number,
     label: string,
-    known?: Record<string, string[]>,
+    known?: { labelActors?: Record<string, string[]>; labeledAt?: Record<string, string>; bodyEdits?: BodyHistory["edits"] },
   ): Promise<{ trusted: boolean; actor: string | null; editedBy?: string }> {
-    const actors = known?.[label] ?? (await tracker.labelActors(issue, label));
+    const actors = known?.labelActors?.[label] ?? (await tracker.labelActors(issue, label));
     const actor = actors[actors.length - 1] ?? null;
     if (!actor) {
       this.log.warn("ready label has no labeled event; ignoring it", { issue, label });
@@ -69,7 +69,9 @@ export class TrustCache {
       return { trusted, actor };
     }
     // The label approves the body the writer read: a later edit by a non-writer is not approved (ADR 0163).
-    const editedBy = await editedAfterLabel(tracker, (user) => this.permission(user), issue, label);
+    const labeledAt = known?.labeledAt?.[label];
+    const history = labeledAt && known?.bodyEdits ? { labeledAt, edits: known.bodyEdits } : undefined;
+    const editedBy = await editedAfterLabel(tracker, (user) => this.permission(user), issue, label, history);
     if (editedBy) {
       this.log.warn("body edited by a user without write access after the ready label; ignoring the label", { issue, label, actor, editedBy });
       return { trusted: false, actor, editedBy };

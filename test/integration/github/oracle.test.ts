@@ -94,6 +94,26 @@ describe("GitHub's descriptions as the oracle: every request the GitHub adapters
       editComments: [{ id: other.id, body: "superseded" }],
       removeAssignees: ["bob"],
     });
+    // The claim write whose answer is the read-back (ADR 0380), through each payload that returns the
+    // issue: addComment's subject, updateIssueComment's issue, the label and assignee payloads. The
+    // thread is longer than a page, so its older comments are read too.
+    const back = await fresh.writeIssueReadBack(n, { addLabels: ["in-progress"], addAssignees: ["bob"], comment: { body: "lease, read back" } });
+    const all = await tracker.listComments(n);
+    assert.ok(all.length > 100);
+    assert.deepEqual(
+      back.thread.comments.map((c) => c.id),
+      all.map((c) => c.id),
+      "the answer carries every comment, the one just written included, ids exact",
+    );
+    assert.equal(back.thread.comments.at(-1)?.id, back.comment?.id);
+    assert.ok(back.thread.issue.labels.includes("in-progress") && back.thread.issue.assignees.includes("bob"), "the answer shows the write applied");
+    const edited = await fresh.writeIssueReadBack(n, {
+      comment: { id: back.comment!.id, body: "lease, rewritten" },
+      editComments: [{ id: other.id, body: "superseded again" }],
+    });
+    assert.equal(edited.thread.comments.find((c) => c.id === other.id)?.body, "superseded again");
+    assert.ok(!(await fresh.writeIssueReadBack(n, { removeLabels: ["in-progress"] })).thread.issue.labels.includes("in-progress"));
+    assert.ok(!(await fresh.writeIssueReadBack(n, { removeAssignees: ["bob"] })).thread.issue.assignees.includes("bob"));
     await tracker.readIssueThread(n);
     await tracker.readIssueThread(9999);
     await tracker.updateComment(other.id, "progress, edited");

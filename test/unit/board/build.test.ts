@@ -119,15 +119,19 @@ describe("board model: claims and records", () => {
     assert.equal(row(model, 8).runColumn, "person · cy");
   });
 
-  it("picks the earliest claimedAt, then the smallest nonce, among live leases", () => {
-    const early = lease(10, { host: LAPTOP, user: "bob", claimedAt: minutes(-30), nonce: "zzzzzzzz" });
-    const late = lease(10, { claimedAt: minutes(-29), nonce: "aaaaaaaa" });
-    const model = buildBoard(input([issue(10, { labels: ["in-progress"], readings: [reading(late, "1"), reading(early, "2")] })]));
-    assert.equal(row(model, 10).holder?.hostName, "laptop-2");
-    const tieA = lease(11, { host: LAPTOP, claimedAt: minutes(-30), nonce: "bbbbbbbb" });
-    const tieB = lease(11, { claimedAt: minutes(-30), nonce: "aaaaaaaa" });
-    const tie = buildBoard(input([issue(11, { labels: ["in-progress"], readings: [reading(tieA, "1"), reading(tieB, "2")] })], [local(11)]));
-    assert.equal(row(tie, 11).holder?.hostName, "desk");
+  it("picks the live lease whose comment landed first (the smallest id), whatever claimedAt and nonce say (ADR 0380)", () => {
+    const stampedFirst = lease(10, { host: LAPTOP, user: "bob", claimedAt: minutes(-30), nonce: "aaaaaaaa" });
+    const landedFirst = lease(10, { claimedAt: minutes(-29), nonce: "zzzzzzzz" });
+    const model = buildBoard(
+      input([issue(10, { labels: ["in-progress"], readings: [reading(stampedFirst, "3076667590"), reading(landedFirst, "3076667582")] })]),
+    );
+    assert.equal(row(model, 10).holder?.hostName, "desk");
+    const a = lease(11, { host: LAPTOP, claimedAt: minutes(-30), nonce: "bbbbbbbb" });
+    const b = lease(11, { claimedAt: minutes(-30), nonce: "aaaaaaaa" });
+    const tie = buildBoard(
+      input([issue(11, { labels: ["in-progress"], readings: [reading(b, "9007199254740993"), reading(a, "9007199254740992")] })], [local(11)]),
+    );
+    assert.equal(row(tie, 11).holder?.hostName, "laptop-2", "ids past 2^53 compared exactly");
   });
 
   it("prefers an unexpired lease over an expired one during a take-over-stale", () => {

@@ -17,7 +17,7 @@ describe("claims: a claim that ends another lease takes off that lease's Host la
   afterEach(() => w.cleanup());
 
   const labels = (n: number) => [...w.gh.issue(n).labels].sort();
-  const writes = (user: string) => w.gh.requests.filter((r) => r.user === user && r.method === "writeIssue").length;
+  const writes = (user: string) => w.gh.requests.filter((r) => r.user === user && ["writeIssue", "writeIssueReadBack"].includes(r.method)).length;
 
   it("take-over: alice's claim from alice-laptop, taken over by bob on bob-laptop: only claim:bob-laptop is left, in the one claim write", async () => {
     const n = w.gh.addIssue({ title: "t", labels: ["ready-for-agent"], by: "alice" });

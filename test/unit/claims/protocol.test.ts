@@ -19,7 +19,7 @@ describe("claims: protocol (fake GitHub, real run roots)", () => {
   });
   afterEach(() => w.cleanup());
 
-  it("claims a ready ticket: board claim, one lease comment, run.json with the comment id; 2 round trips after the read", async () => {
+  it("claims a ready ticket: board claim, one lease comment, run.json with the comment id; 2 round trips, read-back included", async () => {
     const n = w.gh.addIssue({ title: "flaky build", labels: ["ready-for-agent"], by: "alice" });
     const { gate, root } = w.claimer({ user: "alice", host: "m1" });
     const before = w.gh.requestCount("alice");
@@ -32,10 +32,11 @@ describe("claims: protocol (fake GitHub, real run roots)", () => {
     assert.equal(leases[0]!.p.kind, "lease");
     const run = JSON.parse(readFileSync(join(root.dirFor(w.gh.repo, n), "run.json"), "utf8"));
     assert.equal(run.commentId, won.claim.commentId);
-    // read (issue + comments + viewer + label events in one), who edited the body (ADR 0163), write, read back.
+    // read (issue + comments + viewer + label events + body edits in one), then the write whose answer is the read-back (ADR 0380).
     const calls = w.gh.requests.slice(before).map((r) => r.method);
-    assert.deepEqual(calls, ["readIssueThread", "bodyHistory", "writeIssue", "readIssueThread"]);
-    assert.equal(w.clock.advancedMs, 1500 + 1000 + 1500, "read back at claimedAt + lateMs (the settle) + 1 s (GitHub's whole seconds) + the settle");
+    assert.deepEqual(calls, ["readIssueThread", "writeIssueReadBack"]);
+    assert.equal(w.clock.advancedMs, 0, "nothing to wait for: the write's answer is the read-back");
+    assert.equal(won.claim.confirmAfter, w.clock.now().getTime() + 1500, "the claim's next read waits a settle after the write");
   });
 
   it("refuses a second start on the same Host with the run dir and the resume command", async () => {
@@ -85,7 +86,7 @@ describe("claims: protocol (fake GitHub, real run roots)", () => {
       w.gh.pinView("alice");
       if (!sameUser) w.gh.pinView("bob");
       w.gh.beforeRequest = (user, method) => {
-        if (method === "writeIssue") w.gh.unpinView(user);
+        if (method === "writeIssueReadBack") w.gh.unpinView(user);
       };
       const a = w.claimer({ user: "alice", host: "m1", nonce: "aaaa0000" });
       const b = w.claimer({ user: userB, host: "m3", nonce: "bbbb0000" });
@@ -112,7 +113,7 @@ describe("claims: protocol (fake GitHub, real run roots)", () => {
     });
   }
 
-  it("a late-discovered earlier claim makes the later holder yield at recheck (read lag longer than the settle)", async () => {
+  it("a write whose answer lags (it shows neither rival nor itself): the later claim yields at its next read, a settle on", async () => {
     const n = w.gh.addIssue({ title: "t", labels: ["ready-for-agent"], by: "alice" });
     const a = w.claimer({ user: "alice", host: "m1", nonce: "aaaa0000" });
     const b = w.claimer({ user: "bob", host: "m3", nonce: "bbbb0000" });
@@ -125,10 +126,34 @@ describe("claims: protocol (fake GitHub, real run roots)", () => {
     assert.ok(!(bWon instanceof Error), "bob believed he won");
     w.gh.unpinView("bob");
     const claimB = (bWon as Awaited<ReturnType<typeof b.gate.take>>).claim;
+    const before = w.clock.advancedMs;
     assert.equal(await b.gate.recheck(claimB), "yield");
+    assert.equal(w.clock.advancedMs - before, 1500, "the first read after a claim comes a settle after its write");
     assert.equal(await a.gate.recheck(aWon.claim), "held");
     assert.deepEqual(w.gh.issue(n).assignees, ["alice"]);
     assert.ok(w.gh.issue(n).labels.includes("in-progress"));
+  });
+
+  it("a person's claim whose write answer lagged reads once more, a settle on, and stands down before it is handed over", async () => {
+    const n = w.gh.addIssue({ title: "t", labels: ["ready-for-agent"], by: "alice" });
+    // Bob's reads and his write's answer lag behind Alice's claim until a settle has passed.
+    w.gh.pinView("bob");
+    await w.claimer({ user: "alice", host: "m1" }).gate.take(n);
+    const bob = w.claimer({ user: "bob", host: "m3", holder: "person" });
+    let wrote = false;
+    w.gh.beforeRequest = (user, method) => {
+      if (user !== "bob") return;
+      if (method === "writeIssueReadBack") wrote = true;
+      else if (wrote && method === "readIssueThread") w.gh.unpinView("bob");
+    };
+    const before = w.clock.advancedMs;
+    const r = await refusal(bob.gate.take(n));
+    assert.equal(r.reason, "race-yielded");
+    assert.equal(w.clock.advancedMs - before, 1500, "the confirming read came a settle after the write");
+    const states = leasesOn(w, n).map((l) => (l.p.kind === "lease" ? `${l.p.lease.user}:${l.p.lease.state}` : l.p.kind));
+    assert.deepEqual(states, ["alice:claimed", "bob:race-yielded"]);
+    assert.deepEqual(w.gh.issue(n).assignees, ["alice"]);
+    assert.equal(existsSync(join(bob.root.dirFor(w.gh.repo, n), "run.json")), false, "bob's local claim moved aside");
   });
 
   it("heartbeat renews expiresAt; an expired machine lease is taken over (takeover-stale) and its holder yields", async () => {
@@ -335,7 +360,7 @@ describe("claims: protocol (fake GitHub, real run roots)", () => {
 
   it("a claim write whose response is lost: the read-back finds the lease and the claim stands (never written twice)", async () => {
     const n = w.gh.addIssue({ title: "t", labels: ["ready-for-agent"], by: "alice" });
-    w.gh.loseResponseNext("writeIssue");
+    w.gh.loseResponseNext("writeIssueReadBack");
     const won = await w.claimer({ user: "alice", host: "m1" }).gate.take(n);
     assert.equal(leasesOn(w, n).length, 1);
     assert.equal(won.claim.commentId, w.gh.commentsOn(n)[0]!.id);
@@ -343,7 +368,7 @@ describe("claims: protocol (fake GitHub, real run roots)", () => {
 
   it("a claim write that failed outright: nothing started, the local claim moved aside, a Failure (not a refusal)", async () => {
     const n = w.gh.addIssue({ title: "t", labels: ["ready-for-agent"], by: "alice" });
-    w.gh.failNext("writeIssue");
+    w.gh.failNext("writeIssueReadBack");
     const c = w.claimer({ user: "alice", host: "m1" });
     await assert.rejects(c.gate.take(n), (e: Error) => e.name === "Failure");
     const dir = c.root.dirFor(w.gh.repo, n);

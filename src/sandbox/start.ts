@@ -48,7 +48,9 @@ export async function startSandbox(opts: StartSandboxOptions = {}): Promise<Sand
   await store.changed();
 
   const server = createServer(createHandler(app, buildRouter(), opts.quiet ?? false));
-  server.keepAliveTimeout = 5_000;
+  // Only the client ends an idle kept-alive connection: a server timer closing it races a client
+  // that reuses it at that moment ("other side closed"). stop() still ends every connection.
+  server.keepAliveTimeout = 0;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(opts.port ?? 0, "127.0.0.1", () => resolve());

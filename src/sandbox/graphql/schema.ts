@@ -3,6 +3,7 @@
  * Names and shapes follow GitHub's public schema so client queries run unchanged.
  */
 import { buildSchema } from "graphql";
+import { withCheapIntErrors } from "./int-fields";
 
 // One line per type, as GitHub's own schema reads compactly enough to check by eye against it.
 // prettier-ignore
@@ -167,4 +168,4 @@ type Mutation {
 }
 `;
 
-export const sandboxSchema = buildSchema(sdl);
+export const sandboxSchema = withCheapIntErrors(buildSchema(sdl));

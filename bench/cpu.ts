@@ -2,7 +2,7 @@
  * CPU time of processes, for the benches (Linux /proc): this process's reaped children, and any
  * process with its own reaped children (the sandbox, whose git processes it waits for). In ms.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, readdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { Sandbox, findExecutable } from "../src/adapters/isolation/sandbox";
@@ -32,6 +32,41 @@ export function processTreeCpuMs(pid: number): number {
 export function processCpuSplitMs(pid: number): { own: number; reaped: number } {
   const f = statFields(pid);
   return { own: (Number(f[11]) + Number(f[12])) * 10, reaped: (Number(f[13]) + Number(f[14])) * 10 };
+}
+
+/** Live children of `pid` (every thread's). */
+function childrenOf(pid: number): number[] {
+  const out: number[] = [];
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const text = readFileSync(`/proc/${pid}/task/${tid}/children`, "utf8").trim();
+      if (text) out.push(...text.split(" ").map(Number));
+    }
+  } catch {
+    // gone meanwhile
+  }
+  return out;
+}
+
+/** utime + stime of `pid` and its reaped children, and recursively of its live children (a spawner and what it reaped). */
+export function liveTreeCpuMs(pid: number): number {
+  let ms = 0;
+  try {
+    ms = processTreeCpuMs(pid);
+  } catch {
+    return 0;
+  }
+  for (const child of childrenOf(pid)) ms += liveTreeCpuMs(child);
+  return ms;
+}
+
+/**
+ * `pid` itself, and everything under it: its reaped children and its live ones' trees (the
+ * sandbox's git, which its spawner starts: ADR 0391).
+ */
+export function processTreeSplitMs(pid: number): { own: number; reaped: number } {
+  const { own, reaped } = processCpuSplitMs(pid);
+  return { own, reaped: reaped + childrenOf(pid).reduce((sum, child) => sum + liveTreeCpuMs(child), 0) };
 }
 
 export type KindCpu = Record<ProcessKind, { processes: number; cpuMs: number }>;

@@ -25,7 +25,8 @@ import { ChaosWorld } from "../test/reliability/chaos/world";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CpuReport } from "../src/adapters/spawner/cpu-report";
-import { childrenCpuMs } from "./cpu";
+import { letGoOfSpawner } from "../src/adapters/spawner/spawner";
+import { childrenCpuMs, spawnersEnded } from "./cpu";
 import { CpuGroup } from "./cgroup";
 
 /** Counts the CPU of the processes inside the agents' and Checks' bwrap sandboxes, which no parent's counter sees (null: not on this Host). */
@@ -207,6 +208,10 @@ export async function measure(k: number): Promise<Row> {
     const exits = await Promise.all(runs.map((r) => r.exited));
     const wallMs = performance.now() - started;
     const cpu = process.cpuUsage(cpu0);
+    // The sandbox (this process) starts its git through a spawner (ADR 0391): its CPU and its gits'
+    // count once it has ended.
+    await letGoOfSpawner();
+    await spawnersEnded();
     const childrenMs = childrenCpuMs() - children0;
     const reports: CpuReport[] = [];
     for (const file of cpuFiles) {

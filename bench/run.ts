@@ -28,7 +28,7 @@ import type { Log } from "../src/ports/log";
 import { makeTempDir } from "../test/support/git-fixtures";
 import { RUN_USER, openTickets, seedRunTarget, simpleTicket } from "../test/support/run-seed";
 import { sandboxProcess } from "../test/support/sandbox-process";
-import { bwrapStartCpuMs, childrenCpuMs, kindsSince, processCpuSplitMs, spawnersEnded } from "./cpu";
+import { bwrapStartCpuMs, childrenCpuMs, kindsSince, processTreeSplitMs, spawnersEnded } from "./cpu";
 import type { KindCpu } from "./cpu";
 import { CpuGroup } from "./cgroup";
 
@@ -153,7 +153,7 @@ async function measure(tickets: number, lanes: number, probeBwrap = false): Prom
     });
     const cpu0 = process.cpuUsage();
     const children0 = childrenCpuMs();
-    const sandbox0 = processCpuSplitMs(sandbox.pid);
+    const sandbox0 = processTreeSplitMs(sandbox.pid);
 
     const spawner0 = spawnerCounts();
     const group0 = group?.usageMs() ?? null;
@@ -170,7 +170,7 @@ async function measure(tickets: number, lanes: number, probeBwrap = false): Prom
     await spawnersEnded();
     m.childCpuMs = childrenCpuMs() - children0;
     m.kinds = kindsSince(spawner0.byKind);
-    const sandbox1 = processCpuSplitMs(sandbox.pid);
+    const sandbox1 = processTreeSplitMs(sandbox.pid);
     m.sandboxCpuMs = sandbox1.own - sandbox0.own;
     m.sandboxGitCpuMs = sandbox1.reaped - sandbox0.reaped;
     if (group0 !== null && group) m.insideBwrapCpuMs = Math.max(0, group.usageMs() - group0 - m.cpuMs - m.childCpuMs - m.sandboxCpuMs - m.sandboxGitCpuMs);

@@ -2,7 +2,7 @@
  * Every git subprocess the sandbox runs goes through here: argv only (never a shell), LC_ALL=C
  * so output parses the same everywhere, and a fixed identity so no global git config is needed.
  */
-import { spawn } from "node:child_process";
+import { runGitProcess } from "../adapters/git/git-process";
 import { promises as fsp } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -38,19 +38,31 @@ export function gitEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   };
 }
 
-export function git(args: string[], opts: GitOptions = {}): Promise<GitResult> {
+/**
+ * No git of the sandbox stays silent this long (it would be stuck): stopped then, and answered as
+ * a failure, where before it would have held its request for ever.
+ */
+const GIT_IDLE_MS = 10 * 60_000;
+
+/**
+ * Runs git through the spawner (ADR 0391): a small process forks faster than this big one, and
+ * this one's event loop does not stop for the fork.
+ */
+export async function git(args: string[], opts: GitOptions = {}): Promise<GitResult> {
   const full = opts.gitDir ? ["--git-dir", opts.gitDir, ...args] : args;
-  return new Promise((resolve, reject) => {
-    const child = spawn("git", full, { cwd: opts.cwd ?? os.tmpdir(), env: gitEnv(opts.env), stdio: ["pipe", "pipe", "pipe"] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on("data", (b: Buffer) => out.push(b));
-    child.stderr.on("data", (b: Buffer) => err.push(b));
-    child.on("error", reject);
-    child.stdin.on("error", () => undefined);
-    child.on("close", (code) => resolve({ code: code ?? 1, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8") }));
-    child.stdin.end(opts.input ?? "");
-  });
+  const r = await runGitProcess(full, { cwd: opts.cwd ?? os.tmpdir(), env: gitEnv(opts.env), input: opts.input ?? "", idleMs: GIT_IDLE_MS });
+  return { code: r.code ?? 1, stdout: r.stdout.toString("utf8"), stderr: r.stderr };
+}
+
+let execPath: Promise<string> | undefined;
+
+/**
+ * git's exec path (`git --exec-path`), where its programs that are not built in live
+ * (git-http-backend), asked once per process.
+ */
+export function gitExecPath(): Promise<string> {
+  execPath ??= gitOk(["--exec-path"]).then((out) => out.trim());
+  return execPath;
 }
 
 export async function gitOk(args: string[], opts: GitOptions = {}): Promise<string> {

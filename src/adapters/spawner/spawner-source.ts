@@ -12,8 +12,10 @@
  *   A call whose output is kept ({ id, command, args, cwd, env, input: Uint8Array | null, idleMs }):
  *     out: { id, code, signal, stdout, stderr, error: string | null, idle: boolean, cpuMs }
  *     It ends when its process has exited and its output is read; `idleMs` without output stops it (SIGKILL).
- *   A streamed call ({ id, stream: true, command, args, cwd, env, input }): its process leads a
- *   process group of its own (the Run signals `-pid` itself); out, in order:
+ *   A streamed call ({ id, stream: true, command, args, cwd, env, input, stdinFile?, outlives? }): its
+ *   process leads a process group of its own (the Run signals `-pid` itself); its stdin is `input`,
+ *   or the file `stdinFile` names (opened here, so the caller may remove it once it has started);
+ *   out, in order:
  *     { id, spawned: pid } or { id, error, errno } (it never started; nothing follows),
  *     { id, fd: 1 | 2, data } for each chunk, { id, exit: [code, signal], cpuMs }, { id, close: [code, signal] }.
  *     in: { id, pause: true } / { id, resume: true } (the Run's reader is full / wants more of stdout).
@@ -22,12 +24,14 @@
  * reaped in the same instant are counted together, on the first.
  * When the channel closes (the Run let it go after its quiet time or at its end, or the Run is
  * gone), the spawner exits: a git it started finishes by itself, as it would had the Run started it;
- * a streamed process group is killed first, as the Run's exit would have killed it.
+ * a streamed process group is killed first, as the Run's exit would have killed it, unless its call
+ * said `outlives` (the sandbox's `git http-backend`, which has its whole body and finishes: ADR 0190).
  */
 export const SPAWNER_SOURCE = String.raw`"use strict";
 const { spawn } = require("node:child_process");
-const { readFileSync } = require("node:fs");
+const { closeSync, openSync, readFileSync } = require("node:fs");
 const groups = new Map();
+const outliving = new Set();
 function reply(m) {
   if (process.connected) process.send(m);
 }
@@ -48,7 +52,8 @@ function cpuOfExit() {
   return ms;
 }
 process.on("disconnect", () => {
-  for (const child of groups.values()) {
+  for (const [id, child] of groups) {
+    if (outliving.has(id)) continue;
     try {
       process.kill(-child.pid, "SIGKILL");
     } catch {}
@@ -59,23 +64,31 @@ process.on("disconnect", () => {
 reply({ ready: true });
 function streamed(m) {
   let child;
+  let file = null;
   try {
-    child = spawn(m.command, m.args, { cwd: m.cwd, env: m.env, detached: true, stdio: [m.input === null ? "ignore" : "pipe", "pipe", "pipe"] });
+    if (m.stdinFile) file = openSync(m.stdinFile, "r");
+    const stdin = file !== null ? file : m.input === null ? "ignore" : "pipe";
+    child = spawn(m.command, m.args, { cwd: m.cwd, env: m.env, detached: true, stdio: [stdin, "pipe", "pipe"] });
   } catch (e) {
     reply({ id: m.id, error: String((e && e.message) || e), errno: (e && e.code) || null });
     return;
+  } finally {
+    // The process has its own copy of the descriptor.
+    if (file !== null) closeSync(file);
   }
   child.on("error", (e) => {
     if (child.pid === undefined) reply({ id: m.id, error: String(e.message), errno: e.code || null });
   });
   if (child.pid === undefined) return;
   groups.set(m.id, child);
+  if (m.outlives) outliving.add(m.id);
   reply({ id: m.id, spawned: child.pid });
   child.stdout.on("data", (data) => reply({ id: m.id, fd: 1, data }));
   child.stderr.on("data", (data) => reply({ id: m.id, fd: 2, data }));
   child.on("exit", (code, signal) => reply({ id: m.id, exit: [code, signal], cpuMs: cpuOfExit() }));
   child.on("close", (code, signal) => {
     groups.delete(m.id);
+    outliving.delete(m.id);
     reply({ id: m.id, close: [code, signal] });
   });
   if (child.stdin) {

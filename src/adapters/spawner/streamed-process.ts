@@ -10,18 +10,26 @@
 import type { ChildProcess } from "node:child_process";
 import { spawn } from "node:child_process";
 import { EventEmitter } from "node:events";
+import { closeSync, openSync } from "node:fs";
 import { Readable } from "node:stream";
 import { callSpawner, countCpu, countDirect, startsDirectly, tellSpawner } from "./spawner";
 import type { ProcessKind, SpawnerMessage } from "./spawner";
 
 export interface StreamedCall {
-  kind: Exclude<ProcessKind, "git">;
+  kind: ProcessKind;
   command: string;
   args: readonly string[];
   cwd: string;
   env: NodeJS.ProcessEnv;
-  /** Written to stdin, which is then closed; null: no stdin. */
+  /** Written to stdin, which is then closed; null: no stdin (or `stdinFile`'s). */
   input: string | null;
+  /** stdin is this file, read from its start (the caller may remove it once 'spawn' or 'error' is seen). */
+  stdinFile?: string;
+  /**
+   * Left to finish by itself when the caller's process dies (its spawner ends then), not killed
+   * with it: the sandbox's `git http-backend`, which has its whole body (ADR 0190).
+   */
+  outlivesCaller?: boolean;
 }
 
 type Ending = [code: number | null, signal: NodeJS.Signals | null];
@@ -101,7 +109,16 @@ function viaSpawner(p: Streamed, call: StreamedCall): void {
   const input = call.input === null ? null : Buffer.from(call.input, "utf8");
   const id = callSpawner({
     kind: call.kind,
-    request: { stream: true, command: call.command, args: [...call.args], cwd: call.cwd, env: call.env, input },
+    request: {
+      stream: true,
+      command: call.command,
+      args: [...call.args],
+      cwd: call.cwd,
+      env: call.env,
+      input,
+      stdinFile: call.stdinFile ?? null,
+      outlives: call.outlivesCaller === true,
+    },
     onMessage(m: SpawnerMessage) {
       if (typeof m.spawned === "number") p.started(m.spawned);
       else if (typeof m.error === "string") {
@@ -122,8 +139,9 @@ function viaSpawner(p: Streamed, call: StreamedCall): void {
         adoptDirect(p, call);
         return;
       }
-      // The spawner is gone with the process perhaps running: its group goes too, and the call ends.
-      if (p.pid !== undefined) killGroup(p.pid);
+      // The spawner is gone with the process perhaps running: its group goes too (unless it is to
+      // outlive us), and the call ends.
+      if (p.pid !== undefined && !call.outlivesCaller) killGroup(p.pid);
       p.stderr.push(Buffer.from(`\n[ticket-runner: ${why}]\n`));
       p.emit("exit", null, null);
       p.closed(null, null);
@@ -135,19 +153,24 @@ function viaSpawner(p: Streamed, call: StreamedCall): void {
 function adoptDirect(p: Streamed, call: StreamedCall): void {
   countDirect(call.kind);
   let child: ChildProcess;
+  let file: number | null = null;
   try {
+    if (call.stdinFile) file = openSync(call.stdinFile, "r");
     child = spawn(call.command, call.args, {
       cwd: call.cwd,
       env: call.env,
       detached: true,
       shell: false,
-      stdio: [call.input === null ? "ignore" : "pipe", "pipe", "pipe"],
+      stdio: [file ?? (call.input === null ? "ignore" : "pipe"), "pipe", "pipe"],
       windowsHide: true,
     });
   } catch (e) {
     const error = e as NodeJS.ErrnoException;
     queueMicrotask(() => p.failed(error.message, error.code ?? null));
     return;
+  } finally {
+    // The process has its own copy of the descriptor.
+    if (file !== null) closeSync(file);
   }
   child.once("error", (e: NodeJS.ErrnoException) => {
     if (child.pid === undefined) p.failed(e.message, e.code ?? null);

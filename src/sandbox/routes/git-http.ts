@@ -1,18 +1,24 @@
 /**
- * Git smart HTTP at /{owner}/{repo}.git, served by the real `git http-backend` (a CGI program).
+ * Git smart HTTP at /{owner}/{repo}.git, served by the real `git upload-pack` and `git
+ * receive-pack`, as `git http-backend` would run them (../smart-http.ts, ADR 0391).
  * Auth follows GitHub: public repos clone anonymously; pushing needs a token with write access,
  * sent as basic auth (`x-access-token:<token>`); a 401 carries WWW-Authenticate so git asks.
  */
-import { spawn } from "node:child_process";
+import { promises as fsp } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import path from "node:path";
+import { spawnStreamed } from "../../adapters/spawner/streamed-process";
 import type { App, RefUpdate } from "../app";
 import { canRead, hasRole, tokenFrom } from "../auth";
-import { gitEnv, listRefs } from "../git";
+import { gitEnv, gitExecPath, listRefs } from "../git";
 import { repoKey } from "../model";
 import type { RepoRec } from "../model";
 import { pushRuleEnv } from "../push-rules";
 import { onPushed } from "../pushes";
-import { spoolBody } from "../spool";
+import { advertisementPreamble, answerHeaders, inflateFile, isGzip, routeOf, serviceArgs } from "../smart-http";
+import type { Service } from "../smart-http";
+import { spoolBody, spoolPath } from "../spool";
+import type { SpooledBody } from "../spool";
 
 const GIT_PATH = /^\/([^/]+)\/([^/]+)\.git(\/.*)?$/;
 
@@ -57,8 +63,15 @@ export async function handleGitHttp(
     if (!user) return plain(res, 401, "Authentication required.", challenge);
     if (!hasRole(repo, login, "write")) return plain(res, 403, `Permission to ${repo.owner}/${repo.name}.git denied to ${login}.`);
   }
-  const before = service === "git-receive-pack" && rest !== "/info/refs" ? await listRefs(app.gitDir(repo)) : null;
-  const status = await runBackend(app, req, res, repo, rest, query, login ?? "anonymous");
+  const route = routeOf(req.method ?? "GET", rest, service, req.headers["content-type"] ?? "");
+  if (!route) return plain(res, 404, "Only the smart HTTP protocol is served here.");
+  if (route.kind === "refuse") {
+    res.writeHead(route.status, route.headers);
+    res.end(route.body);
+    return route.status;
+  }
+  const before = route.kind === "rpc" && route.service === "receive-pack" ? await listRefs(app.gitDir(repo)) : null;
+  const status = await runService(app, req, res, repo, route, rest, query, login ?? "anonymous");
   // The response stays open until the push's effects (PR heads, CI, closed issues) are recorded,
   // so a client that reads the API right after `git push` returns sees them.
   try {
@@ -77,15 +90,18 @@ async function afterPush(app: App, repo: RepoRec, before: Map<string, string>, l
   if (updates.length) await onPushed(app, repo, updates, login);
 }
 
-async function runBackend(
+async function runService(
   app: App,
   req: IncomingMessage,
   res: ServerResponse,
   repo: RepoRec,
+  route: { kind: "advertise" | "rpc"; service: Service },
   rest: string,
   query: string,
   remoteUser: string,
 ): Promise<number> {
+  // The environment http-backend's CGI request gave the service (it passed its own on): the
+  // service's hooks, and the tests that find the sandbox's git processes, read it.
   const env: Record<string, string> = {
     GIT_PROJECT_ROOT: app.reposRoot,
     GIT_HTTP_EXPORT_ALL: "1",
@@ -96,7 +112,7 @@ async function runBackend(
     REMOTE_ADDR: req.socket.remoteAddress ?? "127.0.0.1",
     CONTENT_TYPE: req.headers["content-type"] ?? "",
   };
-  if (rest === "/git-receive-pack") Object.assign(env, await pushRuleEnv(app, repo, remoteUser));
+  if (route.kind === "rpc" && route.service === "receive-pack") Object.assign(env, await pushRuleEnv(app, repo, remoteUser));
   const encoding = req.headers["content-encoding"];
   if (encoding) env.HTTP_CONTENT_ENCODING = encoding;
   const protocol = req.headers["git-protocol"];
@@ -104,74 +120,83 @@ async function runBackend(
 
   // The whole body first (see spool.ts): git never sees a body that ends early. A client that
   // vanished before its body ended is dropped here, before any git process exists.
-  const body = req.method === "POST" ? await spoolBody(req, app.spoolDir) : null;
-  if (req.method === "POST" && !body) return 499;
-  if (body) env.CONTENT_LENGTH = String(body.size);
+  const body = route.kind === "rpc" ? await spoolBody(req, app.spoolDir) : null;
+  if (route.kind === "rpc" && !body) return 499;
+  const inflated = body && isGzip(encoding) ? await inflatedBody(app, body) : body;
   try {
-    return await serveFromBackend(app, res, env, body?.file.fd ?? "ignore");
+    if (body && !inflated) return plain(res, 400, "The request body is not valid gzip.");
+    if (inflated) env.CONTENT_LENGTH = String(inflated.size);
+    const preamble = route.kind === "advertise" ? advertisementPreamble(route.service, env.GIT_PROTOCOL) : Buffer.alloc(0);
+    return await serveFromService(app, res, app.gitDir(repo), route, env, inflated, preamble, await gitExecPath());
   } finally {
-    await body?.file.close();
+    await Promise.all([body?.remove(), inflated?.remove()]);
   }
 }
 
+/** The body inflated into a spool file of its own, or null when it is not gzip. */
+async function inflatedBody(app: App, body: SpooledBody): Promise<SpooledBody | null> {
+  const to = spoolPath(app.spoolDir);
+  const remove = (): Promise<void> => fsp.rm(to, { force: true });
+  try {
+    await inflateFile(body.path, to);
+  } catch {
+    await remove();
+    return null;
+  }
+  const { size } = await fsp.stat(to);
+  return { path: to, size, remove };
+}
+
 /**
- * Runs `git http-backend` on a body it can read to the end, and relays its CGI answer. Once the
- * body is in, the request is served to its end (as GitHub applies a push it received whole), even
- * if the client has gone meanwhile: its output is then read and dropped.
+ * Runs the service on a body it can read to the end, and relays its answer. Once the body is in,
+ * the request is served to its end (as GitHub applies a push it received whole), even if the
+ * client has gone meanwhile: its output is then read and dropped.
  */
-function serveFromBackend(app: App, res: ServerResponse, env: Record<string, string>, stdin: number | "ignore"): Promise<number> {
+function serveFromService(
+  app: App,
+  res: ServerResponse,
+  gitDir: string,
+  route: { kind: "advertise" | "rpc"; service: Service },
+  env: Record<string, string>,
+  body: SpooledBody | null,
+  preamble: Buffer,
+  execPath: string,
+): Promise<number> {
   // stop() may have ended every group while this body was read: start no new one.
   if (app.stopping) return Promise.resolve(plain(res, 503, "The sandbox is stopping."));
   return new Promise((resolve) => {
-    // Its own process group, so stop() and the exit handler end receive-pack and its hooks with it.
-    const child = spawn("git", ["http-backend"], { env: gitEnv(env), stdio: [stdin, "pipe", "pipe"], detached: true });
-    app.gitGroups.add(child);
-    const { stdout, stderr } = child;
-    if (!stdout || !stderr) throw new Error("git http-backend was spawned without pipes");
-    let headerBuf = Buffer.alloc(0);
-    let headersDone = false;
-    let status = 200;
-    const relay = (chunk: Buffer): void => {
-      if (!res.destroyed) res.write(chunk);
-    };
-    stdout.on("data", (chunk: Buffer) => {
-      if (headersDone) {
-        relay(chunk);
-        return;
-      }
-      headerBuf = Buffer.concat([headerBuf, chunk]);
-      const sep = headerBuf.indexOf("\r\n\r\n");
-      const alt = headerBuf.indexOf("\n\n");
-      const end = sep >= 0 ? sep : alt;
-      if (end < 0) return;
-      const headerText = headerBuf.subarray(0, end).toString("latin1");
-      const rest = headerBuf.subarray(end + (sep >= 0 ? 4 : 2));
-      const headers: Record<string, string> = {};
-      for (const line of headerText.split(/\r?\n/)) {
-        const colon = line.indexOf(":");
-        if (colon <= 0) continue;
-        const key = line.slice(0, colon).trim().toLowerCase();
-        const value = line.slice(colon + 1).trim();
-        if (key === "status") status = Number(value.split(" ")[0]) || 200;
-        else headers[key] = value;
-      }
-      headersDone = true;
-      if (!res.destroyed) res.writeHead(status, headers);
-      if (rest.length) relay(rest);
+    // Started by the spawner, a small process, not forked from this big one (ADR 0391); in its own
+    // process group, so stop() and the exit handler end receive-pack and its hooks with it. When
+    // this process dies, the service is left to finish: it has its whole body (ADR 0190). git's
+    // exec path heads PATH, as under `git http-backend`, so it and its hooks find the same programs.
+    const full = gitEnv(env);
+    const child = spawnStreamed({
+      kind: "git",
+      command: "git",
+      args: serviceArgs(route),
+      cwd: gitDir,
+      env: { ...full, PATH: full.PATH ? `${execPath}${path.delimiter}${full.PATH}` : execPath },
+      input: null,
+      ...(body ? { stdinFile: body.path } : {}),
+      outlivesCaller: true,
     });
-    stderr.on("data", () => undefined);
-    child.on("error", () => {
-      if (!res.headersSent) plain(res, 500, "git http-backend could not start");
+    app.gitGroups.add(child);
+    child.once("spawn", () => {
+      // The service has the body open from here on: off the disk with it at once.
+      void body?.remove();
+      if (res.destroyed) return;
+      res.writeHead(200, answerHeaders(route));
+      if (preamble.length) res.write(preamble);
+    });
+    child.stdout.on("data", (chunk: Buffer) => {
+      if (!res.destroyed) res.write(chunk);
+    });
+    child.stderr.on("data", () => undefined);
+    child.once("error", () => {
+      if (!res.headersSent) plain(res, 500, `git ${route.service} could not start`);
       resolve(500);
     });
-    // "close", not "exit": the grandchild (receive-pack) holds the pipes after the leader is gone.
-    child.on("close", () => {
-      if (!headersDone) {
-        if (!res.headersSent && !res.destroyed) plain(res, 500, "git http-backend failed");
-        resolve(500);
-        return;
-      }
-      resolve(status);
-    });
+    // "close", not "exit": receive-pack's helpers hold the pipes after it is gone.
+    child.once("close", () => resolve(200));
   });
 }

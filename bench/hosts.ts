@@ -25,9 +25,16 @@ import { ChaosWorld } from "../test/reliability/chaos/world";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CpuReport } from "../src/adapters/spawner/cpu-report";
-import { letGoOfSpawner } from "../src/adapters/spawner/spawner";
-import { childrenCpuMs, spawnersEnded } from "./cpu";
+import { processTreeSplitMs } from "./cpu";
 import { CpuGroup } from "./cgroup";
+
+/**
+ * The CPU of every process this one started: those reaped, and those alive (the sandbox, which is
+ * this process, starts its git through a spawner that lives on between requests: ADR 0391).
+ */
+function childrenTreeMs(): number {
+  return processTreeSplitMs(process.pid).reaped;
+}
 
 /** Counts the CPU of the processes inside the agents' and Checks' bwrap sandboxes, which no parent's counter sees (null: not on this Host). */
 const group = require.main === module ? CpuGroup.join() : null;
@@ -198,7 +205,7 @@ export async function measure(k: number): Promise<Row> {
     const load0 = loadavg()[0]!;
     const group0 = group?.usageMs() ?? null;
     const cpu0 = process.cpuUsage();
-    const children0 = childrenCpuMs();
+    const children0 = childrenTreeMs();
     const startedAt = Date.now();
     const started = performance.now();
     const cpuFiles = hosts.map((h) => join(h.runRoot, "..", `${h.name}-cpu.json`));
@@ -208,11 +215,7 @@ export async function measure(k: number): Promise<Row> {
     const exits = await Promise.all(runs.map((r) => r.exited));
     const wallMs = performance.now() - started;
     const cpu = process.cpuUsage(cpu0);
-    // The sandbox (this process) starts its git through a spawner (ADR 0391): its CPU and its gits'
-    // count once it has ended.
-    await letGoOfSpawner();
-    await spawnersEnded();
-    const childrenMs = childrenCpuMs() - children0;
+    const childrenMs = childrenTreeMs() - children0;
     const reports: CpuReport[] = [];
     for (const file of cpuFiles) {
       try {

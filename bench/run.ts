@@ -16,7 +16,8 @@
  * CPU per ticket is printed process by process (ADR 0350): the Run, git, the agent's and Checks'
  * bwrap (outside, and inside the sandboxes, counted on the bench's cgroup), the spawner, the sandbox.
  * Goals: 4 Lanes ≥ 3× 1 Lane; GitHub writes per merged ticket ≤ WRITE_BUDGET (docs/endings.md); git
- * processes for one ticket ≤ GIT_BUDGET (docs/architecture.md). Exits 1 on a miss.
+ * processes for one ticket ≤ GIT_BUDGET and its git HTTP requests ≤ GIT_HTTP_BUDGET (docs/architecture.md,
+ * ADR 0400). Exits 1 on a miss.
  */
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -39,8 +40,10 @@ const AGENT_STAGES = new Set(["implement", "verify", "fix", "conflict"]);
 /** GitHub writes a clean ticket may cost (docs/endings.md, "GitHub writes per ticket"). */
 const WRITE_BUDGET = 10;
 const GOAL_LANES_RATIO = 3;
-/** git processes one clean ticket may start, the Run's lock, preflight and sweep included (docs/architecture.md; 76 since ADR 0290's sandbox reads the config files' origins once a Run). */
-const GIT_BUDGET = 76;
+/** git processes one clean ticket may start, the Run's lock, preflight and sweep included (docs/architecture.md; 76 since ADR 0290's sandbox reads the config files' origins once a Run, 57 since ADR 0400). */
+const GIT_BUDGET = 57;
+/** git HTTP requests (ref advertisements, fetches, pushes) of the same Run (38 before ADR 0400). */
+const GIT_HTTP_BUDGET = 34;
 const quiet: Log = { debug: () => {}, info: () => {}, warn: () => {}, error: (m) => process.stderr.write(`bench: ${m}\n`) };
 
 interface Measured {
@@ -279,8 +282,9 @@ async function main(): Promise<void> {
       .map(([route, n]) => `${route} ×${n}`)
       .join(" · ");
   console.log(
-    `  round trips for the ticket, the Run's start and end included: ${count(api) + count([...single.writes])} GitHub API requests (${count(api)} reads: ${list(api)}) · ${count(git)} git HTTP requests (${list(git)})`,
+    `  round trips for the ticket, the Run's start and end included: ${count(api) + count([...single.writes])} GitHub API requests (${count(api)} reads: ${list(api)}) · ${count(git)} git HTTP requests (goal ≤ ${GIT_HTTP_BUDGET}: ${list(git)})`,
   );
+  if (count(git) > GIT_HTTP_BUDGET) missed.push(`${count(git)} git HTTP requests for one ticket, over ${GIT_HTTP_BUDGET}`);
   const via =
     process.env.TICKET_RUNNER_GIT_SPAWN === "direct" ? "started directly (TICKET_RUNNER_GIT_SPAWN=direct)" : `through ${single.spawners} spawner start(s)`;
   console.log(`  git processes: ${single.gitProcesses} for the ticket, lock, preflight and sweep included (goal ≤ ${GIT_BUDGET}), ${via}`);

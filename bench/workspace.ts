@@ -3,8 +3,8 @@
  * writers as several Hosts (separate clones):
  *   baseline: one plain commit + push over HTTP, measured in the same run;
  *   State write, one writer; Run lock take + release; readStates of the files written;
- *   State writes from WRITERS clones at once, each writing its own tickets: throughput against one
- *   writer, and pushes per write (git-receive-pack requests in the sandbox's log; a push lost to a
+ *   State writes from WRITERS clones at once, each writing its own new tickets after a listing (as a
+ *   Run's takes follow its sweep): throughput against one writer, and pushes per write (git-receive-pack requests in the sandbox's log; a push lost to a
  *   neighbour shows as more than 1).
  * Goals (exit 1 when missed): State write ≤ 3× the plain push; readStates ≤ 3×; lock ≤ 6×;
  * pushes per write with several writers 1.00 (no hot ref); several writers ≥ 1.5× one writer's throughput.
@@ -100,6 +100,8 @@ async function main(): Promise<void> {
 
     // Several Hosts at once, each on its own tickets, against one writer doing the same count alone.
     const writers = await Promise.all(Array.from({ length: WRITERS }, (_, w) => workspace(`writer-${w}`)));
+    // Each writer lists the records first, as a Run's sweep does before its takes, so alone and together write new tickets the same way (ADR 0400).
+    for (const ws of [one, ...writers]) await ws.readStates();
     const each = ROUNDS;
     // Every process's CPU counts: this one, its git processes (through the spawner) and the sandbox's tree.
     await spawnersEnded();

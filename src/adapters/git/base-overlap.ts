@@ -5,7 +5,7 @@
  */
 import type { Lane } from "../../ports/workspace";
 import type { RepoContext } from "./repo-context";
-import { baseStart } from "./worktrees";
+import { baseTip } from "./worktrees";
 
 async function changedFiles(ctx: RepoContext, cwd: string, from: string, to: string): Promise<string[]> {
   const out = await ctx.git.text(["diff", "--name-only", "-z", "--no-renames", from, to, "--"], { cwd });
@@ -14,10 +14,10 @@ async function changedFiles(ctx: RepoContext, cwd: string, from: string, to: str
 
 /** After fetchBase: true when the base gained commits since the lane's branch left it that change a file the lane changes. */
 export async function baseTouches(ctx: RepoContext, lane: Lane, base: string): Promise<boolean> {
-  const onto = await baseStart(ctx, base);
+  const { ref: onto, sha: ontoSha } = await baseTip(ctx, base);
   const head = `refs/heads/${lane.branch}`;
   const parted = await ctx.git.text(["merge-base", onto, head], { cwd: ctx.root });
-  if (parted === (await ctx.git.text(["rev-parse", "--verify", `${onto}^{commit}`], { cwd: ctx.root }))) return false;
+  if (parted === ontoSha) return false;
   const theirs = new Set(await changedFiles(ctx, ctx.root, parted, onto));
   if (theirs.size === 0) return false;
   return (await changedFiles(ctx, ctx.root, parted, head)).some((p) => theirs.has(p));

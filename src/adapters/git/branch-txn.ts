@@ -20,6 +20,13 @@ export interface TxnOptions {
   retries: number;
   /** The lock keeps its history (each change a child of the tip); the State branch is one parentless snapshot. */
   keepHistory: boolean;
+  /**
+   * The branch as this process last wrote it, tried first instead of a fetch: the push's lease
+   * refuses it if the remote moved since, and the next try reads (ADR 0400).
+   */
+  guess?: { tip: string; files: TreeFiles };
+  /** Told what was pushed, for a later change's guess. */
+  pushed?: (tip: string, files: TreeFiles) => void;
 }
 
 const turns = new Map<string, Promise<unknown>>();
@@ -44,14 +51,20 @@ export function transact<T>(
 ): Promise<T> {
   return takeTurn(`${ctx.root}\0${ctx.remote}\0${branch}`, async () => {
     for (let attempt = 0; attempt <= opts.retries; attempt++) {
-      const tip = await readTip(ctx, branch);
-      const files = await listFiles(ctx, tip);
+      const guess = attempt === 0 ? opts.guess : undefined;
+      const tip = guess ? guess.tip : await readTip(ctx, branch);
+      const files = guess ? new Map(guess.files) : await listFiles(ctx, tip);
       const out = await edit(files, tip);
+      // "Nothing to write" is no push, so no lease checks it: a guess is read for real first.
+      if (!out.changed && guess) continue;
       if (!out.changed) return out.value;
       const tree = await buildTree(ctx, files);
       const parents = opts.keepHistory && tip ? [tip] : [];
       const commit = await commitTree(ctx, tree, parents, out.message);
-      if ((await pushWithLease(ctx, branch, commit, tip)) === "pushed") return out.value;
+      if ((await pushWithLease(ctx, branch, commit, tip)) === "pushed") {
+        opts.pushed?.(commit, files);
+        return out.value;
+      }
       // Lost the race: back off a little, with jitter so the losers do not collide again in step.
       await new Promise((r) => setTimeout(r, (attempt + 1) * (20 + Math.random() * 60)));
     }

@@ -6,8 +6,9 @@
  * moved to `.ticket-runner/set-aside/<time>/` in the clone, and the guard says so.
  */
 import { lstat, mkdir, readdir, readFile, rename, writeFile } from "node:fs/promises";
-import { isAbsolute, join, resolve } from "node:path";
+import { join } from "node:path";
 import type { GitRunner } from "./git-runner";
+import { cloneStore } from "./loose-objects";
 
 interface Snapshot {
   commonDir: string;
@@ -48,8 +49,7 @@ export class CloneGuard {
   }
 
   private async take(): Promise<Snapshot> {
-    const common = await this.git.text(["rev-parse", "--git-common-dir"], { cwd: this.root });
-    const commonDir = isAbsolute(common) ? common : resolve(this.root, common);
+    const { commonDir } = await cloneStore(this.git, this.root);
     return { commonDir, config: await readOrNull(join(commonDir, "config")), hooks: await readHooks(join(commonDir, "hooks")) };
   }
 

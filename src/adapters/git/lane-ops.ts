@@ -1,10 +1,11 @@
 /** What a Run does inside a Lane: read it, push it, rebase it, tidy it, and clean it up after a merge. */
 import { readFile, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { Failure } from "../../core/errors";
 import type { Lane, PushResult } from "../../ports/workspace";
 import { readPushRefusal } from "./push-refusal";
 import type { RepoContext } from "./repo-context";
-import { isAncestor, listWorktrees, lsRemoteBranch, resolveRef } from "./repo";
+import { isAncestor, listWorktrees, lsRemoteBranch, resolveRefs } from "./repo";
 import { rebaseInProgress } from "./resume-branch";
 import { ticketOfBranch } from "./slug";
 import { baseStart } from "./worktrees";
@@ -14,6 +15,9 @@ export async function headSha(ctx: RepoContext, lane: Lane): Promise<string> {
 }
 
 export async function commitsAhead(ctx: RepoContext, lane: Lane, base: string): Promise<number> {
+  // The fetched remote base is the usual start: counted straight away, baseStart only when it is not there.
+  const fetched = await ctx.git.raw(["rev-list", "--count", `refs/remotes/${ctx.remote}/${base}..HEAD`, "--"], { cwd: lane.path });
+  if (fetched.code === 0) return Number(fetched.stdout.toString("utf8").trim());
   const start = await baseStart(ctx, base);
   return Number(await ctx.git.text(["rev-list", "--count", `${start}..HEAD`], { cwd: lane.path }));
 }
@@ -39,8 +43,9 @@ export async function push(ctx: RepoContext, lane: Lane): Promise<PushResult> {
   if (ticketOfBranch(lane.branch) !== lane.ticket)
     return { ok: false, detail: `Refused to push ${JSON.stringify(lane.branch)}: it is not ticket ${lane.ticket}'s own agent/${lane.ticket}-… branch.` };
   const track = `refs/remotes/${ctx.remote}/${lane.branch}`;
-  const expected = (await resolveRef(ctx, track)) ?? "";
-  const head = await headSha(ctx, lane);
+  const [tracked, head] = await resolveRefs(ctx, [track, "HEAD"], lane.path);
+  if (!head) throw new Failure("git", `The Lane at ${lane.path} has no commit at HEAD to push.`);
+  const expected = tracked ?? "";
   if (head === expected) return { ok: true, detail: `\`${lane.branch}\` is already on the remote at ${head.slice(0, 12)}.` };
   const res = await ctx.net.call([
     "push",
@@ -70,8 +75,12 @@ export function remoteBranchSha(ctx: RepoContext, branch: string): Promise<strin
  * Stage; `rebaseInProgress` / `abortRebase` / `continueRebase` take it from there.
  */
 export async function rebaseOnto(ctx: RepoContext, lane: Lane, base: string): Promise<"clean" | "conflict" | "up-to-date"> {
-  const start = await baseStart(ctx, base);
-  if (await isAncestor(ctx, start, `refs/heads/${lane.branch}`)) return "up-to-date";
+  // The fetched remote base is the usual start: asked straight away, baseStart only when it is not there.
+  const remote = `refs/remotes/${ctx.remote}/${base}`;
+  const asked = await ctx.git.raw(["merge-base", "--is-ancestor", remote, `refs/heads/${lane.branch}`], { cwd: ctx.root });
+  if (asked.code === 0) return "up-to-date";
+  const start = asked.code === 1 ? remote : await baseStart(ctx, base);
+  if (asked.code !== 1 && (await isAncestor(ctx, start, `refs/heads/${lane.branch}`))) return "up-to-date";
   const args = ["rebase", "--no-autosquash", "--no-verify", start];
   const res = await ctx.git.raw(args, { cwd: lane.path, env: { GIT_EDITOR: "true", GIT_SEQUENCE_EDITOR: "true" } });
   if (res.code === 0) return "clean";
@@ -145,11 +154,12 @@ export async function cleanupLane(ctx: RepoContext, lane: Lane, opts: { deleteRe
   await ctx.git.raw(["worktree", "prune"], { cwd: ctx.root });
 
   const track = `refs/remotes/${ctx.remote}/${lane.branch}`;
-  const local = await resolveRef(ctx, `refs/heads/${lane.branch}`);
-  const tracked = await resolveRef(ctx, track);
+  // The branch, its tracking ref and the base (remote, else local) in one read.
+  const bases = opts.base ? [`refs/remotes/${ctx.remote}/${opts.base}`, `refs/heads/${opts.base}`] : [];
+  const [local, tracked, remoteBase, localBase] = await resolveRefs(ctx, [`refs/heads/${lane.branch}`, track, ...bases]);
   let localBranch: CleanupReport["localBranch"] = "absent";
   if (local) {
-    const start = opts.base ? await baseStart(ctx, opts.base).catch(() => null) : null;
+    const start = remoteBase ? bases[0]! : localBase ? bases[1]! : null;
     const safe = local === opts.mergedHead || local === tracked || (start !== null && (await isAncestor(ctx, local, start)));
     if (safe) {
       await ctx.git.text(["branch", "--quiet", "-D", lane.branch], { cwd: ctx.root });

@@ -16,6 +16,7 @@ import { Failure } from "../../core/errors";
 import type { GitCall } from "./git-runner";
 import type { GitOutput } from "./git-runner";
 import { GitRunner } from "./git-runner";
+import { cloneStore } from "./loose-objects";
 
 export interface RemoteGitOptions {
   /** The clone's top level. */
@@ -140,9 +141,8 @@ export class RemoteGit {
 
   private async make(): Promise<Prepared> {
     const url = this.opts.url ?? (await this.originUrl());
-    const common = await this.local.text(["rev-parse", "--git-common-dir"], { cwd: this.opts.root });
-    const commonDir = isAbsolute(common) ? common : resolve(this.opts.root, common);
-    const format = (await this.local.raw(["rev-parse", "--show-object-format"], { cwd: this.opts.root })).stdout.toString("utf8").trim() || "sha1";
+    // Asked of git once a process for the clone, with the records' object writer (ADR 0400).
+    const { commonDir, algorithm: format } = await cloneStore(this.local, this.opts.root);
     const dir = await mkdtemp(join(tmpdir(), "ticket-runner-remote-"));
     removeAtExit(dir);
     await this.git.text(["init", "--quiet", "--bare", "--template=", `--object-format=${format}`, dir], { cwd: dir });

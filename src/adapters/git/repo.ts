@@ -12,6 +12,30 @@ export async function resolveRef(ctx: RepoContext, ref: string, cwd = ctx.root):
   return res.stdout.toString("utf8").trim() || null;
 }
 
+/**
+ * The commit each of `revs` names in `cwd` (null where it names none), in order, with one git
+ * process: `cat-file --batch-check` resolves names as `rev-parse` does (packed refs, a worktree's
+ * own HEAD), so several reads of one step cost one fork instead of one each (ADR 0400).
+ */
+export async function resolveRefs(ctx: RepoContext, revs: string[], cwd = ctx.root): Promise<(string | null)[]> {
+  if (revs.length === 0) return [];
+  // A name with a newline or a leading dash would split or steer the batch: such a name names nothing here.
+  const safe = revs.map((r) => r !== "" && !/[\s]/.test(r) && !r.startsWith("-"));
+  const asked = revs.filter((_, i) => safe[i]);
+  if (asked.length === 0) return revs.map(() => null);
+  const out = await ctx.git.text(["cat-file", "--batch-check=%(objectname) %(objecttype)"], {
+    cwd,
+    input: `${asked.map((r) => `${r}^{commit}`).join("\n")}\n`,
+  });
+  const lines = out.split("\n");
+  let next = 0;
+  return revs.map((_, i) => {
+    if (!safe[i]) return null;
+    const m = /^([0-9a-f]{40,64}) commit$/.exec(lines[next++] ?? "");
+    return m ? m[1]! : null;
+  });
+}
+
 export async function refExists(ctx: RepoContext, ref: string): Promise<boolean> {
   const res = await ctx.git.raw(["show-ref", "--verify", "--quiet", ref], { cwd: ctx.root });
   return res.code === 0;
@@ -27,19 +51,22 @@ const fetchTurns = new Map<string, Promise<unknown>>();
 /**
  * Fetches one remote branch into `localRef` with a forced refspec, so a rewritten remote branch
  * (force-push, snapshot commit) always lands. "missing" when the remote has no such branch; the
- * stale local copy of the ref is then deleted so nobody reads a branch that is gone. The network
+ * stale local copy of the ref is then deleted so nobody reads a branch that is gone (no process
+ * for that when the caller has just read that there is none: `localAbsent`). The network
  * fetch runs in the Run's private git directory; the clone then fetches from there, locally.
  *
  * Two Lanes fetching the base at once must not fail each other (`cannot lock ref`): fetches of one
  * ref of one clone take turns in this process, and a lock held by another live git process (a
  * second Run, a person's fetch) is waited out by retrying on that reason only (ADR 0170).
  */
-export function fetchRef(ctx: RepoContext, branch: string, localRef: string): Promise<"fetched" | "missing"> {
+export function fetchRef(ctx: RepoContext, branch: string, localRef: string, opts: { localAbsent?: boolean } = {}): Promise<"fetched" | "missing"> {
   const key = `${ctx.root}\0${localRef}`;
+  // The caller read `localRef` absent just now; a fetch of it in flight here may make it, so then it is deleted as before.
+  const absent = opts.localAbsent === true && !fetchTurns.has(key);
   const before = fetchTurns.get(key) ?? Promise.resolve();
   const mine = before.then(
-    () => fetchRefNow(ctx, branch, localRef),
-    () => fetchRefNow(ctx, branch, localRef),
+    () => fetchRefNow(ctx, branch, localRef, absent),
+    () => fetchRefNow(ctx, branch, localRef, absent),
   );
   const settled = mine.catch(() => undefined);
   fetchTurns.set(key, settled);
@@ -72,12 +99,12 @@ export async function fetchFromPrivateArgs(ctx: RepoContext, refspecs: { remoteR
   return ["-c", "protocol.file.allow=always", "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", await ctx.net.dir(), ...specs];
 }
 
-async function fetchRefNow(ctx: RepoContext, branch: string, localRef: string): Promise<"fetched" | "missing"> {
+async function fetchRefNow(ctx: RepoContext, branch: string, localRef: string, localAbsent: boolean): Promise<"fetched" | "missing"> {
   const remoteRef = `refs/heads/${branch}`;
   const net = await fetchPrivately(ctx, [remoteRef]);
   if (net.code !== 0) {
     if (!isMissingRemoteRef(net.stderr)) throw ctx.git.failure(["fetch", ctx.remote, branch], net);
-    await ctx.git.raw(["update-ref", "-d", localRef], { cwd: ctx.root });
+    if (!localAbsent) await ctx.git.raw(["update-ref", "-d", localRef], { cwd: ctx.root });
     return "missing";
   }
   const args = await fetchFromPrivateArgs(ctx, [{ remoteRef, localRef }]);

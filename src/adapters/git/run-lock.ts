@@ -66,6 +66,12 @@ const FREE_JSON = `${JSON.stringify({ held: false }, null, 2)}\n`;
 
 export class RunLock {
   readonly file: string;
+  /** The lock branch as this process last pushed it, and the lock files it wrote: release tries it first (ADR 0400). */
+  private last: { tip: string; files: TreeFiles } | undefined;
+  private readonly wrote = new Map<string, Buffer>();
+  private readonly remember = (tip: string, files: TreeFiles): void => {
+    this.last = { tip, files: new Map(files) };
+  };
 
   constructor(
     private readonly ctx: RepoContext,
@@ -95,8 +101,16 @@ export class RunLock {
     return "running";
   }
 
+  /** Writes a lock file's blob, kept here by sha so that a release from the guess reads no blob back. */
+  private async lockBlob(content: string): Promise<string> {
+    const sha = await writeBlob(this.ctx, content);
+    this.wrote.clear();
+    this.wrote.set(sha, Buffer.from(content));
+    return sha;
+  }
+
   acquire(holder: LockHolder): Promise<AcquireResult> {
-    return transact<AcquireResult>(this.ctx, LOCK_BRANCH, { retries: 5, keepHistory: true }, async (files) => {
+    return transact<AcquireResult>(this.ctx, LOCK_BRANCH, { retries: 5, keepHistory: true, pushed: this.remember }, async (files) => {
       const tookOver: LockHolder[] = [];
       for (const [path, lock] of await this.relevant(files)) {
         const held = holderOf(lock);
@@ -111,16 +125,18 @@ export class RunLock {
         tookOver.push(held);
         if (path !== this.file) files.set(path, await writeBlob(this.ctx, FREE_JSON));
       }
-      files.set(this.file, await writeBlob(this.ctx, heldJson(holder)));
+      files.set(this.file, await this.lockBlob(heldJson(holder)));
       return { changed: true, message: heldMessage(holder, tookOver), value: { ok: true, tookOverFrom: tookOver } };
     });
   }
 
   /** Frees the lock if it still names `runId`; a lock a person freed or another Run took is left alone. */
   release(runId: string): Promise<{ released: boolean; detail: string }> {
-    return transact<{ released: boolean; detail: string }>(this.ctx, LOCK_BRANCH, { retries: 5, keepHistory: true }, async (files) => {
+    const guess = this.last;
+    this.last = undefined;
+    return transact<{ released: boolean; detail: string }>(this.ctx, LOCK_BRANCH, { retries: 5, keepHistory: true, guess }, async (files) => {
       const sha = files.get(this.file);
-      const parsed = sha ? parseLockFile((await readBlobs(this.ctx, [sha])).get(sha) ?? "") : null;
+      const parsed = sha ? parseLockFile(this.wrote.get(sha) ?? (await readBlobs(this.ctx, [sha])).get(sha) ?? "") : null;
       if (!parsed || (parsed.ok && !parsed.lock.held)) return { changed: false, message: "", value: { released: false, detail: "The lock was already free." } };
       if (!parsed.ok)
         return { changed: false, message: "", value: { released: false, detail: `${this.file} cannot be read (${parsed.reason}); left as it is.` } };

@@ -31,6 +31,12 @@ const REF_TICKET = /^refs\/ticket-runner\/state\/([1-9][0-9]*)$/;
 const READ_TRIES = 4;
 /** Commits and blobs remembered by sha (content-addressed, so never stale); cleared past this many. */
 const CACHE_LIMIT = 512;
+/**
+ * How long a full listing answers "no record" for a ticket it did not show: the time from a Run's
+ * sweep to its first takes. A record another Host made later and then let go (lease expired,
+ * released) takes far longer than this to become ours to take.
+ */
+const LISTING_FRESH_MS = 30_000;
 
 export interface StateRefsOptions {
   /** Retries after a lost race on the ticket's ref. Up to three. */
@@ -50,6 +56,8 @@ interface TicketView {
   files: TreeFiles;
   /** The old branch's tip when it still holds files of this ticket. */
   legacyTip: string | null;
+  /** Guessed from the last full listing, not read for this write. */
+  fromListing?: true;
 }
 
 export class StateRefs {
@@ -67,6 +75,13 @@ export class StateRefs {
    * reads again, so a stale guess costs one try, never a lost change.
    */
   private readonly views = new Map<number, TicketView>();
+  /**
+   * The tickets with a ref of their own in the last full listing (readAll), when the old branch was
+   * absent then, and when it was made; with every ticket read or written since, which is never guessed. For LISTING_FRESH_MS after it, a ticket not in it is read as
+   * new with no listing of its own, and its first write's lease ("must not exist") refuses the push
+   * if a record came meanwhile (ADR 0400).
+   */
+  private listing: { seen: Set<number>; at: number } | null = null;
 
   constructor(
     private readonly ctx: RepoContext,
@@ -85,6 +100,7 @@ export class StateRefs {
   }
 
   private async view(ticket: number): Promise<TicketView> {
+    this.listing?.seen.add(ticket);
     const ref = stateRecordRef(ticket);
     const refs = await this.listed([ref, LEGACY_REF]);
     const tip = refs.get(ref) ?? null;
@@ -123,6 +139,7 @@ export class StateRefs {
       const m = REF_TICKET.exec(ref);
       return m ? [{ ticket: Number(m[1]), sha }] : [];
     });
+    this.listing = refs.has(LEGACY_REF) ? null : { seen: new Set(own.map((o) => o.ticket)), at: Date.now() };
     const contents = await readPaths(
       this.ctx,
       own.map((o) => `${o.sha}:${stateFilePath(o.ticket)}`),
@@ -155,7 +172,11 @@ export class StateRefs {
   }
 
   async readOne(ticket: number): Promise<StateFile | null> {
-    return this.current(await this.view(ticket), ticket);
+    const unlisted = this.unlisted(ticket);
+    // Guessed once: the write that follows (a take's first) goes from it, and its lease checks it.
+    this.listing?.seen.add(ticket);
+    if (unlisted) this.remember(this.views, ticket, unlisted);
+    return this.current(unlisted ?? (await this.view(ticket)), ticket);
   }
 
   /** Paths of the transcripts kept for a ticket, relative to the root of its record. */
@@ -222,12 +243,17 @@ export class StateRefs {
   private transact<T>(ticket: number, edit: (files: TreeFiles, view: TicketView) => Promise<{ changed: boolean; message: string; value: T }>): Promise<T> {
     const ref = stateRecordRef(ticket);
     return takeTurn(`${this.ctx.root}\0${this.ctx.remote}\0${ref}`, async () => {
+      // Written (or tried) here: from now on this ticket is read, or known from the write, never guessed.
+      const guessed = this.unlisted(ticket);
+      this.listing?.seen.add(ticket);
       for (let attempt = 0; attempt <= this.retries; attempt++) {
-        const known = attempt === 0 ? this.views.get(ticket) : undefined;
-        const view = known ?? (await this.view(ticket));
+        const guess = attempt === 0 ? (this.views.get(ticket) ?? guessed) : undefined;
+        const view = guess ?? (await this.view(ticket));
         this.views.delete(ticket);
         const files = new Map(view.files);
         const out = await edit(files, view);
+        // "Nothing to write" is no push, so no lease checks it: on a ticket guessed new from an older listing, read it first.
+        if (!out.changed && guess?.fromListing) continue;
         if (!out.changed) return out.value;
         if (files.size === 0) {
           // Off the old branch first: were it left there, the ticket's old State would come back.
@@ -258,6 +284,12 @@ export class StateRefs {
       }
       throw new Failure("git", `Other writers kept moving ${ref} on the remote; gave up after ${this.retries + 1} tries. Nothing was overwritten.`);
     });
+  }
+
+  /** A ticket the last full listing did not show, as new: a guess that the write's lease checks. */
+  private unlisted(ticket: number): TicketView | undefined {
+    if (!this.listing || this.listing.seen.has(ticket) || Date.now() - this.listing.at > LISTING_FRESH_MS) return undefined;
+    return { tip: null, files: new Map(), legacyTip: null, fromListing: true };
   }
 
   /** Takes a ticket's files off the old shared branch (a parentless snapshot there, as before). */

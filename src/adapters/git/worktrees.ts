@@ -11,7 +11,8 @@ import { inspectLeftBranch, whyNotReusable, type LeftBranch, type NotReusable } 
 import type { WorktreeEntry } from "./repo";
 import type { RepoContext } from "./repo-context";
 import { WORKTREES_DIR } from "./lanes-dir";
-import { fetchRef, listWorktrees, refExists, resolveRef } from "./repo";
+import { commonDirOf } from "./loose-objects";
+import { fetchRef, listWorktrees, refExists, resolveRef, resolveRefs } from "./repo";
 
 /** Kept out of `git status` of the main checkout without touching the Target's tracked .gitignore. */
 const EXCLUDED = ["/.worktrees/", "/.ticket-runner/"];
@@ -29,12 +30,19 @@ export async function fetchBase(ctx: RepoContext, base: string): Promise<"remote
   });
 }
 
-/** Where a Lane starts: the fetched remote base, else the local one. */
-export async function baseStart(ctx: RepoContext, base: string): Promise<string> {
+/** Where a Lane starts: the fetched remote base, else the local one; its ref and its commit, read with one git process. */
+export async function baseTip(ctx: RepoContext, base: string): Promise<{ ref: string; sha: string }> {
   const remote = `refs/remotes/${ctx.remote}/${base}`;
-  if (await resolveRef(ctx, remote)) return remote;
-  if (await resolveRef(ctx, `refs/heads/${base}`)) return `refs/heads/${base}`;
+  const local = `refs/heads/${base}`;
+  const [remoteSha, localSha] = await resolveRefs(ctx, [remote, local]);
+  if (remoteSha) return { ref: remote, sha: remoteSha };
+  if (localSha) return { ref: local, sha: localSha };
   throw new Refusal("not-a-target", `The base branch \`${base}\` is not here; fetch it first.`, { next: `git -C ${ctx.root} fetch ${ctx.remote} ${base}` });
+}
+
+/** baseTip's ref. */
+export async function baseStart(ctx: RepoContext, base: string): Promise<string> {
+  return (await baseTip(ctx, base)).ref;
 }
 
 export function lanePath(ctx: RepoContext, ticket: number): string {
@@ -69,7 +77,7 @@ function escapeRefusal(ctx: RepoContext, path: string, real: string, root: strin
 
 /** Adds .worktrees/ and .ticket-runner/ to .git/info/exclude once, so the main checkout stays clean. */
 async function ensureExcluded(ctx: RepoContext): Promise<void> {
-  const common = await ctx.git.text(["rev-parse", "--path-format=absolute", "--git-common-dir"], { cwd: ctx.root });
+  const common = await commonDirOf(ctx);
   const file = join(common, "info", "exclude");
   const current = await readFile(file, "utf8").catch(() => "");
   const lines = new Set(current.split("\n").map((l) => l.trim()));
@@ -129,15 +137,13 @@ function remoteBranchInWay(ctx: RepoContext, ticket: number, branch: string, sha
 async function reuseLeftBranch(ctx: RepoContext, ticket: number, branch: string, base: string, path: string, entries: WorktreeEntry[]): Promise<Lane> {
   // A fresh look at the remote's copy first (a stale tracking ref is dropped when the remote has none).
   await fetchRef(ctx, branch, `refs/remotes/${ctx.remote}/${branch}`);
-  const start = await baseStart(ctx, base);
+  const { ref: start, sha: startSha } = await baseTip(ctx, base);
   const left = await inspectLeftBranch(ctx, branch, start, entries);
   const checkedOut = worktreeOf(entries, branch)?.path;
   if (!left) throw branchInWay(ctx, ticket, branch, checkedOut);
   const no = whyNotReusable(left, path);
   if (no?.in === "remote" && left.remoteCopy) throw remoteBranchInWay(ctx, ticket, branch, left.remoteCopy);
   if (no) throw branchInWay(ctx, ticket, branch, checkedOut, { text: no.why, dirty: left.dirty });
-  const startSha = await resolveRef(ctx, start);
-  if (!startSha) throw branchInWay(ctx, ticket, branch, checkedOut);
   if (left.worktree) {
     // Clean, and every commit on it is in the base: moving it up to the base loses nothing.
     await ctx.git.text(["reset", "--quiet", "--keep", startSha], { cwd: left.worktree });
@@ -200,12 +206,20 @@ export async function cutLane(ctx: RepoContext, ticket: number, branch: string, 
   await assertInsideRepo(ctx, path);
   await ctx.git.raw(["worktree", "prune"], { cwd: ctx.root });
   const entries = await listWorktrees(ctx);
-  if (await refExists(ctx, `refs/heads/${branch}`)) return reuseLeftBranch(ctx, ticket, branch, base, path, entries);
+  // The branch, its tracking ref and the base (remote, else local), read with one process (ADR 0400).
+  const track = `refs/remotes/${ctx.remote}/${branch}`;
+  const [local, tracked, remoteBase, localBase] = await resolveRefs(ctx, [
+    `refs/heads/${branch}`,
+    track,
+    `refs/remotes/${ctx.remote}/${base}`,
+    `refs/heads/${base}`,
+  ]);
+  if (local) return reuseLeftBranch(ctx, ticket, branch, base, path, entries);
   await clearPath(ctx, ticket, path, entries);
   // A remote copy means an earlier attempt's work exists: a fresh lane could never push over it.
-  const track = `refs/remotes/${ctx.remote}/${branch}`;
-  if ((await fetchRef(ctx, branch, track)) === "fetched") throw remoteBranchInWay(ctx, ticket, branch, (await resolveRef(ctx, track)) ?? "");
-  const start = await baseStart(ctx, base);
+  if ((await fetchRef(ctx, branch, track, { localAbsent: tracked === null })) === "fetched")
+    throw remoteBranchInWay(ctx, ticket, branch, (await resolveRef(ctx, track)) ?? "");
+  const start = remoteBase ? `refs/remotes/${ctx.remote}/${base}` : localBase ? `refs/heads/${base}` : await baseStart(ctx, base);
   await ensureExcluded(ctx);
   await mkdir(join(ctx.root, WORKTREES_DIR), { recursive: true });
   await ctx.git.text(["worktree", "add", "--quiet", "--no-track", "-b", branch, path, start], { cwd: ctx.root });

@@ -186,7 +186,10 @@ describe("workspace: the Run lock", () => {
     assert.equal(!target.ok && target.standing, "elsewhere");
 
     // And a held lock.json keeps host-scope Runs out.
-    await onDesk.releaseLock("run-desk");
+    // The desk's release tries the branch as it last pushed it (ADR 0400): the VM's take moved it since, so the lease refuses that and the release reads again.
+    assert.deepEqual(await onDesk.releaseLock("run-desk"), { released: true, detail: "Released the lock of run run-desk." });
+    const stillVm = await onVm.readLock();
+    assert.ok(stillVm.held && stillVm.runId === "run-vm", "the VM's lock file is kept");
     await onVm.releaseLock("run-vm");
     assert.ok((await ws.acquireLock(await holderFor(host, "run-target"))).ok);
     const refused = await onDesk.acquireLock(await holderFor(desk, "run-desk-2"));

@@ -107,6 +107,31 @@ describe("workspace: State records, one ref per ticket", () => {
     assert.equal(await refOn(fx.remote, stateRecordRef(99)), null);
   });
 
+  it("after a full listing, a ticket it did not show is written as new without a listing of its own, and a record a rival made meanwhile is kept, never overwritten (ADR 0400)", async () => {
+    await ws.writeState(1, () => stateFor(1));
+    assert.deepEqual(
+      (await ws.readStates()).files.map((f) => f.ticket),
+      [1],
+    );
+    // A rival Host writes #5 and #6 after our listing: our reads of them go from the listing ("none")...
+    const rival = workspaceOn(await fx.clone("rival"));
+    await rival.writeState(5, () => stateFor(5, { title: "the rival's" }));
+    await rival.writeState(6, () => stateFor(6, { title: "the rival's" }));
+    assert.equal(await ws.readState(5), null, "read from the listing, with no listing of its own");
+    // ...but the first write's lease refuses the guess, so the change is applied to the rival's record.
+    const seen: (string | null)[] = [];
+    const written = await ws.writeState(5, (cur) => {
+      seen.push(cur?.title ?? null);
+      return cur ?? stateFor(5, { title: "ours" });
+    });
+    assert.deepEqual(seen, [null, "the rival's"], "tried on the guess, then on the record the push found");
+    assert.equal(written?.title, "the rival's");
+    assert.equal((await rival.readState(5))?.title, "the rival's", "the rival's record is kept");
+    // A removal on the guess ("nothing to remove", so no push a lease could check) reads for real first.
+    await ws.removeState(6);
+    assert.equal(await refOn(fx.remote, stateRecordRef(6)), null, "the removal was not skipped on the guess");
+  });
+
   it("ten Lanes at once on ten tickets lose nothing, and two changes to one ticket take turns", async () => {
     await Promise.all(Array.from({ length: 10 }, (_, i) => ws.writeState(i + 1, () => stateFor(i + 1))));
     assert.deepEqual(

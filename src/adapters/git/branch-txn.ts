@@ -7,6 +7,7 @@ import { Failure } from "../../core/errors";
 import type { RepoContext } from "./repo-context";
 import type { TreeFiles } from "./snapshot";
 import { buildTree, commitTree, listFiles, pushWithLease, readTip } from "./snapshot";
+import { takeTurn } from "./turns";
 
 export interface EditOutcome<T> {
   /** false: nothing to write, and nothing is pushed. */
@@ -27,20 +28,6 @@ export interface TxnOptions {
   guess?: { tip: string; files: TreeFiles };
   /** Told what was pushed, for a later change's guess. */
   pushed?: (tip: string, files: TreeFiles) => void;
-}
-
-const turns = new Map<string, Promise<unknown>>();
-
-/** Runs `task` after every earlier task with the same key has settled. */
-export function takeTurn<T>(key: string, task: () => Promise<T>): Promise<T> {
-  const prev = turns.get(key) ?? Promise.resolve();
-  const run = prev.then(task, task);
-  const tail = run.catch(() => undefined);
-  turns.set(key, tail);
-  void tail.then(() => {
-    if (turns.get(key) === tail) turns.delete(key);
-  });
-  return run;
 }
 
 export function transact<T>(

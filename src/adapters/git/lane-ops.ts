@@ -5,7 +5,7 @@ import { Failure } from "../../core/errors";
 import type { Lane, PushResult } from "../../ports/workspace";
 import { readPushRefusal } from "./push-refusal";
 import type { RepoContext } from "./repo-context";
-import { isAncestor, listWorktrees, lsRemoteBranch, resolveRefs } from "./repo";
+import { isAncestor, listWorktrees, lsRemoteBranch, resolveRefs, worktreeCommand } from "./repo";
 import { rebaseInProgress } from "./resume-branch";
 import { ticketOfBranch } from "./slug";
 import { baseStart } from "./worktrees";
@@ -141,7 +141,8 @@ export async function cleanupLane(ctx: RepoContext, lane: Lane, opts: { deleteRe
   const registered = (await listWorktrees(ctx)).some((w) => resolve(w.path) === resolve(lane.path));
   let worktree: CleanupReport["worktree"] = "absent";
   if (registered) {
-    await ctx.git.text(["worktree", "remove", "--force", lane.path], { cwd: ctx.root });
+    const removed = await worktreeCommand(ctx, ["remove", "--force", lane.path]);
+    if (removed.code !== 0) throw ctx.git.failure(["worktree", "remove", "--force", lane.path], removed);
     worktree = "removed";
   } else if (
     await stat(lane.path).then(
@@ -151,7 +152,7 @@ export async function cleanupLane(ctx: RepoContext, lane: Lane, opts: { deleteRe
   ) {
     notes.push(`${lane.path} is not a worktree git knows; left in place.`);
   }
-  await ctx.git.raw(["worktree", "prune"], { cwd: ctx.root });
+  await worktreeCommand(ctx, ["prune"]);
 
   const track = `refs/remotes/${ctx.remote}/${lane.branch}`;
   // The branch, its tracking ref and the base (remote, else local) in one read.

@@ -3,6 +3,7 @@ import type { GitOutput } from "./git-runner";
 import { isMissingRemoteRef, isRefLockContention } from "./git-runner";
 import { badWorktreeHead, setAsideHalfMadeWorktree } from "./half-made-worktree";
 import { setAsideStaleRefLock } from "./stale-locks";
+import { takeTurn } from "./turns";
 import type { RepoContext } from "./repo-context";
 
 /** The sha a ref or revision names in `cwd`, or null when it names nothing. */
@@ -34,6 +35,15 @@ export async function resolveRefs(ctx: RepoContext, revs: string[], cwd = ctx.ro
     const m = /^([0-9a-f]{40,64}) commit$/.exec(lines[next++] ?? "");
     return m ? m[1]! : null;
   });
+}
+
+/**
+ * `git worktree add|prune|remove` in the clone, one at a time in this process: a prune that runs
+ * while another Lane's add has made the worktree's admin directory but not yet its `locked` or
+ * `gitdir` file removes it, and the add fails ("could not open .git/worktrees/<id>/gitdir").
+ */
+export function worktreeCommand(ctx: RepoContext, args: string[]): Promise<GitOutput> {
+  return takeTurn(`${ctx.root}\0worktrees`, () => ctx.git.raw(["worktree", ...args], { cwd: ctx.root }));
 }
 
 export async function refExists(ctx: RepoContext, ref: string): Promise<boolean> {

@@ -13,7 +13,7 @@ import { resolve } from "node:path";
 import { Refusal } from "../../core/errors";
 import type { Lane, ResumeOutcome } from "../../ports/workspace";
 import type { RepoContext } from "./repo-context";
-import { fetchRef, isAncestor, listWorktrees, resolveRef } from "./repo";
+import { fetchRef, isAncestor, listWorktrees, resolveRef, worktreeCommand } from "./repo";
 import { setAsideStaleLocks } from "./stale-locks";
 import { addWorktreeFor, assertBranchName, branchInWay, lanePath, worktreeOf } from "./worktrees";
 
@@ -110,7 +110,7 @@ async function saveTip(ctx: RepoContext, ticket: number, sha: string): Promise<s
 export async function resumeLane(ctx: RepoContext, ticket: number, branch: string, base?: string): Promise<ResumeResult> {
   await assertBranchName(ctx, branch);
   const path = lanePath(ctx, ticket);
-  await ctx.git.raw(["worktree", "prune"], { cwd: ctx.root });
+  await worktreeCommand(ctx, ["prune"]);
 
   // A killed Run may have left the lane mid-rebase (detached HEAD): abort back to the branch tip first.
   let aborted = false;

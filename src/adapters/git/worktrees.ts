@@ -12,7 +12,7 @@ import type { WorktreeEntry } from "./repo";
 import type { RepoContext } from "./repo-context";
 import { WORKTREES_DIR } from "./lanes-dir";
 import { commonDirOf } from "./loose-objects";
-import { fetchRef, listWorktrees, refExists, resolveRef, resolveRefs } from "./repo";
+import { fetchRef, listWorktrees, refExists, resolveRef, resolveRefs, worktreeCommand } from "./repo";
 
 /** Kept out of `git status` of the main checkout without touching the Target's tracked .gitignore. */
 const EXCLUDED = ["/.worktrees/", "/.ticket-runner/"];
@@ -204,7 +204,7 @@ export async function cutLane(ctx: RepoContext, ticket: number, branch: string, 
   await assertBranchName(ctx, branch);
   const path = lanePath(ctx, ticket);
   await assertInsideRepo(ctx, path);
-  await ctx.git.raw(["worktree", "prune"], { cwd: ctx.root });
+  await worktreeCommand(ctx, ["prune"]);
   const entries = await listWorktrees(ctx);
   // The branch, its tracking ref and the base (remote, else local), read with one process (ADR 0400).
   const track = `refs/remotes/${ctx.remote}/${branch}`;
@@ -222,7 +222,9 @@ export async function cutLane(ctx: RepoContext, ticket: number, branch: string, 
   const start = remoteBase ? `refs/remotes/${ctx.remote}/${base}` : localBase ? `refs/heads/${base}` : await baseStart(ctx, base);
   await ensureExcluded(ctx);
   await mkdir(join(ctx.root, WORKTREES_DIR), { recursive: true });
-  await ctx.git.text(["worktree", "add", "--quiet", "--no-track", "-b", branch, path, start], { cwd: ctx.root });
+  const add = ["add", "--quiet", "--no-track", "-b", branch, path, start];
+  const added = await worktreeCommand(ctx, add);
+  if (added.code !== 0) throw ctx.git.failure(["worktree", ...add], added);
   return { ticket, branch, path };
 }
 
@@ -230,11 +232,13 @@ export async function cutLane(ctx: RepoContext, ticket: number, branch: string, 
 export async function addWorktreeFor(ctx: RepoContext, ticket: number, branch: string): Promise<Lane> {
   const path = lanePath(ctx, ticket);
   await assertInsideRepo(ctx, path);
-  await ctx.git.raw(["worktree", "prune"], { cwd: ctx.root });
+  await worktreeCommand(ctx, ["prune"]);
   await clearPath(ctx, ticket, path, await listWorktrees(ctx));
   await ensureExcluded(ctx);
   await mkdir(join(ctx.root, WORKTREES_DIR), { recursive: true });
-  await ctx.git.text(["worktree", "add", "--quiet", path, branch], { cwd: ctx.root });
+  const add = ["add", "--quiet", path, branch];
+  const added = await worktreeCommand(ctx, add);
+  if (added.code !== 0) throw ctx.git.failure(["worktree", ...add], added);
   return { ticket, branch, path };
 }
 

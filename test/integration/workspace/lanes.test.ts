@@ -45,6 +45,22 @@ describe("workspace: lanes", () => {
     assert.equal(await stale.headSha(lane), newTip);
   });
 
+  it("Lanes cut and cleaned up at once in one process all get their worktree: a prune never removes another's half-made one", async function () {
+    this.timeout(120_000);
+    await ws.fetchBase("main");
+    // Each cut prunes, and each clean-up removes and prunes, while the others add: 5 rounds of 6 Lanes (on the old code, 1 run in 2 failed).
+    for (let round = 0; round < 5; round++) {
+      const tickets = Array.from({ length: 6 }, (_, i) => 10 * (round + 1) + i);
+      const lanes = await Promise.all(tickets.map((t) => ws.cutLane(t, ws.branchFor(t, `lane ${t}`), "main")));
+      assert.deepEqual(
+        lanes.map((l) => l.ticket),
+        tickets,
+      );
+      await Promise.all(lanes.map((l) => ws.cleanupLane(l, { deleteRemote: false, base: "main" })));
+    }
+    assert.equal(await git(ws.root, ["worktree", "list", "--porcelain"]).then((o) => o.split("\n").filter((l) => l.startsWith("worktree ")).length), 1);
+  });
+
   it("a base that exists only locally is tolerated", async () => {
     await git(ws.root, ["branch", "local-base"]);
     assert.equal(await ws.fetchBase("local-base"), "local-only");

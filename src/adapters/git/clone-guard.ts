@@ -8,7 +8,7 @@
 import { lstat, mkdir, readdir, readFile, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { GitRunner } from "./git-runner";
-import { cloneStore } from "./loose-objects";
+import { cloneStore } from "./clone-store";
 
 interface Snapshot {
   commonDir: string;

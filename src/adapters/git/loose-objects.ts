@@ -9,46 +9,21 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import { mkdir, rename, stat, writeFile, rm } from "node:fs/promises";
-import { isAbsolute, join, resolve } from "node:path";
+import { join } from "node:path";
 import { deflateSync } from "node:zlib";
-import type { GitIdentity, GitRunner } from "./git-runner";
+import type { CloneStore } from "./clone-store";
+import { cloneStore } from "./clone-store";
+import type { GitIdentity } from "./git-runner";
 import { DEFAULT_GIT_IDENTITY } from "./git-runner";
 import type { RepoContext } from "./repo-context";
-
-export interface Store {
-  commonDir: string;
-  dir: string;
-  algorithm: "sha1" | "sha256";
-}
-
-const stores = new Map<string, Promise<Store>>();
 
 /** The clone's common git directory (absolute), asked of git once per clone and process with its object format. */
 export async function commonDirOf(ctx: RepoContext): Promise<string> {
   return (await storeOf(ctx)).commonDir;
 }
 
-function storeOf(ctx: RepoContext): Promise<Store> {
+function storeOf(ctx: RepoContext): Promise<CloneStore> {
   return cloneStore(ctx.git, ctx.root);
-}
-
-/**
- * The clone's common git directory, object directory and hash, asked of git once per clone and
- * process, and shared by everything that needs them (the records' objects, the private git
- * directory, the clone guard; ADR 0400).
- */
-export function cloneStore(git: GitRunner, root: string): Promise<Store> {
-  let store = stores.get(root);
-  if (!store) {
-    store = git.text(["rev-parse", "--git-common-dir", "--show-object-format"], { cwd: root }).then((out) => {
-      const [common = ".git", format = "sha1"] = out.split("\n");
-      const commonDir = isAbsolute(common) ? common : resolve(root, common);
-      return { commonDir, dir: join(commonDir, "objects"), algorithm: format.trim() === "sha256" ? "sha256" : "sha1" } satisfies Store;
-    });
-    store.catch(() => stores.delete(root));
-    stores.set(root, store);
-  }
-  return store;
 }
 
 async function writeObject(ctx: RepoContext, type: "blob" | "tree" | "commit", body: Buffer): Promise<string> {

@@ -16,7 +16,7 @@ import { Failure } from "../../core/errors";
 import type { GitCall } from "./git-runner";
 import type { GitOutput } from "./git-runner";
 import { GitRunner } from "./git-runner";
-import { cloneStore } from "./loose-objects";
+import { cloneStore } from "./clone-store";
 
 export interface RemoteGitOptions {
   /** The clone's top level. */

@@ -7,6 +7,8 @@ export interface Reply {
   status: number;
   body?: unknown;
   headers?: Record<string, string>;
+  /** A POST that changed nothing (a GraphQL query): the store is not saved for it. */
+  readOnly?: true;
 }
 
 export class HttpError extends Error {

@@ -135,7 +135,7 @@ async function handle(app: App, router: Router, req: IncomingMessage, res: Serve
       return;
     }
     if (counted) app.rates.spend(rateKey, resource);
-    if (method !== "GET") await app.store.changed();
+    if (method !== "GET" && !reply.readOnly) await app.store.changed();
     if (isWrite(method, path, body) && reply.status < 400 && app.faults.loseResponse(`${method} ${path}`)) {
       log(0);
       req.socket.destroy();

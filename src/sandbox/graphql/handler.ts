@@ -67,6 +67,8 @@ export function registerGraphql(router: Router): void {
       variableValues: body.variables ?? {},
       operationName: body.operationName ?? undefined,
     });
-    return ok(result.errors?.length ? { data: result.data ?? null, errors: shape(result.errors) } : { data: result.data });
+    const reply = ok(result.errors?.length ? { data: result.data ?? null, errors: shape(result.errors) } : { data: result.data });
+    // A query reads the lagged view and changes nothing: saving the whole state for it is waste.
+    return isMutation ? reply : { ...reply, readOnly: true };
   });
 }

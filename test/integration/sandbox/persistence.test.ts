@@ -14,6 +14,31 @@ describe("sandbox persistence and seeds", function () {
   });
   afterEach(async () => fsp.rm(tmp, { recursive: true, force: true }));
 
+  it("a GraphQL query leaves state.json as it was; a mutation saves it", async () => {
+    const data = path.join(tmp, "data");
+    const sb = await startSandbox({ dataDir: data, quiet: true });
+    try {
+      await sb.admin.createRepo({ owner: "acme", name: "kept", files: { "a.txt": "a\n" } });
+      const { token } = await sb.admin.addUser({ login: "bob", repos: { "acme/kept": "write" } });
+      const client = octokitFor(sb.apiUrl, token);
+      const issue = (await client.issues.create({ owner: "acme", repo: "kept", title: "t" })).data;
+      const statePath = path.join(data, "state.json");
+      // The store replaces the file on every save (temp file and rename): a new inode is a save.
+      const inode = async () => (await fsp.stat(statePath)).ino;
+      const before = await inode();
+      const read = await client.graphql<{ repository: { issue: { title: string } } }>(
+        'query($n: Int!) { repository(owner: "acme", name: "kept") { issue(number: $n) { title } } }',
+        { n: issue.number },
+      );
+      assert.equal(read.repository.issue.title, "t");
+      assert.equal(await inode(), before, "a query rewrote state.json");
+      await client.graphql('mutation($id: ID!) { addComment(input: { subjectId: $id, body: "saved" }) { clientMutationId } }', { id: issue.node_id });
+      assert.notEqual(await inode(), before, "a mutation must save state.json");
+    } finally {
+      await sb.stop();
+    }
+  });
+
   it("a restart with the same --data folder finds repos, users, tokens, issues, comments, PRs and git history", async () => {
     const data = path.join(tmp, "data");
     const first = await startSandbox({ dataDir: data, quiet: true });

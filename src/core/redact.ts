@@ -15,6 +15,18 @@ const TOKEN_PATTERNS: RegExp[] = [
 
 const SECRET_ENV = ["GITHUB_TOKEN", "GH_TOKEN", "TICKET_RUNNER_TOKEN", "TICKET_RUNNER_SANDBOX_TOKEN", "ANTHROPIC_API_KEY"];
 
+/**
+ * Only the variables `redactSecrets` reads, with `token` as TICKET_RUNNER_TOKEN when given: a copy
+ * of the whole environment (process.env is read variable by variable) for every log line or write
+ * cost more than the redaction itself.
+ */
+export function secretEnv(env: Record<string, string | undefined>, token?: string): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const name of SECRET_ENV) out[name] = env[name];
+  if (token !== undefined) out.TICKET_RUNNER_TOKEN = token;
+  return out;
+}
+
 export function redactSecrets(text: string, env: Record<string, string | undefined> = {}): string {
   let out = text;
   for (const name of SECRET_ENV) {

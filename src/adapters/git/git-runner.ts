@@ -5,7 +5,7 @@
  * repository's hooks and configured programs never run, and no token is in its environment.
  */
 import { Failure } from "../../core/errors";
-import { redactSecrets } from "../../core/redact";
+import { redactSecrets, secretEnv } from "../../core/redact";
 import { CLONE_CONFIG, gitSafeEnv } from "./git-hardening";
 import { driverOverrides } from "./driver-overrides";
 import { runGitProcess } from "./git-process";
@@ -75,8 +75,7 @@ export class GitRunner {
 
   /** The variables whose values are secrets to mask, the token this runner sends among them. */
   secretsEnv(): Record<string, string | undefined> {
-    const extra = this.options.token ? { TICKET_RUNNER_TOKEN: this.options.token } : {};
-    return { ...process.env, ...extra };
+    return secretEnv(process.env, this.options.token || undefined);
   }
 
   /** Runs git and resolves whatever the exit code (null: stopped, or never started). */

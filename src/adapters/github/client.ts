@@ -15,7 +15,7 @@ import { randomUUID } from "node:crypto";
 import { retry } from "@octokit/plugin-retry";
 import { throttling, type ThrottlingOptions } from "@octokit/plugin-throttling";
 import { Octokit } from "@octokit/rest";
-import { redactSecrets } from "../../core/redact";
+import { redactSecrets, secretEnv } from "../../core/redact";
 import { scrubJsonValue } from "../secret-scan";
 import { PRODUCT_VERSION } from "../../core/version";
 import type { Log } from "../../ports/log";
@@ -91,7 +91,7 @@ const REQUEST_LINE = /^(GET|POST|PUT|PATCH|DELETE|HEAD) \S+ - \S+ with id /;
 
 export function createOctokit(o: CreateOctokitOptions): GitHubClient {
   const env = process.env;
-  const say = (level: keyof Log) => (message: string) => o.log[level](redactSecrets(String(message), { ...env, TICKET_RUNNER_TOKEN: o.token }));
+  const say = (level: keyof Log) => (message: string) => o.log[level](redactSecrets(String(message), secretEnv(env, o.token)));
   const octokitSays = (level: keyof Log) => (message: string) => say(REQUEST_LINE.test(String(message)) ? "debug" : level)(message);
   const maxWait = o.maxRateLimitWaitSeconds ?? 120;
   const pacing = o.writePacingMs ?? (isLoopback(o.apiUrl) ? 0 : 1000);
@@ -132,7 +132,7 @@ export function createOctokit(o: CreateOctokitOptions): GitHubClient {
     if ((opts.method ?? "GET").toUpperCase() === "GET") return;
     for (const key of Object.keys(opts)) {
       if (NOT_TEXT.has(key)) continue;
-      opts[key] = (await scrubJsonValue(opts[key], { ...env, TICKET_RUNNER_TOKEN: o.token })).value;
+      opts[key] = (await scrubJsonValue(opts[key], secretEnv(env, o.token))).value;
     }
   });
   return octokit;

@@ -10,25 +10,15 @@ import { z } from "zod";
 import type { IssueThread, RepoRef } from "../../ports/tracker";
 import type { GitHubClient } from "./client";
 import type { NodeIds } from "./issue-thread";
-import { toComment } from "./issue-thread";
-import { check, GQL_COMMENT_FIELDS, gqlComment, type GqlComment } from "./schemas";
+import { issueFromGql, toComment } from "./issue-thread";
+import { check, GQL_COMMENT_FIELDS, gqlComment, gqlIssueCore, type GqlComment } from "./schemas";
 
 /** The issue as the read-back selects it (an inline fragment on Issue: the payloads type it as Node, Labelable or Assignable). */
 export const READ_BACK_FIELDS = `... on Issue { id number title body state url labels(first: 100) { nodes { id name } } assignees(first: 50) { nodes { id login } } comments(last: 100) { pageInfo { hasPreviousPage startCursor } nodes { ${GQL_COMMENT_FIELDS} } } }`;
 
 const backPage = z.object({ pageInfo: z.object({ hasPreviousPage: z.boolean(), startCursor: z.string().nullable() }), nodes: z.array(gqlComment.nullable()) });
 
-const readBackIssue = z.object({
-  id: z.string().min(1),
-  number: z.number().int().positive(),
-  title: z.string(),
-  body: z.string(),
-  state: z.enum(["OPEN", "CLOSED"]),
-  url: z.string().min(1),
-  labels: z.object({ nodes: z.array(z.object({ id: z.string().min(1), name: z.string() }).nullable()) }).nullable(),
-  assignees: z.object({ nodes: z.array(z.object({ id: z.string(), login: z.string() }).nullable()) }),
-  comments: backPage,
-});
+const readBackIssue = gqlIssueCore.extend({ comments: backPage });
 
 const olderPage = z.object({ repository: z.object({ issue: z.object({ comments: backPage }).nullable() }).nullable() });
 
@@ -58,20 +48,8 @@ export async function threadFromPayload(octokit: GitHubClient, repo: RepoRef, id
   }
   const nodes = pages.flat();
   for (const c of nodes) ids.comments.set(c.fullDatabaseId, c.id);
-  const labels = (issue.labels?.nodes ?? []).flatMap((l) => (l ? [l] : []));
-  for (const l of labels) ids.setLabel(l.name, l.id);
-  const assignees = issue.assignees.nodes.flatMap((a) => (a ? [a] : []));
-  for (const a of assignees) ids.users.set(a.login.toLowerCase(), a.id);
   return {
-    issue: {
-      number: issue.number,
-      title: issue.title,
-      body: issue.body,
-      state: issue.state === "OPEN" ? "open" : "closed",
-      labels: labels.map((l) => l.name),
-      assignees: assignees.map((a) => a.login),
-      url: issue.url,
-    },
+    issue: issueFromGql(ids, issue),
     comments: nodes.map(toComment),
   };
 }

@@ -7,7 +7,7 @@
 import { GraphqlResponseError } from "@octokit/graphql";
 import type { IssueThread, Permission, RepoRef, TrackerComment } from "../../ports/tracker";
 import type { GitHubClient } from "./client";
-import { check, GQL_COMMENT_FIELDS, gqlCommentsPage, gqlThread, type GqlComment } from "./schemas";
+import { check, GQL_COMMENT_FIELDS, gqlCommentsPage, gqlThread, type GqlComment, type GqlIssueCore } from "./schemas";
 import type { GithubId } from "../../core/schemas/github-id";
 
 export class NodeIds {
@@ -58,6 +58,23 @@ const MORE_COMMENTS = /* GraphQL */ `
 
 const PERMISSION: Record<string, Permission> = { ADMIN: "admin", MAINTAIN: "maintain", WRITE: "write", TRIAGE: "triage", READ: "read" };
 
+/** The issue as the port reads it; the node ids of its labels and assignees are kept for later writes. */
+export function issueFromGql(ids: NodeIds, issue: GqlIssueCore): IssueThread["issue"] {
+  const labels = (issue.labels?.nodes ?? []).flatMap((l) => (l ? [l] : []));
+  for (const l of labels) ids.setLabel(l.name, l.id);
+  const assignees = issue.assignees.nodes.flatMap((a) => (a ? [a] : []));
+  for (const a of assignees) ids.users.set(a.login.toLowerCase(), a.id);
+  return {
+    number: issue.number,
+    title: issue.title,
+    body: issue.body,
+    state: issue.state === "OPEN" ? "open" : "closed",
+    labels: labels.map((l) => l.name),
+    assignees: assignees.map((a) => a.login),
+    url: issue.url,
+  };
+}
+
 export function toComment(c: GqlComment): TrackerComment {
   return { id: c.fullDatabaseId, body: c.body, author: c.author?.login ?? "ghost", url: c.url, createdAt: c.createdAt, updatedAt: c.updatedAt };
 }
@@ -90,10 +107,6 @@ export async function readIssueThread(octokit: GitHubClient, repo: RepoRef, ids:
   const issue = repoData.issue;
   if (!issue) return null;
   ids.issues.set(number, issue.id);
-  const labels = (issue.labels?.nodes ?? []).flatMap((l) => (l ? [l] : []));
-  for (const l of labels) ids.setLabel(l.name, l.id);
-  const assignees = issue.assignees.nodes.flatMap((a) => (a ? [a] : []));
-  for (const a of assignees) ids.users.set(a.login.toLowerCase(), a.id);
 
   const nodes: GqlComment[] = issue.comments.nodes.flatMap((c) => (c ? [c] : []));
   let page = issue.comments.pageInfo;
@@ -116,15 +129,7 @@ export async function readIssueThread(octokit: GitHubClient, repo: RepoRef, ids:
     if (e.actor) (labelActors[e.label.name] ??= []).push(e.actor.login);
   }
   return {
-    issue: {
-      number: issue.number,
-      title: issue.title,
-      body: issue.body,
-      state: issue.state === "OPEN" ? "open" : "closed",
-      labels: labels.map((l) => l.name),
-      assignees: assignees.map((a) => a.login),
-      url: issue.url,
-    },
+    issue: issueFromGql(ids, issue),
     comments: nodes.map(toComment),
     labelActors,
     labeledAt,

@@ -115,6 +115,19 @@ const userContentEdits = z
   .object({ nodes: z.array(z.object({ editedAt: z.string(), editor: z.object({ login: z.string() }).nullable() }).nullable()) })
   .nullable();
 
+/** The issue's own fields, as both the thread read and the claim write's read-back select them. */
+export const gqlIssueCore = z.object({
+  id: z.string().min(1),
+  number: z.number().int().positive(),
+  title: z.string(),
+  body: z.string(),
+  state: z.enum(["OPEN", "CLOSED"]),
+  url: z.string().min(1),
+  labels: z.object({ nodes: z.array(idName.nullable()) }).nullable(),
+  assignees: z.object({ nodes: z.array(z.object({ id: z.string(), login: z.string() }).nullable()) }),
+});
+export type GqlIssueCore = z.infer<typeof gqlIssueCore>;
+
 export const gqlThread = z.object({
   viewer: z.object({ login: z.string().min(1), id: z.string().min(1) }),
   repository: z
@@ -124,16 +137,8 @@ export const gqlThread = z.object({
         .object({ nodes: z.array(idName.nullable()) })
         .nullable()
         .optional(),
-      issue: z
-        .object({
-          id: z.string().min(1),
-          number: z.number().int().positive(),
-          title: z.string(),
-          body: z.string(),
-          state: z.enum(["OPEN", "CLOSED"]),
-          url: z.string().min(1),
-          labels: z.object({ nodes: z.array(idName.nullable()) }).nullable(),
-          assignees: z.object({ nodes: z.array(z.object({ id: z.string(), login: z.string() }).nullable()) }),
+      issue: gqlIssueCore
+        .extend({
           comments: z.object({ pageInfo, nodes: z.array(gqlComment.nullable()) }),
           timelineItems: z
             .object({

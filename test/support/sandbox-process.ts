@@ -4,6 +4,7 @@
  * (a clone with spawnSync): an in-process server could not answer them. Needs `npm run build`.
  */
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { SandboxAdmin } from "../../src/sandbox/admin-client";
 import type { SandboxHandle } from "../../src/sandbox/start";
@@ -22,8 +23,24 @@ export async function sandboxProcess(opts: { dataDir?: string } = {}): Promise<S
   const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LC_ALL: "C" } });
   let text = "";
   child.stdout!.on("data", (c: Buffer) => (text += c.toString("utf8")));
+  // Read stderr as it comes (a full pipe would block the sandbox) and keep its tail for the error below.
+  let errTail = "";
+  child.stderr!.on("data", (c: Buffer) => (errTail = (errTail + c.toString("utf8")).slice(-2000)));
   const exited = new Promise<NodeJS.Signals | null>((res) => child.on("close", (_code, signal) => res(signal)));
-  const first = await waitFor(() => (text.includes("\n") ? text.split("\n")[0] : null), { timeoutMs: 20_000, what: "the sandbox to print its address" });
+  let closed = false;
+  void exited.then(() => (closed = true));
+  // A sandbox that cannot start says why at once, rather than after the address wait runs out.
+  const got = await waitFor(() => (text.includes("\n") ? { first: text.split("\n")[0] ?? "" } : closed ? { first: null } : null), {
+    timeoutMs: 20_000,
+    what: "the sandbox to print its address",
+  });
+  if (got.first === null) {
+    const missing = existsSync(CLI_BUNDLE) ? "" : `; ${CLI_BUNDLE} is missing: run npm run build`;
+    throw new Error(
+      `the sandbox process ended (${child.signalCode ?? `exit ${child.exitCode}`}) before printing its address: ${errTail.trim() || "no output"}${missing}`,
+    );
+  }
+  const first = got.first;
   const { apiUrl, token, seedsDir } = JSON.parse(first) as { apiUrl: string; token: string; seedsDir: string };
   if (child.pid === undefined) throw new Error("the sandbox process did not start");
   return {

@@ -61,6 +61,33 @@ async function rewrite(ctx: ClaimContext, claim: HeldClaim, lease: Lease, readin
   claim.lease = lease;
 }
 
+/** How many more reads the first read after a claim may take while it does not show the claim's own lease. */
+export const LAGGING_READS = 4;
+
+/**
+ * The ticket as a held claim reads it. The first read after a claim won on its write's answer comes a
+ * settle after the write (HeldClaim.confirmAfter). Our write landed (it returned our comment), so a
+ * read that does not show our own lease lags behind it, and cannot show the rivals that landed before
+ * it either: that read is asked again, a settle on, up to LAGGING_READS times, before the claim is
+ * judged on it. Only then is a missing lease taken as gone (ADR 0380).
+ */
+export async function readHeld(ctx: ClaimContext, claim: HeldClaim): Promise<TicketReading> {
+  const confirming = claim.confirmAfter !== undefined;
+  const wait = (claim.confirmAfter ?? 0) - ctx.now().getTime();
+  if (wait > 0) await ctx.options.clock.sleep(wait);
+  let reading = await ctx.read(claim.ticket);
+  for (let i = 0; confirming && i < LAGGING_READS && !showsOwnLease(claim, reading); i++) {
+    await ctx.options.clock.sleep(ctx.options.lease.settleMs);
+    reading = await ctx.read(claim.ticket);
+  }
+  delete claim.confirmAfter;
+  return reading;
+}
+
+function showsOwnLease(claim: HeldClaim, reading: TicketReading): boolean {
+  return reading.records.some((r) => r.lease?.nonce === claim.lease.nonce);
+}
+
 /**
  * Reads the ticket and judges the claim; stands it down when it no longer holds. A claim won on its
  * write's answer is read a settle after the write at the earliest (HeldClaim.confirmAfter). Every lease write
@@ -68,10 +95,7 @@ async function rewrite(ctx: ClaimContext, claim: HeldClaim, lease: Lease, readin
  * nothing more to that lease when it wakes (ADR 0171).
  */
 async function holding(ctx: ClaimContext, claim: HeldClaim): Promise<TicketReading | null> {
-  const wait = (claim.confirmAfter ?? 0) - ctx.now().getTime();
-  if (wait > 0) await ctx.options.clock.sleep(wait);
-  const reading = await ctx.read(claim.ticket);
-  delete claim.confirmAfter;
+  const reading = await readHeld(ctx, claim);
   const verdict = judge(claim, reading);
   if (verdict.kind === "held") return reading;
   await yieldNow(ctx, claim, reading, verdict);

@@ -22,7 +22,7 @@ import { leavingHostLabels } from "./host-labels";
 import { archiveTail, renderLeaseComment } from "./lease-comment";
 import type { LeaseRecord } from "./lease-standing";
 import { readBack, readBackFromWrite } from "./read-back";
-import { judge, yieldNow } from "./lifecycle";
+import { judge, readHeld, yieldNow } from "./lifecycle";
 import { claimRateLimited, claimedElsewhere, claimedLocally, heldHereWithoutRun, overtakenMeanwhile, raceLost, runDirMismatch } from "./refusals";
 
 export interface TakeOptions {
@@ -241,9 +241,7 @@ function claimWrite(ctx: ClaimContext, reading: TicketReading, lease: Lease, dis
  */
 async function confirmForAPerson(ctx: ClaimContext, claim: HeldClaim): Promise<void> {
   if (claim.confirmAfter === undefined) return;
-  await ctx.options.clock.sleep(Math.max(0, claim.confirmAfter - ctx.now().getTime()));
-  delete claim.confirmAfter;
-  const back = await ctx.read(claim.ticket);
+  const back = await readHeld(ctx, claim);
   const verdict = judge(claim, back);
   if (verdict.kind === "held") return;
   const { archived } = await yieldNow(ctx, claim, back, verdict);

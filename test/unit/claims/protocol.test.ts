@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseLeaseComment } from "../../../src/core/claims/lease-comment";
+import { LAGGING_READS } from "../../../src/core/claims/lifecycle";
 import type { Refusal } from "../../../src/core/errors";
 import { leaseBody, makeWorld, refusal, type World } from "./claims-fixtures";
 
@@ -132,6 +133,39 @@ describe("claims: protocol (fake GitHub, real run roots)", () => {
     assert.equal(await a.gate.recheck(aWon.claim), "held");
     assert.deepEqual(w.gh.issue(n).assignees, ["alice"]);
     assert.ok(w.gh.issue(n).labels.includes("in-progress"));
+  });
+
+  it("a claim whose first read lags past the settle (it does not show the claim's own lease) reads again, holds, and writes on", async () => {
+    const n = w.gh.addIssue({ title: "t", labels: ["ready-for-agent"], by: "alice" });
+    const bob = w.claimer({ user: "bob", host: "m3", nonce: "bbbb0000" });
+    // Bob's reads lag behind his own write until his second read after it.
+    w.gh.pinView("bob");
+    const won = await bob.gate.take(n);
+    let reads = 0;
+    w.gh.beforeRequest = (user, method) => {
+      if (user === "bob" && method === "readIssueThread" && ++reads === 2) w.gh.unpinView("bob");
+    };
+    const before = w.clock.advancedMs;
+    assert.equal(await bob.gate.recheck(won.claim), "held", "a read that lags our own write is no sign our lease is gone");
+    assert.equal(reads, 2, "one more read, once the first did not show our lease");
+    assert.equal(w.clock.advancedMs - before, 3000, "the second read came a settle after the first");
+    const states = leasesOn(w, n).map((l) => (l.p.kind === "lease" ? `${l.p.lease.user}:${l.p.lease.state}` : l.p.kind));
+    assert.deepEqual(states, ["bob:claimed"]);
+    assert.equal(await bob.gate.recheck(won.claim), "held");
+    assert.equal(reads, 3, "later reads are judged as they come");
+  });
+
+  it("a claim whose own lease never shows in its reads (lagging for good, or deleted by hand) stands down after a bounded number of reads", async () => {
+    const n = w.gh.addIssue({ title: "t", labels: ["ready-for-agent"], by: "alice" });
+    const bob = w.claimer({ user: "bob", host: "m3", nonce: "bbbb0001" });
+    w.gh.pinView("bob");
+    const won = await bob.gate.take(n);
+    let reads = 0;
+    w.gh.beforeRequest = (user, method) => {
+      if (user === "bob" && method === "readIssueThread") reads++;
+    };
+    assert.equal(await bob.gate.recheck(won.claim), "yield");
+    assert.equal(reads, 1 + LAGGING_READS);
   });
 
   it("a person's claim whose write answer lagged reads once more, a settle on, and stands down before it is handed over", async () => {

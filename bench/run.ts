@@ -4,7 +4,9 @@
  * Each Run is the real thing in this process: composeRun() (Octokit Tracker, git Workspace, the
  * claim protocol, the demo agent as a real child process) against the sandbox in its own process,
  * with a fresh Target per Run. The demo agent is "instant" (no slow behaviour); CI is scripted to
- * succeed at once. From the Run's own events:
+ * succeed, at once for the one-ticket Run and after --ci-ms (default 3000, as in bench:hosts) for the
+ * Lanes' ratio: with nothing to wait for, one Lane keeps a core busy and the ratio measures only the
+ * machine's cores (ADR 0420). From the Run's own events:
  *   agent time   = the sum of the agent Stages' durations (implement, verify, fix, conflict)
  *   overhead     = (wall - agent time) / tickets: claims, State writes, git, Checks, PR, CI polling, merge
  *   own overhead = overhead minus the Checks (the project's own commands) and the CI wait
@@ -15,7 +17,8 @@
  * `TICKET_RUNNER_GIT_SPAWN=direct npm run bench:run` measures the same Run starting them itself.
  * CPU per ticket is printed process by process (ADR 0350): the Run, git, the agent's and Checks'
  * bwrap (outside, and inside the sandboxes, counted on the bench's cgroup), the spawner, the sandbox.
- * Goals: 4 Lanes ≥ 3× 1 Lane; GitHub writes per merged ticket ≤ WRITE_BUDGET (docs/endings.md); git
+ * The Lanes' pair is then run again with CI at once, for the record: what the cores allow (no goal).
+ * Goals: 4 Lanes ≥ 3× 1 Lane (CI taking --ci-ms); GitHub writes per merged ticket ≤ WRITE_BUDGET (docs/endings.md); git
  * processes for one ticket ≤ GIT_BUDGET and its git HTTP requests ≤ GIT_HTTP_BUDGET (docs/architecture.md,
  * ADR 0400). Exits 1 on a miss.
  */
@@ -40,6 +43,16 @@ const AGENT_STAGES = new Set(["implement", "verify", "fix", "conflict"]);
 /** GitHub writes a clean ticket may cost (docs/endings.md, "GitHub writes per ticket"). */
 const WRITE_BUDGET = 10;
 const GOAL_LANES_RATIO = 3;
+/** How long the sandbox's CI takes for the Lanes' ratio (ADR 0420): as long as bench:hosts' CI. */
+const CI_MS = ciMsArg(process.argv);
+
+function ciMsArg(argv: string[]): number {
+  const i = argv.indexOf("--ci-ms");
+  if (i < 0) return 3000;
+  const ms = Number(argv[i + 1]);
+  if (Number.isInteger(ms) && ms >= 0) return ms;
+  throw new Error(`--ci-ms takes a whole number of milliseconds, got "${argv[i + 1] ?? ""}": for example npm run bench:run -- --ci-ms 3000`);
+}
 /** git processes one clean ticket may start, the Run's lock, preflight and sweep included (docs/architecture.md; 76 since ADR 0290's sandbox reads the config files' origins once a Run, 57 since ADR 0400). */
 const GIT_BUDGET = 57;
 /** git HTTP requests (ref advertisements, fetches, pushes) of the same Run (38 before ADR 0400). */
@@ -79,12 +92,12 @@ interface Measured {
   timeline: { ms: number; what: string; ticket: number | null; lane: number | null }[];
 }
 
-async function measure(tickets: number, lanes: number, probeBwrap = false): Promise<Measured> {
+async function measure(tickets: number, lanes: number, ciMs: number, probeBwrap = false): Promise<Measured> {
   const sandbox = await sandboxProcess();
   const scratch = await makeTempDir("tr-bench-run-");
   try {
     const target = await seedRunTarget(sandbox, scratch, { lanes, ci: { pollSeconds: 0.2, graceMinutes: 1, timeoutMinutes: 5 }, lease: { settleMs: 200 } });
-    await sandbox.admin.scriptCi(`${target.owner}/${target.repo}`, { conclusion: "success", delayMs: 0 });
+    await sandbox.admin.scriptCi(`${target.owner}/${target.repo}`, { conclusion: "success", delayMs: ciMs });
     await openTickets(
       target,
       Array.from({ length: tickets }, (_, i) => simpleTicket(`bench${String.fromCharCode(97 + i)}`)),
@@ -250,14 +263,21 @@ function cpuLine(m: Measured): string {
   ].join(" · ");
 }
 
+/** How many cores the Run kept busy on average, every process counted. */
+function coresBusy(m: Measured): number {
+  return (m.cpuMs + m.childCpuMs + m.sandboxCpuMs + m.sandboxGitCpuMs + (m.insideBwrapCpuMs ?? 0)) / m.wallMs;
+}
+
 function writesPerTicket(m: Measured): number {
   return [...m.writes.values()].reduce((a, b) => a + b, 0) / Math.max(1, m.merged);
 }
 
 async function main(): Promise<void> {
-  console.log("bench:run — a Run against the sandbox (own process) with the instant demo agent, real git, CI scripted to pass");
+  console.log(
+    `bench:run — a Run against the sandbox (own process) with the instant demo agent, real git, CI scripted to pass (at once for 1 ticket, after ${CI_MS} ms for the Lanes' ratio)`,
+  );
   const missed: string[] = [];
-  const single = await measure(1, 1, true);
+  const single = await measure(1, 1, 0, true);
   report("1 ticket, 1 lane", single);
   const merged = new Map<string, number>();
   for (const [name, ms] of single.phases) merged.set(name, (merged.get(name) ?? 0) + ms);
@@ -289,10 +309,11 @@ async function main(): Promise<void> {
     process.env.TICKET_RUNNER_GIT_SPAWN === "direct" ? "started directly (TICKET_RUNNER_GIT_SPAWN=direct)" : `through ${single.spawners} spawner start(s)`;
   console.log(`  git processes: ${single.gitProcesses} for the ticket, lock, preflight and sweep included (goal ≤ ${GIT_BUDGET}), ${via}`);
   if (single.gitProcesses > GIT_BUDGET) missed.push(`${single.gitProcesses} git processes for one ticket, over ${GIT_BUDGET}`);
-  const one = await measure(8, 1);
+  console.log(`8 tickets, CI taking ${CI_MS} ms (ADR 0420):`);
+  const one = await measure(8, 1, CI_MS);
   report("8 tickets, 1 lane", one);
   console.log(`  ${laneLine(one)}`);
-  const four = await measure(8, 4);
+  const four = await measure(8, 4, CI_MS);
   report("8 tickets, 4 lanes", four);
   console.log(`  ${laneLine(four)}`);
   console.log(
@@ -314,13 +335,20 @@ async function main(): Promise<void> {
       `  bwrap (ADR 0290): a sandbox costs ${(bwrap.inside - bwrap.outside).toFixed(1)} ms of CPU to start and end, every process counted (\`true\` started through the spawner inside one ${bwrap.inside.toFixed(1)} ms, outside ${bwrap.outside.toFixed(1)} ms); ${starts.toFixed(1)} agent and Check processes a ticket: ~${((bwrap.inside - bwrap.outside) * starts).toFixed(0)} ms of "inside the sandboxes" above`,
     );
   }
+  // For the record, not a goal: with CI passing at once nothing waits, so the ratio is the cores' bound.
+  const boundOne = await measure(8, 1, 0);
+  const boundFour = await measure(8, 4, 0);
+  const bound = cpus().length / coresBusy(boundOne);
+  console.log(
+    `8 tickets, CI at once (for the record, no goal: nothing waits, so the cores bound it, ADR 0420): 1 lane ${s(boundOne.wallMs)}, 4 lanes ${s(boundFour.wallMs)} = ${(boundOne.wallMs / boundFour.wallMs).toFixed(2)}× · 1 lane kept ${coresBusy(boundOne).toFixed(2)} of ${cpus().length} cores busy, so ${cpus().length} cores allow at most ${bound.toFixed(2)}× on a machine with nothing else running · 4 lanes kept ${coresBusy(boundFour).toFixed(2)} busy`,
+  );
   const ratio = one.wallMs / four.wallMs;
   console.log(
-    `8 tickets: 1 lane / 4 lanes wall time = ${ratio.toFixed(2)}× (goal ≥ ${GOAL_LANES_RATIO}×; Checks and CI included; this machine has ${cpus().length} cores, load ${loadavg()
+    `8 tickets: 1 lane / 4 lanes wall time = ${ratio.toFixed(2)}× (goal ≥ ${GOAL_LANES_RATIO}×; CI taking ${CI_MS} ms, Checks included; this machine has ${cpus().length} cores, load ${loadavg()
       .map((l) => l.toFixed(1))
       .join(" ")})`,
   );
-  for (const m of [single, one, four])
+  for (const m of [single, one, four, boundOne, boundFour])
     if (m.merged !== m.tickets) missed.push(`${m.tickets - m.merged} of ${m.tickets} tickets not merged on ${m.lanes} lane(s)`);
   if (ratio < GOAL_LANES_RATIO) missed.push(`4 lanes gave ${ratio.toFixed(2)}×, under ${GOAL_LANES_RATIO}×`);
   if (Math.max(writesPerTicket(one), writesPerTicket(four)) > WRITE_BUDGET) missed.push(`GitHub writes per ticket over ${WRITE_BUDGET}`);

@@ -20,13 +20,16 @@
  * The Lanes' pair is then run again with CI at once, for the record: what the cores allow (no goal).
  * Goals: 4 Lanes ≥ 3× 1 Lane (CI taking --ci-ms); GitHub writes per merged ticket ≤ WRITE_BUDGET (docs/endings.md); git
  * processes for one ticket ≤ GIT_BUDGET and its git HTTP requests ≤ GIT_HTTP_BUDGET (docs/architecture.md,
- * ADR 0400). Exits 1 on a miss.
+ * ADR 0400). Exits 1 on a miss. Every git command of the one-ticket Run that reaches the remote is
+ * printed with the step it ran in (ADR 0430; `--verbose`: the local ones too); `-- --one` runs only
+ * that Run and checks only its budgets.
  */
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { cpus, loadavg } from "node:os";
 import { composeRun } from "../src/app/compose-run";
 import { spawnerCounts, letGoOfSpawner } from "../src/adapters/spawner/spawner";
+import { watchGitProcesses } from "../src/adapters/git/git-process";
 import { loadConfig } from "../src/app/config-load";
 import type { Log } from "../src/ports/log";
 import { makeTempDir } from "../test/support/git-fixtures";
@@ -53,10 +56,10 @@ function ciMsArg(argv: string[]): number {
   if (Number.isInteger(ms) && ms >= 0) return ms;
   throw new Error(`--ci-ms takes a whole number of milliseconds, got "${argv[i + 1] ?? ""}": for example npm run bench:run -- --ci-ms 3000`);
 }
-/** git processes one clean ticket may start, the Run's lock, preflight and sweep included (docs/architecture.md; 76 since ADR 0290's sandbox reads the config files' origins once a Run, 57 since ADR 0400). */
-const GIT_BUDGET = 57;
-/** git HTTP requests (ref advertisements, fetches, pushes) of the same Run (38 before ADR 0400). */
-const GIT_HTTP_BUDGET = 34;
+/** git processes one clean ticket may start, the Run's lock, preflight and sweep included (docs/architecture.md; 76 since ADR 0290's sandbox reads the config files' origins once a Run, 57 since ADR 0400, 56 since ADR 0430). */
+const GIT_BUDGET = 56;
+/** git HTTP requests (ref advertisements, fetches, pushes) of the same Run (38 before ADR 0400, 34 before ADR 0430). */
+const GIT_HTTP_BUDGET = 32;
 const quiet: Log = { debug: () => {}, info: () => {}, warn: () => {}, error: (m) => process.stderr.write(`bench: ${m}\n`) };
 
 interface Measured {
@@ -88,6 +91,8 @@ interface Measured {
   spawners: number;
   /** CPU of one bwrap start (ADR 0290; every process of the bench, on its cgroup), measured after the Run when asked. */
   bwrap: { inside: number; outside: number } | null;
+  /** Every git the Run started, by the step it ran in and what it did ("fetch origin +refs/heads/main:…"; ADR 0430). */
+  gitBySteps: Map<string, number>;
   /** Every Run event's time since the Run started (ms), for the timeline. */
   timeline: { ms: number; what: string; ticket: number | null; lane: number | null }[];
 }
@@ -138,16 +143,23 @@ async function measure(tickets: number, lanes: number, ciMs: number, probeBwrap 
       bwrap: null,
       gitProcesses: 0,
       spawners: 0,
+      gitBySteps: new Map(),
       timeline: [],
     };
     await sandbox.admin.clearRequestLog();
     let mark = performance.now();
     let t0 = mark;
+    let step = "preflight + lock";
     const phase = (name: string) => {
       const now = performance.now();
       m.phases.push([name, now - mark]);
       mark = now;
+      step = name.startsWith("before ") ? `${name.slice(7)}` : `after ${name}`;
     };
+    const unwatch = watchGitProcesses((args) => {
+      const key = `${step}: ${gitWhat(args)}`;
+      m.gitBySteps.set(key, (m.gitBySteps.get(key) ?? 0) + 1);
+    });
     run.events.subscribe((e) => {
       if (e.kind !== "transcript")
         m.timeline.push({
@@ -174,7 +186,7 @@ async function measure(tickets: number, lanes: number, ciMs: number, probeBwrap 
     const spawner0 = spawnerCounts();
     const group0 = group?.usageMs() ?? null;
     t0 = performance.now();
-    const summary = await run.start();
+    const summary = await run.start().finally(unwatch);
     m.wallMs = performance.now() - t0;
     const spawner1 = spawnerCounts();
     m.gitProcesses = spawner1.byKind.git.processes - spawner0.byKind.git.processes;
@@ -198,7 +210,7 @@ async function measure(tickets: number, lanes: number, ciMs: number, probeBwrap 
         .replace(/\/repos\/[^/]+\/[^/]+/, "/repos/:o/:r")
         .replace(/\/[0-9a-f]{40}/g, "/:sha")
         .replace(/\/\d+/g, "/:n")
-        .replace(/\?.*$/, "")}`;
+        .replace(/\?.*$/, "")}${r.path.endsWith("/info/refs") ? ` ${new URLSearchParams(r.query).get("service") ?? ""}` : ""}`;
       const into = r.write ? m.writes : m.reads;
       into.set(route, (into.get(route) ?? 0) + 1);
     }
@@ -211,6 +223,16 @@ async function measure(tickets: number, lanes: number, ciMs: number, probeBwrap 
     await sandbox.stop();
     rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+/** What one git did, its paths and shas left out: "fetch origin +refs/heads/main:refs/remotes/origin/main", "rev-parse". */
+function gitWhat(args: readonly string[]): string {
+  const rest = [...args];
+  while (rest[0] === "-c" || rest[0] === "-C" || rest[0] === "--git-dir") rest.splice(0, 2);
+  const [command = "?", ...more] = rest;
+  if (!["fetch", "push", "ls-remote"].includes(command)) return command === "cat-file" || command === "rev-parse" ? `${command} ${more[0] ?? ""}` : command;
+  const names = more.filter((a) => !a.startsWith("-")).map((a) => a.replace(/[0-9a-f]{40}/g, ":sha").replace(/\d+/g, "N"));
+  return `${command} ${names.join(" ")}`.trim();
 }
 
 const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
@@ -309,6 +331,20 @@ async function main(): Promise<void> {
     process.env.TICKET_RUNNER_GIT_SPAWN === "direct" ? "started directly (TICKET_RUNNER_GIT_SPAWN=direct)" : `through ${single.spawners} spawner start(s)`;
   console.log(`  git processes: ${single.gitProcesses} for the ticket, lock, preflight and sweep included (goal ≤ ${GIT_BUDGET}), ${via}`);
   if (single.gitProcesses > GIT_BUDGET) missed.push(`${single.gitProcesses} git processes for one ticket, over ${GIT_BUDGET}`);
+  const network = /: (fetch|push|ls-remote) /;
+  console.log(
+    `  git that talks to the remote, by step (the rest: ${[...single.gitBySteps].filter(([k]) => !network.test(k)).reduce((a, [, n]) => a + n, 0)} local processes):`,
+  );
+  for (const [what, n] of single.gitBySteps) if (network.test(what)) console.log(`    ${what}${n > 1 ? ` ×${n}` : ""}`);
+  if (process.argv.includes("--verbose"))
+    for (const [what, n] of single.gitBySteps) if (!network.test(what)) console.log(`    ${what}${n > 1 ? ` ×${n}` : ""}`);
+  if (process.argv.includes("--one")) {
+    if (missed.length > 0) {
+      console.log(`MISSED: ${missed.join("; ")}`);
+      process.exitCode = 1;
+    }
+    return;
+  }
   console.log(`8 tickets, CI taking ${CI_MS} ms (ADR 0420):`);
   const one = await measure(8, 1, CI_MS);
   report("8 tickets, 1 lane", one);

@@ -46,8 +46,18 @@ interface Reply {
   idle: boolean;
 }
 
+/** Listeners told the argv of every git this process starts (the benches' breakdown of a ticket's git, ADR 0430). */
+const watchers = new Set<(args: readonly string[]) => void>();
+
+/** Calls `listener` with the argv of every git this process starts from now on; the returned function stops it. */
+export function watchGitProcesses(listener: (args: readonly string[]) => void): () => void {
+  watchers.add(listener);
+  return () => watchers.delete(listener);
+}
+
 /** Runs `git args` and resolves with its outcome, whatever it is; never rejects. */
 export function runGitProcess(args: string[], call: GitProcessCall): Promise<GitProcessResult> {
+  for (const w of watchers) w(args);
   const input = call.input === undefined ? null : typeof call.input === "string" ? Buffer.from(call.input, "utf8") : call.input;
   const request: Omit<Request, "id"> = { command: "git", args, cwd: call.cwd, env: call.env, input, idleMs: call.idleMs };
   return (startsDirectly(call.env) ? runDirect(request) : throughSpawner(request)).then(toResult);

@@ -4,6 +4,7 @@ import { join, resolve } from "node:path";
 import { Failure } from "../../core/errors";
 import type { Lane, PushResult } from "../../ports/workspace";
 import { readPushRefusal } from "./push-refusal";
+import type { GitOutput } from "./git-runner";
 import type { RepoContext } from "./repo-context";
 import { isAncestor, listWorktrees, lsRemoteBranch, resolveRefs, worktreeCommand } from "./repo";
 import { rebaseInProgress } from "./resume-branch";
@@ -173,24 +174,27 @@ export async function cleanupLane(ctx: RepoContext, lane: Lane, opts: { deleteRe
 
   let remoteBranch: CleanupReport["remoteBranch"] = "skipped";
   if (opts.deleteRemote) {
-    const remote = await lsRemoteBranch(ctx, lane.branch);
     const known = opts.mergedHead ?? local ?? tracked;
-    if (!remote) remoteBranch = "gone";
+    // The usual case first (ADR 0430): the remote still at the tip this Host knows, deleted under a
+    // lease on it in one push. Only a refused lease asks the remote why (gone, or moved on).
+    const deleted = known ? await deleteRemoteBranch(ctx, lane.branch, known) : null;
+    const remote = deleted?.code === 0 ? known : await lsRemoteBranch(ctx, lane.branch);
+    if (deleted?.code === 0) remoteBranch = "deleted";
+    else if (!remote) remoteBranch = "gone";
     else if (remote !== known) {
       remoteBranch = "kept";
       notes.push(`Kept the remote \`${lane.branch}\`: it moved on to ${remote.slice(0, 12)} after the merge.`);
     } else {
-      const res = await ctx.net.call([
-        "push",
-        "--quiet",
-        `--force-with-lease=refs/heads/${lane.branch}:${remote}`,
-        { url: true },
-        `:refs/heads/${lane.branch}`,
-      ]);
+      const res = deleted ?? (await deleteRemoteBranch(ctx, lane.branch, remote));
       remoteBranch = res.code === 0 ? "deleted" : "kept";
       if (res.code !== 0) notes.push(`Could not delete the remote \`${lane.branch}\`: ${ctx.git.redact(res.stderr.trim())}`);
     }
     if (remoteBranch !== "kept") await ctx.git.raw(["update-ref", "-d", track], { cwd: ctx.root });
   }
   return { worktree, localBranch, remoteBranch, detail: notes.join(" ") };
+}
+
+/** Deletes the remote branch only while it is at `expected` (a lease): a refusal says "stale info" whether it moved on or is gone. */
+function deleteRemoteBranch(ctx: RepoContext, branch: string, expected: string): Promise<GitOutput> {
+  return ctx.net.call(["push", "--quiet", `--force-with-lease=refs/heads/${branch}:${expected}`, { url: true }, `:refs/heads/${branch}`]);
 }

@@ -2,6 +2,7 @@ import { strict as assert } from "node:assert";
 import { mkdir, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { GitWorkspace } from "../../../src/adapters/git/git-workspace";
+import { watchGitProcesses } from "../../../src/adapters/git/git-process";
 import { Refusal } from "../../../src/core/errors";
 import type { RemoteFixture } from "../../support/git-fixtures";
 import { commitFiles, git, makeRemote, makeTempDir } from "../../support/git-fixtures";
@@ -194,8 +195,15 @@ describe("workspace: lanes", () => {
     await ws.push(lane);
     // A squash merge on the remote: the branch's commits are not in main, but the merged head is known.
     await fx.pushCommit({ "m.txt": "m\n" }, "squashed #13");
-    const report = await ws.cleanupLane(lane, { deleteRemote: true, base: "main", mergedHead: sha });
+    const remoteCalls: string[] = [];
+    const unwatch = watchGitProcesses((args) => {
+      const command = args.find((a) => ["fetch", "push", "ls-remote"].includes(a));
+      if (command) remoteCalls.push(command);
+    });
+    const report = await ws.cleanupLane(lane, { deleteRemote: true, base: "main", mergedHead: sha }).finally(unwatch);
     assert.deepEqual([report.worktree, report.localBranch, report.remoteBranch], ["removed", "deleted", "deleted"]);
+    // The branch still at the merged head: one lease-guarded push deletes it, no ls-remote first (ADR 0430).
+    assert.deepEqual(remoteCalls, ["push"]);
     assert.equal(await git(fx.remote, ["for-each-ref", "refs/heads/agent/"]), "");
     assert.equal(await git(ws.root, ["for-each-ref", "refs/heads/agent/"]), "");
 
@@ -205,6 +213,23 @@ describe("workspace: lanes", () => {
     await git(fx.remote, ["update-ref", "-d", "refs/heads/agent/14-x"]); // GitHub deleted it on merge
     const report2 = await ws.cleanupLane(lane2, { deleteRemote: true, base: "main", mergedHead: sha2 });
     assert.deepEqual([report2.worktree, report2.localBranch, report2.remoteBranch], ["removed", "deleted", "gone"]);
+  });
+
+  it("cleanup keeps a remote branch that moved on after the merge, and says where it is", async () => {
+    await ws.fetchBase("main");
+    const lane = await ws.cutLane(16, "agent/16-x", "main");
+    const sha = await commitFiles(lane.path, { "p.txt": "p\n" }, "work");
+    await ws.push(lane);
+    // Someone pushed to the branch after the merge: that work is not this Run's to delete.
+    const other = await fx.clone("pusher");
+    await git(other, ["fetch", "-q", "origin", "agent/16-x"]);
+    await git(other, ["checkout", "-q", "-b", "agent/16-x", "FETCH_HEAD"]);
+    const moved = await commitFiles(other, { "q.txt": "q\n" }, "more");
+    await git(other, ["push", "-q", "origin", "agent/16-x"]);
+    const report = await ws.cleanupLane(lane, { deleteRemote: true, base: "main", mergedHead: sha });
+    assert.equal(report.remoteBranch, "kept");
+    assert.match(report.detail, new RegExp(`moved on to ${moved.slice(0, 12)}`));
+    assert.equal(await git(fx.remote, ["rev-parse", "refs/heads/agent/16-x"]), moved);
   });
 
   it("cleanup keeps a local branch whose commits are nowhere else", async () => {

@@ -62,6 +62,8 @@ export interface Row {
   stageSeconds: Map<string, number>;
   /** Seconds from the Runs' start to their first Lane (earliest, latest Host), and from the last merge to the last exit. */
   firstLane: [number, number];
+  /** A Run's start, to its first Lane, mean over the Runs (ADR 0440): CPU ms of its own process and of its git, and its git processes; null without the reports. */
+  start: { ownMs: number; gitMs: number; gitProcesses: number } | null;
   tail: number;
   /**
    * CPU seconds of every process of the row: the Runs and all they started (reaped children of this
@@ -225,6 +227,9 @@ export async function measure(k: number): Promise<Row> {
       }
     }
     const groupMs = group0 === null || !group ? null : group.usageMs() - group0;
+    const starts = reports.map((r) => r.firstLane).filter((f) => f !== null && f !== undefined);
+    const mean = (f: (x: NonNullable<CpuReport["firstLane"]>) => number) => starts.reduce((a, x) => a + f(x), 0) / starts.length;
+    const start = starts.length === k ? { ownMs: mean((x) => x.ownMs), gitMs: mean((x) => x.gitMs), gitProcesses: mean((x) => x.gitProcesses) } : null;
     const parts = reports.length === k ? cpuParts(reports, (cpu.user + cpu.system) / 1000, childrenMs, groupMs) : null;
     // With the cgroup, every process; without it, all but what ran inside the bwrap sandboxes.
     const cpuSeconds = (groupMs ?? (cpu.user + cpu.system) / 1000 + childrenMs) / 1000;
@@ -249,6 +254,7 @@ export async function measure(k: number): Promise<Row> {
       takesLost,
       writesPerTicket: writes / Math.max(1, merged),
       stageSeconds: stageSeconds(outputs),
+      start,
       ...startAndTail(outputs, startedAt, wallMs),
       cpuSeconds,
       cpu: parts,
@@ -283,6 +289,10 @@ async function main(): Promise<void> {
     console.log(
       `        first Lane ${r.firstLane[0].toFixed(0)}–${r.firstLane[1].toFixed(0)} s after the Runs started · last Run out ${r.tail.toFixed(0)} s after the last merge · CPU ${(r.cpuSeconds / Math.max(1, r.merged)).toFixed(2)} s per ticket, every process (Runs, git, agents, Checks, sandbox${r.cpu?.insideBwrap === null ? "; not what ran inside bwrap: no cgroup here" : ""}) · ${(r.cpuSeconds / (r.wallMs / 1000)).toFixed(2)} of ${cpus().length} cores busy with this bench · load ${r.load[0].toFixed(1)} → ${r.load[1].toFixed(1)}`,
     );
+    if (r.start)
+      console.log(
+        `        a Run's start, to its first Lane (mean of ${r.k}): ${(r.start.ownMs / 1000).toFixed(2)} CPU-s in its own process, git ${(r.start.gitMs / 1000).toFixed(2)} CPU-s in ${r.start.gitProcesses.toFixed(0)} processes`,
+      );
     if (r.cpu) console.log(`        CPU per ticket, process by process: ${cpuPartsLine(r.cpu, Math.max(1, r.merged))}`);
     for (const f of r.failures) console.log(`        ${f}`);
   }

@@ -1,4 +1,4 @@
-/** The shape every CLI command has. One file per command under src/cli/commands/. */
+/** The shape every CLI command has. One file per command under src/cli/commands/; its name and summary are its row in command-table.ts. */
 export interface CliIo {
   out(line: string): void;
   err(line: string): void;
@@ -7,8 +7,6 @@ export interface CliIo {
 }
 
 export interface CliCommand {
-  name: string;
-  summary: string;
   usage: string;
   /** Returns the exit code: 0 done, 1 failed (or handed off, for `run`), 2 refused. */
   run(argv: string[], io: CliIo): Promise<number>;

@@ -29,16 +29,18 @@ export async function main(argv: string[], given: CliIo): Promise<number> {
     return name ? 0 : 2;
   }
   // What people type for a version, as most tools take it.
-  const command = commandTable.find((c) => c.name === (name === "--version" || name === "-v" ? "version" : name));
-  if (!command) {
+  const entry = commandTable.find((c) => c.name === (name === "--version" || name === "-v" ? "version" : name));
+  if (!entry) {
     io.err(redactSecrets(`Unknown command "${name}". Run \`ticket-runner help\` for the list.`, io.env));
     return 2;
   }
-  if (rest.includes("--help") || rest.includes("-h")) {
-    io.out(command.usage);
-    return 0;
-  }
   try {
+    // Only the command asked for is evaluated (ADR 0440).
+    const command = entry.load();
+    if (rest.includes("--help") || rest.includes("-h")) {
+      io.out(command.usage);
+      return 0;
+    }
     return await command.run(rest, io);
   } catch (error) {
     if (isRefusal(error)) {

@@ -101,15 +101,24 @@ export class OctokitTracker implements Tracker {
     return this.viewerLogin;
   }
 
-  /** One read of the repository serves the default branch and the merge methods. */
-  private repoRead: Promise<z.infer<typeof restRepo>> | null = null;
+  /**
+   * One read of the repository serves the default branch and the merge methods, and the caller's
+   * access read at a Run's start is that same read (ADR 0440): access() always reads afresh, and
+   * leaves its answer for the two others.
+   */
+  private repoRead: Promise<unknown> | null = null;
 
-  private repository(): Promise<z.infer<typeof restRepo>> {
-    this.repoRead ??= this.octokit
-      .request("GET /repos/{owner}/{repo}", this.base)
-      .then((res) => check(restRepo, res.data, `repository ${this.repo.owner}/${this.repo.repo}`));
-    this.repoRead.catch(() => (this.repoRead = null));
-    return this.repoRead;
+  private readRepository(): Promise<unknown> {
+    const read = this.octokit.request("GET /repos/{owner}/{repo}", this.base).then((res) => res.data as unknown);
+    this.repoRead = read;
+    read.catch(() => {
+      if (this.repoRead === read) this.repoRead = null;
+    });
+    return read;
+  }
+
+  private async repository(): Promise<z.infer<typeof restRepo>> {
+    return check(restRepo, await (this.repoRead ?? this.readRepository()), `repository ${this.repo.owner}/${this.repo.repo}`);
   }
 
   async defaultBranch(): Promise<string> {
@@ -123,8 +132,7 @@ export class OctokitTracker implements Tracker {
   }
 
   async access(): Promise<Permission | null> {
-    const res = await this.octokit.request("GET /repos/{owner}/{repo}", this.base);
-    const p = check(restRepoAccess, res.data, `repository ${this.repo.owner}/${this.repo.repo}`).permissions;
+    const p = check(restRepoAccess, await this.readRepository(), `repository ${this.repo.owner}/${this.repo.repo}`).permissions;
     if (!p) return null;
     if (p.admin) return "admin";
     if (p.maintain) return "maintain";

@@ -12,6 +12,18 @@ export interface CpuReport {
   ownMs: number;
   reapedMs: number | null;
   counts: SpawnerCounts;
+  /** The start (ADR 0440): this process's own CPU and its git processes' when its first Lane started; null when none did. */
+  firstLane: { ownMs: number; gitMs: number; gitProcesses: number } | null;
+}
+
+let firstLane: CpuReport["firstLane"] = null;
+
+/** Notes the start's cost once, at the first Lane's start (`ticket-runner run` calls it on its first `lane-started`). */
+export function markFirstLane(): void {
+  if (firstLane) return;
+  const own = process.cpuUsage();
+  const git = spawnerCounts().byKind.git;
+  firstLane = { ownMs: (own.user + own.system) / 1000, gitMs: git.cpuMs, gitProcesses: git.processes };
 }
 
 /**
@@ -31,7 +43,7 @@ export function reapedChildrenCpuMs(): number | null {
 
 export function cpuReport(): CpuReport {
   const own = process.cpuUsage();
-  return { ownMs: (own.user + own.system) / 1000, reapedMs: reapedChildrenCpuMs(), counts: spawnerCounts() };
+  return { ownMs: (own.user + own.system) / 1000, reapedMs: reapedChildrenCpuMs(), counts: spawnerCounts(), firstLane };
 }
 
 /** Writes the report where `TICKET_RUNNER_CPU_FILE` says, if it says; a failure to write is the bench's to notice. */

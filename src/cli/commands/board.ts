@@ -21,8 +21,6 @@ the Run column, the lease link and run directories on this Host:
 --json prints the board model as JSON.`;
 
 export const boardCommand: CliCommand = {
-  name: "board",
-  summary: "list tickets and who holds them",
   usage: USAGE,
   async run(argv, io) {
     const args = parseArgs(argv, { flags: ["--json", "--mine"] });

@@ -15,8 +15,6 @@ comment that never goes stale. Release it with \`ticket-runner release <n>\`; st
 \`ticket-runner resume <n>\`. Exit codes: 0 claimed, 2 refused, 1 failed.`;
 
 export const claimCommand: CliCommand = {
-  name: "claim",
-  summary: "claim a ticket for yourself (a person's claim)",
   usage: USAGE,
   async run(argv, io) {
     const args = parseArgs(argv, { flags: ["--take-over"], values: ["--run-dir"] });

@@ -71,8 +71,6 @@ function product(): { cliJs: string; root: string } {
 }
 
 export const demoCommand: CliCommand = {
-  name: "demo",
-  summary: "run the whole product locally: sandbox, demo agent, VS Code or the terminal",
   usage: USAGE,
   async run(argv, io) {
     const args = parseArgs(argv, { flags: ["--headless", "--fresh"], values: ["--data", "--port", "--agent"] });

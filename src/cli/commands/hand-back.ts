@@ -21,8 +21,6 @@ or not labelled ready-for-human. Run inside a clone to have the State file named
 2 refused, 1 failed.`;
 
 export const handBackCommand: CliCommand = {
-  name: "hand-back",
-  summary: "hand a handed-off ticket back to the Runs (ready-for-human -> ready-for-agent)",
   usage: USAGE,
   async run(argv, io) {
     const args = parseArgs(argv, {});

@@ -37,8 +37,6 @@ function hostsArg(text: string | undefined): number | undefined {
 }
 
 export const initCommand: CliCommand = {
-  name: "init",
-  summary: "set a Target up: labels, ticket-runner.json, .gitignore",
   usage: USAGE,
   async run(argv, io) {
     const args = parseArgs(argv, { flags: ["--actions"], values: ["--hosts", "--schedule"] });

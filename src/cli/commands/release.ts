@@ -20,8 +20,6 @@ you assigned and no lease, or an --offline start): a ticket you do not hold is r
 changes. Exit codes: 0 done, 2 refused, 1 failed.`;
 
 export const releaseCommand: CliCommand = {
-  name: "release",
-  summary: "put a ticket you hold back in the queue",
   usage: USAGE,
   async run(argv, io) {
     const args = parseArgs(argv, { values: ["--run-dir"] });

@@ -54,8 +54,6 @@ async function resumeOffline(n: number, args: ParsedArgs, target: Target, io: Cl
 }
 
 export const resumeCommand: CliCommand = {
-  name: "resume",
-  summary: "re-enter a run you hold on this Host",
   usage: USAGE,
   async run(argv, io) {
     const args = parseArgs(argv, { flags: ["--offline"], values: ["--run-dir", "--base"] });

@@ -14,7 +14,7 @@ import { Refusal } from "../../core/errors";
 import type { CliCommand } from "../command";
 import { checkoutTop } from "../../adapters/git/checkout";
 import { letGoOfSpawner } from "../../adapters/spawner/spawner";
-import { writeCpuReport } from "../../adapters/spawner/cpu-report";
+import { markFirstLane, writeCpuReport } from "../../adapters/spawner/cpu-report";
 import { cliLog } from "../claim-wiring";
 import { ActionsTranscriptGroups } from "../actions-groups";
 import { inActions } from "../actions-output";
@@ -58,8 +58,6 @@ function agentArg(text: string | undefined): Config["agent"]["kind"] | undefined
 }
 
 export const runCommand: CliCommand = {
-  name: "run",
-  summary: "take tickets through the Stages to a merge, headless",
   usage: USAGE,
   async run(argv, io) {
     const args = parseArgs(argv, { values: ["--lanes", "--agent"] });
@@ -94,6 +92,9 @@ export const runCommand: CliCommand = {
       { tickets, lanes, command: ["ticket-runner", "run", ...argv].join(" ") },
     );
     const unsubscribe = run.events.subscribe(display.onEvent);
+    const unsubscribeStart = run.events.subscribe((event) => {
+      if (event.kind === "lane-started") markFirstLane();
+    });
     // In Actions each ticket's transcript is a collapsible group, commands stopped inside it.
     const unsubscribeGroups = actions ? run.events.subscribe(new ActionsTranscriptGroups(io.out).onEvent) : () => undefined;
     // SIGTERM is a Stop; a second one is ignored rather than turned into a kill.
@@ -117,6 +118,7 @@ export const runCommand: CliCommand = {
       process.off("SIGTERM", onTerm);
       process.off("SIGINT", onInt);
       unsubscribe();
+      unsubscribeStart();
       unsubscribeGroups();
       await letGoOfSpawner();
       writeCpuReport(io.env);

@@ -18,8 +18,6 @@ Runs a local GitHub-compatible server (REST, GraphQL at /graphql, git over HTTP)
 Serves until SIGTERM, SIGHUP or Ctrl-C.`;
 
 export const sandboxCommand: CliCommand = {
-  name: "sandbox",
-  summary: "run the local GitHub-compatible sandbox server",
   usage: USAGE,
   async run(argv, io) {
     const args = parseArgs(argv, { flags: ["--json"], values: ["--port", "--data", "--seed"] });

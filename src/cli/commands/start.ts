@@ -135,8 +135,6 @@ async function startOffline(n: number, args: ParsedArgs, target: Target, io: Cli
 }
 
 export const startCommand: CliCommand = {
-  name: "start",
-  summary: "claim a ticket and cut its worktree",
   usage: USAGE,
   async run(argv, io) {
     const args = parseArgs(argv, { flags: FLAGS, values: VALUES });

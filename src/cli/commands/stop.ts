@@ -78,8 +78,6 @@ export async function stopRun(deps: StopDeps, io: Pick<CliIo, "out" | "err">): P
 }
 
 export const stopCommand: CliCommand = {
-  name: "stop",
-  summary: "ask this Host's Run to stop once its busy Lanes finish",
   usage: USAGE,
   async run(argv, io) {
     if (argv.length > 0) {

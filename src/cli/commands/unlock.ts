@@ -17,8 +17,6 @@ clone of the Target. A lock held by a Run on another Host is freed only with --y
 no Run is running there. A Run still alive on this Host is never unlocked: use \`ticket-runner stop\`.`;
 
 export const unlockCommand: CliCommand = {
-  name: "unlock",
-  summary: "free a Run lock a vanished Host left behind",
   usage: USAGE,
   async run(argv, io) {
     const args = parseArgs(argv, { flags: ["--yes"], values: ["--scope", "--note"] });

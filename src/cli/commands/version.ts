@@ -2,8 +2,6 @@ import type { CliCommand } from "../command";
 import { PRODUCT_VERSION } from "../../core/version";
 
 export const versionCommand: CliCommand = {
-  name: "version",
-  summary: "print the version",
   usage: "ticket-runner version",
   async run(_argv, io) {
     io.out(PRODUCT_VERSION);

@@ -57,4 +57,16 @@ describe("claims (integration): the Octokit client's retries", function () {
     );
     assert.ok(s.log.has("secondary rate limit; retrying"), "the wait is logged");
   });
+
+  it("a Run's start reads the repository once: its access, then the default branch and merge methods from the same answer (ADR 0440)", async () => {
+    const tracker = s.tracker("alice");
+    await s.sandbox.admin.clearRequestLog();
+    assert.equal(await tracker.access(), "write");
+    assert.equal(await tracker.defaultBranch(), "main");
+    assert.notEqual(await tracker.mergeMethods(), null);
+    assert.equal(await count(/^GET \/repos\/acme\/widgets$/), 1, "one GET of the repository");
+    // access() never answers from an older read: a later check asks GitHub again.
+    assert.equal(await tracker.access(), "write");
+    assert.equal(await count(/^GET \/repos\/acme\/widgets$/), 2);
+  });
 });

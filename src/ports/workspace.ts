@@ -57,6 +57,8 @@ export interface LaneCleanup {
   worktree: "removed" | "absent";
   localBranch: "deleted" | "kept" | "absent";
   remoteBranch: "deleted" | "gone" | "kept" | "skipped";
+  /** The ticket's State record was removed with the branch, in the same push (asked with `removeState`). */
+  stateRemoved?: boolean;
   detail: string;
 }
 
@@ -101,9 +103,11 @@ export interface Workspace {
   continueRebase(lane: Lane): Promise<"clean" | "conflict">;
   /**
    * After a merge: worktree, local branch (only when its commits are in `base`, on the remote or
-   * equal to `mergedHead`), and the remote branch unless it is gone or moved on.
+   * equal to `mergedHead`), and the remote branch unless it is gone or moved on. With `removeState`
+   * (and `mergedHead`), that ticket's State record may go in the branch's deletion push, all or
+   * none (`stateRemoved`); when it does not, the caller removes it.
    */
-  cleanupLane(lane: Lane, opts: { deleteRemote: boolean; base?: string; mergedHead?: string }): Promise<LaneCleanup | void>;
+  cleanupLane(lane: Lane, opts: { deleteRemote: boolean; base?: string; mergedHead?: string; removeState?: number }): Promise<LaneCleanup | void>;
   /** No shell; own process group, killed at the timeout; output kept (tail, capped). */
   runCheck(lane: Lane, command: string[], timeoutMs: number, signal?: AbortSignal): Promise<CheckResult>;
 

@@ -10,7 +10,7 @@ import { transcriptFiles, writeVersionFile, type KeptFile } from "../../src/adap
 import { Refusal } from "../../src/core/errors";
 import type { LockFile } from "../../src/core/schemas/lock-file";
 import type { StateFile } from "../../src/core/schemas/state-file";
-import type { CheckResult, Lane, LockHolder, LockStanding, ResumeOutcome, StateRead, Workspace } from "../../src/ports/workspace";
+import type { CheckResult, Lane, LaneCleanup, LockHolder, LockStanding, ResumeOutcome, StateRead, Workspace } from "../../src/ports/workspace";
 
 let commitSeq = 0;
 export function newCommit(label = "c"): string {
@@ -57,6 +57,8 @@ export interface WorkspaceScript {
   check?: (lane: Lane, argv: string[], call: number) => Partial<CheckResult>;
   /** A refusal preflight() throws, if any. */
   preflight?: () => Error | null;
+  /** Whether cleanupLane removes the State record asked of it with the branch (ADR 0431); default yes. */
+  stateWithBranch?: boolean;
 }
 
 export class FakeWorkspace implements Workspace {
@@ -285,11 +287,18 @@ export class FakeWorkspace implements Workspace {
     return this.script.touches?.(l.ticket) ?? true;
   }
 
-  async cleanupLane(l: Lane, opts: { deleteRemote: boolean }): Promise<void> {
+  async cleanupLane(l: Lane, opts: { deleteRemote: boolean; mergedHead?: string; removeState?: number }): Promise<LaneCleanup> {
     this.calls.push(`cleanup ${l.ticket}`);
+    // As the git adapter: the record goes in the branch's deletion push, when the merged head is known.
+    const along = opts.deleteRemote && opts.removeState !== undefined && opts.mergedHead !== undefined && this.script.stateWithBranch !== false;
+    if (along) {
+      await this.writeState(opts.removeState!, () => null);
+      this.calls.push(`State ${opts.removeState} removed with ${l.branch}`);
+    }
     this.local.delete(l.branch);
     this.lanes.delete(l.ticket);
     if (opts.deleteRemote) this.remote.branches.delete(l.branch);
+    return { worktree: "removed", localBranch: "deleted", remoteBranch: opts.deleteRemote ? "deleted" : "skipped", stateRemoved: along, detail: "" };
   }
 
   async runCheck(l: Lane, command: string[], timeoutMs: number): Promise<CheckResult> {

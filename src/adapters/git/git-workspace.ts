@@ -158,8 +158,14 @@ export class GitWorkspace implements Workspace {
     return ops.continueRebase(this.ctx, lane);
   }
 
-  cleanupLane(lane: Lane, opts: { deleteRemote: boolean; base?: string; mergedHead?: string }): Promise<LaneCleanup> {
-    return ops.cleanupLane(this.ctx, lane, opts);
+  async cleanupLane(lane: Lane, opts: { deleteRemote: boolean; base?: string; mergedHead?: string; removeState?: number }): Promise<LaneCleanup> {
+    // The merged branch and the ticket's State record, deleted in one push (ADR 0431).
+    const along =
+      opts.deleteRemote && opts.removeState !== undefined && opts.mergedHead
+        ? await this.state.removeAlong(opts.removeState, { ref: `refs/heads/${lane.branch}`, expected: opts.mergedHead })
+        : null;
+    const report = await ops.cleanupLane(this.ctx, lane, { ...opts, deletedAlready: along === "pushed" });
+    return { ...report, stateRemoved: along === "pushed" };
   }
 
   async runCheck(lane: Lane, command: string[], timeoutMs: number, signal?: AbortSignal): Promise<CheckResult> {

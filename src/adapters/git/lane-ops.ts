@@ -137,7 +137,11 @@ export interface CleanupReport {
  * After a merge: the worktree, the local branch (only when its commits are safe: in the base, on
  * the remote, or the merged head), and the remote branch unless it is gone or moved on.
  */
-export async function cleanupLane(ctx: RepoContext, lane: Lane, opts: { deleteRemote: boolean; base?: string; mergedHead?: string }): Promise<CleanupReport> {
+export async function cleanupLane(
+  ctx: RepoContext,
+  lane: Lane,
+  opts: { deleteRemote: boolean; base?: string; mergedHead?: string; deletedAlready?: boolean },
+): Promise<CleanupReport> {
   const notes: string[] = [];
   const registered = (await listWorktrees(ctx)).some((w) => resolve(w.path) === resolve(lane.path));
   let worktree: CleanupReport["worktree"] = "absent";
@@ -177,7 +181,8 @@ export async function cleanupLane(ctx: RepoContext, lane: Lane, opts: { deleteRe
     const known = opts.mergedHead ?? local ?? tracked;
     // The usual case first (ADR 0430): the remote still at the tip this Host knows, deleted under a
     // lease on it in one push. Only a refused lease asks the remote why (gone, or moved on).
-    const deleted = known ? await deleteRemoteBranch(ctx, lane.branch, known) : null;
+    // Already deleted in the State record's removal push (ADR 0431): nothing to ask.
+    const deleted = opts.deletedAlready ? DELETED : known ? await deleteRemoteBranch(ctx, lane.branch, known) : null;
     const remote = deleted?.code === 0 ? known : await lsRemoteBranch(ctx, lane.branch);
     if (deleted?.code === 0) remoteBranch = "deleted";
     else if (!remote) remoteBranch = "gone";
@@ -193,6 +198,8 @@ export async function cleanupLane(ctx: RepoContext, lane: Lane, opts: { deleteRe
   }
   return { worktree, localBranch, remoteBranch, detail: notes.join(" ") };
 }
+
+const DELETED: GitOutput = { code: 0, stdout: Buffer.alloc(0), stderr: "" };
 
 /** Deletes the remote branch only while it is at `expected` (a lease): a refusal says "stale info" whether it moved on or is gone. */
 function deleteRemoteBranch(ctx: RepoContext, branch: string, expected: string): Promise<GitOutput> {

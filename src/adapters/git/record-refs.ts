@@ -87,23 +87,39 @@ export async function readPaths(ctx: RepoContext, specs: string[]): Promise<(Buf
   return found;
 }
 
+/** One ref to move in a push: to `commit` (null deletes it), only if it is still at `expected` (null: must not exist). */
+export interface RefMove {
+  ref: string;
+  commit: string | null;
+  expected: string | null;
+}
+
 /**
  * Moves `ref` on the remote to `commit` (null deletes it) only if it is still at `expected` (null:
  * must not exist). "lost" when another writer moved it first; any other refusal throws, redacted.
  * Unsigned and without hooks: these refs hold records, not code.
  */
-export async function swapRef(ctx: RepoContext, ref: string, commit: string | null, expected: string | null): Promise<"pushed" | "lost"> {
+export function swapRef(ctx: RepoContext, ref: string, commit: string | null, expected: string | null): Promise<"pushed" | "lost"> {
+  return swapRefs(ctx, [{ ref, commit, expected }]);
+}
+
+/**
+ * swapRef for several refs in one push, each under its own lease, all or none (`--atomic`, ADR
+ * 0431): "lost" when any lease refused, and then nothing moved.
+ */
+export async function swapRefs(ctx: RepoContext, moves: RefMove[]): Promise<"pushed" | "lost"> {
   const res = await ctx.net.call([
     "push",
     "--porcelain",
     "--no-verify",
     "--no-signed",
-    `--force-with-lease=${ref}:${expected ?? ""}`,
+    ...(moves.length > 1 ? ["--atomic"] : []),
+    ...moves.map((m) => `--force-with-lease=${m.ref}:${m.expected ?? ""}`),
     { url: true },
-    `${commit ?? ""}:${ref}`,
+    ...moves.map((m) => `${m.commit ?? ""}:${m.ref}`),
   ]);
   if (res.code === 0) return "pushed";
   const said = `${res.stdout.toString("utf8")}\n${res.stderr}`;
   if (isLostRace(said)) return "lost";
-  throw new Failure("git", ctx.git.redact(`The remote refused the push to ${ref}: ${said.trim().slice(0, 2000)}`));
+  throw new Failure("git", ctx.git.redact(`The remote refused the push to ${moves.map((m) => m.ref).join(", ")}: ${said.trim().slice(0, 2000)}`));
 }

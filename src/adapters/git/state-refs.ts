@@ -15,7 +15,7 @@ import type { StateRead } from "../../ports/workspace";
 import { scrubJsonValue } from "../secret-scan";
 import { transact } from "./branch-txn";
 import { takeTurn } from "./turns";
-import { fetchRecords, lsRemoteRefs, readPaths, swapRef } from "./record-refs";
+import { fetchRecords, lsRemoteRefs, readPaths, swapRef, swapRefs } from "./record-refs";
 import { parseStateFile, serializeState, stateFilePath, stateFileTicket } from "./records";
 import type { RepoContext } from "./repo-context";
 import type { TreeFiles } from "./snapshot";
@@ -284,6 +284,30 @@ export class StateRefs {
         await new Promise((r) => setTimeout(r, (attempt + 1) * (20 + Math.random() * 60)));
       }
       throw new Failure("git", `Other writers kept moving ${ref} on the remote; gave up after ${this.retries + 1} tries. Nothing was overwritten.`);
+    });
+  }
+
+  /**
+   * Removes the ticket's record and deletes `also` in one push, all or none, each under its own
+   * lease (ADR 0431). Tried only from a record whose tip this process knows (its own last write or
+   * read) and that has nothing on the old shared branch; null when not tried, "lost" when a lease
+   * refused (nothing moved: the caller removes the record the usual way, which reads it again).
+   */
+  removeAlong(ticket: number, also: { ref: string; expected: string }): Promise<"pushed" | "lost" | null> {
+    const ref = stateRecordRef(ticket);
+    return takeTurn(`${this.ctx.root}\0${this.ctx.remote}\0${ref}`, async () => {
+      const view = this.views.get(ticket);
+      if (!view?.tip || view.legacyTip) return null;
+      this.listing?.seen.add(ticket);
+      // A record this version cannot read is never rewritten, nor removed (as change() refuses it).
+      await this.current(view, ticket);
+      this.views.delete(ticket);
+      const moved = await swapRefs(this.ctx, [
+        { ref, commit: null, expected: view.tip },
+        { ref: also.ref, commit: null, expected: also.expected },
+      ]);
+      if (moved === "pushed") this.remember(this.views, ticket, { tip: null, files: new Map(), legacyTip: null });
+      return moved;
     });
   }
 

@@ -178,13 +178,17 @@ export async function afterMerge(env: RunEnv, ctx: TicketCtx): Promise<void> {
     const fresh = await tracker.getIssue(ctx.ticket);
     if (fresh?.state === "open") await tracker.closeIssue(ctx.ticket);
   });
-  await removeState(env, ctx.ticket, "merged");
+  // The State record goes first, in the branch's deletion push when it can (ADR 0431), else on its own.
+  let stateRemoved = false;
   if (ctx.lane) {
     const lane = ctx.lane;
     const cleaned = await step(env, ctx, "removing the worktree and branch", () =>
-      workspace.cleanupLane(lane, { deleteRemote: true, base: env.base, mergedHead: ctx.mergedHead ?? undefined }),
+      workspace.cleanupLane(lane, { deleteRemote: true, base: env.base, mergedHead: ctx.mergedHead ?? undefined, removeState: ctx.ticket }),
     );
     if (cleaned) log.info(`#${ctx.ticket}: clean-up: ${cleaned.detail}`);
+    stateRemoved = cleaned?.stateRemoved === true;
+    if (stateRemoved) log.info(`#${ctx.ticket}: State file removed (merged), with the branch`);
   }
+  if (!stateRemoved) await removeState(env, ctx.ticket, "merged");
   log.info(`#${ctx.ticket}: merged`);
 }

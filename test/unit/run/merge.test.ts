@@ -66,6 +66,26 @@ describe("Run: a green ticket merges", () => {
     ]);
   });
 
+  it("removes the State record with the merged branch, in the clean-up, and only once (ADR 0431)", async () => {
+    const n = w.ticket("Spin the widget");
+    await w.run().start();
+    assert.ok(
+      w.ws.calls.some((c) => c.startsWith(`State ${n} removed with agent/${n}-`)),
+      w.ws.calls.join("\n"),
+    );
+    assert.equal(w.remote.stateWrites.filter((s) => s.ticket === n && s.value === null).length, 1);
+    assert.equal(w.state(n), null);
+  });
+
+  it("removes the State record on its own when the clean-up could not take it with the branch", async () => {
+    const n = w.ticket("Spin the widget");
+    w.ws.script.stateWithBranch = false;
+    await w.run().start();
+    assert.ok(!w.ws.calls.some((c) => c.startsWith(`State ${n} removed with`)));
+    assert.equal(w.remote.stateWrites.filter((s) => s.ticket === n && s.value === null).length, 1);
+    assert.equal(w.state(n), null);
+  });
+
   it("keeps one progress comment with one row per Stage", async () => {
     const n = w.ticket("Spin the widget");
     await w.run().start();

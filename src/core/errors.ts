@@ -30,7 +30,9 @@ export type RefusalReason =
   /** The config asks for the OS sandbox (isolation "sandbox") and this Host cannot make one (ADR 0290). */
   | "no-sandbox"
   /** GitHub's rate limit for this token is spent: nothing more can be asked until `details.retryAt`. */
-  | "rate-limited";
+  | "rate-limited"
+  /** A lease written by a newer Ticket Runner holds the ticket: this build cannot judge it (ADR 0421). */
+  | "newer-lease";
 
 // The extension loads its code in more than one bundle (ADR 0301), and a class bundled twice is two
 // classes: isRefusal and isFailure go by a brand every copy shares (Symbol.for), not instanceof.

@@ -9,7 +9,7 @@
 import type { HostIdentity } from "../../ports/host";
 import type { Lease } from "../schemas/lease";
 import type { LeaseRecord } from "../claims/lease-standing";
-import { currentClaim, latestRecord, type ShownClaim } from "./current-claim";
+import { currentClaim, latestRecord, newerHold, type ShownClaim } from "./current-claim";
 import { resetTime } from "../run/naming";
 import { shortDuration, since } from "./durations";
 import { sanitizeFullTitle, sanitizeName, sanitizeTitle } from "./sanitize";
@@ -206,9 +206,27 @@ function contextParts(v: Verdict, local: LocalClaim | undefined, mine: boolean, 
   return CONTEXT_PARTS.filter((p) => on.has(p));
 }
 
+/** A newer build's lease holds the ticket: shown as claimed, with what this build cannot read said in a note. */
+function fromNewer(rec: LeaseRecord, local: LocalClaim | undefined): Verdict {
+  const notes = [
+    `The lease was written by a newer Ticket Runner (lease version ${rec.newer}): this build shows it as a claim and will not take, take over or release the ticket. Update Ticket Runner to read it.`,
+  ];
+  if (local?.alive) notes.push(`A run on this Host still has ${local.runDir}; it yields at its next heartbeat.`);
+  return {
+    section: "claimed-elsewhere",
+    marker: "claimed-elsewhere",
+    runColumn: `◌ newer Ticket Runner · ${sanitizeName(rec.comment.author)}`,
+    holder: null,
+    lease: null,
+    leaseUrl: rec.comment.url,
+    notes,
+  };
+}
+
 export function classifyIssue(issue: BoardIssue, local: LocalClaim | undefined, ctx: ClassifyContext): BoardRow | null {
-  const live = currentClaim(issue.readings, ctx.now);
-  const verdict = live ? fromLive(live, local, ctx) : fromLabels(issue, local, ctx);
+  const newer = newerHold(issue.readings, ctx.now);
+  const live = newer ? null : currentClaim(issue.readings, ctx.now);
+  const verdict = newer ? fromNewer(newer, local) : live ? fromLive(live, local, ctx) : fromLabels(issue, local, ctx);
   if (!verdict) return null;
   const claimed = verdict.section !== "frontier" && verdict.section !== "blocked" && verdict.section !== "needs-person";
   const here = claimed && (verdict.holder?.hostId === ctx.host.id || (local?.alive ?? false));

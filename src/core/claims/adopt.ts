@@ -12,9 +12,9 @@ import { nothingToResume } from "./ended-claim";
 import { sameUser } from "./claim-endings";
 import { leavingHostLabels } from "./host-labels";
 import { archiveTail, renderLeaseComment } from "./lease-comment";
-import { compareClaims, rankClaims } from "./lease-standing";
+import { compareClaims, isNewer, rankClaims } from "./lease-standing";
 import { judge, yieldNow } from "./lifecycle";
-import { claimedElsewhere, claimedLocally, raceLost, runDirMismatch } from "./refusals";
+import { claimedElsewhere, claimedLocally, heldByNewerBuild, raceLost, runDirMismatch } from "./refusals";
 import { isMine, newRunJson, settledAt, takeClaim, type ClaimWon } from "./take-claim";
 
 export async function adoptClaim(ctx: ClaimContext, ticket: number, opts: { runDir?: string } = {}): Promise<ClaimWon> {
@@ -22,6 +22,8 @@ export async function adoptClaim(ctx: ClaimContext, ticket: number, opts: { runD
   const reading = await ctx.read(ticket, { doing: "resuming a claim", again: `ticket-runner resume ${ticket}` });
   const { viewer, standing, issue } = reading;
   const now = ctx.now();
+  const newer = standing.live.find(isNewer);
+  if (newer) throw heldByNewerBuild(ctx.repoName, ticket, newer, "to resume its claim");
   const ours = (r: (typeof standing.live)[number]) =>
     isMine(ctx, r, viewer) ||
     (!!ctx.options.adoptAcrossHosts && ctx.options.holder === "machine" && r.lease?.holder === "machine" && sameUser(r.comment.author, viewer));

@@ -5,7 +5,7 @@
 import type { Log } from "../../ports/log";
 import type { TrackerComment } from "../../ports/tracker";
 import { parseLeaseComment } from "./lease-comment";
-import type { LeaseRecord } from "./lease-standing";
+import { isNewer, type LeaseRecord } from "./lease-standing";
 import type { TrustCache } from "./trust";
 import type { GithubId } from "../schemas/github-id";
 
@@ -36,7 +36,8 @@ export function parseComments(comments: TrackerComment[], repo: string, issue: n
       ignored.push({ commentId: c.id, url: c.url, author: c.author, reason: parsed.reason });
       continue;
     }
-    if (parsed.kind === "finished-legacy") candidates.push({ comment: info(c), lease: null, finished: true });
+    if (parsed.kind === "newer") candidates.push({ comment: info(c), lease: null, finished: false, newer: parsed.version });
+    else if (parsed.kind === "finished-legacy") candidates.push({ comment: info(c), lease: null, finished: true });
     else candidates.push({ comment: info(c), lease: parsed.lease, finished: parsed.finished });
   }
   return { candidates, ignored };
@@ -59,6 +60,18 @@ export async function readLeases(
         reason: `written by ${r.comment.author}, who has no write access to ${ctx.repo}`,
       });
   });
+  for (const r of records.filter(isNewer)) {
+    const key = `${ctx.repo}#${ctx.issue} ${r.comment.id} newer`;
+    if (ctx.warned?.has(key)) continue;
+    ctx.warned?.add(key);
+    ctx.log.warn("a lease from a newer Ticket Runner holds this ticket; this build cannot judge it and leaves the ticket alone (ADR 0421)", {
+      repo: ctx.repo,
+      issue: ctx.issue,
+      comment: r.comment.url,
+      author: r.comment.author,
+      version: r.newer ?? null,
+    });
+  }
   for (const g of ignored) {
     // A claim reads a ticket more than once (read, read-back, heartbeats): each comment is said once.
     const key = `${ctx.repo}#${ctx.issue} ${g.commentId} ${g.reason}`;

@@ -22,6 +22,11 @@ export type LeaseParse =
   | { kind: "lease"; lease: Lease; finished: boolean }
   /** A lease comment with a finished marker or the older bare finished line, but no readable lease JSON. */
   | { kind: "finished-legacy" }
+  /**
+   * A lease written by a newer Ticket Runner (its marker or its lease JSON has a version this build
+   * does not read), not marked finished: a hold this build cannot judge (ADR 0421).
+   */
+  | { kind: "newer"; version: number; reason: string }
   /** Looked like a lease but is not believed: log the reason, count it for nothing. */
   | { kind: "ignored"; reason: string };
 
@@ -63,6 +68,8 @@ export function parseLeaseComment(body: string, expect: { repo: string; issue: n
   }
 
   const finished = lines.some((l) => l.trim() === FINISHED_MARKER || isLegacyFinishedLine(l));
+  // Every version marks a finished record the same way; anything else of a newer grammar may hold the ticket.
+  if (marker.kind === "newer") return finished ? { kind: "finished-legacy" } : { kind: "newer", version: marker.version, reason: marker.reason };
   const json = fencedJson(lines);
   if (json === null) {
     return finished ? { kind: "finished-legacy" } : { kind: "ignored", reason: "lease JSON missing or truncated (no closed ```json block before <details>)" };
@@ -75,8 +82,9 @@ export function parseLeaseComment(body: string, expect: { repo: string; issue: n
     return finished ? { kind: "finished-legacy" } : { kind: "ignored", reason: `malformed lease JSON: ${clip(why)}` };
   }
   const version = typeof raw === "object" && raw !== null ? (raw as { version?: unknown }).version : undefined;
-  if (typeof version === "number" && Number.isInteger(version) && version > LEASE_VERSION) {
-    return { kind: "ignored", reason: `lease version ${version} is newer than this build reads (${LEASE_VERSION})` };
+  if (typeof version === "number" && Number.isSafeInteger(version) && version > LEASE_VERSION) {
+    const reason = `lease version ${version} is newer than this build reads (${LEASE_VERSION})`;
+    return finished ? { kind: "finished-legacy" } : { kind: "newer", version, reason };
   }
   const parsed = leaseSchema.safeParse(raw);
   if (!parsed.success) {

@@ -9,6 +9,8 @@
  *   comment edits are last-writer-wins, so a heartbeat racing the take-over's edit must not revive it.
  * - A machine lease past `expiresAt` is stale: it no longer holds the ticket and may be taken over.
  *   A person's lease (or one without an expiry) is never stale for a machine.
+ * - A lease a newer Ticket Runner wrote (a version this build does not read) is live: it may be a
+ *   claim or a take-over, and this build cannot tell (ADR 0421).
  * - Among live claims the one whose comment landed first wins: GitHub's comment ids grow in the
  *   order comments are created, so everyone who reads the same two leases ranks them the same way,
  *   and a claimer whose write's own answer shows no earlier live claim is the winner (ADR 0380,
@@ -27,11 +29,15 @@ export interface CommentInfo {
   body?: string;
 }
 
-/** One trusted marker comment. `lease` is null for an older finished line without lease JSON. */
+/**
+ * One trusted marker comment. `lease` is null for an older finished line without lease JSON, and for
+ * a lease a newer Ticket Runner wrote (`newer`: its version), which this build cannot read.
+ */
 export interface LeaseRecord {
   comment: CommentInfo;
   lease: Lease | null;
   finished: boolean;
+  newer?: number;
 }
 
 export type Standing = "live" | "stale" | "displaced" | "record";
@@ -56,11 +62,18 @@ function displacedNonces(records: LeaseRecord[]): Set<string> {
 }
 
 export function standingOf(record: LeaseRecord, displaced: Set<string>, now: Date): Standing {
+  // A newer build's lease may be a claim, a take-over naming ours, or a record: this build cannot tell, so it holds (ADR 0421).
+  if (isNewer(record)) return "live";
   const lease = record.lease;
   if (!lease || record.finished || !CLAIM_STATES.has(lease.state)) return "record";
   if (displaced.has(lease.nonce)) return "displaced";
   if (isExpired(lease, now)) return "stale";
   return "live";
+}
+
+/** A lease a newer Ticket Runner wrote and has not marked finished: it holds the ticket for this build (ADR 0421). */
+export function isNewer(record: LeaseRecord): boolean {
+  return record.newer !== undefined && !record.finished;
 }
 
 /** The order claims were stamped in: for display and among one user's own leases; which claim holds a ticket is rankClaims'. */

@@ -9,7 +9,7 @@ import type { ClaimContext } from "./claim-context";
 import type { TicketReading } from "./ticket-reading";
 import { endClaim, standAside, standDown, type Ending, type StandDownResult } from "./claim-endings";
 import { archiveTail, renderLeaseComment } from "./lease-comment";
-import { rankClaims, type LeaseRecord } from "./lease-standing";
+import { isNewer, rankClaims, type LeaseRecord } from "./lease-standing";
 
 export type Verdict = { kind: "held"; record: LeaseRecord } | { kind: "yield"; why: string; state: "race-yielded" | "superseded"; winner: LeaseRecord | null };
 
@@ -27,6 +27,9 @@ export function judge(claim: HeldClaim, reading: TicketReading): Verdict {
   if (record.finished || (state !== "claimed" && state !== "running")) {
     return { kind: "yield", why: `our lease now reads "${record.finished ? "finished" : state}"`, state: "superseded", winner };
   }
+  // A newer build's lease may be a take-over naming ours: this build cannot read it, so it does not hold against it (ADR 0421).
+  const newer = reading.standing.live.find(isNewer);
+  if (newer) return { kind: "yield", why: `a lease from a newer Ticket Runner (version ${newer.newer}) turned up`, state: "race-yielded", winner: newer };
   // Our own lease may have expired (a late heartbeat); it still holds unless someone earlier is live.
   const earlier = reading.standing.live.find((r) => r.lease && r.lease.nonce !== nonce && rankClaims(r, record) < 0);
   if (earlier) return { kind: "yield", why: "an earlier claim turned up", state: "race-yielded", winner: earlier };

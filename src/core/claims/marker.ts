@@ -3,7 +3,7 @@
  * docs/claims.md has the grammar; docs/adr/0041-lease-comment-format.md says why it looks like this.
  */
 
-/** Version of the marker grammar this build writes and reads. A higher version is ignored, logged. */
+/** Version of the marker grammar this build writes and reads. A higher version holds a ticket this build cannot judge (ADR 0421). */
 const MARKER_VERSION = 1;
 export const MARKER_PREFIX = "<!-- ticket-runner:lease";
 export const FINISHED_MARKER = "<!-- ticket-runner:finished -->";
@@ -32,7 +32,11 @@ export function parseTicketInput(text: string): number | null {
   return parseTicketNumber(text.startsWith("#") ? text.slice(1) : text);
 }
 
-export type MarkerParse = { kind: "marker"; repo: string; issue: number; version: number } | { kind: "bad"; reason: string };
+export type MarkerParse =
+  | { kind: "marker"; repo: string; issue: number; version: number }
+  /** A marker of a grammar newer than this build's, naming its repository and issue the way every version has. */
+  | { kind: "newer"; repo: string; issue: number; version: number; reason: string }
+  | { kind: "bad"; reason: string };
 
 /** Parses a line already known to start with MARKER_PREFIX. */
 export function parseMarkerLine(line: string): MarkerParse {
@@ -45,10 +49,11 @@ export function parseMarkerLine(line: string): MarkerParse {
     if (v === null) return { kind: "bad", reason: `unparseable marker version "${clip(versionText)}"` };
     version = v;
   }
-  if (version > MARKER_VERSION) return { kind: "bad", reason: `marker version ${version} is newer than this build reads (${MARKER_VERSION})` };
   if (!repo || !REPO_RE.test(repo)) return { kind: "bad", reason: `marker names no repository ("${clip(repo ?? "")}")` };
   const issue = parseTicketNumber(issueText ?? "");
   if (issue === null) return { kind: "bad", reason: `marker issue "${clip(issueText ?? "")}" is not a positive integer` };
+  if (version > MARKER_VERSION)
+    return { kind: "newer", repo, issue, version, reason: `marker version ${version} is newer than this build reads (${MARKER_VERSION})` };
   return { kind: "marker", repo, issue, version };
 }
 

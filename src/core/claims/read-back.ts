@@ -17,7 +17,7 @@ import type { IssueThread, TrackerComment } from "../../ports/tracker";
 import type { Lease } from "../schemas/lease";
 import type { ClaimContext } from "./claim-context";
 import type { TicketReading } from "./ticket-reading";
-import { standings, type LeaseRecord } from "./lease-standing";
+import { isNewer, standings, type LeaseRecord } from "./lease-standing";
 
 export type ReadBack =
   | { kind: "missing"; back: TicketReading }
@@ -57,7 +57,8 @@ function decide(ctx: ClaimContext, first: TicketReading, back: TicketReading, le
   if (!mine) return { kind: "missing", back };
   const over = overtaken(ctx, first, back, lease.nonce);
   if (over) return { kind: "overtaken", back, mine, ...over };
-  const winner = back.standing.winner;
+  // A newer build's lease, whenever it landed, holds against this build (ADR 0421).
+  const winner = back.standing.live.find(isNewer) ?? back.standing.winner;
   if (winner?.lease?.nonce !== lease.nonce) return { kind: "lost", back, mine, winner };
   return { kind: "won", back, mine };
 }

@@ -8,6 +8,7 @@ import { Refusal, type GitHubRateLimit } from "../errors";
 import type { RunJson } from "../schemas/run-json";
 import type { TicketReading } from "./ticket-reading";
 import type { LeaseRecord } from "./lease-standing";
+import { LEASE_VERSION } from "../schemas/lease";
 
 function when(iso: string): string {
   return `${iso.slice(0, 19).replace("T", " ")} UTC`;
@@ -33,6 +34,7 @@ export interface HolderParts {
 }
 
 export function holderParts(rec: LeaseRecord, now: Date): HolderParts {
+  if (rec.newer !== undefined) return { who: `@${rec.comment.author} with a newer Ticket Runner (lease version ${rec.newer})`, since: null, expiry: null };
   const l = rec.lease;
   if (!l) return { who: `@${rec.comment.author} (a finished record)`, since: null, expiry: null };
   const expiry = !l.expiresAt
@@ -64,6 +66,25 @@ export function claimedElsewhere(repo: string, ticket: number, rec: LeaseRecord,
       `Read that comment first. To take the ticket over anyway (its run is archived, nothing deleted): ${next}`,
     ].join("\n"),
     { link: rec.comment.url, next },
+  );
+}
+
+/** How a person updates Ticket Runner on a Host: in its clone (README, "Use it on your repository"). */
+const UPDATE_COMMAND = "git pull && npm ci && npm run build";
+
+/**
+ * A lease a newer Ticket Runner wrote is live on the ticket: it may be a claim or a take-over, and
+ * this build cannot read which, so it neither takes, takes over, adopts nor releases it (ADR 0421).
+ */
+export function heldByNewerBuild(repo: string, ticket: number, rec: LeaseRecord, doing: string): Refusal {
+  return new Refusal(
+    "newer-lease",
+    [
+      `${repo}#${ticket} is held by a lease @${rec.comment.author} wrote with a newer Ticket Runner (lease version ${rec.newer ?? "?"}, this build reads ${LEASE_VERSION}). This build cannot judge it, so it refused ${doing} and changed nothing.`,
+      `Lease: ${rec.comment.url}`,
+      `Update Ticket Runner on this Host, in its clone: ${UPDATE_COMMAND} (for VS Code, then npm run package and install dist/ticket-runner.vsix), and try again.`,
+    ].join("\n"),
+    { link: rec.comment.url, next: UPDATE_COMMAND },
   );
 }
 

@@ -17,8 +17,8 @@ import type { Lease } from "../schemas/lease";
 import type { ClaimContext } from "./claim-context";
 import type { TicketReading } from "./ticket-reading";
 import { endClaim, readyGoesBack, sameUser } from "./claim-endings";
-import { compareClaims, type LeaseRecord } from "./lease-standing";
-import { claimedElsewhere, heldByExpiredLease, notYoursToRelease } from "./refusals";
+import { compareClaims, isNewer, type LeaseRecord } from "./lease-standing";
+import { claimedElsewhere, heldByExpiredLease, heldByNewerBuild, notYoursToRelease } from "./refusals";
 
 export interface ReleaseReport {
   /** The lease comment marked released, if one of ours was. */
@@ -54,6 +54,8 @@ export async function releaseByHand(ctx: ClaimContext, ticket: number, opts: { r
   const { viewer, standing, issue } = reading;
   const { labels } = ctx.options;
   const now = ctx.now();
+  const newer = standing.live.find(isNewer);
+  if (newer) throw heldByNewerBuild(ctx.repoName, ticket, newer, "to release it");
 
   const mine = standing.live.find((r) => sameUser(r.comment.author, viewer)) ?? null;
   const other = standing.live.find((r) => !sameUser(r.comment.author, viewer)) ?? null;

@@ -20,10 +20,19 @@ import { setAsideEndedRun, type SetAside } from "./ended-claim";
 import { sameUser, standDown } from "./claim-endings";
 import { leavingHostLabels } from "./host-labels";
 import { archiveTail, renderLeaseComment } from "./lease-comment";
-import type { LeaseRecord } from "./lease-standing";
+import { isNewer, type LeaseRecord } from "./lease-standing";
 import { readBack, readBackFromWrite } from "./read-back";
 import { judge, readHeld, yieldNow } from "./lifecycle";
-import { claimRateLimited, claimedElsewhere, claimedLocally, heldHereWithoutRun, overtakenMeanwhile, raceLost, runDirMismatch } from "./refusals";
+import {
+  claimRateLimited,
+  claimedElsewhere,
+  claimedLocally,
+  heldByNewerBuild,
+  heldHereWithoutRun,
+  overtakenMeanwhile,
+  raceLost,
+  runDirMismatch,
+} from "./refusals";
 
 export interface TakeOptions {
   /** Displace live claims held by others (a person's explicit --take-over; never a machine's). */
@@ -132,6 +141,8 @@ async function prepare(ctx: ClaimContext, ticket: number, opts: TakeOptions, dir
       { link: reading.issue.url, next: `ticket-runner start ${ticket}` },
     );
   }
+  const newer = standing.live.find(isNewer);
+  if (newer) throw heldByNewerBuild(ctx.repoName, ticket, newer, opts.takeOver ? "to take it over" : "to claim it");
   const othersLive = standing.live.filter((r) => !isMine(ctx, r, viewer));
   const mineLive = standing.live.filter((r) => isMine(ctx, r, viewer));
   const now = ctx.now();

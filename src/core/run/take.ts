@@ -70,9 +70,10 @@ async function claimWithState(env: RunEnv, issue: TrackerIssue): Promise<Held | 
     attempt = { kind: "lost" as const, reason: `the claim failed: ${errorText(error)}`, error };
   }
   if (attempt.kind === "lost") {
-    // A rival that holds the ticket (it won the race, or held it already) works from this same
-    // record: removing it would strand the rival's ticket where no sweep finds it.
-    const rivalHolds = attempt.refusal?.reason === "race-yielded" || attempt.refusal?.reason === "claimed-elsewhere";
+    // A rival that holds the ticket (it won the race, or held it already, a newer build's included)
+    // works from this same record: removing it would strand the rival's ticket where no sweep finds it.
+    const rival = attempt.refusal?.reason;
+    const rivalHolds = rival === "race-yielded" || rival === "claimed-elsewhere" || rival === "newer-lease";
     if (wroteFresh && !rivalHolds) {
       try {
         // Only our own record goes: a rival that won may already have written its own.

@@ -1,6 +1,7 @@
 import { strict as assert } from "node:assert";
 import { buildBoard } from "../../../src/core/board/build";
 import type { BoardModel, BoardRow } from "../../../src/core/board/types";
+import type { LeaseRecord } from "../../../src/core/claims/lease-standing";
 import { HERE, LAPTOP, NOW, input, issue, lease, local, minutes, oneOfEach, reading } from "./board-fixtures";
 
 function row(model: BoardModel, n: number): BoardRow {
@@ -226,5 +227,18 @@ describe("board model: claims and records", () => {
     const l = lease(21, { host: HERE, expiresAt: minutes(-90) });
     const model = buildBoard(input([issue(21, { labels: ["in-progress"], readings: [reading(l)] })]));
     assert.equal(row(model, 21).section, "stranded");
+  });
+
+  it("shows a lease a newer Ticket Runner wrote as a claim held elsewhere, with its link and a note, even before an earlier claim of ours (ADR 0421)", () => {
+    const ours = reading(lease(22, { host: HERE }), "4294967300");
+    const newer: LeaseRecord = { ...reading(lease(22, { user: "bob" }), "4294967400"), lease: null, newer: 2 };
+    const model = buildBoard(input([issue(22, { labels: ["in-progress"], assignees: ["bob"], readings: [ours, newer] })]));
+    const r = row(model, 22);
+    assert.equal(r.section, "claimed-elsewhere");
+    assert.equal(r.marker, "claimed-elsewhere");
+    assert.equal(r.runColumn, "◌ newer Ticket Runner · bob");
+    assert.equal(r.leaseUrl, newer.comment.url);
+    assert.equal(r.mine, false);
+    assert.match(r.notes.join("\n"), /newer Ticket Runner \(lease version 2\).*will not take, take over or release/);
   });
 });

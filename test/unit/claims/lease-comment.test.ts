@@ -55,10 +55,8 @@ describe("claims: lease comment", () => {
     assert.match(ignored(good.replace('"nonce"', '"nonce" oops')), /malformed lease JSON/);
     assert.match(ignored(leaseBody({ issue: 13 }).replace("acme/widgets#13", "acme/widgets#12")), /names acme\/widgets#13/);
     assert.match(ignored(leaseBody(), { repo: "acme/widgets", issue: 99 }), /marker names acme\/widgets#12/);
-    assert.match(ignored(good.replace("ticket-runner:lease acme", "ticket-runner:lease v2 acme")), /version 2 is newer/);
     assert.match(ignored(good.replace("ticket-runner:lease acme", "ticket-runner:lease vX acme")), /unparseable marker version/);
     assert.match(ignored(good.replace("acme/widgets#12 -->", "acme/widgets#12")), /unparseable lease marker/);
-    assert.match(ignored(good.replace(/"version": 1/, '"version": 7')), /lease version 7 is newer/);
     assert.match(ignored(`<details>\n${good}\n</details>`), /quoted inside <details>/);
     assert.match(ignored(`> quoting:\n${good}`), /not on the first line/);
     assert.match(ignored(good + "\n" + "x".repeat(65_536)), /over GitHub's 65536/);
@@ -67,6 +65,26 @@ describe("claims: lease comment", () => {
     }
     assert.match(ignored(good.replace('"state": "claimed"', '"state": "dancing"')), /schema at state/);
     assert.deepEqual(parseLeaseComment("just a comment", ON), { kind: "none" });
+  });
+
+  it("reads a lease of a newer version, marker or JSON, as a hold it cannot judge, unless it is marked finished (ADR 0421)", () => {
+    const good = leaseBody();
+    const newerMarker = parseLeaseComment(good.replace("ticket-runner:lease acme", "ticket-runner:lease v2 acme"), ON);
+    assert.equal(newerMarker.kind, "newer");
+    assert.equal(newerMarker.kind === "newer" && newerMarker.version, 2);
+    assert.match(newerMarker.kind === "newer" ? newerMarker.reason : "", /marker version 2 is newer/);
+    const newerJson = parseLeaseComment(good.replace(/"version": 1/, '"version": 7'), ON);
+    assert.equal(newerJson.kind, "newer");
+    assert.equal(newerJson.kind === "newer" && newerJson.version, 7);
+    // Whatever else a newer lease holds, what this build cannot read is not a reason to ignore it.
+    assert.equal(
+      parseLeaseComment(good.replace(/"version": 1/, '"version": 2, "shape": "new"').replace('"state": "claimed"', '"state": "dancing"'), ON).kind,
+      "newer",
+    );
+    assert.deepEqual(parseLeaseComment(`${good.replace(/"version": 1/, '"version": 2')}\n${FINISHED_MARKER}`, ON), { kind: "finished-legacy" });
+    // A newer marker still has to name this issue; one quoted or naming another issue is ignored as before.
+    assert.match(ignored(good.replace("ticket-runner:lease acme/widgets#12", "ticket-runner:lease v2 acme/widgets#13")), /marker names acme\/widgets#13/);
+    assert.match(ignored(`> quoting:\n${good.replace(/"version": 1/, '"version": 2')}`), /not on the first line/);
   });
 
   it("parses ticket numbers only in canonical positive form", () => {

@@ -339,6 +339,7 @@ async function main(): Promise<void> {
   if (process.argv.includes("--verbose"))
     for (const [what, n] of single.gitBySteps) if (!network.test(what)) console.log(`    ${what}${n > 1 ? ` ×${n}` : ""}`);
   if (process.argv.includes("--one")) {
+    console.log(`  CPU: ${cpuLine(single)}`);
     if (missed.length > 0) {
       console.log(`MISSED: ${missed.join("; ")}`);
       process.exitCode = 1;

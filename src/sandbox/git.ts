@@ -112,12 +112,14 @@ export async function revParse(gitDir: string, ref: string): Promise<string | nu
   return r.code === 0 ? r.stdout.trim() : null;
 }
 
-export async function listRefs(gitDir: string): Promise<Map<string, string>> {
-  const out = await gitOk(["for-each-ref", "--format=%(refname) %(objectname)"], { gitDir });
+/** Every ref and its object, or only those named (`names`: whole ref names; none: an empty map). */
+export async function listRefs(gitDir: string, names?: string[]): Promise<Map<string, string>> {
+  if (names?.length === 0) return new Map();
+  const out = await gitOk(["for-each-ref", "--format=%(refname) %(objectname)", ...(names ? ["--", ...names] : [])], { gitDir });
   const refs = new Map<string, string>();
   for (const line of out.split("\n")) {
     const [name, sha] = line.split(" ");
-    if (name && sha) refs.set(name, sha);
+    if (name && sha && (!names || names.includes(name))) refs.set(name, sha);
   }
   return refs;
 }

@@ -14,6 +14,8 @@ import { gitEnv, gitExecPath, listRefs } from "../git";
 import { repoKey } from "../model";
 import type { RepoRec } from "../model";
 import { pushRuleEnv } from "../push-rules";
+import { readPushCommands, updatedRefs } from "../push-commands";
+import type { PushCommand, PushRequest } from "../push-commands";
 import { onPushed } from "../pushes";
 import { advertisementPreamble, answerHeaders, inflateFile, isGzip, routeOf, serviceArgs } from "../smart-http";
 import type { Service } from "../smart-http";
@@ -70,24 +72,61 @@ export async function handleGitHttp(
     res.end(route.body);
     return route.status;
   }
-  const before = route.kind === "rpc" && route.service === "receive-pack" ? await listRefs(app.gitDir(repo)) : null;
-  const status = await runService(app, req, res, repo, route, rest, query, login ?? "anonymous");
+  // What a push changed: from its commands and receive-pack's own report (ADR 0432), else from a
+  // listing of every ref before and after.
+  const push: Push | null = route.kind === "rpc" && route.service === "receive-pack" ? { request: null, before: null, answer: [], answered: 0 } : null;
+  const beforeService = push
+    ? async (body: SpooledBody): Promise<void> => {
+        push.request = await readPushCommands(body.path).catch(() => null);
+        if (!push.request) push.before = await listRefs(app.gitDir(repo));
+      }
+    : null;
+  const status = await runService(app, req, res, repo, route, rest, query, login ?? "anonymous", beforeService, push);
   // The response stays open until the push's effects (PR heads, CI, closed issues) are recorded,
   // so a client that reads the API right after `git push` returns sees them.
   try {
-    if (before) await afterPush(app, repo, before, login ?? "anonymous");
+    if (push && (push.request || push.before)) await afterPush(app, repo, push, login ?? "anonymous");
   } finally {
     res.end();
   }
   return status;
 }
 
-async function afterPush(app: App, repo: RepoRec, before: Map<string, string>, login: string): Promise<void> {
+/** One push on its way: its commands (or every ref before it), and receive-pack's answer as it went out. */
+interface Push {
+  request: PushRequest | null;
+  before: Map<string, string> | null;
+  answer: Buffer[];
+  /** Bytes of the answer; past ANSWER_KEPT none is kept, and the refs are looked at instead. */
+  answered: number;
+}
+
+const ANSWER_KEPT = 1024 * 1024;
+
+async function afterPush(app: App, repo: RepoRec, push: Push, login: string): Promise<void> {
+  const updates = push.request ? await commandsApplied(app, repo, push, push.request) : await refsChanged(app, repo, push.before!);
+  if (updates.length) await onPushed(app, repo, updates, login);
+}
+
+/** The commands receive-pack reports done; with no report that reads whole, those whose ref is now at the command's new value. */
+async function commandsApplied(app: App, repo: RepoRec, push: Push, request: PushRequest): Promise<RefUpdate[]> {
+  const reported = push.answered <= ANSWER_KEPT ? updatedRefs(Buffer.concat(push.answer), request.sideBand) : null;
+  const now = reported
+    ? null
+    : await listRefs(
+        app.gitDir(repo),
+        request.commands.map((c) => c.ref),
+      );
+  const done = (c: PushCommand): boolean => (reported ? reported.has(c.ref) : (now!.get(c.ref) ?? null) === c.new);
+  return request.commands.filter((c) => c.old !== c.new && done(c)).map((c) => ({ ref: c.ref, before: c.old, after: c.new }));
+}
+
+async function refsChanged(app: App, repo: RepoRec, before: Map<string, string>): Promise<RefUpdate[]> {
   const after = await listRefs(app.gitDir(repo));
   const updates: RefUpdate[] = [];
   for (const [ref, sha] of after) if (before.get(ref) !== sha) updates.push({ ref, before: before.get(ref) ?? null, after: sha });
   for (const [ref, sha] of before) if (!after.has(ref)) updates.push({ ref, before: sha, after: null });
-  if (updates.length) await onPushed(app, repo, updates, login);
+  return updates;
 }
 
 async function runService(
@@ -99,6 +138,8 @@ async function runService(
   rest: string,
   query: string,
   remoteUser: string,
+  beforeService: ((body: SpooledBody) => Promise<void>) | null,
+  push: Push | null,
 ): Promise<number> {
   // The environment http-backend's CGI request gave the service (it passed its own on): the
   // service's hooks, and the tests that find the sandbox's git processes, read it.
@@ -126,8 +167,9 @@ async function runService(
   try {
     if (body && !inflated) return plain(res, 400, "The request body is not valid gzip.");
     if (inflated) env.CONTENT_LENGTH = String(inflated.size);
+    if (inflated && beforeService) await beforeService(inflated);
     const preamble = route.kind === "advertise" ? advertisementPreamble(route.service, env.GIT_PROTOCOL) : Buffer.alloc(0);
-    return await serveFromService(app, res, app.gitDir(repo), route, env, inflated, preamble, await gitExecPath());
+    return await serveFromService(app, res, app.gitDir(repo), route, env, inflated, preamble, await gitExecPath(), push);
   } finally {
     await Promise.all([body?.remove(), inflated?.remove()]);
   }
@@ -161,6 +203,7 @@ function serveFromService(
   body: SpooledBody | null,
   preamble: Buffer,
   execPath: string,
+  push: Push | null,
 ): Promise<number> {
   // stop() may have ended every group while this body was read: start no new one.
   if (app.stopping) return Promise.resolve(plain(res, 503, "The sandbox is stopping."));
@@ -189,6 +232,10 @@ function serveFromService(
       if (preamble.length) res.write(preamble);
     });
     child.stdout.on("data", (chunk: Buffer) => {
+      if (push) {
+        push.answered += chunk.length;
+        if (push.answered <= ANSWER_KEPT) push.answer.push(chunk);
+      }
       if (!res.destroyed) res.write(chunk);
     });
     child.stderr.on("data", () => undefined);

@@ -102,6 +102,18 @@ describe("sandbox pull requests", function () {
     assert.match(e.message, /Head branch was modified/);
   });
 
+  it("a push receive-pack takes in part moves the PR head only for the ref it took (its report, ADR 0432)", async () => {
+    const sha = await branch("feature/part", "part.txt", "part\n");
+    const pr = (await w.as("bob").pulls.create({ ...repo, head: "feature/part", base: "main", title: "Part" })).data;
+    const pullRef = `refs/pull/${pr.number}/head`;
+    const next = await commitFile(dir, "part2.txt", "part2\n", "more part");
+    // Not atomic: receive-pack takes the branch and refuses the hidden ref, in one push.
+    await assert.rejects(gitOk(["push", "--quiet", "origin", `${next}:refs/heads/feature/part`, `${sha}:refs/pull/1/head`], dir), /hidden ref/);
+    assert.equal((await gitOk(["ls-remote", "origin", "refs/heads/feature/part"], dir)).split("\t")[0], next);
+    assert.equal((await w.as("bob").pulls.get({ ...repo, pull_number: pr.number })).data.head.sha, next);
+    assert.equal((await gitOk(["ls-remote", "origin", pullRef], dir)).split("\t")[0], next);
+  });
+
   it("merge (merge commit) closes issues named by closing keywords and deletes the head with delete_branch_on_merge", async () => {
     const issue = (await w.as("bob").issues.create({ ...repo, title: "to be fixed" })).data.number;
     await w.as("alice").repos.update({ ...repo, delete_branch_on_merge: true });

@@ -48,8 +48,12 @@ export interface LockHolder {
 }
 
 export type LockAcquire =
-  /** `tookOverFrom`: abandoned holders on this Host (process gone or pid reused) whose lock was taken over. */
-  | { ok: true; tookOverFrom?: LockHolder[] }
+  /**
+   * `tookOverFrom`: abandoned holders on this Host (process gone or pid reused) whose lock was taken over.
+   * `peers`: with lockScope "host", the Runs of other Hosts whose locks were held when this one was
+   * taken, oldest first (absent: none). The Run spreads its first picks by them (ADR 0441).
+   */
+  | { ok: true; tookOverFrom?: LockHolder[]; peers?: LockHolder[] }
   /** `refusal` says who holds it and how it is freed (a person, for a lock held elsewhere). */
   | { ok: false; standing: LockStanding; holder: LockHolder; refusal?: Refusal };
 

@@ -25,6 +25,10 @@ export class FakeRemote {
   transcripts = new Map<string, string[]>();
   lock: LockFile = { held: false };
   lockHistory: string[] = [];
+  /** Other Hosts' held locks (lockScope "host"), as acquireLock reports them: its `peers` (ADR 0441). */
+  peerLocks: LockHolder[] = [];
+  /** Called once a Run's lock is taken (tests play what other Hosts do meanwhile). */
+  onLockTaken: () => void = () => {};
   /** Called after every successful push of a branch (tests link it to pull requests and CI). */
   onPush: (branch: string, head: string) => void = () => {};
   /** Make State writes fail: return an Error to throw for this ticket/next value. */
@@ -363,7 +367,7 @@ export class FakeWorkspace implements Workspace {
     return this.remote.lock;
   }
 
-  async acquireLock(holder: LockHolder): Promise<{ ok: true } | { ok: false; standing: LockStanding; holder: LockHolder }> {
+  async acquireLock(holder: LockHolder): Promise<{ ok: true; peers?: LockHolder[] } | { ok: false; standing: LockStanding; holder: LockHolder }> {
     const lock = this.remote.lock;
     if (lock.held) {
       const standing = this.lockStanding(holder, lock);
@@ -371,7 +375,8 @@ export class FakeWorkspace implements Workspace {
     }
     this.remote.lock = { held: true, ...holder };
     this.remote.lockHistory.push(`held by ${holder.runId}`);
-    return { ok: true };
+    this.remote.onLockTaken();
+    return this.remote.peerLocks.length > 0 ? { ok: true, peers: [...this.remote.peerLocks] } : { ok: true };
   }
 
   async releaseLock(runId: string): Promise<void> {

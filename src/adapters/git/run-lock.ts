@@ -27,7 +27,8 @@ export type LockScope = "target" | "host";
 const TARGET_LOCK_FILE = "lock.json";
 const HOST_LOCK_FILE = /^lock-[A-Za-z0-9._-]+\.json$/;
 
-export type AcquireResult = { ok: true; tookOverFrom: LockHolder[] } | { ok: false; standing: LockStanding; holder: LockHolder; refusal: Refusal };
+export type AcquireResult =
+  { ok: true; tookOverFrom: LockHolder[]; peers?: LockHolder[] } | { ok: false; standing: LockStanding; holder: LockHolder; refusal: Refusal };
 
 function hostLockFile(hostId: string): string {
   return `lock-${hostId.replace(/[^A-Za-z0-9._-]/g, "_")}.json`;
@@ -112,11 +113,13 @@ export class RunLock {
   acquire(holder: LockHolder): Promise<AcquireResult> {
     return transact<AcquireResult>(this.ctx, LOCK_BRANCH, { retries: 5, keepHistory: true, pushed: this.remember }, async (files) => {
       const tookOver: LockHolder[] = [];
-      for (const [path, lock] of await this.relevant(files)) {
+      const { relevant, peers } = await this.lockFiles(files);
+      const others = peers.length > 0 ? { peers } : {};
+      for (const [path, lock] of relevant) {
         const held = holderOf(lock);
         if (!held) continue;
         const standing = await this.standingOf(held, holder);
-        if (standing === "mine") return { changed: false, message: "", value: { ok: true, tookOverFrom: [] } };
+        if (standing === "mine") return { changed: false, message: "", value: { ok: true, tookOverFrom: [], ...others } };
         if (standing === "running") return { changed: false, message: "", value: { ok: false, standing, holder: held, refusal: runningRefusal(held) } };
         if (standing === "elsewhere") {
           const refusal = elsewhereRefusal(held, path, githubBlobLink(await remoteUrl(this.ctx), LOCK_BRANCH, path));
@@ -126,7 +129,7 @@ export class RunLock {
         if (path !== this.file) files.set(path, await writeBlob(this.ctx, FREE_JSON));
       }
       files.set(this.file, await this.lockBlob(heldJson(holder)));
-      return { changed: true, message: heldMessage(holder, tookOver), value: { ok: true, tookOverFrom: tookOver } };
+      return { changed: true, message: heldMessage(holder, tookOver), value: { ok: true, tookOverFrom: tookOver, ...others } };
     });
   }
 
@@ -166,19 +169,30 @@ export class RunLock {
     });
   }
 
-  /** The lock files this Run must respect, parsed; an unreadable one refuses the take, left in place. */
-  private async relevant(files: TreeFiles): Promise<[string, LockFile][]> {
+  /**
+   * The lock files this Run must respect, parsed (an unreadable one refuses the take, left in place),
+   * and, with lockScope "host", the other Hosts' held locks, its peers (an unreadable one is no peer),
+   * oldest first. One read of the blobs for both.
+   */
+  private async lockFiles(files: TreeFiles): Promise<{ relevant: [string, LockFile][]; peers: LockHolder[] }> {
     const paths = [...files.keys()].filter((p) => p === TARGET_LOCK_FILE || p === this.file || (this.scope === "target" && HOST_LOCK_FILE.test(p)));
+    const peerPaths = this.scope === "host" ? [...files.keys()].filter((p) => p !== this.file && HOST_LOCK_FILE.test(p)) : [];
     const blobs = await readBlobs(
       this.ctx,
-      paths.map((p) => files.get(p)!),
+      [...paths, ...peerPaths].map((p) => files.get(p)!),
     );
-    const out: [string, LockFile][] = [];
+    const relevant: [string, LockFile][] = [];
     for (const path of paths) {
       const parsed = parseLockFile(blobs.get(files.get(path)!) ?? "");
       if (!parsed.ok) throw corruptLockRefusal(path, parsed.reason, githubBlobLink(await remoteUrl(this.ctx), LOCK_BRANCH, path));
-      out.push([path, parsed.lock]);
+      relevant.push([path, parsed.lock]);
     }
-    return out;
+    const me = this.host.identity().id;
+    const peers = peerPaths
+      .map((path) => parseLockFile(blobs.get(files.get(path)!) ?? ""))
+      .map((parsed) => (parsed.ok ? holderOf(parsed.lock) : null))
+      .filter((h): h is LockHolder => h !== null && h.host.id !== me)
+      .sort((a, b) => a.startedAt.localeCompare(b.startedAt));
+    return { relevant, peers };
   }
 }

@@ -44,6 +44,44 @@ export function spreadOrder<T>(lowestFirst: T[], window: number, key: string): T
   return [...head.slice(start), ...head.slice(0, start), ...lowestFirst.slice(w)];
 }
 
+/**
+ * The order of a Run's first fill when other Hosts' Runs started with it (ADR 0441): from the
+ * ticket `anchor` on, lowest first, then back to the lowest it passed over. The anchor is a ticket
+ * number, not a place in the list, so that the other Runs' claims landing meanwhile (their tickets
+ * leave the Frontier) do not move it.
+ */
+export function firstFillOrder<T extends { number: number }>(lowestFirst: T[], anchor: number): T[] {
+  return [...lowestFirst.filter((i) => i.number >= anchor), ...lowestFirst.filter((i) => i.number < anchor)];
+}
+
+/**
+ * Where a Run's first picks start (ADR 0441): the Frontier as the Run saw it as it started
+ * (`snapshot`, lowest first, read before any Run started with it could claim), and the starts of
+ * the other Hosts' Runs its lock showed. Those started within `START_TOGETHER_MS` of it took their
+ * locks first and reach for the head of that Frontier, `lanes` tickets each, so this one starts
+ * past them (at most `MAX_SPREAD - 1` places in, wrapping on a short Frontier). null: from the
+ * lowest, as a Run alone does.
+ */
+export function firstFillAnchor(snapshot: number[], peerStarts: string[], startedAt: string, lanes: number): number | null {
+  const mine = Date.parse(startedAt);
+  const together = peerStarts.filter((s) => Math.abs(Date.parse(s) - mine) <= START_TOGETHER_MS).length;
+  const offset = Math.min(together * lanes, MAX_SPREAD - 1);
+  if (offset === 0 || snapshot.length === 0) return null;
+  return snapshot[offset % snapshot.length]!;
+}
+
+/** The Frontier's ticket numbers, lowest first, or null when it cannot be read now (the Run's own reads say why later). */
+export async function frontierSnapshot(tracker: Tracker, config: Config): Promise<number[] | null> {
+  try {
+    return (await frontierCandidates(tracker, config, new Set())).map((i) => i.number);
+  } catch {
+    return null;
+  }
+}
+
+/** Runs whose starts are this close started together: they pick their first tickets at the same moment (ADR 0441). */
+export const START_TOGETHER_MS = 60_000;
+
 /** Open ready issues, lowest number first, not in `exclude`. The list is asked again each call: other Hosts move it. */
 export async function frontierCandidates(tracker: Tracker, config: Config, exclude: ReadonlySet<number>): Promise<TrackerIssue[]> {
   const open = await tracker.listOpenIssues([config.labels.ready]);

@@ -9,7 +9,7 @@ import type { Config } from "../schemas/config";
 import { PRODUCT_VERSION } from "../version";
 import type { RunDeps, RunEnv } from "./context";
 import { errorText } from "./context";
-import { labelTrust } from "./frontier";
+import { firstFillAnchor, frontierSnapshot, labelTrust } from "./frontier";
 import { drainLanes } from "./lanes";
 import { MergeTrain } from "./merge-train";
 import { runIdFor } from "./naming";
@@ -144,6 +144,9 @@ export class Run {
         unavailable: this.env.flags.unavailable,
         extraLines: extra,
       });
+    // With lockScope "host", the Frontier as this Run starts, before any Run started with it can
+    // have claimed: where its first picks start is read from it (ADR 0441). Beside the refusals.
+    const startFrontier = this.narrowed === null && this.config.lockScope === "host" ? frontierSnapshot(tracker, this.config) : null;
     await this.refuseEarly();
 
     const holder: LockHolder = {
@@ -175,8 +178,26 @@ export class Run {
         rows.push(row);
         this.events.emit({ kind: "ticket-ended", lane, ticket: row.ticket, ending: row.ending, line: row.line, at: clock.now().toISOString() });
       };
-      const sources = new TicketSources(this.env, stranded, this.narrowed, trust, (ticket, reason) =>
-        record({ ticket, ending: "skipped", line: reason }, null),
+      // Other Hosts' Runs seen in the lock spread this one's first picks (ADR 0441); a narrowed Run picks only its own list.
+      const peers = lock.peers ?? [];
+      const snapshot = (await startFrontier) ?? [];
+      const company = {
+        anchor: firstFillAnchor(
+          snapshot,
+          peers.map((p) => p.startedAt),
+          holder.startedAt,
+          this.laneCount,
+        ),
+        picks: this.laneCount,
+        others: peers.length > 0,
+      };
+      const sources = new TicketSources(
+        this.env,
+        stranded,
+        this.narrowed,
+        trust,
+        (ticket, reason) => record({ ticket, ending: "skipped", line: reason }, null),
+        company,
       );
       await drainLanes(this.env, this.laneCount, sources, record, this.killed);
     } catch (error) {

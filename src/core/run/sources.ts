@@ -5,12 +5,25 @@
  */
 import type { RunEnv, TrustCheck } from "./context";
 import { errorText } from "./context";
-import { MAX_SPREAD, eligibility, frontierCandidates, spreadOrder } from "./frontier";
+import { MAX_SPREAD, eligibility, firstFillOrder, frontierCandidates, spreadOrder } from "./frontier";
 import { guardCriteria } from "./guards";
 import type { StrandedTicket } from "./sweep";
 import type { Candidate } from "./take";
 
 export type SkipReporter = (ticket: number, reason: string) => void;
+
+/**
+ * What the Run's lock showed of other Hosts' Runs (ADR 0441): `anchor`, the ticket its first
+ * `picks` Frontier picks start from (firstFillAnchor; null: the lowest), and whether any other
+ * Host's Run holds a lock at all.
+ */
+export interface Company {
+  anchor: number | null;
+  picks: number;
+  others: boolean;
+}
+
+export const ALONE: Company = { anchor: null, picks: 0, others: false };
 
 export class TicketSources {
   private readonly stranded: StrandedTicket[];
@@ -18,7 +31,7 @@ export class TicketSources {
    * How many of the lowest Frontier tickets a pick chooses among (ADR 0182): 1 (strictly lowest
    * first) until a take is lost to a rival, then wider with every loss.
    */
-  private spread = 1;
+  private spread: number;
   private picks = 0;
 
   constructor(
@@ -27,8 +40,11 @@ export class TicketSources {
     private readonly narrowed: number[] | null,
     private readonly trust: TrustCheck,
     private readonly skip: SkipReporter,
+    private readonly company: Company = ALONE,
   ) {
     this.stranded = [...stranded].sort((a, b) => a.ticket - b.ticket);
+    // A Run that knows from its lock that it is not alone starts as wide as one lost take would make it.
+    this.spread = company.others ? 4 : 1;
   }
 
   /** A Frontier ticket was lost to another claimer: others are reaching for the same head of the queue. */
@@ -102,7 +118,10 @@ export class TicketSources {
       return null;
     }
     this.picks += 1;
-    const order = spreadOrder(open, this.spread, `${this.env.deps.host.identity().id}:${this.env.runId}:${this.picks}`);
+    const order =
+      this.picks <= this.company.picks && this.company.anchor !== null
+        ? firstFillOrder(open, this.company.anchor)
+        : spreadOrder(open, this.spread, `${this.env.deps.host.identity().id}:${this.env.runId}:${this.picks}`);
     for (const issue of order) {
       if (await this.passesGuard(issue, seen, false)) return { kind: "frontier", issue };
     }

@@ -173,8 +173,16 @@ describe("workspace: the Run lock", () => {
     const onDesk = workspaceOn(await fx.clone("desk"), { host: desk, lockScope: "host" });
     const onVm = workspaceOn(await fx.clone("vm"), { host: vm, lockScope: "host" });
 
-    assert.ok((await onDesk.acquireLock(await holderFor(desk, "run-desk"))).ok);
-    assert.ok((await onVm.acquireLock(await holderFor(vm, "run-vm"))).ok, "another Host runs at the same time");
+    const deskTake = await onDesk.acquireLock(await holderFor(desk, "run-desk"));
+    assert.ok(deskTake.ok);
+    assert.equal(deskTake.peers, undefined, "the first Host sees no other Run");
+    const vmTake = await onVm.acquireLock(await holderFor(vm, "run-vm"));
+    assert.ok(vmTake.ok, "another Host runs at the same time");
+    // The second sees the first's Run, and spreads its first picks by it (ADR 0441).
+    assert.deepEqual(
+      vmTake.peers?.map((p) => [p.host.id, p.runId]),
+      [[desk.identity().id, "run-desk"]],
+    );
     const files = (await git(fx.remote, ["ls-tree", "--name-only", BRANCH])).split("\n");
     assert.deepEqual(files, [`lock-${desk.identity().id}.json`, `lock-${vm.identity().id}.json`]);
     const vmLock = await onVm.readLock();

@@ -1,7 +1,8 @@
 import { strict as assert } from "node:assert";
 import fc from "fast-check";
 import { Refusal } from "../../../src/core/errors";
-import { MAX_SPREAD, spreadOrder } from "../../../src/core/run/frontier";
+import { MAX_SPREAD, START_TOGETHER_MS, firstFillAnchor, firstFillOrder, spreadOrder } from "../../../src/core/run/frontier";
+import type { LockHolder } from "../../../src/ports/workspace";
 import { World } from "./world";
 
 describe("Run: Hosts spread over the head of the Frontier", () => {
@@ -61,5 +62,119 @@ describe("Run: a Host that loses a take to another Host spreads its picks", () =
       left.splice(left.indexOf(n), 1);
     }
     assert.notDeepEqual(order.slice(1), tickets.slice(1), "the picks are spread");
+  });
+});
+
+describe("Run: Hosts started together spread their first picks (ADR 0441)", () => {
+  const issues = (ns: number[]) => ns.map((number) => ({ number }));
+
+  it("the first fill's order starts at the anchor ticket, goes on lowest first, then back to those passed over", () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.integer({ min: 1, max: 10_000 })), fc.integer({ min: 1, max: 10_000 }), (xs, anchor) => {
+        const lowestFirst = issues([...xs].sort((a, b) => a - b));
+        const out = firstFillOrder(lowestFirst, anchor).map((i) => i.number);
+        assert.deepEqual(
+          [...out].sort((a, b) => a - b),
+          lowestFirst.map((i) => i.number),
+        );
+        const from = lowestFirst.find((i) => i.number >= anchor);
+        if (from) assert.equal(out[0], from.number);
+      }),
+    );
+    assert.deepEqual(
+      firstFillOrder(issues([1, 2, 3, 4, 5]), 3).map((i) => i.number),
+      [3, 4, 5, 1, 2],
+    );
+    // Another Run's claims took 1 and 2 off the Frontier meanwhile: the anchor is a ticket, not a place.
+    assert.deepEqual(
+      firstFillOrder(issues([3, 4, 5, 6]), 3).map((i) => i.number),
+      [3, 4, 5, 6],
+    );
+  });
+
+  it("starts past the Lanes of each other Host's Run started within a minute of it, never more than MAX_SPREAD - 1 places in", () => {
+    const t0 = Date.parse("2026-12-02T06:00:00Z");
+    const at = (ms: number) => new Date(t0 + ms).toISOString();
+    const frontier = Array.from({ length: 30 }, (_, i) => 101 + i);
+    assert.equal(firstFillAnchor(frontier, [], at(0), 2), null, "alone: from the lowest");
+    assert.equal(firstFillAnchor(frontier, [at(-800)], at(0), 2), 103, "second of two");
+    assert.equal(firstFillAnchor(frontier, [at(-1500), at(-900), at(-300)], at(0), 2), 107, "fourth of four");
+    assert.equal(firstFillAnchor(frontier, [at(-START_TOGETHER_MS - 1), at(-2_000)], at(0), 2), 103, "a Run started long before is busy with its own tickets");
+    assert.equal(firstFillAnchor(frontier, [at(-START_TOGETHER_MS - 1)], at(0), 2), null);
+    assert.equal(
+      firstFillAnchor(
+        frontier,
+        Array.from({ length: 12 }, (_, i) => at(-i * 100)),
+        at(0),
+        4,
+      ),
+      101 + MAX_SPREAD - 1,
+    );
+    assert.equal(firstFillAnchor([101, 102, 103], [at(-1), at(-2)], at(0), 2), 102, "a short Frontier wraps");
+    assert.equal(firstFillAnchor([], [at(-1)], at(0), 2), null);
+  });
+});
+
+describe("Run: a Run that knows from its lock it is not alone spreads from its first pick (ADR 0441)", () => {
+  let w: World;
+  beforeEach(() => (w = new World()));
+  afterEach(() => w.dispose());
+
+  const claimed = (): number[] => w.gate.calls.filter((c) => c.startsWith("claim #")).map((c) => Number(c.slice("claim #".length)));
+  const peer = (host: string, startedAt: Date): LockHolder => ({
+    host: { id: host, name: host, kind: "workstation" },
+    pid: 4242,
+    command: "ticket-runner run",
+    runId: `run-${host}`,
+    startedAt: startedAt.toISOString(),
+    processStartTime: null,
+  });
+
+  beforeEach(() => (w.config = { ...w.config, lockScope: "host" }));
+
+  it("second of two Runs started together, 2 Lanes: its first two picks are the third and fourth tickets", async () => {
+    const tickets = Array.from({ length: 8 }, (_, i) => w.ticket(`T${i}`));
+    w.remote.peerLocks = [peer("host-a", w.clock.now())];
+    await w.run({ lanes: 2 }).start();
+    const order = claimed();
+    assert.deepEqual(
+      [...order.slice(0, 2)].sort((a, b) => a - b),
+      tickets.slice(2, 4),
+      `first picks ${order.slice(0, 2).join(", ")}`,
+    );
+    assert.deepEqual(
+      [...order].sort((a, b) => a - b),
+      tickets,
+      "and then every ticket, the passed-over ones included",
+    );
+  });
+
+  it("the peer's claims landing between its start and its first pick do not move where it starts", async () => {
+    const tickets = Array.from({ length: 8 }, (_, i) => w.ticket(`T${i}`));
+    w.remote.peerLocks = [peer("host-a", w.clock.now())];
+    // The first Run's two claims take its tickets off the Frontier while this one takes its lock.
+    w.remote.onLockTaken = () => {
+      for (const n of tickets.slice(0, 2)) w.issue(n).labels = w.issue(n).labels.filter((l) => l !== "ready-for-agent");
+    };
+    await w.run({ lanes: 2 }).start();
+    const order = claimed();
+    assert.deepEqual(
+      [...order.slice(0, 2)].sort((a, b) => a - b),
+      tickets.slice(2, 4),
+      `first picks ${order.slice(0, 2).join(", ")}`,
+    );
+  });
+
+  it("beside a Run started long before, it starts at the head, one of the 4 lowest", async () => {
+    const tickets = Array.from({ length: 8 }, (_, i) => w.ticket(`T${i}`));
+    w.remote.peerLocks = [peer("host-a", new Date(w.clock.now().getTime() - 3_600_000))];
+    await w.run({ lanes: 1 }).start();
+    const order = claimed();
+    const left = [...tickets];
+    for (const n of order) {
+      assert.ok(left.slice(0, 4).includes(n), `#${n} is among the 4 lowest left (${left.slice(0, 4).join(", ")})`);
+      left.splice(left.indexOf(n), 1);
+    }
+    assert.notDeepEqual(order, tickets, "the picks are spread before any take is lost");
   });
 });

@@ -172,7 +172,8 @@ export class Run {
       }
       this.env.viewer = await tracker.viewer();
       const only = this.narrowed ? new Set(this.narrowed) : null;
-      const stranded = await sweep(this.env, only);
+      // Records of other Hosts' live Runs are theirs: the sweep leaves them without a take (ADR 0441).
+      const stranded = await sweep(this.env, only, new Map((lock.peers ?? []).map((p) => [p.runId, p])));
       const trust = this.deps.trust ?? labelTrust(tracker, this.config.labels.ready, log);
       const record = (row: SummaryRow, lane: number | null) => {
         rows.push(row);
@@ -191,6 +192,10 @@ export class Run {
         picks: this.laneCount,
         others: peers.length > 0,
       };
+      if (company.others)
+        log.info(
+          `${peers.length} other Host${peers.length === 1 ? "" : "s"}' Run${peers.length === 1 ? "" : "s"} hold${peers.length === 1 ? "s" : ""} a lock on this Target: ${company.anchor === null ? "picks spread over the lowest" : `the first picks start at #${company.anchor}`} (ADR 0441)`,
+        );
       const sources = new TicketSources(
         this.env,
         stranded,

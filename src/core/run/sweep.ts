@@ -4,6 +4,7 @@
  * alone, or tidied when its issue has closed (docs/endings.md, "Resuming: the sweep").
  */
 import type { TrackerIssue } from "../../ports/tracker";
+import type { LockHolder } from "../../ports/workspace";
 import type { StateFile } from "../schemas/state-file";
 import type { RunEnv } from "./context";
 import { errorText, removeState } from "./context";
@@ -19,7 +20,12 @@ function ticketOfPath(path: string): number | null {
   return m ? Number(m[1]) : null;
 }
 
-export async function sweep(env: RunEnv, only: ReadonlySet<number> | null): Promise<StrandedTicket[]> {
+/**
+ * `elsewhere`: the Runs of other Hosts that hold their locks now, by run id (ADR 0441). A State
+ * record one of them wrote less than a lease's lifetime ago is theirs, under a live lease: a take
+ * would only read that lease and be refused, so the sweep leaves it without asking.
+ */
+export async function sweep(env: RunEnv, only: ReadonlySet<number> | null, elsewhere: ReadonlyMap<string, LockHolder> = new Map()): Promise<StrandedTicket[]> {
   const { workspace, tracker, log } = env.deps;
   let read;
   try {
@@ -38,6 +44,11 @@ export async function sweep(env: RunEnv, only: ReadonlySet<number> | null): Prom
   const stranded: StrandedTicket[] = [];
   for (const state of [...read.files].sort((a, b) => a.ticket - b.ticket)) {
     if (only && !only.has(state.ticket)) continue;
+    const holder = elsewhere.get(state.runId);
+    if (holder && env.deps.clock.now().getTime() - Date.parse(state.updatedAt) < env.config.lease.ttlMinutes * 60_000) {
+      log.info(`#${state.ticket}: run ${state.runId} on ${holder.host.name} holds it, and its lock; left to it`);
+      continue;
+    }
     let issue: TrackerIssue | null;
     try {
       issue = await tracker.getIssue(state.ticket);

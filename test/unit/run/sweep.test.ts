@@ -42,6 +42,38 @@ describe("Run: the sweep of State files", () => {
     assert.equal(w.agent.count(n, "implement"), 0);
   });
 
+  it("a record another Host's live Run wrote moments ago (its lock held): left to it, without a take (ADR 0441)", async () => {
+    const peer = {
+      host: { id: "cloud-b", name: "host-b", kind: "cloud" as const },
+      pid: 7,
+      command: "ticket-runner run",
+      runId: "peer-run",
+      startedAt: w.clock.now().toISOString(),
+      processStartTime: null,
+    };
+    w.remote.peerLocks = [peer];
+    const n = strand(w, "Claimed a second ago by host-b", { runId: "peer-run", updatedAt: w.clock.now().toISOString() });
+    const summary = await w.run().start();
+    assert.ok(!w.gate.calls.includes(`adopt #${n}`), "no take of another Host's live claim");
+    assert.ok(!summary.rows.some((r) => r.ticket === n), "not even a skipped row");
+    assert.ok(w.log.has("holds it, and its lock; left to it"));
+  });
+
+  it("the same record older than a lease's lifetime: Stranded as before (its Run may be gone, its lease expired)", async () => {
+    const peer = {
+      host: { id: "cloud-b", name: "host-b", kind: "cloud" as const },
+      pid: 7,
+      command: "ticket-runner run",
+      runId: "peer-run",
+      startedAt: w.clock.now().toISOString(),
+      processStartTime: null,
+    };
+    w.remote.peerLocks = [peer];
+    const n = strand(w, "Claimed long ago by host-b", { runId: "peer-run", updatedAt: new Date(w.clock.now().getTime() - 46 * 60_000).toISOString() });
+    await w.run().start();
+    assert.ok(w.gate.calls.includes(`adopt #${n}`));
+  });
+
   it("Claim off (ready-for-agent): nothing from the sweep; the Frontier picks it up", async () => {
     const n = w.ticket("Released before");
     w.remote.states.set(n, stateFor(w, n));

@@ -90,8 +90,12 @@ export interface Workspace {
   isClean(lane: Lane): Promise<boolean>;
   /** Discards uncommitted changes (after verify). Committed work is untouched. */
   resetWorktree(lane: Lane): Promise<void>;
-  /** `--force-with-lease=refs/heads/<b>:<the remote sha this Host last saw, or empty>`. */
-  push(lane: Lane): Promise<PushResult>;
+  /**
+   * `--force-with-lease=refs/heads/<b>:<the remote sha this Host last saw, or empty>`. With `record`,
+   * the ticket's State record may go in the same push, `--atomic`, under its own lease (`recorded`);
+   * when it does not, the caller writes it.
+   */
+  push(lane: Lane, opts?: { record?: StateFile }): Promise<PushResult>;
   /** The remote's tip of a branch (ls-remote), or null when the remote has none. */
   remoteBranchSha(branch: string): Promise<string | null>;
   /** On the fetched base. A conflict is left in place for a conflict Stage. */
@@ -155,4 +159,6 @@ export interface PushResult {
   ok: boolean;
   detail: string;
   refused?: PushRefusal;
+  /** The State record asked for (`record`) went in the same push as the branch, all or none (ADR 0433). */
+  recorded?: boolean;
 }

@@ -10,7 +10,7 @@ import { transcriptFiles, writeVersionFile, type KeptFile } from "../../src/adap
 import { Refusal } from "../../src/core/errors";
 import type { LockFile } from "../../src/core/schemas/lock-file";
 import type { StateFile } from "../../src/core/schemas/state-file";
-import type { CheckResult, Lane, LaneCleanup, LockHolder, LockStanding, ResumeOutcome, StateRead, Workspace } from "../../src/ports/workspace";
+import type { CheckResult, Lane, LaneCleanup, LockHolder, PushResult, LockStanding, ResumeOutcome, StateRead, Workspace } from "../../src/ports/workspace";
 
 let commitSeq = 0;
 export function newCommit(label = "c"): string {
@@ -61,6 +61,8 @@ export interface WorkspaceScript {
   check?: (lane: Lane, argv: string[], call: number) => Partial<CheckResult>;
   /** A refusal preflight() throws, if any. */
   preflight?: () => Error | null;
+  /** Whether push sends the State record asked of it with the branch (ADR 0433); default yes. */
+  recordWithPush?: boolean;
   /** Whether cleanupLane removes the State record asked of it with the branch (ADR 0431); default yes. */
   stateWithBranch?: boolean;
 }
@@ -252,7 +254,7 @@ export class FakeWorkspace implements Workspace {
     this.lane(l).dirty = false;
   }
 
-  async push(l: Lane): Promise<{ ok: boolean; detail: string }> {
+  async push(l: Lane, opts: { record?: StateFile } = {}): Promise<PushResult> {
     const lane = this.lane(l);
     const mine = this.local.get(lane.branch) ?? [];
     const theirs = this.remote.branches.get(lane.branch);
@@ -265,7 +267,12 @@ export class FakeWorkspace implements Workspace {
     this.seen.set(lane.branch, [...mine]);
     this.calls.push(`push ${lane.branch}`);
     this.remote.onPush(lane.branch, mine[mine.length - 1] ?? "");
-    return { ok: true, detail: "pushed" };
+    // As the git adapter: the record asked for goes in the same push (ADR 0433).
+    if (!opts.record || this.script.recordWithPush === false) return { ok: true, detail: "pushed" };
+    const record = opts.record;
+    await this.writeState(l.ticket, () => record);
+    this.calls.push(`State ${l.ticket} ${record.state} with ${lane.branch}`);
+    return { ok: true, detail: "pushed", recorded: true };
   }
 
   async rebaseOnto(l: Lane, base: string): Promise<"clean" | "conflict" | "up-to-date"> {

@@ -6,7 +6,7 @@ import { resolve } from "node:path";
 import type { LockFile } from "../../core/schemas/lock-file";
 import type { StateFile } from "../../core/schemas/state-file";
 import type { Host } from "../../ports/host";
-import type { CheckResult, Lane, LaneCleanup, LockAcquire, LockHolder, StateRead, Workspace } from "../../ports/workspace";
+import type { CheckResult, Lane, LaneCleanup, LockAcquire, LockHolder, PushResult, StateRead, Workspace } from "../../ports/workspace";
 import { baseTouches } from "./base-overlap";
 import type { GitIdentity } from "./git-runner";
 import { GitRunner } from "./git-runner";
@@ -134,8 +134,9 @@ export class GitWorkspace implements Workspace {
     return ops.resetWorktree(this.ctx, lane);
   }
 
-  push(lane: Lane): Promise<{ ok: boolean; detail: string }> {
-    return ops.push(this.ctx, lane);
+  push(lane: Lane, opts: { record?: StateFile } = {}): Promise<PushResult> {
+    if (!opts.record) return ops.push(this.ctx, lane);
+    return this.state.along(lane.ticket, opts.record, (move) => ops.push(this.ctx, lane, move));
   }
 
   remoteBranchSha(branch: string): Promise<string | null> {

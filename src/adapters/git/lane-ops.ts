@@ -5,6 +5,7 @@ import { Failure } from "../../core/errors";
 import type { Lane, PushResult } from "../../ports/workspace";
 import { readPushRefusal } from "./push-refusal";
 import type { GitOutput } from "./git-runner";
+import type { RefMove } from "./record-refs";
 import type { RepoContext } from "./repo-context";
 import { isAncestor, listWorktrees, lsRemoteBranch, resolveRefs, worktreeCommand } from "./repo";
 import { rebaseInProgress } from "./resume-branch";
@@ -39,7 +40,7 @@ export async function resetWorktree(ctx: RepoContext, lane: Lane): Promise<void>
  * Pushes the lane's HEAD with an explicit lease: the remote branch must still be where this Host
  * last saw it (or absent, if it never saw it), so another Host's newer work is never overwritten.
  */
-export async function push(ctx: RepoContext, lane: Lane): Promise<PushResult> {
+export async function push(ctx: RepoContext, lane: Lane, along: RefMove | null = null): Promise<PushResult> {
   // The last guard before the remote: a Lane's work goes to its ticket's own branch, never the base.
   if (ticketOfBranch(lane.branch) !== lane.ticket)
     return { ok: false, detail: `Refused to push ${JSON.stringify(lane.branch)}: it is not ticket ${lane.ticket}'s own agent/${lane.ticket}-… branch.` };
@@ -48,14 +49,19 @@ export async function push(ctx: RepoContext, lane: Lane): Promise<PushResult> {
   if (!head) throw new Failure("git", `The Lane at ${lane.path} has no commit at HEAD to push.`);
   const expected = tracked ?? "";
   if (head === expected) return { ok: true, detail: `\`${lane.branch}\` is already on the remote at ${head.slice(0, 12)}.` };
+  // A record along (ADR 0433): both refs or neither, each under its own lease.
   const res = await ctx.net.call([
     "push",
     "--quiet",
     "--porcelain",
+    ...(along ? ["--atomic", `--force-with-lease=${along.ref}:${along.expected ?? ""}`] : []),
     `--force-with-lease=refs/heads/${lane.branch}:${expected}`,
     { url: true },
     `${head}:refs/heads/${lane.branch}`,
+    ...(along ? [`${along.commit ?? ""}:${along.ref}`] : []),
   ]);
+  // Refused with the record along: nothing moved; the branch alone, and its refusal read as ever.
+  if (res.code !== 0 && along) return push(ctx, lane);
   if (res.code !== 0) {
     const said = ctx.git.redact(`${res.stdout.toString("utf8")}\n${res.stderr}`.trim());
     const refused = readPushRefusal(said, lane.branch);
@@ -63,7 +69,7 @@ export async function push(ctx: RepoContext, lane: Lane): Promise<PushResult> {
   }
   // Single-branch clones have no refspec for the lane's branch, so the tracking ref is kept by hand.
   await ctx.git.text(["update-ref", track, head], { cwd: ctx.root });
-  return { ok: true, detail: `Pushed \`${lane.branch}\` at ${head.slice(0, 12)}.` };
+  return { ok: true, detail: `Pushed \`${lane.branch}\` at ${head.slice(0, 12)}.`, ...(along ? { recorded: true } : {}) };
 }
 
 /** The remote's tip of a branch, asked of the remote itself; null when it has none. */

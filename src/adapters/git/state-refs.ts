@@ -11,11 +11,12 @@
 import { Failure } from "../../core/errors";
 import { stateFileSchema, stateRecordRef } from "../../core/schemas/state-file";
 import type { StateFile } from "../../core/schemas/state-file";
-import type { StateRead } from "../../ports/workspace";
+import type { PushResult, StateRead } from "../../ports/workspace";
 import { scrubJsonValue } from "../secret-scan";
 import { transact } from "./branch-txn";
 import { takeTurn } from "./turns";
 import { fetchRecords, lsRemoteRefs, readPaths, swapRef, swapRefs } from "./record-refs";
+import type { RefMove } from "./record-refs";
 import { parseStateFile, serializeState, stateFilePath, stateFileTicket } from "./records";
 import type { RepoContext } from "./repo-context";
 import type { TreeFiles } from "./snapshot";
@@ -198,25 +199,60 @@ export class StateRefs {
       const wanted = change(current);
       // A State file is public on the remote: its text (the title) is scanned like a comment (ADR 0160).
       const next = wanted === null ? null : (await scrubJsonValue(wanted, this.ctx.git.secretsEnv())).value;
-      const path = stateFilePath(ticket);
       if (next === null) {
         const had = files.size > 0;
         files.clear();
         return { changed: had, message: `Ticket #${ticket}: State removed`, value: null };
       }
-      const valid = stateFileSchema.safeParse(next);
-      if (!valid.success || valid.data.ticket !== ticket) {
-        throw new Failure(
-          "internal",
-          `refused to write an invalid State for #${ticket}: ${valid.success ? `names ticket ${valid.data.ticket}` : valid.error.message}`,
-        );
+      return this.setFile(ticket, files, next);
+    });
+  }
+
+  /** Puts a State file (already scrubbed) into a record's files: its blob written, checked against the schema first. */
+  private async setFile(ticket: number, files: TreeFiles, next: unknown): Promise<{ changed: boolean; message: string; value: StateFile }> {
+    const path = stateFilePath(ticket);
+    const valid = stateFileSchema.safeParse(next);
+    if (!valid.success || valid.data.ticket !== ticket) {
+      throw new Failure(
+        "internal",
+        `refused to write an invalid State for #${ticket}: ${valid.success ? `names ticket ${valid.data.ticket}` : valid.error.message}`,
+      );
+    }
+    const text = serializeState(valid.data);
+    const sha = await writeBlob(this.ctx, text);
+    this.remember(this.blobs, sha, Buffer.from(text));
+    const changed = files.get(path) !== sha;
+    files.set(path, sha);
+    return { changed, message: `Ticket #${ticket}: ${valid.data.state} (run ${valid.data.runId})`, value: valid.data };
+  }
+
+  /**
+   * Writes `value` as the ticket's State in the push `push` makes (ADR 0433): `push` is given the
+   * record's move (its new commit, leased on the tip this process knows) and reports `recorded`
+   * when it went. Given no move (null) when the tip is not known from this process's own last
+   * write or read, the ticket still has files on the old shared branch, the record holds a State
+   * this version cannot read, or nothing would change: the caller then writes it the usual way.
+   */
+  along(ticket: number, value: StateFile, push: (move: RefMove | null) => Promise<PushResult>): Promise<PushResult> {
+    const ref = stateRecordRef(ticket);
+    return takeTurn(`${this.ctx.root}\0${this.ctx.remote}\0${ref}`, async () => {
+      const view = this.views.get(ticket);
+      if (!view?.tip || view.legacyTip) return push(null);
+      this.listing?.seen.add(ticket);
+      const files = new Map(view.files);
+      let out: { changed: boolean; message: string };
+      try {
+        await this.current(view, ticket);
+        out = await this.setFile(ticket, files, (await scrubJsonValue(value, this.ctx.git.secretsEnv())).value);
+      } catch {
+        return push(null);
       }
-      const text = serializeState(valid.data);
-      const sha = await writeBlob(this.ctx, text);
-      this.remember(this.blobs, sha, Buffer.from(text));
-      const changed = files.get(path) !== sha;
-      files.set(path, sha);
-      return { changed, message: `Ticket #${ticket}: ${valid.data.state} (run ${valid.data.runId})`, value: valid.data };
+      if (!out.changed) return push(null);
+      const commit = await commitTree(this.ctx, await buildTree(this.ctx, files), [view.tip], out.message);
+      this.remember(this.trees, commit, new Map(files));
+      const pushed = await push({ ref, commit, expected: view.tip });
+      if (pushed.recorded) this.remember(this.views, ticket, { tip: commit, files, legacyTip: null });
+      return pushed;
     });
   }
 

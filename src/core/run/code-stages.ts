@@ -1,6 +1,6 @@
 /** The agent Stages of the pipeline: implement, verify and fix. */
 import type { GradedCriterion, RunEnv, Step, StepFailure, TicketCtx } from "./context";
-import { OK, endStage, errorText, fail, recordState, yielded } from "./context";
+import { OK, endStage, errorText, fail, recordState, stateSnapshot, yielded } from "./context";
 import { fixPrompt, implementPrompt, verifyPrompt } from "./prompts";
 import { codeAnswerSchema, verifyAnswerSchema } from "./stage-answers";
 import type { Verdict } from "./stage-answers";
@@ -21,9 +21,12 @@ export async function implement(env: RunEnv, ctx: TicketCtx): Promise<Step> {
   const before = await safeHead(env, ctx);
   const run = await runAgentStage(env, ctx, "implement", implementPrompt(ctx.issue, ctx.branch), codeAnswerSchema);
   if (ctx.silenced) return yielded("implement");
-  const pushed = await pushWork(env, ctx, "implement", before);
-  if (!pushed.ok) return pushed;
   const ahead = run.result.outcome === "success" ? await commitsAhead(env, ctx) : 0;
+  const title = run.answer?.title ?? ctx.title;
+  // A Stage that ends implemented sends its "implemented" record in the branch's push (ADR 0433).
+  const done = ahead > 0 && !run.problem && notTheTicketsFault("implement", run) === null;
+  const pushed = await pushWork(env, ctx, "implement", before, done ? stateSnapshot(env, { ...ctx, implemented: true, title }) : undefined);
+  if (!pushed.ok) return pushed;
   const outcome = run.result.outcome === "success" && ahead === 0 ? "❌ no commits" : outcomeText(run.result.outcome);
   await endStage(env, ctx, { stage: "implement", outcome, turns: run.result.turns, durationMs: run.result.durationMs });
   const stopped = notTheTicketsFault("implement", run);
@@ -31,8 +34,8 @@ export async function implement(env: RunEnv, ctx: TicketCtx): Promise<Step> {
   if (run.problem) return fail("final", "implement", run.problem + refusedText(run.result), run.result.text);
   if (ahead === 0) return fail("final", "implement", `the implement Stage left no commits on the branch${refusedText(run.result)}`, run.result.text);
   ctx.implemented = true;
-  ctx.title = run.answer?.title ?? ctx.title;
-  await recordState(env, ctx, "implemented");
+  ctx.title = title;
+  if (!pushed.recorded) await recordState(env, ctx, "implemented");
   return OK;
 }
 

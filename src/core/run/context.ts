@@ -135,7 +135,7 @@ export function yielded(stage: string): Step {
   return fail("yield", stage, "an earlier claim was found; this Run yields the ticket");
 }
 
-function stateSnapshot(env: RunEnv, ctx: TicketCtx, now: Date): StateFile {
+export function stateSnapshot(env: RunEnv, ctx: TicketCtx, now: Date = env.deps.clock.now()): StateFile {
   return {
     ticket: ctx.ticket,
     branch: ctx.branch,

@@ -4,6 +4,7 @@
  */
 import type { z } from "zod";
 import type { AgentEvent, StageName, StageOutcome, StageResult } from "../../ports/agent-runner";
+import type { StateFile } from "../schemas/state-file";
 import { redactSecrets } from "../redact";
 import { OUTCOME_FAULT, UNAVAILABLE_WHAT } from "./agent-faults";
 import type { RunEnv, Step, TicketCtx } from "./context";
@@ -176,7 +177,13 @@ async function runSession(env: RunEnv, ctx: TicketCtx, stage: StageName, prompt:
  * may already have committed. Before the first push the claim is checked once more (docs/claims.md):
  * an earlier claim found late makes this Run yield. A failed push is logged and nothing more.
  */
-export async function pushWork(env: RunEnv, ctx: TicketCtx, stage: string, headBefore?: string | null): Promise<Step> {
+export async function pushWork(
+  env: RunEnv,
+  ctx: TicketCtx,
+  stage: string,
+  headBefore?: string | null,
+  record?: StateFile,
+): Promise<Step & { recorded?: boolean }> {
   if (!ctx.lane || !ctx.mayPush || ctx.silenced) return ctx.silenced ? yielded(stage) : OK;
   // A code Stage that committed nothing has nothing to push.
   if (headBefore !== undefined && (await safeHead(env, ctx)) === headBefore) return OK;
@@ -193,12 +200,13 @@ export async function pushWork(env: RunEnv, ctx: TicketCtx, stage: string, headB
     }
   }
   try {
-    const pushed = await workspace.push(ctx.lane);
+    const pushed = await workspace.push(ctx.lane, record ? { record } : undefined);
     ctx.lastPushOk = pushed.ok;
     ctx.lastPushRefusal = pushed.refused;
     if (pushed.ok) {
       ctx.pushedOnce = true;
       ctx.remoteHasBranch = true;
+      if (pushed.recorded) return { ...OK, recorded: true };
     } else {
       log.warn(`#${ctx.ticket}: push after ${stage} failed: ${pushed.detail}`);
     }

@@ -1,6 +1,7 @@
 /**
- * After a merge the ticket's State record and its branch go in one push, all or none, each under
- * its own lease (ADR 0431); a lease that refuses moves nothing and the record is removed the usual way.
+ * The State record rides in the branch's pushes, all or none, each ref under its own lease: the
+ * "implemented" record with the branch's push (ADR 0433), and the record's removal with the merged
+ * branch's deletion (ADR 0431). A lease that refuses moves nothing, and each goes its usual way.
  */
 import { strict as assert } from "node:assert";
 import type { GitWorkspace } from "../../../src/adapters/git/git-workspace";
@@ -87,5 +88,50 @@ describe("workspace: the State record removed with the merged branch", () => {
     assert.equal(report.remoteBranch, "kept");
     assert.equal(await refOn(fx.remote, `refs/heads/${lane.branch}`), later);
     assert.equal(await refOn(fx.remote, stateRecordRef(23)), record);
+  });
+
+  it("the implemented record goes in the branch's push: one push moves both", async () => {
+    await ws.fetchBase("main");
+    const lane = await ws.cutLane(24, "agent/24-x", "main");
+    await ws.writeState(24, () => stateFor(24, { branch: lane.branch }));
+    const sha = await commitFiles(lane.path, { "t24.txt": "work\n" }, "work");
+    const record = stateFor(24, { branch: lane.branch, state: "implemented", title: "Implemented" });
+    const { value: pushed, calls } = await remoteCalls(() => ws.push(lane, { record }));
+    assert.equal(pushed.ok, true);
+    assert.equal(pushed.recorded, true);
+    assert.deepEqual(calls, ["push"]);
+    assert.equal(await refOn(fx.remote, `refs/heads/${lane.branch}`), sha);
+    assert.equal((await workspaceOn(await fx.clone("reader")).readState(24))?.state, "implemented");
+  });
+
+  it("a record another Host moved: the branch is pushed alone and the record left whole for the usual write", async () => {
+    await ws.fetchBase("main");
+    const lane = await ws.cutLane(25, "agent/25-x", "main");
+    await ws.writeState(25, () => stateFor(25, { branch: lane.branch }));
+    await workspaceOn(await fx.clone("other")).writeState(25, (current) => ({ ...current!, title: "moved by another Host" }));
+    const moved = await refOn(fx.remote, stateRecordRef(25));
+    const sha = await commitFiles(lane.path, { "t25.txt": "work\n" }, "work");
+    const pushed = await ws.push(lane, { record: stateFor(25, { branch: lane.branch, state: "implemented" }) });
+    assert.equal(pushed.ok, true);
+    assert.notEqual(pushed.recorded, true);
+    assert.equal(await refOn(fx.remote, `refs/heads/${lane.branch}`), sha);
+    assert.equal(await refOn(fx.remote, stateRecordRef(25)), moved);
+  });
+
+  it("a branch refused: the record does not move either, and the refusal reads as ever", async () => {
+    await ws.fetchBase("main");
+    const lane = await ws.cutLane(26, "agent/26-x", "main");
+    await ws.writeState(26, () => stateFor(26, { branch: lane.branch }));
+    const record = await refOn(fx.remote, stateRecordRef(26));
+    // Someone else's work on the branch first: the lease ("must not exist") refuses ours.
+    const person = await fx.clone("person");
+    await commitFiles(person, { "p.txt": "p\n" }, "theirs");
+    await git(person, ["push", "-q", "origin", "HEAD:refs/heads/agent/26-x"]);
+    await commitFiles(lane.path, { "t26.txt": "work\n" }, "work");
+    const pushed = await ws.push(lane, { record: stateFor(26, { branch: lane.branch, state: "implemented" }) });
+    assert.equal(pushed.ok, false);
+    assert.notEqual(pushed.recorded, true);
+    assert.match(pushed.detail, /stale info|fetch first|rejected/);
+    assert.equal(await refOn(fx.remote, stateRecordRef(26)), record);
   });
 });

@@ -66,6 +66,27 @@ describe("Run: a green ticket merges", () => {
     ]);
   });
 
+  it("sends the implemented record in the branch's push after the implement Stage, and writes it only once (ADR 0433)", async () => {
+    const n = w.ticket("Spin the widget");
+    await w.run().start();
+    assert.ok(
+      w.ws.calls.some((c) => c.startsWith(`State ${n} implemented with agent/${n}-`)),
+      w.ws.calls.join("\n"),
+    );
+    const implemented = w.remote.stateWrites.filter((s) => s.ticket === n && s.value?.state === "implemented" && !s.value.pullRequest && !s.value.sessions);
+    assert.equal(implemented.length, 1);
+    assert.equal(implemented[0]!.value!.title, w.remote.stateWrites.find((s) => s.ticket === n && s.value?.pullRequest)!.value!.title);
+  });
+
+  it("writes the implemented record on its own when the push could not take it", async () => {
+    const n = w.ticket("Spin the widget");
+    w.ws.script.recordWithPush = false;
+    await w.run().start();
+    assert.ok(!w.ws.calls.some((c) => c.startsWith(`State ${n} implemented with`)));
+    const implemented = w.remote.stateWrites.filter((s) => s.ticket === n && s.value?.state === "implemented" && !s.value.pullRequest && !s.value.sessions);
+    assert.equal(implemented.length, 1);
+  });
+
   it("removes the State record with the merged branch, in the clean-up, and only once (ADR 0431)", async () => {
     const n = w.ticket("Spin the widget");
     await w.run().start();

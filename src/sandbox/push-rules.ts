@@ -46,7 +46,9 @@ case " $SANDBOX_TOKEN_SCOPES " in
     done || exit 1
     ;;
 esac
-# Repository rulesets (SANDBOX_RULES, from rulesets.ts) and push protection, in GitHub's words.
+# Repository rulesets (SANDBOX_RULES, from rulesets.ts) and push protection, in GitHub's words;
+# with neither, no program is started for them (ADR 0432: each costs every push).
+if [ -n "$SANDBOX_RULES" ] || [ "$SANDBOX_PUSH_PROTECTION" = 1 ]; then
 set -f
 tab=$(printf '\t')
 rule_hit() {
@@ -97,6 +99,7 @@ done <<REFS
 $input
 REFS
 set +f
+fi
 # receive-pack runs hooks in the (bare) repository with GIT_DIR=. (githooks(5)).
 case "\${GIT_DIR:-.}" in
   /*) gitdir=$GIT_DIR ;;

@@ -7,7 +7,7 @@
 import { Failure } from "../../core/errors";
 import { isLostRace, isMissingRemoteRef } from "./git-runner";
 import type { RepoContext } from "./repo-context";
-import { fetchFromPrivateArgs, fetchPrivately } from "./repo";
+import { fetchFromPrivate, fetchFromPrivateArgs, fetchPrivately } from "./repo";
 
 /** ref -> sha on the remote, for every ref matching one of `patterns` (ls-remote's tail match). */
 export async function lsRemoteRefs(ctx: RepoContext, patterns: string[]): Promise<Map<string, string>> {
@@ -55,7 +55,7 @@ export async function fetchRecords(ctx: RepoContext, refs: Map<string, string>, 
     ctx,
     wanted.map((remoteRef) => ({ remoteRef })),
   );
-  const res = await ctx.git.raw(args, { cwd: ctx.root });
+  const res = await fetchFromPrivate(ctx, args);
   if (res.code !== 0) throw ctx.git.failure(args, res);
   return (await absent(ctx, [...missing])).size === 0 ? "ok" : "moved";
 }

@@ -43,7 +43,22 @@ export async function resolveRefs(ctx: RepoContext, revs: string[], cwd = ctx.ro
  * `gitdir` file removes it, and the add fails ("could not open .git/worktrees/<id>/gitdir").
  */
 export function worktreeCommand(ctx: RepoContext, args: string[]): Promise<GitOutput> {
-  return takeTurn(`${ctx.root}\0worktrees`, () => ctx.git.raw(["worktree", ...args], { cwd: ctx.root }));
+  return takeTurn(worktreeTurn(ctx), () => ctx.git.raw(["worktree", ...args], { cwd: ctx.root }));
+}
+
+/** The turn the clone's worktree commands, and its fetches, take one at a time in this process. */
+function worktreeTurn(ctx: RepoContext): string {
+  return `${ctx.root}\0worktrees`;
+}
+
+/**
+ * The clone's local fetch from the private directory (fetchFromPrivateArgs), in the worktrees' turn:
+ * a fetch checks what it got against every ref of the clone, every worktree's HEAD included, and a
+ * `worktree add` in flight in another Lane has a HEAD that is still the null id until its checkout,
+ * so the fetch failed ("bad object worktrees/ticket-3/HEAD") and its Lane handed its ticket off.
+ */
+export function fetchFromPrivate(ctx: RepoContext, args: string[]): Promise<GitOutput> {
+  return takeTurn(worktreeTurn(ctx), () => ctx.git.raw(args, { cwd: ctx.root }));
 }
 
 export async function refExists(ctx: RepoContext, ref: string): Promise<boolean> {
@@ -118,16 +133,16 @@ async function fetchRefNow(ctx: RepoContext, branch: string, localRef: string, l
     return "missing";
   }
   const args = await fetchFromPrivateArgs(ctx, [{ remoteRef, localRef }]);
-  let res = await ctx.git.raw(args, { cwd: ctx.root });
+  let res = await fetchFromPrivate(ctx, args);
   // A lane whose `worktree add` was killed half-way fails every fetch in the clone: mend it, once.
   const halfMade = res.code === 0 ? null : badWorktreeHead(res.stderr);
-  if (halfMade && (await setAsideHalfMadeWorktree(ctx, halfMade))) res = await ctx.git.raw(args, { cwd: ctx.root });
+  if (halfMade && (await setAsideHalfMadeWorktree(ctx, halfMade))) res = await fetchFromPrivate(ctx, args);
   // So does the lock of the tracking ref, left by a fetch killed with its Run: moved aside, once.
-  if (res.code !== 0 && (await setAsideStaleRefLock(ctx, localRef, res.stderr))) res = await ctx.git.raw(args, { cwd: ctx.root });
+  if (res.code !== 0 && (await setAsideStaleRefLock(ctx, localRef, res.stderr))) res = await fetchFromPrivate(ctx, args);
   // A live git holds the ref's lock (another process fetching it): wait for it, then fetch again.
   for (let attempt = 0; res.code !== 0 && attempt < LOCK_RETRIES && isRefLockContention(res.stderr); attempt++) {
     await new Promise((r) => setTimeout(r, 25 + Math.random() * Math.min(LOCK_WAIT_MS, 50 * 2 ** attempt)));
-    res = await ctx.git.raw(args, { cwd: ctx.root });
+    res = await fetchFromPrivate(ctx, args);
   }
   if (res.code === 0) return "fetched";
   throw ctx.git.failure(args, res);

@@ -62,6 +62,24 @@ describe("workspace: lanes", () => {
     assert.equal(await git(ws.root, ["worktree", "list", "--porcelain"]).then((o) => o.split("\n").filter((l) => l.startsWith("worktree ")).length), 1);
   });
 
+  it("Lanes cut while others fetch the base, in one process: no fetch meets a worktree whose add is still under way", async function () {
+    this.timeout(180_000);
+    await ws.fetchBase("main");
+    // A fetch checks every worktree's HEAD, and an add in flight has the null id there until its checkout
+    // (bench:hosts at K = 4: "bad object worktrees/ticket-3/HEAD", the Lane handed its ticket off).
+    // Each round a neighbour's merge moves main, so the fetch brings objects and checks them (the old code failed 2 runs in 2).
+    for (let round = 0; round < 24; round++) {
+      await fx.pushCommit({ [`merged-${round}.txt`]: `${round}\n` }, `a neighbour's merge ${round}`);
+      const tickets = Array.from({ length: 4 }, (_, i) => 100 + 10 * round + i);
+      const [lanes] = await Promise.all([Promise.all(tickets.map((t) => ws.cutLane(t, ws.branchFor(t, `lane ${t}`), "main"))), ws.fetchBase("main")]);
+      assert.deepEqual(
+        lanes.map((l) => l.ticket),
+        tickets,
+      );
+      await Promise.all(lanes.map((l) => ws.cleanupLane(l, { deleteRemote: false, base: "main" })));
+    }
+  });
+
   it("a base that exists only locally is tolerated", async () => {
     await git(ws.root, ["branch", "local-base"]);
     assert.equal(await ws.fetchBase("local-base"), "local-only");

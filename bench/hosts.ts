@@ -27,6 +27,7 @@ import { join } from "node:path";
 import type { CpuReport } from "../src/adapters/spawner/cpu-report";
 import { processTreeSplitMs } from "./cpu";
 import { CpuGroup } from "./cgroup";
+import { stageSeconds } from "./support/stage-lines";
 
 /**
  * The CPU of every process this one started: those reaped, and those alive (the sandbox, which is
@@ -92,30 +93,6 @@ const NAMES = "abcdefghijklmnopqrstuvwxyz";
 
 export function ticketName(i: number): string {
   return `hosts${NAMES[i % 26]}${NAMES[Math.floor(i / 26) % 26]}`;
-}
-
-/** formatDuration's text ("500 ms", "12 s", "1m 12s", "2h 05m") in seconds; null for anything else. */
-function durationSeconds(text: string): number | null {
-  const ms = /^(\d+) ms$/.exec(text);
-  if (ms) return Number(ms[1]) / 1000;
-  const s = /^(\d+) s$/.exec(text);
-  if (s) return Number(s[1]);
-  const m = /^(\d+)m (\d+)s$/.exec(text);
-  if (m) return Number(m[1]) * 60 + Number(m[2]);
-  const h = /^(\d+)h (\d+)m$/.exec(text);
-  return h ? Number(h[1]) * 3600 + Number(h[2]) * 60 : null;
-}
-
-/** "[hh:mm:ss] #n stage: outcome · 12 s" lines (TICKET_RUNNER_TTY=0) summed per Stage. */
-function stageSeconds(outputs: string[]): Map<string, number> {
-  const sums = new Map<string, number>();
-  for (const out of outputs) {
-    for (const m of out.matchAll(/^\[[0-9:]+\] #\d+ ([a-z-]+): .* · ([^·]+)$/gm)) {
-      const s = durationSeconds(m[2]!.trim());
-      if (s !== null) sums.set(m[1]!, (sums.get(m[1]!) ?? 0) + s);
-    }
-  }
-  return sums;
 }
 
 /** Seconds since `startedAt` of a "[hh:mm:ss]" stamp printed by a Run today (whole seconds, local time). */

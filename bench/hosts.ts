@@ -14,7 +14,7 @@
  * what runs inside the bwrap sandboxes; ADR 0350).
  * Goal: K = 4 : K = 1 tickets/min ≥ 3.5× (the baseline is K = 1 of this same run). Exits 1 on a miss.
  *
- *   npm run bench:hosts -- [--tickets 24] [--agent-ms 3000] [--ci-ms 3000] [--hosts 1,2,4]
+ *   npm run bench:hosts -- [--tickets 24] [--agent-ms 3000] [--ci-ms 3000] [--hosts 1,2,4] [--dump <dir>]
  */
 import { cpus, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
@@ -22,12 +22,14 @@ import { demoTicketBody, simpleTicket } from "../test/support/run-seed";
 import { duplicateWork, endingOf, stateFilesOn, viewTickets } from "../test/reliability/chaos/observe";
 import { startRun } from "../test/reliability/chaos/run-process";
 import { ChaosWorld } from "../test/reliability/chaos/world";
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CpuReport } from "../src/adapters/spawner/cpu-report";
 import { processTreeSplitMs } from "./cpu";
 import { CpuGroup } from "./cgroup";
 import { stageSeconds } from "./support/stage-lines";
+import { betweenStages, betweenStagesLine } from "./support/between-stages";
+import type { BetweenStages } from "./support/between-stages";
 
 /**
  * The CPU of every process this one started: those reaped, and those alive (the sandbox, which is
@@ -49,6 +51,9 @@ export const TICKETS = Number(arg("--tickets", "24"));
 export const AGENT_MS = Number(arg("--agent-ms", "3000"));
 export const CI_MS = Number(arg("--ci-ms", "3000"));
 const HOSTS = arg("--hosts", "1,2,4").split(",").map(Number);
+/** --dump <dir>: each Run's output (k<K>-host-<i>.log) and timeline (.json) are written there, to look at by hand. */
+const DUMP = arg("--dump", "") || null;
+if (DUMP) mkdirSync(DUMP, { recursive: true });
 const GOAL_RATIO = 3.5;
 
 export interface Row {
@@ -61,6 +66,8 @@ export interface Row {
   writesPerTicket: number;
   /** Stage -> seconds summed over the tickets, from the Runs' own Stage lines. */
   stageSeconds: Map<string, number>;
+  /** The steps between Stages, from the Runs' own events; null without every Run's report. */
+  between: BetweenStages | null;
   /** Seconds from the Runs' start to their first Lane (earliest, latest Host), and from the last merge to the last exit. */
   firstLane: [number, number];
   /** A Run's start, to its first Lane, mean over the Runs (ADR 0440): CPU ms of its own process and of its git, and its git processes; null without the reports. */
@@ -191,14 +198,23 @@ export async function measure(k: number): Promise<Row> {
     const runs = hosts.map((h, i) =>
       startRun(h.clone, { ...h.env, TICKET_RUNNER_CPU_FILE: cpuFiles[i]! }, ["--repo", t.full, "--api-url", world.sandbox.apiUrl]),
     );
-    const exits = await Promise.all(runs.map((r) => r.exited));
+    const exitedAt: number[] = [];
+    const exits = await Promise.all(runs.map((r, i) => r.exited.then((e) => ((exitedAt[i] = Date.now()), e))));
     const wallMs = performance.now() - started;
     const cpu = process.cpuUsage(cpu0);
     const childrenMs = childrenTreeMs() - children0;
     const reports: CpuReport[] = [];
-    for (const file of cpuFiles) {
+    const timelines: Parameters<typeof betweenStages>[0] = [];
+    for (const [i, file] of cpuFiles.entries()) {
       try {
-        reports.push(JSON.parse(readFileSync(file, "utf8")) as CpuReport);
+        const report = JSON.parse(readFileSync(file, "utf8")) as CpuReport;
+        reports.push(report);
+        timelines.push({ timeline: report.timeline, startedMs: runs[i]!.startedAt, exitedMs: exitedAt[i]! });
+        if (DUMP)
+          writeFileSync(
+            join(DUMP, `k${k}-host-${i + 1}.json`),
+            JSON.stringify({ startedAt: runs[i]!.startedAt, exitedAt: exitedAt[i], timeline: report.timeline }, null, 1),
+          );
       } catch {
         // a Run that failed wrote none: its failure is reported below
       }
@@ -215,6 +231,7 @@ export async function measure(k: number): Promise<Row> {
     const views = await viewTickets(world, t);
     const merged = views.filter((v) => endingOf(v) === "merged").length;
     const outputs = runs.map((r) => `${r.stdout()}\n${r.stderr()}`);
+    if (DUMP) outputs.forEach((o, i) => writeFileSync(join(DUMP, `k${k}-host-${i + 1}.log`), o));
     const takesLost = outputs.map((o) => (o.match(/^ {2}#\d+ +skipped /gm) ?? []).length).reduce((a, b) => a + b, 0);
     const log = await world.sandbox.admin.requestLog();
     const writes = log.filter((r) => r.user === t.login && r.write === true).length;
@@ -231,6 +248,7 @@ export async function measure(k: number): Promise<Row> {
       takesLost,
       writesPerTicket: writes / Math.max(1, merged),
       stageSeconds: stageSeconds(outputs),
+      between: timelines.length === k ? betweenStages(timelines) : null,
       start,
       ...startAndTail(outputs, startedAt, wallMs),
       cpuSeconds,
@@ -266,6 +284,7 @@ async function main(): Promise<void> {
     console.log(
       `        first Lane ${r.firstLane[0].toFixed(0)}–${r.firstLane[1].toFixed(0)} s after the Runs started · last Run out ${r.tail.toFixed(0)} s after the last merge · CPU ${(r.cpuSeconds / Math.max(1, r.merged)).toFixed(2)} s per ticket, every process (Runs, git, agents, Checks, sandbox${r.cpu?.insideBwrap === null ? "; not what ran inside bwrap: no cgroup here" : ""}) · ${(r.cpuSeconds / (r.wallMs / 1000)).toFixed(2)} of ${cpus().length} cores busy with this bench · load ${r.load[0].toFixed(1)} → ${r.load[1].toFixed(1)}`,
     );
+    if (r.between) console.log(`        between the Stages (the Runs' events), ${betweenStagesLine(r.between, r.k)}`);
     if (r.start)
       console.log(
         `        a Run's start, to its first Lane (mean of ${r.k}): ${(r.start.ownMs / 1000).toFixed(2)} CPU-s in its own process, git ${(r.start.gitMs / 1000).toFixed(2)} CPU-s in ${r.start.gitProcesses.toFixed(0)} processes`,

@@ -14,6 +14,25 @@ export interface CpuReport {
   counts: SpawnerCounts;
   /** The start (ADR 0440): this process's own CPU and its git processes' when its first Lane started; null when none did. */
   firstLane: { ownMs: number; gitMs: number; gitProcesses: number } | null;
+  /** The Run's events but its transcripts, in order (bench:hosts times the steps between Stages from them). */
+  timeline: TimelineEntry[];
+}
+
+/** One Run event, as bench:hosts reads it: epoch ms, its kind, and the ticket, Lane and Stage it names. */
+export interface TimelineEntry {
+  ms: number;
+  kind: string;
+  ticket: number | null;
+  lane: number | null;
+  stage: string | null;
+}
+
+const timeline: TimelineEntry[] = [];
+
+/** Notes one Run event for the report (`ticket-runner run` calls it on each, only when a report is asked for). */
+export function noteEvent(event: { kind: string; at?: string; ticket?: number; lane?: number | null; stage?: string }): void {
+  if (event.kind === "transcript" || event.at === undefined) return;
+  timeline.push({ ms: Date.parse(event.at), kind: event.kind, ticket: event.ticket ?? null, lane: event.lane ?? null, stage: event.stage ?? null });
 }
 
 let firstLane: CpuReport["firstLane"] = null;
@@ -43,7 +62,7 @@ export function reapedChildrenCpuMs(): number | null {
 
 export function cpuReport(): CpuReport {
   const own = process.cpuUsage();
-  return { ownMs: (own.user + own.system) / 1000, reapedMs: reapedChildrenCpuMs(), counts: spawnerCounts(), firstLane };
+  return { ownMs: (own.user + own.system) / 1000, reapedMs: reapedChildrenCpuMs(), counts: spawnerCounts(), firstLane, timeline };
 }
 
 /** Writes the report where `TICKET_RUNNER_CPU_FILE` says, if it says; a failure to write is the bench's to notice. */

@@ -14,7 +14,7 @@ import { Refusal } from "../../core/errors";
 import type { CliCommand } from "../command";
 import { checkoutTop } from "../../adapters/git/checkout";
 import { letGoOfSpawner } from "../../adapters/spawner/spawner";
-import { markFirstLane, writeCpuReport } from "../../adapters/spawner/cpu-report";
+import { markFirstLane, noteEvent, writeCpuReport } from "../../adapters/spawner/cpu-report";
 import { cliLog } from "../claim-wiring";
 import { ActionsTranscriptGroups } from "../actions-groups";
 import { inActions } from "../actions-output";
@@ -95,6 +95,7 @@ export const runCommand: CliCommand = {
     const unsubscribeStart = run.events.subscribe((event) => {
       if (event.kind === "lane-started") markFirstLane();
     });
+    const unsubscribeTimeline = io.env.TICKET_RUNNER_CPU_FILE ? run.events.subscribe(noteEvent) : () => undefined;
     // In Actions each ticket's transcript is a collapsible group, commands stopped inside it.
     const unsubscribeGroups = actions ? run.events.subscribe(new ActionsTranscriptGroups(io.out).onEvent) : () => undefined;
     // SIGTERM is a Stop; a second one is ignored rather than turned into a kill.
@@ -119,6 +120,7 @@ export const runCommand: CliCommand = {
       process.off("SIGINT", onInt);
       unsubscribe();
       unsubscribeStart();
+      unsubscribeTimeline();
       unsubscribeGroups();
       await letGoOfSpawner();
       writeCpuReport(io.env);

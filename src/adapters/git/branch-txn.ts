@@ -9,6 +9,10 @@ import type { TreeFiles } from "./snapshot";
 import { buildTree, commitTree, listFiles, pushWithLease, readTip } from "./snapshot";
 import { takeTurn } from "./turns";
 
+/** The first lost race waits up to this long; each next one up to twice the last, never over the ceiling. */
+const BACKOFF_FIRST_MS = 40;
+const BACKOFF_CEILING_MS = 1000;
+
 export interface EditOutcome<T> {
   /** false: nothing to write, and nothing is pushed. */
   changed: boolean;
@@ -52,8 +56,9 @@ export function transact<T>(
         opts.pushed?.(commit, files);
         return out.value;
       }
-      // Lost the race: back off a little, with jitter so the losers do not collide again in step.
-      await new Promise((r) => setTimeout(r, (attempt + 1) * (20 + Math.random() * 60)));
+      // Lost the race: back off, the ceiling doubling each time and the wait anywhere under it, so
+      // many losers spread out instead of colliding again in step.
+      await new Promise((r) => setTimeout(r, Math.random() * Math.min(BACKOFF_CEILING_MS, BACKOFF_FIRST_MS * 2 ** attempt)));
     }
     throw new Failure("git", `Other writers kept moving ${branch} on the remote; gave up after ${opts.retries + 1} tries. Nothing was overwritten.`);
   });

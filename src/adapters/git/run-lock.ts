@@ -26,6 +26,12 @@ import { listFiles, readBlobs, readTip, writeBlob } from "./snapshot";
 export type LockScope = "target" | "host";
 const TARGET_LOCK_FILE = "lock.json";
 const HOST_LOCK_FILE = /^lock-[A-Za-z0-9._-]+\.json$/;
+/**
+ * Tries after a lost race for the lock branch. With lockScope "host" every Host's lock file is on
+ * that one branch, so Hosts started together push it at once and each round has one winner: the
+ * last of N loses N - 1 times. Forty covers a fleet of forty started in one moment (ADR 0450).
+ */
+const LOCK_RETRIES = 40;
 
 export type AcquireResult =
   { ok: true; tookOverFrom: LockHolder[]; peers?: LockHolder[] } | { ok: false; standing: LockStanding; holder: LockHolder; refusal: Refusal };
@@ -111,7 +117,7 @@ export class RunLock {
   }
 
   acquire(holder: LockHolder): Promise<AcquireResult> {
-    return transact<AcquireResult>(this.ctx, LOCK_BRANCH, { retries: 5, keepHistory: true, pushed: this.remember }, async (files) => {
+    return transact<AcquireResult>(this.ctx, LOCK_BRANCH, { retries: LOCK_RETRIES, keepHistory: true, pushed: this.remember }, async (files) => {
       const tookOver: LockHolder[] = [];
       const { relevant, peers } = await this.lockFiles(files);
       const others = peers.length > 0 ? { peers } : {};
@@ -137,7 +143,7 @@ export class RunLock {
   release(runId: string): Promise<{ released: boolean; detail: string }> {
     const guess = this.last;
     this.last = undefined;
-    return transact<{ released: boolean; detail: string }>(this.ctx, LOCK_BRANCH, { retries: 5, keepHistory: true, guess }, async (files) => {
+    return transact<{ released: boolean; detail: string }>(this.ctx, LOCK_BRANCH, { retries: LOCK_RETRIES, keepHistory: true, guess }, async (files) => {
       const sha = files.get(this.file);
       const parsed = sha ? parseLockFile(this.wrote.get(sha) ?? (await readBlobs(this.ctx, [sha])).get(sha) ?? "") : null;
       if (!parsed || (parsed.ok && !parsed.lock.held)) return { changed: false, message: "", value: { released: false, detail: "The lock was already free." } };
@@ -158,7 +164,7 @@ export class RunLock {
 
   /** A person's "free it": writes {"held": false} whoever holds it, corrupt files included. */
   unlock(note: string): Promise<{ previous: string }> {
-    return transact(this.ctx, LOCK_BRANCH, { retries: 5, keepHistory: true }, async (files) => {
+    return transact(this.ctx, LOCK_BRANCH, { retries: LOCK_RETRIES, keepHistory: true }, async (files) => {
       const sha = files.get(this.file);
       const before = sha ? ((await readBlobs(this.ctx, [sha])).get(sha)?.toString("utf8") ?? "") : FREE_JSON;
       const parsed = parseLockFile(before);

@@ -204,6 +204,32 @@ describe("workspace: the Run lock", () => {
     assert.equal(!refused.ok && refused.standing, "elsewhere");
   });
 
+  it('lockScope "host": twelve Hosts started at once all take their locks, and each sees a different count of the Runs before it', async function () {
+    // Every Host's lock file is on the one lock branch, so each round of pushes has one winner: the
+    // last of twelve loses eleven times. With six tries, Hosts started together failed to start
+    // (bench:hosts at K = 8: 2 of 8 Runs, "gave up after 6 tries").
+    this.timeout(120_000);
+    const hosts = await Promise.all(Array.from({ length: 12 }, (_, i) => otherWorkstation(fx.root, String(i + 1).padStart(32, "0"), `host-${i + 1}`)));
+    const spaces = await Promise.all(hosts.map(async (h, i) => workspaceOn(await fx.clone(`host-${i + 1}`), { host: h, lockScope: "host" })));
+    const takes = await Promise.all(spaces.map(async (w, i) => w.acquireLock(await holderFor(hosts[i]!, `run-${i + 1}`))));
+    assert.deepEqual(
+      takes.map((t) => t.ok),
+      hosts.map(() => true),
+      JSON.stringify(takes.filter((t) => !t.ok).map((t) => !t.ok && t.refusal.message)),
+    );
+    // The pushes serialise, so no two Runs see the same count of others (ADR 0441 spreads first picks by it).
+    const seen = takes.map((t) => (t.ok ? (t.peers?.length ?? 0) : -1)).sort((a, b) => a - b);
+    assert.deepEqual(
+      seen,
+      hosts.map((_, i) => i),
+    );
+    const releases = await Promise.all(spaces.map((w, i) => w.releaseLock(`run-${i + 1}`)));
+    assert.deepEqual(
+      releases.map((r) => r.released),
+      hosts.map(() => true),
+    );
+  });
+
   const RACES = rounds(50, 5);
   it(`two processes race for it ${RACES} times, and exactly one wins each time`, async function () {
     // A budget per round, not one for all: 50 rounds took 72 s at load ~20, and test:all runs this

@@ -174,7 +174,10 @@ export async function cleanupLane(
     const start = remoteBase ? bases[0]! : localBase ? bases[1]! : null;
     const safe = local === opts.mergedHead || local === tracked || (start !== null && (await isAncestor(ctx, local, start)));
     if (safe) {
-      await ctx.git.text(["branch", "--quiet", "-D", lane.branch], { cwd: ctx.root });
+      // Not `git branch -D`: it rewrites .git/config (a new file, even with no section to drop), and a
+      // neighbour Lane's sandbox binding that file read-only at that moment fails to start (bwrap:
+      // "Unable to remount destination"). The deletion is leased on the tip just checked.
+      await ctx.git.text(["update-ref", "-d", `refs/heads/${lane.branch}`, local], { cwd: ctx.root });
       localBranch = "deleted";
     } else {
       localBranch = "kept";

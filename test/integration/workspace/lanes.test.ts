@@ -1,5 +1,5 @@
 import { strict as assert } from "node:assert";
-import { mkdir, rm, symlink, writeFile } from "node:fs/promises";
+import { mkdir, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { GitWorkspace } from "../../../src/adapters/git/git-workspace";
 import { watchGitProcesses } from "../../../src/adapters/git/git-process";
@@ -78,6 +78,22 @@ describe("workspace: lanes", () => {
       );
       await Promise.all(lanes.map((l) => ws.cleanupLane(l, { deleteRemote: false, base: "main" })));
     }
+  });
+
+  it("cutting and cleaning up Lanes never rewrites the clone's .git/config, which every Lane's sandbox binds read-only", async () => {
+    // `git branch -D` wrote a new .git/config on each clean-up; a neighbour's agent whose bwrap was
+    // binding it at that moment failed to start and its ticket was handed off (bench:hosts, K = 1).
+    // This failed on the old code: the file's inode changed with the first clean-up.
+    await ws.fetchBase("main");
+    const config = join(ws.root, ".git", "config");
+    const before = (await stat(config)).ino;
+    const lane = await ws.cutLane(15, "agent/15-x", "main");
+    const sha = await commitFiles(lane.path, { "o.txt": "o\n" }, "work");
+    await ws.push(lane);
+    const report = await ws.cleanupLane(lane, { deleteRemote: true, base: "main", mergedHead: sha });
+    assert.deepEqual([report.worktree, report.localBranch], ["removed", "deleted"]);
+    assert.equal(await git(ws.root, ["for-each-ref", "refs/heads/agent/"]), "");
+    assert.equal((await stat(config)).ino, before, ".git/config is the same file");
   });
 
   it("a base that exists only locally is tolerated", async () => {

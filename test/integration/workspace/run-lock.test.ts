@@ -215,7 +215,7 @@ describe("workspace: the Run lock", () => {
     assert.deepEqual(
       takes.map((t) => t.ok),
       hosts.map(() => true),
-      JSON.stringify(takes.filter((t) => !t.ok).map((t) => !t.ok && t.refusal.message)),
+      JSON.stringify(takes.filter((t) => !t.ok).map((t) => !t.ok && t.refusal?.message)),
     );
     // The pushes serialise, so no two Runs see the same count of others (ADR 0441 spreads first picks by it).
     const seen = takes.map((t) => (t.ok ? (t.peers?.length ?? 0) : -1)).sort((a, b) => a - b);

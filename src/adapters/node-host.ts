@@ -2,7 +2,7 @@
  * The Host port on Node: a stable id for this machine, and the liveness of a process as the OS
  * reports it (docs/adr/0030-host-identity.md).
  */
-import { execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { createHmac, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
@@ -142,15 +142,17 @@ export class NodeHost implements Host {
     return this.bootId ?? "boot";
   }
 
-  /** No procfs (macOS, BSD): ask ps for the start time. */
-  private startTimeWithoutProc(pid: number): string | null {
-    try {
-      const out = execFileSync("ps", ["-o", "lstart=", "-p", String(pid)], { encoding: "utf8", env: { ...process.env, LC_ALL: "C" } });
-      const started = out.trim();
-      return started ? `ps:${started}` : null;
-    } catch {
-      return null;
-    }
+  /**
+   * No procfs (macOS, BSD): ask ps for the start time. Asynchronously: the extension host runs this
+   * on its event loop, and a synchronous child process stops everything else there until it exits.
+   */
+  private startTimeWithoutProc(pid: number): Promise<string | null> {
+    return new Promise((resolve) => {
+      execFile("ps", ["-o", "lstart=", "-p", String(pid)], { encoding: "utf8", env: { ...process.env, LC_ALL: "C" } }, (error, stdout) => {
+        const started = error ? "" : stdout.trim();
+        resolve(started ? `ps:${started}` : null);
+      });
+    });
   }
 }
 

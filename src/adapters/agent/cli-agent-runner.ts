@@ -53,7 +53,8 @@ export interface CliDialect {
   wording: CliWording;
   /** The prompt, with anything this CLI needs appended (e.g. the fenced-answer instruction). */
   prompt(request: CliStageRequest): string;
-  buildArgs(input: CliArgsInput): CliArgs;
+  /** May look at the worktree first (asynchronously: the Run shares the extension host's event loop). */
+  buildArgs(input: CliArgsInput): CliArgs | Promise<CliArgs>;
   reader(request: CliStageRequest, cwd: string): CliSessionReader;
   /** Environment this CLI needs besides the runner's own (e.g. GIT_EDITOR). */
   env?: Record<string, string>;
@@ -82,10 +83,10 @@ export class CliAgentRunner implements AgentRunner {
   }
 
   /** The argv after the executable (exposed for tests and the `.command` file). */
-  argsFor(request: CliStageRequest, schemaFile: string | null): { args: string[]; promptIndex: number; prompt: string; viaStdin: boolean } {
+  async argsFor(request: CliStageRequest, schemaFile: string | null): Promise<{ args: string[]; promptIndex: number; prompt: string; viaStdin: boolean }> {
     const prompt = this.dialect.prompt(request);
     const viaStdin = prompt.includes("\u0000") || Buffer.byteLength(prompt) > (this.opts.promptArgMaxBytes ?? 100_000);
-    const built = this.dialect.buildArgs({ request: { ...request, prompt }, schemaFile, viaStdin });
+    const built = await this.dialect.buildArgs({ request: { ...request, prompt }, schemaFile, viaStdin });
     const lead = this.command.slice(1);
     return { args: [...lead, ...built.args], promptIndex: built.promptIndex === -1 ? -1 : lead.length + built.promptIndex, prompt, viaStdin };
   }
@@ -108,7 +109,7 @@ export class CliAgentRunner implements AgentRunner {
       mkdirSync(dirname(schemaFile), { recursive: true });
       writeFileSync(schemaFile, JSON.stringify(request.jsonSchema, null, 2));
     }
-    const { args, promptIndex, prompt, viaStdin } = this.argsFor(request, schemaFile);
+    const { args, promptIndex, prompt, viaStdin } = await this.argsFor(request, schemaFile);
     const executable = this.command[0]!;
     const reader = this.dialect.reader(request, request.cwd);
 

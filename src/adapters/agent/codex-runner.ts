@@ -14,7 +14,7 @@
  * read-only whatever writable_roots says, so no Stage could commit in a worktree (ADR 0291).
  * The structured answer is Codex's own: `--output-schema` makes the final message that JSON.
  */
-import { execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { isAbsolute, resolve } from "node:path";
 import type { AgentEvent } from "../../ports/agent-runner";
 import { afterDelay, nextClockTime } from "./cli-ending";
@@ -36,18 +36,19 @@ export const CODEX_WORDING: CliWording = {
  * The git directories a commit in `cwd` writes to: the worktree's own (index, HEAD) and the clone's
  * common one (objects, refs). Codex protects both read-only unless named writable.
  */
-function gitWriteDirs(cwd: string): string[] {
-  try {
-    const out = execFileSync("git", ["rev-parse", "--absolute-git-dir", "--git-common-dir"], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
-    const dirs = out
-      .split("\n")
-      .map((l) => l.trim())
-      .filter((l) => l.length > 0)
-      .map((d) => (isAbsolute(d) ? d : resolve(cwd, d)));
-    return [...new Set(dirs)];
-  } catch {
-    return [];
-  }
+function gitWriteDirs(cwd: string): Promise<string[]> {
+  // Asynchronously: a Stage starts on the extension host's event loop, which a synchronous git would stop.
+  return new Promise((settle) => {
+    execFile("git", ["rev-parse", "--absolute-git-dir", "--git-common-dir"], { cwd, encoding: "utf8" }, (error, stdout) => {
+      if (error) return settle([]);
+      const dirs = stdout
+        .split("\n")
+        .map((l) => l.trim())
+        .filter((l) => l.length > 0)
+        .map((d) => (isAbsolute(d) ? d : resolve(cwd, d)));
+      settle([...new Set(dirs)]);
+    });
+  });
 }
 
 function toml(value: string): string {
@@ -125,7 +126,7 @@ export function codexDialect(
     wording: CODEX_WORDING,
     env: { GIT_EDITOR: "true" },
     prompt: (request) => request.prompt,
-    buildArgs({ request, schemaFile, viaStdin }: CliArgsInput): CliArgs {
+    async buildArgs({ request, schemaFile, viaStdin }: CliArgsInput): Promise<CliArgs> {
       const args = ["exec"];
       if (request.resumeSession) args.push("resume");
       args.push("--json");
@@ -133,7 +134,7 @@ export function codexDialect(
       // on Linux its own cannot let a Stage commit.
       if (!ownSandbox) args.push("--dangerously-bypass-approvals-and-sandbox");
       else args.push("-c", `sandbox_mode=${toml("workspace-write")}`, "-c", `approval_policy=${toml("never")}`);
-      const gitDirs = ownSandbox ? gitWriteDirs(request.cwd) : [];
+      const gitDirs = ownSandbox ? await gitWriteDirs(request.cwd) : [];
       if (gitDirs.length > 0) args.push("-c", `sandbox_workspace_write.writable_roots=[${gitDirs.map(toml).join(",")}]`);
       if (model) args.push("-m", model);
       if (schemaFile) args.push("--output-schema", schemaFile);

@@ -17,4 +17,13 @@ describe("workspace: the Node Host against real processes", () => {
     assert.equal(await host.processStartTime(4_000_000), null);
     assert.equal(host.signal(4_000_000, "SIGTERM"), false);
   });
+
+  it("without procfs (macOS, BSD) it asks ps for the start time", async () => {
+    // A procfs root that is a file: reading <pid>/stat fails with ENOTDIR, as on a system without /proc.
+    const host = new NodeHost({ procRoot: __filename });
+    const mine = await host.processStartTime(process.pid);
+    assert.match(mine ?? "", /^ps:\S/);
+    assert.equal(await host.processStartTime(process.pid), mine, "stable while the process lives");
+    assert.equal(await host.processStartTime(4_000_000), null, "no such process");
+  });
 });

@@ -230,32 +230,44 @@ describe("fenced answers", () => {
 const quiet: Log = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
 describe("agent.kind picks the runner", () => {
-  it("codex and gemini get their runners, with the config's model and extra args", () => {
+  it("codex and gemini get their runners, with the config's model and extra args", async () => {
     const codex = agentFor(configSchema.parse({ agent: { kind: "codex", model: "gpt-5-codex", args: ["-c", "x=1"] } }), {
       env: {},
       log: quiet,
     }) as CliAgentRunner;
     assert.equal(codex.name, "codex");
-    const built = codex.argsFor(request({ cwd: "/nonexistent" }), "/tmp/s.json").args;
+    const built = (await codex.argsFor(request({ cwd: "/nonexistent" }), "/tmp/s.json")).args;
     assert.deepEqual(built.slice(0, 2), ["exec", "--json"]);
     assert.ok(built.includes("x=1") && built.includes("gpt-5-codex") && built.includes("/tmp/s.json"));
     const gemini = agentFor(configSchema.parse({ checks: [["npm", "test"]], agent: { kind: "gemini" } }), { env: {}, log: quiet }) as CliAgentRunner;
     assert.equal(gemini.name, "gemini");
   });
 
-  it("codex leaves the boundary to the Run's sandbox inside it, and on Linux outside it too (ADR 0290, ADR 0291)", () => {
-    const args = (sandbox?: Sandbox): string[] =>
-      (agentFor(configSchema.parse({ agent: { kind: "codex" } }), { env: {}, log: quiet, sandbox }) as CliAgentRunner).argsFor(
-        request({ cwd: "/nonexistent" }),
-        null,
+  it("codex leaves the boundary to the Run's sandbox inside it, and on Linux outside it too (ADR 0290, ADR 0291)", async () => {
+    const args = async (sandbox?: Sandbox): Promise<string[]> =>
+      (
+        await (agentFor(configSchema.parse({ agent: { kind: "codex" } }), { env: {}, log: quiet, sandbox }) as CliAgentRunner).argsFor(
+          request({ cwd: "/nonexistent" }),
+          null,
+        )
       ).args;
     const bypass = (a: string[]) => a.includes("--dangerously-bypass-approvals-and-sandbox") && !a.includes('sandbox_mode="workspace-write"');
-    assert.ok(bypass(args(new Sandbox({ mode: "sandbox" }))));
-    if (process.platform === "linux") assert.ok(bypass(args(new Sandbox({ mode: "none" }))));
+    assert.ok(bypass(await args(new Sandbox({ mode: "sandbox" }))));
+    if (process.platform === "linux") assert.ok(bypass(await args(new Sandbox({ mode: "none" }))));
     // Elsewhere (macOS's Seatbelt) Codex's own sandbox keeps the Stage to the worktree and its git dirs.
-    const own = codexDialect(undefined, [], false, "darwin").buildArgs({ request: request({ cwd: "/nonexistent" }), schemaFile: null, viaStdin: false }).args;
+    const own = (await codexDialect(undefined, [], false, "darwin").buildArgs({ request: request({ cwd: "/nonexistent" }), schemaFile: null, viaStdin: false }))
+      .args;
     assert.ok(own.includes('sandbox_mode="workspace-write"') && !own.includes("--dangerously-bypass-approvals-and-sandbox"), own.join(" "));
-    const linux = codexDialect(undefined, [], false, "linux").buildArgs({ request: request({ cwd: "/nonexistent" }), schemaFile: null, viaStdin: false }).args;
+    const linux = (
+      await codexDialect(undefined, [], false, "linux").buildArgs({ request: request({ cwd: "/nonexistent" }), schemaFile: null, viaStdin: false })
+    ).args;
     assert.ok(bypass(linux), linux.join(" "));
+    // In a real checkout (this repository's) the git directories a commit writes are named writable.
+    const here = (await codexDialect(undefined, [], false, "darwin").buildArgs({ request: request({ cwd: process.cwd() }), schemaFile: null, viaStdin: false }))
+      .args;
+    assert.ok(
+      here.some((a) => /^sandbox_workspace_write\.writable_roots=\[".*\.git.*"\]$/.test(a)),
+      here.join(" "),
+    );
   });
 });

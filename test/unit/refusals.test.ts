@@ -147,11 +147,11 @@ const rows: Row[] = [
   { name: "workspace lock running here", make: () => runningRefusal(holder), holder: /run run-z on the cloud host `build-7`/ },
   {
     name: "workspace lock elsewhere",
-    make: () => elsewhereRefusal(holder, "lock.json", LOCK_URL),
+    make: () => elsewhereRefusal(holder, "lock-host-z.json", "ticket-runner/locks/host-z", LOCK_URL),
     holder: /run run-z on the cloud host `build-7`/,
     link: LOCK_URL,
   },
-  { name: "workspace lock unreadable", make: () => corruptLockRefusal("lock.json", "not JSON", LOCK_URL), link: LOCK_URL },
+  { name: "workspace lock unreadable", make: () => corruptLockRefusal("lock.json", "not JSON", "ticket-runner/lock", LOCK_URL), link: LOCK_URL },
   {
     name: "local branch in the way",
     make: () => branchInWay(repo, 12, "agent/12-fix", "/src/widgets/.worktrees/ticket-12"),

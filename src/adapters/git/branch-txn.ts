@@ -26,10 +26,11 @@ export interface TxnOptions {
   /** The lock keeps its history (each change a child of the tip); the State branch is one parentless snapshot. */
   keepHistory: boolean;
   /**
-   * The branch as this process last wrote it, tried first instead of a fetch: the push's lease
-   * refuses it if the remote moved since, and the next try reads (ADR 0400).
+   * The branch as this process last wrote it (or just read it; tip null: no such branch), tried
+   * first instead of a fetch: the push's lease refuses it if the remote moved since, and the next
+   * try reads (ADR 0400).
    */
-  guess?: { tip: string; files: TreeFiles };
+  guess?: { tip: string | null; files: TreeFiles };
   /** Told what was pushed, for a later change's guess. */
   pushed?: (tip: string, files: TreeFiles) => void;
 }

@@ -24,22 +24,22 @@ export function runningRefusal(holder: LockHolder): Refusal {
   );
 }
 
-export function elsewhereRefusal(holder: LockHolder, lockPath: string, link: string | undefined): Refusal {
+export function elsewhereRefusal(holder: LockHolder, lockPath: string, branch: string, link: string | undefined): Refusal {
   const where = link ? ` (${link})` : "";
   return new Refusal(
     "lock-held",
     `The Run lock is held by ${describeElsewhere(holder)}. Nothing on this Host can see that Host's processes, so its lock is never presumed dead. ` +
       `If no Run is running there, a person frees it: run \`ticket-runner unlock --yes\` from a clone of the Target, ` +
-      `or commit a ${lockPath} that reads {"held": false} to the ${LOCK_BRANCH} branch${where}. Then start again.`,
+      `or commit a ${lockPath} that reads {"held": false} to the ${branch} branch${where}. Then start again.`,
     { next: "ticket-runner unlock --yes", ...(link ? { link } : {}) },
   );
 }
 
-export function corruptLockRefusal(path: string, reason: string, link: string | undefined): Refusal {
+export function corruptLockRefusal(path: string, reason: string, branch: string, link: string | undefined): Refusal {
   return new Refusal(
     "bad-input",
-    `${path} on ${LOCK_BRANCH} cannot be read: ${reason}. It is left as it is. If no Run is running, replace it with {"held": false} ` +
-      `(run \`ticket-runner unlock --yes\`, or commit it to ${LOCK_BRANCH}), then start again.`,
-    { path: `${LOCK_BRANCH}:${path}`, next: "ticket-runner unlock --yes", ...(link ? { link } : {}) },
+    `${path} on ${branch} cannot be read: ${reason}. It is left as it is. If no Run is running, replace it with {"held": false} ` +
+      `(run \`ticket-runner unlock --yes\`, or commit it to ${branch}), then start again.`,
+    { path: `${branch}:${path}`, next: "ticket-runner unlock --yes", ...(link ? { link } : {}) },
   );
 }

@@ -1,63 +1,47 @@
 /**
- * The Run lock on `ticket-runner/lock`: who may run on a Target. Taking it is a compare-and-swap
- * (a push with an explicit lease on the tip read); unlike the State branch it keeps its history,
- * so the remote shows who held the Target and when.
+ * The Run lock: who may run on a Target. Taking it is a compare-and-swap (a push with an explicit
+ * lease on the tip read); unlike the State records it keeps its history, so the remote shows who
+ * held the Target and when.
  *
- * lockScope "target": one file, lock.json, for the whole Target.
- * lockScope "host": one file per Host, lock-<hostId>.json, on the same branch (ADR 0032). A Run
- * still honours a held lock.json, and a target-scope Run honours every held per-host file.
+ * lockScope "target": `lock.json` on the shared branch `ticket-runner/lock`.
+ * lockScope "host": `lock-<hostId>.json` on the Host's own branch `ticket-runner/locks/<hostId>`
+ * (ADR 0450; older versions kept it on the shared branch, where it is still honoured). No two
+ * Hosts push one ref, so Hosts started together take their locks side by side. A Run of either
+ * scope honours the other's held locks, read in one view (lock-view.ts), and reads again after its
+ * own push: of two Runs of different scopes taking theirs at the same moment, at least one sees the
+ * other and stands down, so they never run together.
  */
 import { Failure } from "../../core/errors";
 import type { Refusal } from "../../core/errors";
-import { lockFileSchema } from "../../core/schemas/lock-file";
 import type { LockFile } from "../../core/schemas/lock-file";
 import { PRODUCT_VERSION } from "../../core/version";
 import type { Host } from "../../ports/host";
 import type { LockHolder, LockStanding } from "../../ports/workspace";
 import { transact } from "./branch-txn";
 import { corruptLockRefusal, elsewhereRefusal, freeMessage, heldMessage, LOCK_BRANCH, runningRefusal } from "./lock-words";
-import { contentSummary } from "./records";
+import type { LockEntry, LockView } from "./lock-view";
+import { HOST_LOCK_FILE, hostLockBranch, hostLockFile, parseLockFile, readLockView, TARGET_LOCK_FILE } from "./lock-view";
 import type { RepoContext } from "./repo-context";
 import { githubBlobLink } from "../../core/remote-url";
 import { remoteUrl } from "./repo";
 import type { TreeFiles } from "./snapshot";
-import { listFiles, readBlobs, readTip, writeBlob } from "./snapshot";
+import { listFiles, readBlobs, writeBlob } from "./snapshot";
 
 export type LockScope = "target" | "host";
-const TARGET_LOCK_FILE = "lock.json";
-const HOST_LOCK_FILE = /^lock-[A-Za-z0-9._-]+\.json$/;
+
 /**
- * Tries after a lost race for the lock branch. With lockScope "host" every Host's lock file is on
- * that one branch, so Hosts started together push it at once and each round has one winner: the
- * last of N loses N - 1 times. Forty covers a fleet of forty started in one moment (ADR 0450).
+ * Tries after a lost race for the shared branch: Target-wide Runs, and freeing an older version's
+ * per-host file. Hosts started together all pushed it before ADR 0450; forty rounds, one winner
+ * each, still cover a fleet of older Runs started in one moment.
  */
-const LOCK_RETRIES = 40;
+const SHARED_RETRIES = 40;
+/** A Host's own branch is pushed only by this Host's Runs. */
+const OWN_RETRIES = 5;
 
 export type AcquireResult =
   { ok: true; tookOverFrom: LockHolder[]; peers?: LockHolder[] } | { ok: false; standing: LockStanding; holder: LockHolder; refusal: Refusal };
 
-function hostLockFile(hostId: string): string {
-  return `lock-${hostId.replace(/[^A-Za-z0-9._-]/g, "_")}.json`;
-}
-
-type Parsed = { ok: true; lock: LockFile } | { ok: false; reason: string };
-
-export function parseLockFile(content: Buffer | string): Parsed {
-  const text = typeof content === "string" ? content : content.toString("utf8");
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (e) {
-    return { ok: false, reason: `not JSON (${(e as Error).message}); content ${contentSummary(text)}` };
-  }
-  const parsed = lockFileSchema.safeParse(raw);
-  if (!parsed.success)
-    return {
-      ok: false,
-      reason: `not a lock file (${parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}); content ${contentSummary(text)}`,
-    };
-  return { ok: true, lock: parsed.data };
-}
+type Refused = Extract<AcquireResult, { ok: false }>;
 
 function holderOf(lock: LockFile): LockHolder | null {
   if (!lock.held) return null;
@@ -71,9 +55,13 @@ function heldJson(holder: LockHolder): string {
 
 const FREE_JSON = `${JSON.stringify({ held: false }, null, 2)}\n`;
 
+/** What the lock files a Run must honour say: it holds already, another holds it, or it may take it (freeing `abandoned`). */
+type Judgement = { kind: "mine" } | { kind: "refused"; value: Refused } | { kind: "clear"; abandoned: { entry: LockEntry; holder: LockHolder }[] };
+
 export class RunLock {
   readonly file: string;
-  /** The lock branch as this process last pushed it, and the lock files it wrote: release tries it first (ADR 0400). */
+  readonly branch: string;
+  /** The lock's branch as this process last pushed it, and the lock files it wrote: release tries it first (ADR 0400). */
   private last: { tip: string; files: TreeFiles } | undefined;
   private readonly wrote = new Map<string, Buffer>();
   private readonly remember = (tip: string, files: TreeFiles): void => {
@@ -85,17 +73,17 @@ export class RunLock {
     private readonly host: Host,
     readonly scope: LockScope = "target",
   ) {
-    this.file = scope === "host" ? hostLockFile(host.identity().id) : TARGET_LOCK_FILE;
+    const id = host.identity().id;
+    this.file = scope === "host" ? hostLockFile(id) : TARGET_LOCK_FILE;
+    this.branch = scope === "host" ? hostLockBranch(id) : LOCK_BRANCH;
   }
 
-  /** This Host's view: lock.json for scope "target", its own lock-<hostId>.json for scope "host". */
+  /** This Host's lock: lock.json for scope "target"; for scope "host" its own file (an older version's on the shared branch too), the held one first. */
   async read(): Promise<LockFile> {
-    const files = await listFiles(this.ctx, await readTip(this.ctx, LOCK_BRANCH));
-    const sha = files.get(this.file);
-    if (!sha) return { held: false };
-    const parsed = parseLockFile((await readBlobs(this.ctx, [sha])).get(sha) ?? "");
-    if (!parsed.ok) throw new Failure("invalid-record", `${this.file} on ${LOCK_BRANCH} cannot be read: ${parsed.reason}. It is left as it is.`);
-    return parsed.lock;
+    const own = this.ownEntries(await readLockView(this.ctx));
+    for (const e of own)
+      if (e.unreadable !== null) throw new Failure("invalid-record", `${e.path} on ${e.branch} cannot be read: ${e.unreadable}. It is left as it is.`);
+    return own.find((e) => e.lock?.held)?.lock ?? own[0]?.lock ?? { held: false };
   }
 
   /** How a held lock stands from this Host: running, abandoned (process gone or pid reused) or elsewhere. */
@@ -108,42 +96,17 @@ export class RunLock {
     return "running";
   }
 
-  /** Writes a lock file's blob, kept here by sha so that a release from the guess reads no blob back. */
-  private async lockBlob(content: string): Promise<string> {
-    const sha = await writeBlob(this.ctx, content);
-    this.wrote.clear();
-    this.wrote.set(sha, Buffer.from(content));
-    return sha;
-  }
-
-  acquire(holder: LockHolder): Promise<AcquireResult> {
-    return transact<AcquireResult>(this.ctx, LOCK_BRANCH, { retries: LOCK_RETRIES, keepHistory: true, pushed: this.remember }, async (files) => {
-      const tookOver: LockHolder[] = [];
-      const { relevant, peers } = await this.lockFiles(files);
-      const others = peers.length > 0 ? { peers } : {};
-      for (const [path, lock] of relevant) {
-        const held = holderOf(lock);
-        if (!held) continue;
-        const standing = await this.standingOf(held, holder);
-        if (standing === "mine") return { changed: false, message: "", value: { ok: true, tookOverFrom: [], ...others } };
-        if (standing === "running") return { changed: false, message: "", value: { ok: false, standing, holder: held, refusal: runningRefusal(held) } };
-        if (standing === "elsewhere") {
-          const refusal = elsewhereRefusal(held, path, githubBlobLink(await remoteUrl(this.ctx), LOCK_BRANCH, path));
-          return { changed: false, message: "", value: { ok: false, standing, holder: held, refusal } };
-        }
-        tookOver.push(held);
-        if (path !== this.file) files.set(path, await writeBlob(this.ctx, FREE_JSON));
-      }
-      files.set(this.file, await this.lockBlob(heldJson(holder)));
-      return { changed: true, message: heldMessage(holder, tookOver), value: { ok: true, tookOverFrom: tookOver, ...others } };
-    });
+  async acquire(holder: LockHolder): Promise<AcquireResult> {
+    const view = await readLockView(this.ctx);
+    return this.scope === "host" ? this.acquireOwn(holder, view) : this.acquireShared(holder, view);
   }
 
   /** Frees the lock if it still names `runId`; a lock a person freed or another Run took is left alone. */
   release(runId: string): Promise<{ released: boolean; detail: string }> {
     const guess = this.last;
     this.last = undefined;
-    return transact<{ released: boolean; detail: string }>(this.ctx, LOCK_BRANCH, { retries: LOCK_RETRIES, keepHistory: true, guess }, async (files) => {
+    const retries = this.scope === "host" ? OWN_RETRIES : SHARED_RETRIES;
+    return transact<{ released: boolean; detail: string }>(this.ctx, this.branch, { retries, keepHistory: true, guess }, async (files) => {
       const sha = files.get(this.file);
       const parsed = sha ? parseLockFile(this.wrote.get(sha) ?? (await readBlobs(this.ctx, [sha])).get(sha) ?? "") : null;
       if (!parsed || (parsed.ok && !parsed.lock.held)) return { changed: false, message: "", value: { released: false, detail: "The lock was already free." } };
@@ -162,43 +125,185 @@ export class RunLock {
     });
   }
 
-  /** A person's "free it": writes {"held": false} whoever holds it, corrupt files included. */
-  unlock(note: string): Promise<{ previous: string }> {
-    return transact(this.ctx, LOCK_BRANCH, { retries: LOCK_RETRIES, keepHistory: true }, async (files) => {
-      const sha = files.get(this.file);
-      const before = sha ? ((await readBlobs(this.ctx, [sha])).get(sha)?.toString("utf8") ?? "") : FREE_JSON;
+  /** A person's "free it": writes {"held": false} whoever holds it, corrupt files included (for scope "host", an older version's file too). */
+  async unlock(note: string): Promise<{ previous: string }> {
+    const own = await this.freeByHand(this.branch, this.file, note, this.scope === "host" ? OWN_RETRIES : SHARED_RETRIES);
+    if (this.scope !== "host") return own;
+    const legacy = await this.freeByHand(LOCK_BRANCH, this.file, note, SHARED_RETRIES);
+    return own.previous === "free" ? legacy : own;
+  }
+
+  private freeByHand(branch: string, path: string, note: string, retries: number): Promise<{ previous: string }> {
+    return transact(this.ctx, branch, { retries, keepHistory: true }, async (files) => {
+      const sha = files.get(path);
+      if (!sha) return { changed: false, message: "", value: { previous: "free" } };
+      const before = (await readBlobs(this.ctx, [sha])).get(sha)?.toString("utf8") ?? "";
       const parsed = parseLockFile(before);
       const previous = !parsed.ok ? `unreadable (${parsed.reason})` : parsed.lock.held ? `held by run ${parsed.lock.runId}` : "free";
       if (parsed.ok && !parsed.lock.held) return { changed: false, message: "", value: { previous } };
-      files.set(this.file, await writeBlob(this.ctx, FREE_JSON));
+      files.set(path, await writeBlob(this.ctx, FREE_JSON));
       return { changed: true, message: freeMessage(`Freed by hand (${previous}): ${note}`), value: { previous } };
     });
   }
 
-  /**
-   * The lock files this Run must respect, parsed (an unreadable one refuses the take, left in place),
-   * and, with lockScope "host", the other Hosts' held locks, its peers (an unreadable one is no peer),
-   * oldest first. One read of the blobs for both.
-   */
-  private async lockFiles(files: TreeFiles): Promise<{ relevant: [string, LockFile][]; peers: LockHolder[] }> {
-    const paths = [...files.keys()].filter((p) => p === TARGET_LOCK_FILE || p === this.file || (this.scope === "target" && HOST_LOCK_FILE.test(p)));
-    const peerPaths = this.scope === "host" ? [...files.keys()].filter((p) => p !== this.file && HOST_LOCK_FILE.test(p)) : [];
-    const blobs = await readBlobs(
-      this.ctx,
-      [...paths, ...peerPaths].map((p) => files.get(p)!),
+  /** Scope "host": lock.json and this Host's files decide; its own branch is taken; the shared one is read again after. */
+  private async acquireOwn(holder: LockHolder, view: LockView): Promise<AcquireResult> {
+    const judged = await this.judge(
+      view.entries.filter((e) => (e.branch === LOCK_BRANCH && (e.path === TARGET_LOCK_FILE || e.path === this.file)) || e.branch === this.branch),
+      holder,
     );
-    const relevant: [string, LockFile][] = [];
-    for (const path of paths) {
-      const parsed = parseLockFile(blobs.get(files.get(path)!) ?? "");
-      if (!parsed.ok) throw corruptLockRefusal(path, parsed.reason, githubBlobLink(await remoteUrl(this.ctx), LOCK_BRANCH, path));
-      relevant.push([path, parsed.lock]);
+    if (judged.kind === "refused") return judged.value;
+    if (judged.kind === "mine") return { ok: true, tookOverFrom: [], ...this.peersOf(view) };
+    const onShared = judged.abandoned.filter((a) => a.entry.branch === LOCK_BRANCH);
+    // Rare: this Host's abandoned lock.json, or its file from an older version, is freed on the shared branch first.
+    if (onShared.length > 0) await this.freeAbandoned(LOCK_BRANCH, onShared, holder);
+    const tip = view.hostTips.get(this.branch) ?? null;
+    const guess = { tip, files: await listFiles(this.ctx, tip) };
+    const took = await transact<AcquireResult>(
+      this.ctx,
+      this.branch,
+      { retries: OWN_RETRIES, keepHistory: true, pushed: this.remember, guess },
+      async (files) => {
+        // Another Run of this Host may have taken it since the view: judged again on each try.
+        const sha = files.get(this.file);
+        const entry: LockEntry[] = [];
+        if (sha) {
+          const parsed = parseLockFile((await readBlobs(this.ctx, [sha])).get(sha) ?? "");
+          entry.push({ branch: this.branch, path: this.file, lock: parsed.ok ? parsed.lock : null, unreadable: parsed.ok ? null : parsed.reason });
+        }
+        const again = await this.judge(entry, holder);
+        if (again.kind === "refused") return { changed: false, message: "", value: again.value };
+        if (again.kind === "mine") return { changed: false, message: "", value: { ok: true, tookOverFrom: [] } };
+        files.set(this.file, await this.lockBlob(heldJson(holder)));
+        const tookOver = [...judged.abandoned, ...again.abandoned].map((a) => a.holder);
+        return { changed: true, message: heldMessage(holder, tookOver), value: { ok: true, tookOverFrom: tookOver } };
+      },
+    );
+    if (!took.ok) return took;
+    // Read again: a Target-wide Run that took lock.json meanwhile either sees this lock and stands down, or is seen here.
+    const after = await readLockView(this.ctx);
+    const target = await this.judge(
+      after.entries.filter((e) => e.branch === LOCK_BRANCH && e.path === TARGET_LOCK_FILE),
+      holder,
+    ).catch(async (error: unknown) => {
+      await this.release(holder.runId);
+      throw error;
+    });
+    if (target.kind === "refused") {
+      await this.release(holder.runId);
+      return target.value;
     }
+    return { ...took, ...this.peersOf(after) };
+  }
+
+  /** Scope "target": lock.json and every per-host lock decide; lock.json is taken; the per-host ones are read again after. */
+  private async acquireShared(holder: LockHolder, view: LockView): Promise<AcquireResult> {
+    const ownBranches = view.entries.filter((e) => e.branch !== LOCK_BRANCH);
+    const before = await this.judge(ownBranches, holder);
+    if (before.kind === "refused") return before.value;
+    const guess = { tip: view.shared.tip, files: new Map(view.shared.files) };
+    const took = await transact<AcquireResult>(
+      this.ctx,
+      LOCK_BRANCH,
+      { retries: SHARED_RETRIES, keepHistory: true, pushed: this.remember, guess },
+      async (files) => {
+        const paths = [...files.keys()].filter((p) => p === TARGET_LOCK_FILE || HOST_LOCK_FILE.test(p));
+        const blobs = await readBlobs(
+          this.ctx,
+          paths.map((p) => files.get(p)!),
+        );
+        const entries = paths.map((path): LockEntry => {
+          const parsed = parseLockFile(blobs.get(files.get(path)!) ?? "");
+          return { branch: LOCK_BRANCH, path, lock: parsed.ok ? parsed.lock : null, unreadable: parsed.ok ? null : parsed.reason };
+        });
+        const judged = await this.judge(entries, holder);
+        if (judged.kind === "refused") return { changed: false, message: "", value: judged.value };
+        if (judged.kind === "mine") return { changed: false, message: "", value: { ok: true, tookOverFrom: [] } };
+        for (const a of judged.abandoned) if (a.entry.path !== this.file) files.set(a.entry.path, await writeBlob(this.ctx, FREE_JSON));
+        files.set(this.file, await this.lockBlob(heldJson(holder)));
+        const tookOver = judged.abandoned.map((a) => a.holder);
+        return { changed: true, message: heldMessage(holder, tookOver), value: { ok: true, tookOverFrom: tookOver } };
+      },
+    );
+    if (!took.ok) return took;
+    if (before.kind === "clear") for (const a of before.abandoned) await this.freeAbandoned(a.entry.branch, [a], holder);
+    // Read again: a per-host Run that took its lock meanwhile either sees lock.json and stands down, or is seen here.
+    const after = await readLockView(this.ctx);
+    const hosts = await this.judge(
+      after.entries.filter((e) => e.branch !== LOCK_BRANCH),
+      holder,
+    ).catch(async (error: unknown) => {
+      await this.release(holder.runId);
+      throw error;
+    });
+    if (hosts.kind === "refused") {
+      await this.release(holder.runId);
+      return hosts.value;
+    }
+    return { ...took, tookOverFrom: [...took.tookOverFrom, ...(before.kind === "clear" ? before.abandoned.map((a) => a.holder) : [])] };
+  }
+
+  /** Standing of each held lock file in `entries`: an unreadable one refuses the take (left in place). */
+  private async judge(entries: LockEntry[], holder: LockHolder): Promise<Judgement> {
+    const abandoned: { entry: LockEntry; holder: LockHolder }[] = [];
+    for (const entry of entries) {
+      if (entry.unreadable !== null) throw corruptLockRefusal(entry.path, entry.unreadable, entry.branch, await this.link(entry));
+      const held = entry.lock ? holderOf(entry.lock) : null;
+      if (!held) continue;
+      const standing = await this.standingOf(held, holder);
+      if (standing === "mine") return { kind: "mine" };
+      if (standing === "running") return { kind: "refused", value: { ok: false, standing, holder: held, refusal: runningRefusal(held) } };
+      if (standing === "elsewhere") {
+        const refusal = elsewhereRefusal(held, entry.path, entry.branch, await this.link(entry));
+        return { kind: "refused", value: { ok: false, standing, holder: held, refusal } };
+      }
+      abandoned.push({ entry, holder: held });
+    }
+    return { kind: "clear", abandoned };
+  }
+
+  /** Writes {"held": false} over abandoned lock files of this Host on `branch`, each only if it still names the same Run. */
+  private freeAbandoned(branch: string, abandoned: { entry: LockEntry; holder: LockHolder }[], by: LockHolder): Promise<void> {
+    return transact<void>(this.ctx, branch, { retries: SHARED_RETRIES, keepHistory: true }, async (files) => {
+      let changed = false;
+      for (const a of abandoned) {
+        const sha = files.get(a.entry.path);
+        const parsed = sha ? parseLockFile((await readBlobs(this.ctx, [sha])).get(sha) ?? "") : null;
+        if (!parsed?.ok || !parsed.lock.held || parsed.lock.runId !== a.holder.runId) continue;
+        files.set(a.entry.path, await writeBlob(this.ctx, FREE_JSON));
+        changed = true;
+      }
+      const runs = abandoned.map((a) => `run ${a.holder.runId} (pid ${a.holder.pid})`).join(", ");
+      return { changed, message: freeMessage(`Taken over by run ${by.runId} from ${runs}, whose process on this Host is gone.`), value: undefined };
+    });
+  }
+
+  /** The other Hosts' held locks in `view` (their own branches, and older versions' files on the shared one), oldest first (ADR 0441). */
+  private peersOf(view: LockView): { peers?: LockHolder[] } {
     const me = this.host.identity().id;
-    const peers = peerPaths
-      .map((path) => parseLockFile(blobs.get(files.get(path)!) ?? ""))
-      .map((parsed) => (parsed.ok ? holderOf(parsed.lock) : null))
+    const peers = view.entries
+      .filter((e) => e.branch !== LOCK_BRANCH || HOST_LOCK_FILE.test(e.path))
+      .map((e) => (e.lock ? holderOf(e.lock) : null))
       .filter((h): h is LockHolder => h !== null && h.host.id !== me)
-      .sort((a, b) => a.startedAt.localeCompare(b.startedAt));
-    return { relevant, peers };
+      .sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.runId.localeCompare(b.runId));
+    return peers.length > 0 ? { peers } : {};
+  }
+
+  /** This Host's own lock files in `view`: lock.json for scope "target"; its branch's file, then its older file on the shared branch, for scope "host". */
+  private ownEntries(view: LockView): LockEntry[] {
+    if (this.scope !== "host") return view.entries.filter((e) => e.branch === LOCK_BRANCH && e.path === TARGET_LOCK_FILE);
+    return [...view.entries.filter((e) => e.branch === this.branch), ...view.entries.filter((e) => e.branch === LOCK_BRANCH && e.path === this.file)];
+  }
+
+  private async link(entry: LockEntry): Promise<string | undefined> {
+    return githubBlobLink(await remoteUrl(this.ctx), entry.branch, entry.path);
+  }
+
+  /** Writes a lock file's blob, kept here by sha so that a release from the guess reads no blob back. */
+  private async lockBlob(content: string): Promise<string> {
+    const sha = await writeBlob(this.ctx, content);
+    this.wrote.clear();
+    this.wrote.set(sha, Buffer.from(content));
+    return sha;
   }
 }

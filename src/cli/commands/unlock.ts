@@ -12,8 +12,9 @@ import { parseArgs, requireClone } from "../target-options";
 
 const USAGE = `ticket-runner unlock [--yes] [--scope target|host] [--note <text>]
 
-Frees the Run lock (lock.json on the ticket-runner/lock branch of the Target's remote), run from a
-clone of the Target. A lock held by a Run on another Host is freed only with --yes: do it only when
+Frees the Run lock, run from a clone of the Target: lock.json on the ticket-runner/lock branch of
+the Target's remote, or with --scope host this Host's lock-<hostId>.json on its own branch,
+ticket-runner/locks/<hostId>. A lock held by a Run on another Host is freed only with --yes: do it only when
 no Run is running there. A Run still alive on this Host is never unlocked: use \`ticket-runner stop\`.`;
 
 export const unlockCommand: CliCommand = {

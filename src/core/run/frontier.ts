@@ -54,17 +54,29 @@ export function firstFillOrder<T extends { number: number }>(lowestFirst: T[], a
   return [...lowestFirst.filter((i) => i.number >= anchor), ...lowestFirst.filter((i) => i.number < anchor)];
 }
 
+/** When a Run started, and its id. */
+export interface RunStart {
+  startedAt: string;
+  runId: string;
+}
+
 /**
  * Where a Run's first picks start (ADR 0441): the Frontier as the Run saw it as it started
  * (`snapshot`, lowest first, read before any Run started with it could claim), and the starts of
- * the other Hosts' Runs its lock showed. Those started within `START_TOGETHER_MS` of it took their
- * locks first and reach for the head of that Frontier, `lanes` tickets each, so this one starts
+ * the other Hosts' Runs its lock showed. Those started before it and within `START_TOGETHER_MS` of it
+ * reach for the head of that Frontier, `lanes` tickets each, so this one starts
  * past them (at most `MAX_SPREAD - 1` places in, wrapping on a short Frontier). null: from the
  * lowest, as a Run alone does.
  */
-export function firstFillAnchor(snapshot: number[], peerStarts: string[], startedAt: string, lanes: number): number | null {
-  const mine = Date.parse(startedAt);
-  const together = peerStarts.filter((s) => Math.abs(Date.parse(s) - mine) <= START_TOGETHER_MS).length;
+export function firstFillAnchor(snapshot: number[], peers: RunStart[], me: RunStart, lanes: number): number | null {
+  const mine = Date.parse(me.startedAt);
+  // Only those started before it (the run id breaks a tie): each Run may see Runs started after it
+  // too (ADR 0450), and those start past it, not it past them.
+  const before = (p: RunStart) => {
+    const d = Date.parse(p.startedAt) - mine;
+    return d < 0 || (d === 0 && p.runId < me.runId);
+  };
+  const together = peers.filter((p) => before(p) && Math.abs(Date.parse(p.startedAt) - mine) <= START_TOGETHER_MS).length;
   const offset = Math.min(together * lanes, MAX_SPREAD - 1);
   if (offset === 0 || snapshot.length === 0) return null;
   return snapshot[offset % snapshot.length]!;

@@ -183,12 +183,7 @@ export class Run {
       const peers = lock.peers ?? [];
       const snapshot = (await startFrontier) ?? [];
       const company = {
-        anchor: firstFillAnchor(
-          snapshot,
-          peers.map((p) => p.startedAt),
-          holder.startedAt,
-          this.laneCount,
-        ),
+        anchor: firstFillAnchor(snapshot, peers, holder, this.laneCount),
         picks: this.laneCount,
         others: peers.length > 0,
       };

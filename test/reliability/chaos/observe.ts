@@ -10,7 +10,7 @@
  *                as itself or as its rebased form (same author, author date and message)
  *   State        no State file outlives its closed issue
  *   leases       no lease stays live (or stale-but-claiming) once no Run is running
- *   lock         every lock file on ticket-runner/lock reads {"held": false}
+ *   lock         every lock file on ticket-runner/lock and ticket-runner/locks/* reads {"held": false}
  */
 import type { Octokit } from "@octokit/rest";
 import { parseComments } from "../../../src/core/claims/claim-view";
@@ -189,15 +189,20 @@ export async function checkStateFiles(t: ChaosTarget, views: TicketView[]): Prom
 }
 
 export async function checkLock(t: ChaosTarget): Promise<string[]> {
-  if (!(await gitOk(t.gitDir, ["rev-parse", "--verify", "-q", "refs/heads/ticket-runner/lock"]))) return [];
-  const names = (await gitOut(t.gitDir, ["ls-tree", "--name-only", "refs/heads/ticket-runner/lock"])).split("\n").filter((n) => /^lock(-.+)?\.json$/.test(n));
+  // The shared branch (lock.json, and older versions' per-host files) and each Host's own branch (ADR 0450).
+  const branches = (await gitOut(t.gitDir, ["for-each-ref", "--format=%(refname)", "refs/heads/ticket-runner/lock", "refs/heads/ticket-runner/locks/"]))
+    .split("\n")
+    .filter(Boolean);
   const bad: string[] = [];
-  for (const name of names) {
-    const text = await gitOut(t.gitDir, ["show", `refs/heads/ticket-runner/lock:${name}`]);
-    try {
-      if ((JSON.parse(text) as { held?: unknown }).held !== false) bad.push(`${name} is still held: ${text.replace(/\s+/g, " ").slice(0, 160)}`);
-    } catch {
-      bad.push(`${name} is not JSON: ${text.slice(0, 80)}`);
+  for (const ref of branches) {
+    const names = (await gitOut(t.gitDir, ["ls-tree", "--name-only", ref])).split("\n").filter((n) => /^lock(-.+)?\.json$/.test(n));
+    for (const name of names) {
+      const text = await gitOut(t.gitDir, ["show", `${ref}:${name}`]);
+      try {
+        if ((JSON.parse(text) as { held?: unknown }).held !== false) bad.push(`${name} on ${ref} is still held: ${text.replace(/\s+/g, " ").slice(0, 160)}`);
+      } catch {
+        bad.push(`${name} on ${ref} is not JSON: ${text.slice(0, 80)}`);
+      }
     }
   }
   return bad;

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { parseStreamLine } from "../../../src/adapters/agent/stream-events";
-import { parseLockFile } from "../../../src/adapters/git/run-lock";
+import { parseLockFile } from "../../../src/adapters/git/lock-view";
 import { parseStateFile, serializeState } from "../../../src/adapters/git/records";
 import { loadConfigOrDefaults as readConfig } from "../../../src/app/config-load";
 import { parseLeaseComment, renderLeaseComment } from "../../../src/core/claims/lease-comment";

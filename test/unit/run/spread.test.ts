@@ -94,7 +94,8 @@ describe("Run: Hosts started together spread their first picks (ADR 0441)", () =
 
   it("starts past the Lanes of each other Host's Run started within a minute of it, never more than MAX_SPREAD - 1 places in", () => {
     const t0 = Date.parse("2026-12-02T06:00:00Z");
-    const at = (ms: number) => new Date(t0 + ms).toISOString();
+    const iso = (ms: number) => new Date(t0 + ms).toISOString();
+    const at = (ms: number) => ({ startedAt: iso(ms), runId: `run-${ms}` });
     const frontier = Array.from({ length: 30 }, (_, i) => 101 + i);
     assert.equal(firstFillAnchor(frontier, [], at(0), 2), null, "alone: from the lowest");
     assert.equal(firstFillAnchor(frontier, [at(-800)], at(0), 2), 103, "second of two");
@@ -112,6 +113,17 @@ describe("Run: Hosts started together spread their first picks (ADR 0441)", () =
     );
     assert.equal(firstFillAnchor([101, 102, 103], [at(-1), at(-2)], at(0), 2), 102, "a short Frontier wraps");
     assert.equal(firstFillAnchor([], [at(-1)], at(0), 2), null);
+  });
+
+  it("counts only the Runs started before it: one started after it, which it saw because that one's lock landed first, starts past it instead (ADR 0450)", () => {
+    const t0 = Date.parse("2026-12-02T06:00:00Z");
+    const at = (ms: number, runId = `run-${ms}`) => ({ startedAt: new Date(t0 + ms).toISOString(), runId });
+    const frontier = Array.from({ length: 30 }, (_, i) => 101 + i);
+    assert.equal(firstFillAnchor(frontier, [at(300), at(900)], at(0), 2), null, "first of three: from the lowest");
+    assert.equal(firstFillAnchor(frontier, [at(-300), at(900)], at(0), 2), 103, "second of three");
+    // Two Runs started in the same millisecond: the run id orders them, the same way from both sides.
+    assert.equal(firstFillAnchor(frontier, [at(0, "run-b")], at(0, "run-a"), 2), null);
+    assert.equal(firstFillAnchor(frontier, [at(0, "run-a")], at(0, "run-b"), 2), 103);
   });
 });
 
@@ -134,7 +146,7 @@ describe("Run: a Run that knows from its lock it is not alone spreads from its f
 
   it("second of two Runs started together, 2 Lanes: its first two picks are the third and fourth tickets", async () => {
     const tickets = Array.from({ length: 8 }, (_, i) => w.ticket(`T${i}`));
-    w.remote.peerLocks = [peer("host-a", w.clock.now())];
+    w.remote.peerLocks = [peer("host-a", new Date(w.clock.now().getTime() - 1_000))];
     await w.run({ lanes: 2 }).start();
     const order = claimed();
     assert.deepEqual(
@@ -151,7 +163,7 @@ describe("Run: a Run that knows from its lock it is not alone spreads from its f
 
   it("the peer's claims landing between its start and its first pick do not move where it starts", async () => {
     const tickets = Array.from({ length: 8 }, (_, i) => w.ticket(`T${i}`));
-    w.remote.peerLocks = [peer("host-a", w.clock.now())];
+    w.remote.peerLocks = [peer("host-a", new Date(w.clock.now().getTime() - 1_000))];
     // The first Run's two claims take its tickets off the Frontier while this one takes its lock.
     w.remote.onLockTaken = () => {
       for (const n of tickets.slice(0, 2)) w.issue(n).labels = w.issue(n).labels.filter((l) => l !== "ready-for-agent");

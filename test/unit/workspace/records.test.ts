@@ -1,7 +1,7 @@
 import { strict as assert } from "node:assert";
 import { formatCommand } from "../../../src/adapters/git/run-check";
 import { contentSummary, parseStateFile, serializeState } from "../../../src/adapters/git/records";
-import { parseLockFile } from "../../../src/adapters/git/run-lock";
+import { parseLockFile } from "../../../src/adapters/git/lock-view";
 import { checkTranscriptName } from "../../../src/adapters/git/transcripts";
 import { redactSecrets } from "../../../src/core/redact";
 import { isLostRace, isMissingRemoteRef } from "../../../src/adapters/git/git-runner";

@@ -1,0 +1,100 @@
+/**
+ * Every Run lock file on the remote, read at once (ADR 0450): the shared branch `ticket-runner/lock`
+ * (`lock.json` for lockScope "target", and the per-host files older versions kept there), and each
+ * Host's own branch `ticket-runner/locks/<hostId>` (its `lock-<hostId>.json`). One `ls-remote`, a
+ * fetch only of what this clone lacks, one `ls-tree` of the shared branch and one `cat-file`.
+ */
+import { lockFileSchema } from "../../core/schemas/lock-file";
+import type { LockFile } from "../../core/schemas/lock-file";
+import { contentSummary } from "./records";
+import { LOCK_BRANCH } from "./lock-words";
+import { fetchRecords, lsRemoteRefs, readPaths } from "./record-refs";
+import type { RepoContext } from "./repo-context";
+import type { TreeFiles } from "./snapshot";
+import { listFiles } from "./snapshot";
+
+/** Each Host's own lock branch lives under this prefix (lockScope "host"). */
+export const HOST_LOCKS_PREFIX = "ticket-runner/locks/";
+export const TARGET_LOCK_FILE = "lock.json";
+export const HOST_LOCK_FILE = /^lock-[A-Za-z0-9._-]+\.json$/;
+
+type Parsed = { ok: true; lock: LockFile } | { ok: false; reason: string };
+
+export function parseLockFile(content: Buffer | string): Parsed {
+  const text = typeof content === "string" ? content : content.toString("utf8");
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    return { ok: false, reason: `not JSON (${(e as Error).message}); content ${contentSummary(text)}` };
+  }
+  const parsed = lockFileSchema.safeParse(raw);
+  if (!parsed.success)
+    return {
+      ok: false,
+      reason: `not a lock file (${parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}); content ${contentSummary(text)}`,
+    };
+  return { ok: true, lock: parsed.data };
+}
+
+/** A Host id as it appears in a branch and a file name. */
+export function hostIdPart(hostId: string): string {
+  return hostId.replace(/[^A-Za-z0-9._-]/g, "_");
+}
+
+export function hostLockFile(hostId: string): string {
+  return `lock-${hostIdPart(hostId)}.json`;
+}
+
+export function hostLockBranch(hostId: string): string {
+  return `${HOST_LOCKS_PREFIX}${hostIdPart(hostId)}`;
+}
+
+/** One lock file where it was found: parsed, or why it could not be. */
+export interface LockEntry {
+  branch: string;
+  path: string;
+  lock: LockFile | null;
+  /** Why it cannot be read (null: it was read). */
+  unreadable: string | null;
+}
+
+export interface LockView {
+  /** The shared branch's tip and files (null, empty: no such branch). */
+  shared: { tip: string | null; files: TreeFiles };
+  /** Each per-host lock branch's tip, by branch name. */
+  hostTips: Map<string, string>;
+  entries: LockEntry[];
+}
+
+const ROUNDS = 5;
+
+export async function readLockView(ctx: RepoContext): Promise<LockView> {
+  for (let round = 0; ; round++) {
+    const refs = await lsRemoteRefs(ctx, [`refs/heads/${LOCK_BRANCH}`, `refs/heads/${HOST_LOCKS_PREFIX}*`]);
+    // A ref that moved between the listing and the fetch: list again (another Host took or freed its lock).
+    if ((await fetchRecords(ctx, refs)) === "moved" && round < ROUNDS) continue;
+    const sharedTip = refs.get(`refs/heads/${LOCK_BRANCH}`) ?? null;
+    const files = await listFiles(ctx, sharedTip);
+    const hostTips = new Map<string, string>();
+    for (const [ref, sha] of refs) if (ref.startsWith(`refs/heads/${HOST_LOCKS_PREFIX}`)) hostTips.set(ref.slice("refs/heads/".length), sha);
+    const wanted: { branch: string; path: string; spec: string }[] = [];
+    for (const [path, sha] of files) if (path === TARGET_LOCK_FILE || HOST_LOCK_FILE.test(path)) wanted.push({ branch: LOCK_BRANCH, path, spec: sha });
+    for (const [branch, tip] of hostTips) {
+      const path = `lock-${branch.slice(HOST_LOCKS_PREFIX.length)}.json`;
+      wanted.push({ branch, path, spec: `${tip}:${path}` });
+    }
+    const blobs = await readPaths(
+      ctx,
+      wanted.map((w) => w.spec),
+    );
+    const entries = wanted.flatMap((w, i): LockEntry[] => {
+      const blob = blobs[i];
+      // A per-host branch without its file is no lock (a person may have emptied it).
+      if (!blob) return [];
+      const parsed = parseLockFile(blob);
+      return [{ branch: w.branch, path: w.path, lock: parsed.ok ? parsed.lock : null, unreadable: parsed.ok ? null : parsed.reason }];
+    });
+    return { shared: { tip: sharedTip, files }, hostTips, entries };
+  }
+}

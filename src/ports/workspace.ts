@@ -141,6 +141,8 @@ export interface Workspace {
   readLock(): Promise<LockFile>;
   acquireLock(holder: LockHolder): Promise<LockAcquire>;
   releaseLock(runId: string): Promise<{ released: boolean; detail: string } | void>;
+  /** The other Hosts' Runs that hold their locks now (lockScope "host"; ADR 0451): read again after the take, when every Run started together has one. */
+  lockPeers(): Promise<LockHolder[]>;
   /** A person's release: writes {"held": false} whoever holds it. */
   unlock(note: string): Promise<{ previous: string }>;
 }

@@ -386,6 +386,10 @@ export class FakeWorkspace implements Workspace {
     return this.remote.peerLocks.length > 0 ? { ok: true, peers: [...this.remote.peerLocks] } : { ok: true };
   }
 
+  async lockPeers(): Promise<LockHolder[]> {
+    return [...this.remote.peerLocks];
+  }
+
   async releaseLock(runId: string): Promise<void> {
     if (this.remote.lock.held && this.remote.lock.runId === runId) {
       this.remote.lock = { held: false };

@@ -218,6 +218,10 @@ export class GitWorkspace implements Workspace {
     return this.lock.acquire(holder);
   }
 
+  lockPeers(): Promise<LockHolder[]> {
+    return this.lock.peers();
+  }
+
   async releaseLock(runId: string): Promise<{ released: boolean; detail: string }> {
     await this.guard.restore();
     return this.lock.release(runId);

@@ -101,6 +101,11 @@ export class RunLock {
     return this.scope === "host" ? this.acquireOwn(holder, view) : this.acquireShared(holder, view);
   }
 
+  /** The other Hosts' held locks as the remote has them now, oldest first. */
+  async peers(): Promise<LockHolder[]> {
+    return this.peersOf(await readLockView(this.ctx)).peers ?? [];
+  }
+
   /** Frees the lock if it still names `runId`; a lock a person freed or another Run took is left alone. */
   release(runId: string): Promise<{ released: boolean; detail: string }> {
     const guess = this.last;

@@ -65,21 +65,52 @@ export interface RunStart {
  * (`snapshot`, lowest first, read before any Run started with it could claim), and the starts of
  * the other Hosts' Runs its lock showed. Those started before it and within `START_TOGETHER_MS` of it
  * reach for the head of that Frontier, `lanes` tickets each, so this one starts
- * past them (at most `MAX_SPREAD - 1` places in, wrapping on a short Frontier). null: from the
- * lowest, as a Run alone does.
+ * past them (at most `MAX_SPREAD - 1` places in, wrapping on a short Frontier); the first of them
+ * at the lowest. null: no Run started with it.
  */
 export function firstFillAnchor(snapshot: number[], peers: RunStart[], me: RunStart, lanes: number): number | null {
   const mine = Date.parse(me.startedAt);
-  // Only those started before it (the run id breaks a tie): each Run may see Runs started after it
-  // too (ADR 0450), and those start past it, not it past them.
-  const before = (p: RunStart) => {
-    const d = Date.parse(p.startedAt) - mine;
-    return d < 0 || (d === 0 && p.runId < me.runId);
-  };
-  const together = peers.filter((p) => before(p) && Math.abs(Date.parse(p.startedAt) - mine) <= START_TOGETHER_MS).length;
-  const offset = Math.min(together * lanes, MAX_SPREAD - 1);
-  if (offset === 0 || snapshot.length === 0) return null;
+  // Only those started before it: each Run may see Runs started after it too (ADR 0450), and those
+  // start past it, not it past them.
+  const together = peers.filter((p) => Math.abs(Date.parse(p.startedAt) - mine) <= START_TOGETHER_MS);
+  if (together.length === 0 || snapshot.length === 0) return null;
+  // The first of them (it may see the others since ADR 0450) starts at the lowest, strictly.
+  const offset = Math.min(together.filter((p) => startedBefore(p, me)).length * lanes, MAX_SPREAD - 1);
   return snapshot[offset % snapshot.length]!;
+}
+
+/**
+ * The tickets a Run prefers after its first fill (ADR 0451): of the Frontier as it started
+ * (`snapshot`), the places that fall to it when the Runs started together take `lanes` places each
+ * in turn, in their order of start: its first fill, then the same places a round later, and so on.
+ * Runs started together and kept in step by Stages of equal length free their Lanes at the same
+ * moments; each then reaches for its own next places instead of all for the lowest. null: alone.
+ */
+export function stripeOf(snapshot: number[], peers: RunStart[], me: RunStart, lanes: number): ReadonlySet<number> | null {
+  const mine = Date.parse(me.startedAt);
+  const together = peers.filter((p) => Math.abs(Date.parse(p.startedAt) - mine) <= START_TOGETHER_MS);
+  if (together.length === 0 || lanes < 1) return null;
+  const rank = together.filter((p) => startedBefore(p, me)).length;
+  const runs = together.length + 1;
+  return new Set(snapshot.filter((_, place) => Math.floor(place / lanes) % runs === rank));
+}
+
+/**
+ * The order of a pick after the first fill when the Run has a stripe (ADR 0451): its own tickets
+ * among the `window` lowest, lowest first, then `rest` (the usual spread order). The window keeps a
+ * Run's priority order: a ticket of another Run's stripe that nobody takes (its Run died) is passed
+ * over only until it is among the lowest `window` with no own ticket beside it.
+ */
+export function stripeOrder<T extends { number: number }>(lowestFirst: T[], stripe: ReadonlySet<number>, window: number, rest: (items: T[]) => T[]): T[] {
+  const own = lowestFirst.slice(0, window).filter((i) => stripe.has(i.number));
+  const ownSet = new Set(own);
+  return [...own, ...rest(lowestFirst.filter((i) => !ownSet.has(i)))];
+}
+
+/** Whether `p` started before `me` (the run id breaks a tie, the same way from both sides). */
+function startedBefore(p: RunStart, me: RunStart): boolean {
+  const d = Date.parse(p.startedAt) - Date.parse(me.startedAt);
+  return d < 0 || (d === 0 && p.runId < me.runId);
 }
 
 /** The Frontier's ticket numbers, lowest first, or null when it cannot be read now (the Run's own reads say why later). */

@@ -9,7 +9,7 @@ import type { Config } from "../schemas/config";
 import { PRODUCT_VERSION } from "../version";
 import type { RunDeps, RunEnv } from "./context";
 import { errorText } from "./context";
-import { firstFillAnchor, frontierSnapshot, labelTrust } from "./frontier";
+import { firstFillAnchor, frontierSnapshot, labelTrust, stripeOf } from "./frontier";
 import { drainLanes } from "./lanes";
 import { MergeTrain } from "./merge-train";
 import { runIdFor } from "./naming";
@@ -186,6 +186,8 @@ export class Run {
         anchor: firstFillAnchor(snapshot, peers, holder, this.laneCount),
         picks: this.laneCount,
         others: peers.length > 0,
+        // Read again at the first pick after the first fill: by then every Run started with it holds its lock.
+        stripe: peers.length > 0 ? async () => stripeOf(snapshot, await workspace.lockPeers(), holder, this.laneCount) : undefined,
       };
       if (company.others)
         log.info(

@@ -5,7 +5,7 @@
  */
 import type { RunEnv, TrustCheck } from "./context";
 import { errorText } from "./context";
-import { MAX_SPREAD, eligibility, firstFillOrder, frontierCandidates, spreadOrder } from "./frontier";
+import { MAX_SPREAD, eligibility, firstFillOrder, frontierCandidates, spreadOrder, stripeOrder } from "./frontier";
 import { guardCriteria } from "./guards";
 import type { StrandedTicket } from "./sweep";
 import type { Candidate } from "./take";
@@ -21,6 +21,8 @@ export interface Company {
   anchor: number | null;
   picks: number;
   others: boolean;
+  /** The tickets it prefers after its first fill (stripeOf, ADR 0451), asked once, at its first pick after it; null: none. */
+  stripe?: () => Promise<ReadonlySet<number> | null>;
 }
 
 export const ALONE: Company = { anchor: null, picks: 0, others: false };
@@ -33,6 +35,8 @@ export class TicketSources {
    */
   private spread: number;
   private picks = 0;
+  /** The Run's stripe once asked (undefined: not yet). */
+  private stripe: ReadonlySet<number> | null | undefined;
 
   constructor(
     private readonly env: RunEnv,
@@ -118,10 +122,11 @@ export class TicketSources {
       return null;
     }
     this.picks += 1;
-    const order =
-      this.picks <= this.company.picks && this.company.anchor !== null
-        ? firstFillOrder(open, this.company.anchor)
-        : spreadOrder(open, this.spread, `${this.env.deps.host.identity().id}:${this.env.runId}:${this.picks}`);
+    const spread = (items: typeof open) => spreadOrder(items, this.spread, `${this.env.deps.host.identity().id}:${this.env.runId}:${this.picks}`);
+    const anchor = this.picks <= this.company.picks ? this.company.anchor : null;
+    if (this.picks > this.company.picks && this.stripe === undefined) this.stripe = (await this.company.stripe?.().catch(() => null)) ?? null;
+    const stripe = this.stripe;
+    const order = anchor !== null ? firstFillOrder(open, anchor) : stripe ? stripeOrder(open, stripe, MAX_SPREAD, spread) : spread(open);
     for (const issue of order) {
       if (await this.passesGuard(issue, seen, false)) return { kind: "frontier", issue };
     }

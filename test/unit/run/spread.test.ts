@@ -1,7 +1,7 @@
 import { strict as assert } from "node:assert";
 import fc from "fast-check";
 import { Refusal } from "../../../src/core/errors";
-import { MAX_SPREAD, START_TOGETHER_MS, firstFillAnchor, firstFillOrder, spreadOrder } from "../../../src/core/run/frontier";
+import { MAX_SPREAD, START_TOGETHER_MS, firstFillAnchor, firstFillOrder, spreadOrder, stripeOf, stripeOrder } from "../../../src/core/run/frontier";
 import type { LockHolder } from "../../../src/ports/workspace";
 import { World } from "./world";
 
@@ -119,11 +119,34 @@ describe("Run: Hosts started together spread their first picks (ADR 0441)", () =
     const t0 = Date.parse("2026-12-02T06:00:00Z");
     const at = (ms: number, runId = `run-${ms}`) => ({ startedAt: new Date(t0 + ms).toISOString(), runId });
     const frontier = Array.from({ length: 30 }, (_, i) => 101 + i);
-    assert.equal(firstFillAnchor(frontier, [at(300), at(900)], at(0), 2), null, "first of three: from the lowest");
+    assert.equal(firstFillAnchor(frontier, [at(300), at(900)], at(0), 2), 101, "first of three: from the lowest, strictly");
     assert.equal(firstFillAnchor(frontier, [at(-300), at(900)], at(0), 2), 103, "second of three");
     // Two Runs started in the same millisecond: the run id orders them, the same way from both sides.
-    assert.equal(firstFillAnchor(frontier, [at(0, "run-b")], at(0, "run-a"), 2), null);
+    assert.equal(firstFillAnchor(frontier, [at(0, "run-b")], at(0, "run-a"), 2), 101);
     assert.equal(firstFillAnchor(frontier, [at(0, "run-a")], at(0, "run-b"), 2), 103);
+  });
+});
+
+describe("Runs started together keep to their own places of the Frontier after the first fill (ADR 0451)", () => {
+  const t0 = Date.parse("2026-12-02T06:00:00Z");
+  const at = (ms: number) => ({ startedAt: new Date(t0 + ms).toISOString(), runId: `run-${ms}` });
+  const frontier = Array.from({ length: 24 }, (_, i) => 101 + i);
+
+  it("takes its Lanes' worth of places in each round, in the Runs' order of start", () => {
+    // Four Runs × 2 Lanes: the second started takes places 3-4 of every 8.
+    assert.deepEqual([...stripeOf(frontier, [at(-500), at(400), at(900)], at(0), 2)!], [103, 104, 111, 112, 119, 120]);
+    assert.deepEqual([...stripeOf(frontier, [at(400), at(900), at(1200)], at(0), 2)!], [101, 102, 109, 110, 117, 118]);
+    assert.equal(stripeOf(frontier, [], at(0), 2), null, "alone: no stripe, strictly lowest first");
+    assert.equal(stripeOf(frontier, [at(-START_TOGETHER_MS - 1)], at(0), 2), null, "a Run started long before is not in step with it");
+  });
+
+  it("picks its own tickets among the lowest first, then the rest in the usual order; another Run's ticket nobody takes waits only while own ones are near", () => {
+    const issues = (ns: number[]) => ns.map((number) => ({ number }));
+    const stripe = new Set([103, 104, 111, 112]);
+    const order = (open: number[]) => stripeOrder(issues(open), stripe, 4, (rest) => rest).map((i) => i.number);
+    assert.deepEqual(order([101, 102, 103, 104, 105]), [103, 104, 101, 102, 105]);
+    // 111 is beyond the 4 lowest: the lowest come first, as a Run alone takes them.
+    assert.deepEqual(order([101, 102, 105, 106, 111]), [101, 102, 105, 106, 111]);
   });
 });
 
@@ -188,5 +211,24 @@ describe("Run: a Run that knows from its lock it is not alone spreads from its f
       left.splice(left.indexOf(n), 1);
     }
     assert.notDeepEqual(order, tickets, "the picks are spread before any take is lost");
+  });
+
+  it("third of three Runs started together, 2 Lanes: after its first fill it keeps to its own places, the fifth and sixth of every six (ADR 0451)", async () => {
+    const tickets = Array.from({ length: 12 }, (_, i) => w.ticket(`T${i}`));
+    const now = w.clock.now().getTime();
+    w.remote.peerLocks = [peer("host-a", new Date(now - 2_000)), peer("host-b", new Date(now - 1_000))];
+    await w.run({ lanes: 2 }).start();
+    const order = claimed();
+    // The other Runs are only locks here, so nobody takes their places: this one takes its own first.
+    assert.deepEqual(
+      [...order.slice(0, 4)].sort((a, b) => a - b),
+      [tickets[4], tickets[5], tickets[10], tickets[11]],
+      `first picks ${order.join(", ")}`,
+    );
+    assert.deepEqual(
+      [...order].sort((a, b) => a - b),
+      tickets,
+      "and then every ticket",
+    );
   });
 });

@@ -22,7 +22,7 @@ import type { Sandbox } from "../isolation/sandbox";
 import type { LockScope } from "./run-lock";
 import { RunLock } from "./run-lock";
 import { branchFor } from "./slug";
-import { StateRefs } from "./state-refs";
+import { STATE_LIST_PATTERNS, StateRefs } from "./state-refs";
 import type { TranscriptFile } from "./transcripts";
 import { transcriptFiles, writeVersionFile, type KeptFile } from "../run-logs";
 import { cutLane, fetchBase, lanePath, leftBranchReport, type LeftBranchReport } from "./worktrees";
@@ -73,7 +73,8 @@ export class GitWorkspace implements Workspace {
     this.ctx = { git, root: this.root, remote, net };
     this.guard = new CloneGuard(git, this.root);
     this.state = new StateRefs(this.ctx, { retries: opts.stateRetries });
-    this.lock = new RunLock(this.ctx, opts.host, opts.lockScope ?? "target");
+    // The sweep reads the State records right after the take: their listing rides in the take's last ls-remote.
+    this.lock = new RunLock(this.ctx, opts.host, opts.lockScope ?? "target", STATE_LIST_PATTERNS);
   }
 
   async preflight(base?: string): Promise<void> {
@@ -179,7 +180,7 @@ export class GitWorkspace implements Workspace {
   }
 
   readStates(): Promise<StateRead> {
-    return this.state.readAll();
+    return this.state.readAll(this.lock.takeListed() ?? undefined);
   }
 
   readState(ticket: number): Promise<StateFile | null> {

@@ -57,6 +57,8 @@ export interface LockEntry {
   lock: LockFile | null;
   /** Why it cannot be read (null: it was read). */
   unreadable: string | null;
+  /** Its blob's sha, where the view listed it (the shared branch's files); null elsewhere. */
+  sha?: string | null;
 }
 
 export interface LockView {
@@ -65,24 +67,34 @@ export interface LockView {
   /** Each per-host lock branch's tip, by branch name. */
   hostTips: Map<string, string>;
   entries: LockEntry[];
+  /** The refs of `alsoList` the same listing showed (not fetched): the State records' listing rides along (ADR 0450). */
+  alsoListed: Map<string, string>;
 }
 
 const ROUNDS = 5;
 
-export async function readLockView(ctx: RepoContext): Promise<LockView> {
+/**
+ * `shared: false` lists only the per-host branches (a Target-wide Run's read after its push: one
+ * `ls-remote` when there are none). `alsoList`: more patterns for the same `ls-remote`.
+ */
+export async function readLockView(ctx: RepoContext, opts: { shared: boolean; alsoList?: string[] } = { shared: true }): Promise<LockView> {
+  const lockPatterns = [...(opts.shared ? [`refs/heads/${LOCK_BRANCH}`] : []), `refs/heads/${HOST_LOCKS_PREFIX}*`];
+  const isLock = (ref: string) => ref === `refs/heads/${LOCK_BRANCH}` || ref.startsWith(`refs/heads/${HOST_LOCKS_PREFIX}`);
   for (let round = 0; ; round++) {
-    const refs = await lsRemoteRefs(ctx, [`refs/heads/${LOCK_BRANCH}`, `refs/heads/${HOST_LOCKS_PREFIX}*`]);
+    const listed = await lsRemoteRefs(ctx, [...lockPatterns, ...(opts.alsoList ?? [])]);
+    const refs = new Map([...listed].filter(([ref]) => isLock(ref)));
+    const alsoListed = new Map([...listed].filter(([ref]) => !isLock(ref)));
     // A ref that moved between the listing and the fetch: list again (another Host took or freed its lock).
     if ((await fetchRecords(ctx, refs)) === "moved" && round < ROUNDS) continue;
     const sharedTip = refs.get(`refs/heads/${LOCK_BRANCH}`) ?? null;
     const files = await listFiles(ctx, sharedTip);
     const hostTips = new Map<string, string>();
     for (const [ref, sha] of refs) if (ref.startsWith(`refs/heads/${HOST_LOCKS_PREFIX}`)) hostTips.set(ref.slice("refs/heads/".length), sha);
-    const wanted: { branch: string; path: string; spec: string }[] = [];
-    for (const [path, sha] of files) if (path === TARGET_LOCK_FILE || HOST_LOCK_FILE.test(path)) wanted.push({ branch: LOCK_BRANCH, path, spec: sha });
+    const wanted: { branch: string; path: string; spec: string; sha: string | null }[] = [];
+    for (const [path, sha] of files) if (path === TARGET_LOCK_FILE || HOST_LOCK_FILE.test(path)) wanted.push({ branch: LOCK_BRANCH, path, spec: sha, sha });
     for (const [branch, tip] of hostTips) {
       const path = `lock-${branch.slice(HOST_LOCKS_PREFIX.length)}.json`;
-      wanted.push({ branch, path, spec: `${tip}:${path}` });
+      wanted.push({ branch, path, spec: `${tip}:${path}`, sha: null });
     }
     const blobs = await readPaths(
       ctx,
@@ -93,8 +105,8 @@ export async function readLockView(ctx: RepoContext): Promise<LockView> {
       // A per-host branch without its file is no lock (a person may have emptied it).
       if (!blob) return [];
       const parsed = parseLockFile(blob);
-      return [{ branch: w.branch, path: w.path, lock: parsed.ok ? parsed.lock : null, unreadable: parsed.ok ? null : parsed.reason }];
+      return [{ branch: w.branch, path: w.path, lock: parsed.ok ? parsed.lock : null, unreadable: parsed.ok ? null : parsed.reason, sha: w.sha }];
     });
-    return { shared: { tip: sharedTip, files }, hostTips, entries };
+    return { shared: { tip: sharedTip, files }, hostTips, entries, alsoListed };
   }
 }

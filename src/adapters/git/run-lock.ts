@@ -35,6 +35,8 @@ export type LockScope = "target" | "host";
  * each, still cover a fleet of older Runs started in one moment.
  */
 const SHARED_RETRIES = 40;
+/** How old the State listing that rode with a take may be when the sweep uses it. */
+const LISTED_FRESH_MS = 5_000;
 /** A Host's own branch is pushed only by this Host's Runs. */
 const OWN_RETRIES = 5;
 
@@ -68,10 +70,15 @@ export class RunLock {
     this.last = { tip, files: new Map(files) };
   };
 
+  /** The last take's listing of `alsoList` (the State records'), for the read that follows it. */
+  private listedWithTake: { at: number; refs: Map<string, string> } | undefined;
+
   constructor(
     private readonly ctx: RepoContext,
     private readonly host: Host,
     readonly scope: LockScope = "target",
+    /** Patterns listed in the same `ls-remote` as the read after a take (the State records', for the sweep that follows). */
+    private readonly alsoList: string[] = [],
   ) {
     const id = host.identity().id;
     this.file = scope === "host" ? hostLockFile(id) : TARGET_LOCK_FILE;
@@ -186,7 +193,7 @@ export class RunLock {
     );
     if (!took.ok) return took;
     // Read again: a Target-wide Run that took lock.json meanwhile either sees this lock and stands down, or is seen here.
-    const after = await readLockView(this.ctx);
+    const after = await this.readBack({ shared: true });
     const target = await this.judge(
       after.entries.filter((e) => e.branch === LOCK_BRANCH && e.path === TARGET_LOCK_FILE),
       holder,
@@ -207,18 +214,21 @@ export class RunLock {
     const before = await this.judge(ownBranches, holder);
     if (before.kind === "refused") return before.value;
     const guess = { tip: view.shared.tip, files: new Map(view.shared.files) };
+    const known = new Map(view.entries.flatMap((e) => (e.branch === LOCK_BRANCH && e.sha ? [[e.sha, e] as const] : [])));
     const took = await transact<AcquireResult>(
       this.ctx,
       LOCK_BRANCH,
       { retries: SHARED_RETRIES, keepHistory: true, pushed: this.remember, guess },
       async (files) => {
         const paths = [...files.keys()].filter((p) => p === TARGET_LOCK_FILE || HOST_LOCK_FILE.test(p));
-        const blobs = await readBlobs(
-          this.ctx,
-          paths.map((p) => files.get(p)!),
-        );
+        // The view already read the blobs it listed: only those written since are read here.
+        const unread = paths.map((p) => files.get(p)!).filter((sha) => !known.has(sha));
+        const blobs = await readBlobs(this.ctx, unread);
         const entries = paths.map((path): LockEntry => {
-          const parsed = parseLockFile(blobs.get(files.get(path)!) ?? "");
+          const sha = files.get(path)!;
+          const seen = known.get(sha);
+          if (seen) return { ...seen, path };
+          const parsed = parseLockFile(blobs.get(sha) ?? "");
           return { branch: LOCK_BRANCH, path, lock: parsed.ok ? parsed.lock : null, unreadable: parsed.ok ? null : parsed.reason };
         });
         const judged = await this.judge(entries, holder);
@@ -233,7 +243,7 @@ export class RunLock {
     if (!took.ok) return took;
     if (before.kind === "clear") for (const a of before.abandoned) await this.freeAbandoned(a.entry.branch, [a], holder);
     // Read again: a per-host Run that took its lock meanwhile either sees lock.json and stands down, or is seen here.
-    const after = await readLockView(this.ctx);
+    const after = await this.readBack({ shared: false });
     const hosts = await this.judge(
       after.entries.filter((e) => e.branch !== LOCK_BRANCH),
       holder,
@@ -246,6 +256,20 @@ export class RunLock {
       return hosts.value;
     }
     return { ...took, tookOverFrom: [...took.tookOverFrom, ...(before.kind === "clear" ? before.abandoned.map((a) => a.holder) : [])] };
+  }
+
+  /** The read after a take, with the State records' listing riding along. */
+  private async readBack(opts: { shared: boolean }): Promise<LockView> {
+    const view = await readLockView(this.ctx, { ...opts, alsoList: this.alsoList });
+    this.listedWithTake = this.alsoList.length > 0 ? { at: Date.now(), refs: view.alsoListed } : undefined;
+    return view;
+  }
+
+  /** The refs of `alsoList` the last take listed, once, if that was a moment ago (null: list them anew). */
+  takeListed(): Map<string, string> | null {
+    const listed = this.listedWithTake;
+    this.listedWithTake = undefined;
+    return listed && Date.now() - listed.at < LISTED_FRESH_MS ? listed.refs : null;
   }
 
   /** Standing of each held lock file in `entries`: an unreadable one refuses the take (left in place). */

@@ -28,6 +28,8 @@ const STATE_REF_PREFIX = "refs/ticket-runner/state/";
 /** The one branch older versions kept every State on; read, drained, never written anew. */
 const LEGACY_STATE_BRANCH = "ticket-runner/state";
 const LEGACY_REF = `refs/heads/${LEGACY_STATE_BRANCH}`;
+/** What a full read of the State records lists on the remote. */
+export const STATE_LIST_PATTERNS = [`${STATE_REF_PREFIX}*`, LEGACY_REF];
 const REF_TICKET = /^refs\/ticket-runner\/state\/([1-9][0-9]*)$/;
 /** Reads that meet a ref moving under them read again, this many times. */
 const READ_TRIES = 4;
@@ -135,8 +137,10 @@ export class StateRefs {
     return blob;
   }
 
-  async readAll(): Promise<StateRead> {
-    const refs = await this.listed([`${STATE_REF_PREFIX}*`, LEGACY_REF]);
+  /** Every State record; `listed`: the remote's refs for STATE_LIST_PATTERNS, listed a moment ago by another read (its objects are fetched here). */
+  async readAll(listed?: Map<string, string>): Promise<StateRead> {
+    const given = listed && (await fetchRecords(this.ctx, listed, new Set(this.trees.keys()))) === "ok" ? listed : null;
+    const refs = given ?? (await this.listed(STATE_LIST_PATTERNS));
     const own = [...refs].flatMap(([ref, sha]) => {
       const m = REF_TICKET.exec(ref);
       return m ? [{ ticket: Number(m[1]), sha }] : [];

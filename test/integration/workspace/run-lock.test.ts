@@ -9,7 +9,8 @@ import { commitFiles, git, makeRemote } from "../../support/git-fixtures";
 import { rounds } from "../../support/rounds";
 import type { WorkspaceChild } from "./support/child-process";
 import { startChild } from "./support/child-process";
-import { otherWorkstation, workspaceOn } from "./support/workspace-fixture";
+import { otherWorkstation, stateFor, workspaceOn } from "./support/workspace-fixture";
+import { watchGitProcesses } from "../../../src/adapters/git/git-process";
 
 const BRANCH = "ticket-runner/lock";
 
@@ -233,6 +234,32 @@ describe("workspace: the Run lock", () => {
       releases.map((r) => r.released),
       hosts.map(() => true),
     );
+  });
+
+  it("the sweep's read of the State records right after the take lists nothing of its own: the listing rode in the take's read after its push (ADR 0450)", async () => {
+    const writer = workspaceOn(await fx.clone("writer"), { host });
+    await writer.writeState(7, () => stateFor(7));
+    const calls: string[] = [];
+    const unwatch = watchGitProcesses((args) => {
+      const command = args.find((a) => ["fetch", "push", "ls-remote"].includes(a));
+      if (command) calls.push(command);
+    });
+    try {
+      assert.ok((await ws.acquireLock(await holderFor(host, "run-1"))).ok);
+      const before = calls.length;
+      const read = await ws.readStates();
+      assert.deepEqual(
+        read.files.map((f) => f.ticket),
+        [7],
+      );
+      assert.equal(calls.slice(before).includes("ls-remote"), false, `the read listed again: ${calls.slice(before).join(", ")}`);
+      // A later read lists anew.
+      const again = calls.length;
+      await ws.readStates();
+      assert.ok(calls.slice(again).includes("ls-remote"));
+    } finally {
+      unwatch();
+    }
   });
 
   const MIXED = rounds(20, 4);

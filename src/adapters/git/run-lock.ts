@@ -194,18 +194,11 @@ export class RunLock {
     if (!took.ok) return took;
     // Read again: a Target-wide Run that took lock.json meanwhile either sees this lock and stands down, or is seen here.
     const after = await this.readBack({ shared: true });
-    const target = await this.judge(
+    const refused = await this.standDownIfHeld(
       after.entries.filter((e) => e.branch === LOCK_BRANCH && e.path === TARGET_LOCK_FILE),
       holder,
-    ).catch(async (error: unknown) => {
-      await this.release(holder.runId);
-      throw error;
-    });
-    if (target.kind === "refused") {
-      await this.release(holder.runId);
-      return target.value;
-    }
-    return { ...took, ...this.peersOf(after) };
+    );
+    return refused ?? { ...took, ...this.peersOf(after) };
   }
 
   /** Scope "target": lock.json and every per-host lock decide; lock.json is taken; the per-host ones are read again after. */
@@ -244,18 +237,26 @@ export class RunLock {
     if (before.kind === "clear") for (const a of before.abandoned) await this.freeAbandoned(a.entry.branch, [a], holder);
     // Read again: a per-host Run that took its lock meanwhile either sees lock.json and stands down, or is seen here.
     const after = await this.readBack({ shared: false });
-    const hosts = await this.judge(
+    const refused = await this.standDownIfHeld(
       after.entries.filter((e) => e.branch !== LOCK_BRANCH),
       holder,
-    ).catch(async (error: unknown) => {
+    );
+    if (refused) return refused;
+    return { ...took, tookOverFrom: [...took.tookOverFrom, ...(before.kind === "clear" ? before.abandoned.map((a) => a.holder) : [])] };
+  }
+
+  /** After its take: when `entries` (the other scope's locks) hold the Target, the take is released and refused (an unreadable one, released and thrown). */
+  private async standDownIfHeld(entries: LockEntry[], holder: LockHolder): Promise<Refused | null> {
+    let judged: Judgement;
+    try {
+      judged = await this.judge(entries, holder);
+    } catch (error) {
       await this.release(holder.runId);
       throw error;
-    });
-    if (hosts.kind === "refused") {
-      await this.release(holder.runId);
-      return hosts.value;
     }
-    return { ...took, tookOverFrom: [...took.tookOverFrom, ...(before.kind === "clear" ? before.abandoned.map((a) => a.holder) : [])] };
+    if (judged.kind !== "refused") return null;
+    await this.release(holder.runId);
+    return judged.value;
   }
 
   /** The read after a take, with the State records' listing riding along. */

@@ -1,9 +1,6 @@
 import * as assert from "node:assert/strict";
-import { join } from "node:path";
 import * as esbuild from "esbuild";
-import { onDemandBundles } from "../../../scripts/on-demand-bundles.mjs";
-
-const ROOT = join(__dirname, "..", "..", "..");
+import { bundleLikeTheExtension } from "../../support/extension-bundle";
 
 // What activation loads (dist/extension-bundle.js, ADR 0300/0301), built in memory as esbuild.mjs
 // builds it: the heavy modules stay in the deferred bundle and the Run machinery. Structure only;
@@ -14,23 +11,10 @@ describe("vscode: the activation bundle", function () {
   let external: string[] = [];
 
   before(async () => {
-    const result = await esbuild.build({
-      entryPoints: [join(ROOT, "src", "vscode", "extension.ts")],
-      absWorkingDir: ROOT,
-      bundle: true,
-      platform: "node",
-      target: "node20",
-      format: "cjs",
-      external: ["vscode"],
-      plugins: [onDemandBundles],
-      write: false,
-      metafile: true,
-      outfile: join(ROOT, "dist", "extension-bundle.js"),
-      logLevel: "silent",
-    });
-    inputs = Object.keys(result.metafile.inputs);
+    const metafile = await bundleLikeTheExtension("src/vscode/extension.ts", "extension-bundle.js");
+    inputs = Object.keys(metafile.inputs);
     await esbuild.stop();
-    external = Object.values(result.metafile.inputs).flatMap((i) => i.imports.filter((imp) => imp.external).map((imp) => imp.path));
+    external = Object.values(metafile.inputs).flatMap((i) => i.imports.filter((imp) => imp.external).map((imp) => imp.path));
   });
 
   it("holds no Octokit, secretlint, zod or bottleneck", () => {

@@ -2,9 +2,7 @@ import * as assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as esbuild from "esbuild";
-import { onDemandBundles } from "../../../scripts/on-demand-bundles.mjs";
-
-const ROOT = join(__dirname, "..", "..", "..");
+import { ROOT, bundleLikeTheExtension } from "../../support/extension-bundle";
 
 /** What the extension host loads, as esbuild.mjs bundles it: activation, the deferred commands, the Run. */
 const ENTRIES = ["src/vscode/extension.ts", "src/vscode/deferred.ts", "src/app/compose-run.ts"];
@@ -20,21 +18,8 @@ describe("vscode: what the extension host loads", function () {
     const found: string[] = [];
     try {
       for (const entry of ENTRIES) {
-        const result = await esbuild.build({
-          entryPoints: [join(ROOT, entry)],
-          absWorkingDir: ROOT,
-          bundle: true,
-          platform: "node",
-          target: "node20",
-          format: "cjs",
-          external: ["vscode"],
-          plugins: [onDemandBundles],
-          write: false,
-          metafile: true,
-          outfile: join(ROOT, "dist", "no-sync-check.js"),
-          logLevel: "silent",
-        });
-        for (const input of Object.keys(result.metafile.inputs)) {
+        const metafile = await bundleLikeTheExtension(entry, "no-sync-check.js");
+        for (const input of Object.keys(metafile.inputs)) {
           if (SYNC_CHILD.test(readFileSync(join(ROOT, input), "utf8"))) found.push(`${entry}: ${input}`);
         }
       }

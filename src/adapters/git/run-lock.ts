@@ -187,7 +187,8 @@ export class RunLock {
         if (again.kind === "refused") return { changed: false, message: "", value: again.value };
         if (again.kind === "mine") return { changed: false, message: "", value: { ok: true, tookOverFrom: [] } };
         files.set(this.file, await this.lockBlob(heldJson(holder)));
-        const tookOver = [...judged.abandoned, ...again.abandoned].map((a) => a.holder);
+        // The own branch's holder is judged on each try; the view's judgement adds only what it freed on the shared branch.
+        const tookOver = [...onShared, ...again.abandoned].map((a) => a.holder);
         return { changed: true, message: heldMessage(holder, tookOver), value: { ok: true, tookOverFrom: tookOver } };
       },
     );

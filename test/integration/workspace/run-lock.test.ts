@@ -262,6 +262,19 @@ describe("workspace: the Run lock", () => {
     }
   });
 
+  it('lockScope "host": a holder of this Host whose process is gone is taken over once, and named once', async () => {
+    const mine = workspaceOn(await fx.clone("mine-host"), { host, lockScope: "host" });
+    assert.ok((await mine.acquireLock({ ...(await holderFor(host, "run-old")), processStartTime: "another-boot:12345" })).ok);
+    const took = await mine.acquireLock(await holderFor(host, "run-new"));
+    assert.ok(took.ok);
+    assert.deepEqual(
+      took.tookOverFrom?.map((h) => h.runId),
+      ["run-old"],
+    );
+    const id = host.identity().id;
+    assert.equal((await git(fx.remote, ["log", "-1", "--format=%B", `ticket-runner/locks/${id}`])).match(/Took over from run run-old/g)?.length, 1);
+  });
+
   const MIXED = rounds(20, 4);
   it(`a Target-wide Run and a per-host Run take their locks at the same moment ${MIXED} times, and never both hold`, async function () {
     this.timeout(MIXED * 15_000);

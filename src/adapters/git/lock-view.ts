@@ -37,6 +37,12 @@ export function parseLockFile(content: Buffer | string): Parsed {
   return { ok: true, lock: parsed.data };
 }
 
+/** A lock file's content where it was found, parsed into a LockEntry. */
+export function lockEntry(branch: string, path: string, content: Buffer | string, sha: string | null = null): LockEntry {
+  const parsed = parseLockFile(content);
+  return { branch, path, lock: parsed.ok ? parsed.lock : null, unreadable: parsed.ok ? null : parsed.reason, sha };
+}
+
 /** A Host id as it appears in a branch and a file name. */
 export function hostIdPart(hostId: string): string {
   return hostId.replace(/[^A-Za-z0-9._-]/g, "_");
@@ -104,8 +110,7 @@ export async function readLockView(ctx: RepoContext, opts: { shared: boolean; al
       const blob = blobs[i];
       // A per-host branch without its file is no lock (a person may have emptied it).
       if (!blob) return [];
-      const parsed = parseLockFile(blob);
-      return [{ branch: w.branch, path: w.path, lock: parsed.ok ? parsed.lock : null, unreadable: parsed.ok ? null : parsed.reason, sha: w.sha }];
+      return [lockEntry(w.branch, w.path, blob, w.sha)];
     });
     return { shared: { tip: sharedTip, files }, hostTips, entries, alsoListed };
   }

@@ -20,7 +20,7 @@ import type { LockHolder, LockStanding } from "../../ports/workspace";
 import { transact } from "./branch-txn";
 import { corruptLockRefusal, elsewhereRefusal, freeMessage, heldMessage, LOCK_BRANCH, runningRefusal } from "./lock-words";
 import type { LockEntry, LockView } from "./lock-view";
-import { HOST_LOCK_FILE, hostLockBranch, hostLockFile, parseLockFile, readLockView, TARGET_LOCK_FILE } from "./lock-view";
+import { HOST_LOCK_FILE, hostLockBranch, hostLockFile, lockEntry, parseLockFile, readLockView, TARGET_LOCK_FILE } from "./lock-view";
 import type { RepoContext } from "./repo-context";
 import { githubBlobLink } from "../../core/remote-url";
 import { remoteUrl } from "./repo";
@@ -178,11 +178,7 @@ export class RunLock {
       async (files) => {
         // Another Run of this Host may have taken it since the view: judged again on each try.
         const sha = files.get(this.file);
-        const entry: LockEntry[] = [];
-        if (sha) {
-          const parsed = parseLockFile((await readBlobs(this.ctx, [sha])).get(sha) ?? "");
-          entry.push({ branch: this.branch, path: this.file, lock: parsed.ok ? parsed.lock : null, unreadable: parsed.ok ? null : parsed.reason });
-        }
+        const entry = sha ? [lockEntry(this.branch, this.file, (await readBlobs(this.ctx, [sha])).get(sha) ?? "", sha)] : [];
         const again = await this.judge(entry, holder);
         if (again.kind === "refused") return { changed: false, message: "", value: again.value };
         if (again.kind === "mine") return { changed: false, message: "", value: { ok: true, tookOverFrom: [] } };
@@ -221,9 +217,7 @@ export class RunLock {
         const entries = paths.map((path): LockEntry => {
           const sha = files.get(path)!;
           const seen = known.get(sha);
-          if (seen) return { ...seen, path };
-          const parsed = parseLockFile(blobs.get(sha) ?? "");
-          return { branch: LOCK_BRANCH, path, lock: parsed.ok ? parsed.lock : null, unreadable: parsed.ok ? null : parsed.reason };
+          return seen ? { ...seen, path } : lockEntry(LOCK_BRANCH, path, blobs.get(sha) ?? "", sha);
         });
         const judged = await this.judge(entries, holder);
         if (judged.kind === "refused") return { changed: false, message: "", value: judged.value };

@@ -69,14 +69,23 @@ export interface RunStart {
  * at the lowest. null: no Run started with it.
  */
 export function firstFillAnchor(snapshot: number[], peers: RunStart[], me: RunStart, lanes: number): number | null {
-  const mine = Date.parse(me.startedAt);
-  // Only those started before it: each Run may see Runs started after it too (ADR 0450), and those
-  // start past it, not it past them.
-  const together = peers.filter((p) => Math.abs(Date.parse(p.startedAt) - mine) <= START_TOGETHER_MS);
-  if (together.length === 0 || snapshot.length === 0) return null;
+  const company = startedTogether(peers, me);
+  if (!company || snapshot.length === 0) return null;
   // The first of them (it may see the others since ADR 0450) starts at the lowest, strictly.
-  const offset = Math.min(together.filter((p) => startedBefore(p, me)).length * lanes, MAX_SPREAD - 1);
+  const offset = Math.min(company.rank * lanes, MAX_SPREAD - 1);
   return snapshot[offset % snapshot.length]!;
+}
+
+/**
+ * The Runs started within `START_TOGETHER_MS` of `me`, itself included, and its place among them by
+ * start (0: first). Only those started before it count for its place: each Run may see Runs
+ * started after it too (ADR 0450), and those start past it, not it past them. null: none but it.
+ */
+function startedTogether(peers: RunStart[], me: RunStart): { runs: number; rank: number } | null {
+  const mine = Date.parse(me.startedAt);
+  const together = peers.filter((p) => Math.abs(Date.parse(p.startedAt) - mine) <= START_TOGETHER_MS);
+  if (together.length === 0) return null;
+  return { runs: together.length + 1, rank: together.filter((p) => startedBefore(p, me)).length };
 }
 
 /**
@@ -87,12 +96,9 @@ export function firstFillAnchor(snapshot: number[], peers: RunStart[], me: RunSt
  * moments; each then reaches for its own next places instead of all for the lowest. null: alone.
  */
 export function stripeOf(snapshot: number[], peers: RunStart[], me: RunStart, lanes: number): ReadonlySet<number> | null {
-  const mine = Date.parse(me.startedAt);
-  const together = peers.filter((p) => Math.abs(Date.parse(p.startedAt) - mine) <= START_TOGETHER_MS);
-  if (together.length === 0 || lanes < 1) return null;
-  const rank = together.filter((p) => startedBefore(p, me)).length;
-  const runs = together.length + 1;
-  return new Set(snapshot.filter((_, place) => Math.floor(place / lanes) % runs === rank));
+  const company = startedTogether(peers, me);
+  if (!company || lanes < 1) return null;
+  return new Set(snapshot.filter((_, place) => Math.floor(place / lanes) % company.runs === company.rank));
 }
 
 /**

@@ -187,7 +187,8 @@ export class Run {
         picks: this.laneCount,
         others: peers.length > 0,
         // Read again at the first pick after the first fill: by then every Run started with it holds its lock.
-        stripe: peers.length > 0 ? async () => stripeOf(snapshot, await workspace.lockPeers(), holder, this.laneCount) : undefined,
+        // A Run whose own read came before the others' locks saw none of them yet: it asks too.
+        stripe: this.config.lockScope === "host" ? async () => stripeOf(snapshot, await workspace.lockPeers(), holder, this.laneCount) : undefined,
       };
       if (company.others)
         log.info(

@@ -51,6 +51,16 @@ export class TicketSources {
     this.spread = company.others ? 4 : 1;
   }
 
+  /** The Run's stripe (ADR 0451); a failed read of the other Hosts' locks is logged, and the picks spread as without one. */
+  private async askStripe(): Promise<ReadonlySet<number> | null> {
+    try {
+      return (await this.company.stripe?.()) ?? null;
+    } catch (error) {
+      this.env.deps.log.warn("could not read the other Hosts' locks; the next picks spread as usual", { error: errorText(error) });
+      return null;
+    }
+  }
+
   /** A Frontier ticket was lost to another claimer: others are reaching for the same head of the queue. */
   contended(): void {
     this.spread = Math.min(this.spread * 4, MAX_SPREAD);
@@ -124,7 +134,7 @@ export class TicketSources {
     this.picks += 1;
     const spread = (items: typeof open) => spreadOrder(items, this.spread, `${this.env.deps.host.identity().id}:${this.env.runId}:${this.picks}`);
     const anchor = this.picks <= this.company.picks ? this.company.anchor : null;
-    if (this.picks > this.company.picks && this.stripe === undefined) this.stripe = (await this.company.stripe?.().catch(() => null)) ?? null;
+    if (this.picks > this.company.picks && this.stripe === undefined) this.stripe = await this.askStripe();
     const stripe = this.stripe;
     const order = anchor !== null ? firstFillOrder(open, anchor) : stripe ? stripeOrder(open, stripe, MAX_SPREAD, spread) : spread(open);
     for (const issue of order) {

@@ -24,14 +24,23 @@ export function runningRefusal(holder: LockHolder): Refusal {
   );
 }
 
+/**
+ * The command that frees the lock file at `path`: lock.json with `unlock`; a per-host file with
+ * `unlock --scope host`, run on the Host that file names (it frees that Host's own file only).
+ */
+function freeCommand(path: string): string {
+  return path === "lock.json" ? "ticket-runner unlock --yes" : "ticket-runner unlock --scope host --yes";
+}
+
 export function elsewhereRefusal(holder: LockHolder, lockPath: string, branch: string, link: string | undefined): Refusal {
   const where = link ? ` (${link})` : "";
+  const from = lockPath === "lock.json" ? "from a clone of the Target" : `on ${hostWords(holder)}, from its clone of the Target`;
   return new Refusal(
     "lock-held",
     `The Run lock is held by ${describeElsewhere(holder)}. Nothing on this Host can see that Host's processes, so its lock is never presumed dead. ` +
-      `If no Run is running there, a person frees it: run \`ticket-runner unlock --yes\` from a clone of the Target, ` +
+      `If no Run is running there, a person frees it: run \`${freeCommand(lockPath)}\` ${from}, ` +
       `or commit a ${lockPath} that reads {"held": false} to the ${branch} branch${where}. Then start again.`,
-    { next: "ticket-runner unlock --yes", ...(link ? { link } : {}) },
+    { next: freeCommand(lockPath), ...(link ? { link } : {}) },
   );
 }
 
@@ -39,7 +48,7 @@ export function corruptLockRefusal(path: string, reason: string, branch: string,
   return new Refusal(
     "bad-input",
     `${path} on ${branch} cannot be read: ${reason}. It is left as it is. If no Run is running, replace it with {"held": false} ` +
-      `(run \`ticket-runner unlock --yes\`, or commit it to ${branch}), then start again.`,
-    { path: `${branch}:${path}`, next: "ticket-runner unlock --yes", ...(link ? { link } : {}) },
+      `(run \`${freeCommand(path)}\`${path === "lock.json" ? "" : " on the Host it names"}, or commit it to ${branch}), then start again.`,
+    { path: `${branch}:${path}`, next: freeCommand(path), ...(link ? { link } : {}) },
   );
 }

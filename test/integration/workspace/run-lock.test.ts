@@ -197,6 +197,8 @@ describe("workspace: the Run lock", () => {
     const target = await ws.acquireLock(await holderFor(host, "run-target"));
     assert.equal(target.ok, false);
     assert.equal(!target.ok && target.standing, "elsewhere");
+    // The way out frees that Host's own file, on that Host: `unlock --yes` would free lock.json.
+    assert.equal(!target.ok && target.refusal?.details.next, "ticket-runner unlock --scope host --yes");
 
     // And a held lock.json keeps host-scope Runs out.
     // The desk's release pushes its own branch, as it last pushed it (ADR 0400): the VM's take did not move it.

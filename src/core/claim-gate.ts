@@ -7,6 +7,7 @@ import type { TrackerComment } from "../ports/tracker";
 import type { Refusal } from "./errors";
 import type { Lease } from "./schemas/lease";
 import type { GithubId } from "./schemas/github-id";
+import type { NotedSessions } from "./schemas/run-json";
 
 export interface HeldClaim {
   ticket: number;
@@ -23,6 +24,8 @@ export interface HeldClaim {
    * when GitHub's reads lag, and judges the claim again.
    */
   confirmAfter?: number;
+  /** The agent sessions this Host's local claim had noted when this claim was adopted (ADR 0452). */
+  sessions?: NotedSessions;
 }
 
 export interface StoodDown {
@@ -69,6 +72,12 @@ export interface ClaimGate {
    * as read back just before. "yield": it no longer holds (the gate has stood down): stop the ticket.
    */
   markStage(claim: HeldClaim, stage: string): Promise<"held" | "yield">;
+  /**
+   * Notes the claim's agent sessions in this Host's local claim (run.json), where a Run killed
+   * mid-Stage leaves them for the next Run on this Host: no GitHub or git write (ADR 0452).
+   * Nothing is noted once the claim has ended or stood down.
+   */
+  noteSessions(claim: HeldClaim, stages: Readonly<Record<string, string>>): Promise<void>;
   /** Merge: lease finished, in-progress off, local claim archived. */
   finish(claim: HeldClaim): Promise<void>;
   /** Rate limit: ready-for-agent on, in-progress off, unassign last; lease released (with the limit's reset time). No comment. */

@@ -6,6 +6,7 @@
 import type { ClaimAttempt, ClaimGate, HeldClaim } from "../../src/core/claim-gate";
 import type { Tracker } from "../../src/ports/tracker";
 import type { Clock } from "../../src/ports/clock";
+import type { NotedSessions } from "../../src/core/schemas/run-json";
 
 export interface GateLabels {
   ready: string;
@@ -22,6 +23,8 @@ export class FakeClaimGate implements ClaimGate {
   /** Overrides claim() for a ticket: return an attempt, or null for the normal path. */
   claimOverride: (ticket: number) => ClaimAttempt | null = () => null;
   private viewer: string | null = null;
+  /** What noteSessions() wrote, per ticket: this Host's local claims, which outlive a killed Run and go with an adopt. */
+  readonly noted = new Map<number, NotedSessions>();
 
   constructor(
     private readonly tracker: Tracker,
@@ -71,12 +74,17 @@ export class FakeClaimGate implements ClaimGate {
     return { kind: "won", claim: this.held(ticket, user) };
   }
 
+  async noteSessions(claim: HeldClaim, stages: Readonly<Record<string, string>>): Promise<void> {
+    this.noted.set(claim.ticket, { stages: { ...stages }, at: this.clock.now().toISOString() });
+  }
+
   async adopt(ticket: number): Promise<ClaimAttempt> {
     this.calls.push(`adopt #${ticket}`);
     const user = await this.me();
     const issue = await this.tracker.getIssue(ticket);
     if (!issue?.assignees.includes(user)) return { kind: "lost", reason: "not ours any more" };
-    return { kind: "won", claim: this.held(ticket, user) };
+    const noted = this.noted.get(ticket);
+    return { kind: "won", claim: { ...this.held(ticket, user), ...(noted ? { sessions: noted } : {}) } };
   }
 
   async heartbeat(claim: HeldClaim): Promise<"held" | "yield"> {

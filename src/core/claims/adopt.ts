@@ -7,6 +7,7 @@
 import { Refusal } from "../errors";
 import type { HeldClaim } from "../claim-gate";
 import type { Lease } from "../schemas/lease";
+import type { RunJson } from "../schemas/run-json";
 import type { ClaimContext } from "./claim-context";
 import { nothingToResume } from "./ended-claim";
 import { sameUser } from "./claim-endings";
@@ -54,14 +55,15 @@ export async function adoptClaim(ctx: ClaimContext, ticket: number, opts: { runD
   }
 
   const existing = await ctx.options.runRoot.read(dir);
-  let carried: { worktree: string | null; branch: string | null } = { worktree: null, branch: null };
+  let carried: { worktree: string | null; branch: string | null; sessions?: RunJson["sessions"] } = { worktree: null, branch: null };
   if (existing.kind === "invalid") throw claimedLocally(ctx.repoName, ticket, dir, existing, !!opts.runDir);
   if (existing.kind === "ok") {
     const run = existing.run;
     if (run.issue !== ticket || run.repo.toLowerCase() !== ctx.repoName.toLowerCase()) throw runDirMismatch(ctx.repoName, ticket, dir, run);
     const alive = ctx.options.isAlive ? await ctx.options.isAlive(run) : true;
     if (alive && run.session !== ctx.session) throw claimedLocally(ctx.repoName, ticket, dir, existing, !!opts.runDir);
-    carried = { worktree: run.worktree, branch: run.branch };
+    // The sessions this Host noted for the claim go with it: a Run killed mid-Stage continues them (ADR 0452).
+    carried = { worktree: run.worktree, branch: run.branch, ...(run.sessions ? { sessions: run.sessions } : {}) };
     await ctx.options.runRoot.moveAside(dir, { reason: "adopted by a new session", at: now.toISOString(), by: ctx.session });
   }
   const created = await ctx.options.runRoot.create(dir, newRunJson(ctx, ticket, { commentId: rec.comment.id, ...carried }));
@@ -93,7 +95,15 @@ export async function adoptClaim(ctx: ClaimContext, ticket: number, opts: { runD
       comment: { id: rec.comment.id, body: renderLeaseComment(lease, archiveTail(rec.comment.body ?? "")) },
     });
     // Judged on the write's own answer; the next read, a settle on, judges it again (ADR 0380).
-    const claim: HeldClaim = { ticket, commentId: rec.comment.id, commentUrl: rec.comment.url, lease, runDir: dir, confirmAfter: settledAt(ctx) };
+    const claim: HeldClaim = {
+      ticket,
+      commentId: rec.comment.id,
+      commentUrl: rec.comment.url,
+      lease,
+      runDir: dir,
+      confirmAfter: settledAt(ctx),
+      ...(carried.sessions ? { sessions: carried.sessions } : {}),
+    };
     const back = await ctx.reading(ticket, written.thread, viewer);
     const verdict = judge(claim, back);
     if (verdict.kind === "yield") {

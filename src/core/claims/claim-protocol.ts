@@ -12,6 +12,7 @@ import { ClaimContext, type ClaimProtocolOptions } from "./claim-context";
 import { type TicketReading } from "./ticket-reading";
 import { endClaim, sameUser } from "./claim-endings";
 import { end, heartbeat, markStage, recheck } from "./lifecycle";
+import { noteSessions } from "./noted-sessions";
 import { parseTicketNumber } from "./marker";
 import { badTicket } from "./refusals";
 import { releaseByHand, type ReleaseReport } from "./release-by-hand";
@@ -107,6 +108,14 @@ export class ClaimProtocol implements ClaimGate {
 
   markStage(claim: HeldClaim, stage: string): Promise<"held" | "yield"> {
     return this.inTurn(claim, async () => (claim.stoodDown ? "yield" : this.ended.has(claim) ? "held" : markStage(this.ctx, claim, stage)));
+  }
+
+  /** Local only, but in the claim's turn: an ending archives run.json, and a note after it would bring a stale one back. */
+  noteSessions(claim: HeldClaim, stages: Readonly<Record<string, string>>): Promise<void> {
+    return this.inTurn(claim, async () => {
+      if (claim.stoodDown || this.ended.has(claim)) return;
+      await noteSessions(this.ctx, claim, stages);
+    });
   }
 
   private ending(claim: HeldClaim, ending: "finished" | "released" | "handed-off", why?: ReleaseWhy): Promise<void> {

@@ -163,6 +163,20 @@ export async function recordState(env: RunEnv, ctx: TicketCtx, why: string, over
   }
 }
 
+/**
+ * Notes the ticket's agent sessions in this Host's local claim (ADR 0452): a Run killed mid-Stage
+ * leaves them for the next Run here. The State file gets them with its next write. A failure is
+ * logged: the Stage goes on, and only a kill before that next write would start it afresh.
+ */
+export async function noteSessions(env: RunEnv, ctx: TicketCtx): Promise<void> {
+  if (ctx.silenced) return;
+  try {
+    await env.deps.gate.noteSessions(ctx.claim, { ...ctx.sessions });
+  } catch (error) {
+    env.deps.log.warn(`#${ctx.ticket}: could not note the agent sessions in this Host's local claim`, { error: errorText(error) });
+  }
+}
+
 export async function removeState(env: RunEnv, ticket: number, why: string): Promise<void> {
   try {
     await env.deps.workspace.writeState(ticket, () => null);

@@ -5,6 +5,7 @@
  * session it cannot have (ADR 0250).
  */
 import type { StateFile } from "../schemas/state-file";
+import type { NotedSessions } from "../schemas/run-json";
 import type { Host } from "../../ports/host";
 import type { Log } from "../../ports/log";
 
@@ -34,4 +35,14 @@ export function sessionsHere(env: SessionEnv, ticket: number, state: StateFile |
     `#${ticket}: the agent session(s) it was interrupted in (${named}) live on Host ${on.name}, not on this one (${here.name}); those Stages start a fresh session here`,
   );
   return {};
+}
+
+/**
+ * The sessions a take-up continues: this Host's own note (its local claim, ADR 0452) when it is
+ * newer than the State file, for the note saw every session the ticket's last Stages named here;
+ * else the State file's, as sessionsHere reads them.
+ */
+export function sessionsAtTakeUp(env: SessionEnv, ticket: number, state: StateFile | null, noted: NotedSessions | undefined): Record<string, string> {
+  if (noted && (!state || Date.parse(noted.at) > Date.parse(state.updatedAt))) return { ...noted.stages };
+  return sessionsHere(env, ticket, state);
 }

@@ -8,7 +8,7 @@ import type { StateFile } from "../schemas/state-file";
 import { redactSecrets } from "../redact";
 import { OUTCOME_FAULT, UNAVAILABLE_WHAT } from "./agent-faults";
 import type { RunEnv, Step, TicketCtx } from "./context";
-import { OK, errorText, fail, recordState, startStage, yielded } from "./context";
+import { OK, errorText, fail, noteSessions, startStage, yielded } from "./context";
 import { formatMinutes, resetTime, ticketLogDir } from "./naming";
 import { resumePrompt } from "./prompts";
 import { stagePermissions } from "./stage-permissions";
@@ -108,10 +108,14 @@ export async function runAgentStage<T>(env: RunEnv, ctx: TicketCtx, stage: Stage
     // The session is gone (another Host, a cleared home): the Stage starts over in a fresh one.
     env.deps.log.info(`#${ctx.ticket}: the ${stage} Stage's session ${ctx.sessions[stage]} could not be resumed; starting a fresh one`);
     delete ctx.sessions[stage];
+    await noteSessions(env, ctx);
     result = await runSession(env, ctx, stage, prompt, nextLogName(ctx, stage), started);
   }
   // A session the ticket's own outcome ended is not continued; one the limit or the environment cut is.
-  if (OUTCOME_FAULT[result.outcome] !== "limit" && OUTCOME_FAULT[result.outcome] !== "environment") delete ctx.sessions[stage];
+  if (OUTCOME_FAULT[result.outcome] !== "limit" && OUTCOME_FAULT[result.outcome] !== "environment" && ctx.sessions[stage] !== undefined) {
+    delete ctx.sessions[stage];
+    await noteSessions(env, ctx);
+  }
   if (result.outcome !== "success") {
     return { result, answer: null, problem: describeProblem(stage, result, env), logName };
   }
@@ -125,8 +129,8 @@ export async function runAgentStage<T>(env: RunEnv, ctx: TicketCtx, stage: Stage
 
 /**
  * One agent session of a Stage: continued when the Stage was interrupted before (its session is in
- * ctx.sessions), else fresh. The session id is recorded in the State file as soon as the agent names
- * it, so even a Run killed mid-stream leaves it for the next one (ADR-0142).
+ * ctx.sessions), else fresh. The session id is noted in this Host's local claim as soon as the agent
+ * names it, so even a Run killed mid-stream leaves it for the next one here (ADR-0142, ADR 0452).
  */
 async function runSession(env: RunEnv, ctx: TicketCtx, stage: StageName, prompt: string, logName: string, started: number): Promise<StageResult> {
   const resume = ctx.sessions[stage];
@@ -134,7 +138,7 @@ async function runSession(env: RunEnv, ctx: TicketCtx, stage: StageName, prompt:
   const onEvent = (event: AgentEvent): void => {
     if (event.kind === "init" && event.sessionId && ctx.sessions[stage] !== event.sessionId) {
       ctx.sessions[stage] = event.sessionId;
-      recording = recording.then(() => recordState(env, ctx, `${stage} session`));
+      recording = recording.then(() => noteSessions(env, ctx));
     }
     env.events.emit({ kind: "transcript", lane: ctx.laneIndex, ticket: ctx.ticket, stage, event });
   };
@@ -167,7 +171,10 @@ async function runSession(env: RunEnv, ctx: TicketCtx, stage: StageName, prompt:
     };
   }
   await recording;
-  if (result.sessionId && !result.resumeFailed && ctx.sessions[stage] !== result.sessionId) ctx.sessions[stage] = result.sessionId;
+  if (result.sessionId && !result.resumeFailed && ctx.sessions[stage] !== result.sessionId) {
+    ctx.sessions[stage] = result.sessionId;
+    await noteSessions(env, ctx);
+  }
   if (result.limitResetsAt) env.flags.limitResetsAt = ctx.limitResetsAt = result.limitResetsAt;
   return result;
 }

@@ -7,7 +7,7 @@ import type { HeldClaim } from "../claim-gate";
 import type { StateFile } from "../schemas/state-file";
 import type { RunEnv, TicketCtx } from "./context";
 import { errorText, recordState } from "./context";
-import { sessionsHere } from "./session-host";
+import { sessionsAtTakeUp } from "./session-host";
 import { uncheckedCriteria } from "./criteria";
 import { ProgressComment, findProgressComment } from "./progress-comment";
 import { carriesCurrentHandoff, markHandoffsTaken } from "./resume";
@@ -149,7 +149,7 @@ export async function takeTicket(env: RunEnv, candidate: Candidate, laneIndex: n
     progress: new ProgressComment(tracker, log, issue.number, env.runId, env.hostName, existing, () => env.deps.clock.now().getTime()),
     abort: new AbortController(),
     silenced: false,
-    sessions: sessionsHere(env, issue.number, state),
+    sessions: sessionsAtTakeUp(env, issue.number, state, claim.sessions),
   };
   if (state && state.runId !== env.runId) await recordState(env, ctx, "taken up by this Run");
   return { taken: true, ctx };

@@ -8,6 +8,9 @@ export function stateRecordRef(ticket: number): string {
   return `refs/ticket-runner/state/${ticket}`;
 }
 
+/** Stage -> the agent session a Stage was interrupted in (ADR-0142): in the State file and in this Host's local claim. */
+export const agentSessionsSchema = z.record(z.enum(["implement", "verify", "fix", "conflict"]), z.string().min(1).max(200));
+
 export const stateFileSchema = z.object({
   format: z.literal(STATE_FORMAT).optional(),
   ticket: z.number().int().positive(),
@@ -17,7 +20,7 @@ export const stateFileSchema = z.object({
   pullRequest: z.number().int().positive().nullable(),
   title: z.string().max(300).nullable(),
   /** Stage -> the agent session a Stage was interrupted in (ADR-0142). Absent in older files. */
-  sessions: z.record(z.enum(["implement", "verify", "fix", "conflict"]), z.string().min(1).max(200)).optional(),
+  sessions: agentSessionsSchema.optional(),
   /** The Host whose disk holds those sessions: another Host starts those Stages afresh (ADR 0250). Absent in older files. */
   sessionsOn: z.object({ id: z.string().min(1).max(200), name: z.string().max(200) }).optional(),
   runId: z.string().min(1),

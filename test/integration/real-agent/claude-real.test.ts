@@ -187,11 +187,11 @@ describe("the real Claude Code through whole tickets on the sandbox", function (
     cw.model.faults.add({ ticket: n, stage: "implement", step: 1, answer: "hold" });
     const killed = cw.world.cli(["run"], { host: cw.host });
     await waitFor(() => cw!.model.requests().some((r) => r.answer === "hold"), { timeoutMs: RUN_MS, what: "the agent to be mid-stream" });
-    // The session is recorded as the agent names it, in a State write of its own that can finish
-    // after the model is asked; the kill this case is about comes once it is there.
-    await waitFor(async () => ((await cw!.world.stateOf(n!)) as { sessions?: Record<string, string> } | null)?.sessions?.implement ?? null, {
+    // The session is noted in this Host's local claim as the agent names it (ADR 0452), which can
+    // finish after the model is asked; the kill this case is about comes once it is there.
+    await waitFor(async () => (await cw!.world.notedSessions(cw!.host, n!))?.implement ?? null, {
       timeoutMs: 60_000,
-      what: "the State record to name the implement Stage's session",
+      what: "the local claim to name the implement Stage's session",
     });
     // The Host goes down: the Run and its agent die together.
     const lanes = join(cw.world.target.clone, ".worktrees");

@@ -111,10 +111,10 @@ for (const kind of ["codex", "gemini"] as const) {
       aw.model.faults.add({ ticket: a, stage: "implement", step: 1, answer: "hold" });
       const killed = aw.world.cli(["run"], { host: aw.host });
       await waitFor(() => aw!.model.requests().some((r) => r.answer === "hold"), { timeoutMs: RUN_MS, what: "the agent to be mid-stream" });
-      // The session is recorded as the agent names it, in a State write of its own that can finish
-      // after the model is asked; the kill this case is about comes once it is there.
-      const recorded = async () => ((await aw!.world.stateOf(a!)) as { sessions?: Record<string, string> } | null)?.sessions?.implement ?? null;
-      await waitFor(recorded, { timeoutMs: 60_000, what: "the State record to name the implement Stage's session" });
+      // The session is noted in this Host's local claim as the agent names it (ADR 0452), which can
+      // finish after the model is asked; the kill this case is about comes once it is there.
+      const recorded = async () => (await aw!.world.notedSessions(aw!.host, a!))?.implement ?? null;
+      await waitFor(recorded, { timeoutMs: 60_000, what: "the local claim to name the implement Stage's session" });
       // The Host goes down: the Run and its agent die together.
       const lanes = join(aw.world.target.clone, ".worktrees");
       killed.child.kill("SIGKILL");
@@ -130,7 +130,7 @@ for (const kind of ["codex", "gemini"] as const) {
       await waitFor(() => processesUnder(lanes).length === 0 || null, { timeoutMs: 30_000, what: "the agent to be gone" });
       const before = stageRequests(aw.model, a!, "implement");
       const stored = await recorded();
-      assert.ok(stored, "the State record keeps the interrupted Stage's session");
+      assert.ok(stored, "the local claim keeps the interrupted Stage's session");
 
       const again = await aw.world.cliDone(["run"], { host: aw.host, timeoutMs: RUN_MS });
       const text = `\n${again.out.join("\n")}\n${again.err.join("\n")}`;

@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, readdirSync, readlinkSync, rmSync } from "node:f
 import { join, resolve } from "node:path";
 import type { Octokit } from "@octokit/rest";
 import { stateRecordRef } from "../../../src/core/schemas/state-file";
+import { FsRunRoot } from "../../../src/adapters/fs-run-root";
 import type { SandboxHandle } from "../../../src/sandbox/start";
 import { CLI_BUNDLE, sandboxProcess } from "../../support/sandbox-process";
 import { makeTempDir } from "../../support/git-fixtures";
@@ -189,6 +190,13 @@ export class RunWorld {
   async stateOf(n: number): Promise<{ state: string; fixUsed: boolean; pullRequest: number | null; branch: string } | null> {
     const text = await this.stateFile(n, `ticket-${n}.json`);
     return text ? JSON.parse(text) : null;
+  }
+
+  /** The agent sessions `host`'s local claim of ticket `n` has noted (ADR 0452), or null when it names none. */
+  async notedSessions(host: HostEnv, n: number): Promise<Record<string, string> | null> {
+    const root = new FsRunRoot(host.runRoot);
+    const read = await root.read(root.dirFor({ owner: this.target.owner, repo: this.target.repo }, n));
+    return read.kind === "ok" && read.run.sessions ? read.run.sessions.stages : null;
   }
 
   async lock(): Promise<{ held: boolean; runId?: string }> {

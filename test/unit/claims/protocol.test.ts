@@ -359,6 +359,34 @@ describe("claims: protocol (fake GitHub, real run roots)", () => {
     assert.equal(readdirSync(join(first.claim.runDir, "superseded")).length, 1, "the dead run's run.json was moved aside");
   });
 
+  it("the agent sessions a Run noted in its local claim go with the adopt to the next session on this Host; none is noted after the claim ended (ADR 0452)", async () => {
+    const n = w.gh.addIssue({ title: "t", labels: ["ready-for-agent"], by: "alice" });
+    const root = join(w.dir, "m1");
+    const killed = w.claimer({ user: "alice", host: "m1", root });
+    const first = await killed.gate.take(n);
+    await killed.gate.noteSessions(first.claim, { implement: "sess-1", bogus: "not a Stage" });
+    const noted = await killed.root.read(first.claim.runDir);
+    assert.ok(noted.kind === "ok");
+    assert.deepEqual(noted.run.sessions?.stages, { implement: "sess-1" }, "only the Stages the schema knows");
+
+    const next = w.claimer({ user: "alice", host: "m1", root });
+    const attempt = await next.gate.adopt(n);
+    assert.ok(attempt.kind === "won");
+    assert.deepEqual(attempt.claim.sessions?.stages, { implement: "sess-1" }, "the adopt carries them");
+    const carried = await next.root.read(attempt.claim.runDir);
+    assert.ok(carried.kind === "ok" && carried.run.session === next.gate.session);
+    assert.deepEqual(carried.run.sessions?.stages, { implement: "sess-1" }, "into the new session's run.json too");
+
+    // The displaced session's note is not ours any more: it edits nothing.
+    await killed.gate.noteSessions(first.claim, { implement: "sess-old" });
+    const untouched = await next.root.read(attempt.claim.runDir);
+    assert.ok(untouched.kind === "ok" && untouched.run.sessions?.stages.implement === "sess-1");
+
+    await next.gate.finish(attempt.claim);
+    await next.gate.noteSessions(attempt.claim, { verify: "sess-2" });
+    assert.equal((await next.root.read(attempt.claim.runDir)).kind, "none", "an ended claim's run.json is not brought back by a late note");
+  });
+
   for (const holder of ["machine", "person"] as const) {
     it(`a ${holder}'s run.json left on this Host with no lease (killed before its write): ${holder === "machine" ? "moved aside, the Run claims" : "still refused, resume it"}`, async () => {
       const n = w.gh.addIssue({ title: "t", labels: ["ready-for-agent"], by: "alice" });

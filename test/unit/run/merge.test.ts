@@ -54,16 +54,10 @@ describe("Run: a green ticket merges", () => {
     const seq = w.remote.stateWrites
       .filter((s) => s.ticket === n)
       .map((s) => (s.value ? `${s.value.state}/pr=${s.value.pullRequest ?? "-"}/sessions=${Object.keys(s.value.sessions ?? {}).join("+") || "-"}` : "removed"));
-    // Each Stage's session is written as soon as the agent names it, so a kill mid-Stage can resume it;
-    // a finished Stage's session is dropped with the next write.
-    assert.deepEqual(seq, [
-      "claimed/pr=-/sessions=-",
-      "claimed/pr=-/sessions=implement",
-      "implemented/pr=-/sessions=-",
-      "implemented/pr=-/sessions=verify",
-      "implemented/pr=" + w.pulls()[0]!.number + "/sessions=-",
-      "removed",
-    ]);
+    // Each Stage's session is noted in this Host's local claim as the agent names it, not in a State
+    // write of its own (ADR 0452); a finished Stage's session is dropped there too.
+    assert.deepEqual(seq, ["claimed/pr=-/sessions=-", "implemented/pr=-/sessions=-", "implemented/pr=" + w.pulls()[0]!.number + "/sessions=-", "removed"]);
+    assert.deepEqual(w.gate.noted.get(n)?.stages, {}, "both Stages' sessions were noted, then dropped as each Stage finished");
   });
 
   it("sends the implemented record in the branch's push after the implement Stage, and writes it only once (ADR 0433)", async () => {

@@ -92,6 +92,39 @@ describe("Run: Stop and kill", () => {
     assert.equal(w.agent.count(n, "implement"), 2, "state claimed: implement had not finished, so it runs again");
   });
 
+  it("kill mid-Stage once the agent named its session: noted in this Host's local claim, not pushed; the next Run here continues it (ADR 0452)", async () => {
+    const n = w.ticket("Spin the widget");
+    const hold = deferred();
+    const run = w.run({ runId: "run-killed" });
+    run.events.subscribe((e) => {
+      // The Stage starts after the claim's record was written: the note is the newer of the two.
+      if (e.kind === "stage-started" && e.stage === "implement") w.clock.advance(1000);
+    });
+    w.agent.on(n, "implement", async (act) => {
+      act.commit("half");
+      for (let turn = 0; !w.gate.noted.has(n) && turn < 1000; turn++) await new Promise((r) => setImmediate(r));
+      run.kill();
+      await hold.promise;
+      return { outcome: "nonzero-exit", detail: "killed" };
+    });
+    await run.start();
+    hold.resolve();
+    assert.deepEqual(w.gate.noted.get(n)?.stages, { implement: "s-1" }, "the session is in this Host's local claim");
+    const writes = w.remote.stateWrites.filter((s) => s.ticket === n);
+    assert.equal(writes.length, 1, "no State write for the session: the claim's record only");
+    assert.equal(w.state(n)!.sessions, undefined);
+
+    w.ws.lockStanding = () => "abandoned";
+    const summary = await w.run({ runId: "run-2" }).start();
+    assert.equal(summary.rows[0]!.ending, "merged");
+    const implementCalls = w.agent.calls.filter((c) => c.stage === "implement");
+    assert.deepEqual(
+      implementCalls.map((c) => c.resumeSession),
+      [undefined, "s-1"],
+      "the next Run continues the noted session",
+    );
+  });
+
   it("a ticket killed after implement resumes at the Checks, from a second clone on another Host", async () => {
     const n = w.ticket("Spin the widget");
     const hold = deferred();

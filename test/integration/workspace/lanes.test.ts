@@ -63,7 +63,8 @@ describe("workspace: lanes", () => {
   });
 
   it("Lanes cut while others fetch the base, in one process: no fetch meets a worktree whose add is still under way", async function () {
-    this.timeout(180_000);
+    // ~1000 git processes: 3 minutes was not enough on a loaded 2-core machine (a fresh-clone CI, 2026-12-02).
+    this.timeout(600_000);
     await ws.fetchBase("main");
     // A fetch checks every worktree's HEAD, and an add in flight has the null id there until its checkout
     // (bench:hosts at K = 4: "bad object worktrees/ticket-3/HEAD", the Lane handed its ticket off).

@@ -101,9 +101,13 @@ function givenApiUrl(args: ParsedArgs, io: CliIo, use: TargetUse): string | null
   return fromEnv ? parseApiUrl(fromEnv, { where: "TICKET_RUNNER_API_URL", next: "unset TICKET_RUNNER_API_URL or correct it" }) : null;
 }
 
-export function resolveTarget(args: ParsedArgs, io: CliIo, use: TargetUse): Target {
+/**
+ * `checkout`: the clone's top level when the command already asked git for it (`run` does, to read
+ * the config first): each ask is a git process started synchronously, on a Run's start.
+ */
+export function resolveTarget(args: ParsedArgs, io: CliIo, use: TargetUse, checkoutKnown?: { top: string | null }): Target {
   const given = givenApiUrl(args, io, use);
-  const checkout = checkoutTop(io.cwd);
+  const checkout = checkoutKnown ? checkoutKnown.top : checkoutTop(io.cwd);
   if (use.needsClone && !checkout) throw noClone(use, args, io.cwd);
   const origin = checkout ? originUrl(checkout) : null;
   const inferred = origin ? parseRemoteUrl(origin) : null;

@@ -74,7 +74,7 @@ export const runCommand: CliCommand = {
     // The config first: its errors name the key and the fix (and a Target without it was never set up).
     const top = checkoutTop(io.cwd);
     if (top) loadConfig(top);
-    const target = resolveTarget(args, io, { command: "run", needsClone: true });
+    const target = resolveTarget(args, io, { command: "run", needsClone: true }, { top });
     if (!target.checkout)
       throw new Refusal("not-a-target", "`ticket-runner run` works in a clone of the Target: its worktrees, State and lock live there.", {
         next: "git clone <the repository's URL> && cd <clone> && ticket-runner run",

@@ -8,7 +8,8 @@ import os from "node:os";
 import path from "node:path";
 
 export interface GitResult {
-  code: number;
+  /** null: git gave no exit code (a signal ended it, or the spawner was lost with the call): no answer. */
+  code: number | null;
   stdout: string;
   stderr: string;
 }
@@ -51,7 +52,9 @@ const GIT_IDLE_MS = 10 * 60_000;
 export async function git(args: string[], opts: GitOptions = {}): Promise<GitResult> {
   const full = opts.gitDir ? ["--git-dir", opts.gitDir, ...args] : args;
   const r = await runGitProcess(full, { cwd: opts.cwd ?? os.tmpdir(), env: gitEnv(opts.env), input: opts.input ?? "", idleMs: GIT_IDLE_MS });
-  return { code: r.code ?? 1, stdout: r.stdout.toString("utf8"), stderr: r.stderr };
+  // No exit code is no answer, never exit 1: merge-tree's 1 means "conflicts", and a git the
+  // sandbox's own stop killed (SIGTERM to its group) must not read as one.
+  return { code: r.code, stdout: r.stdout.toString("utf8"), stderr: r.stderr };
 }
 
 let execPath: Promise<string> | undefined;
@@ -150,11 +153,16 @@ export async function isAncestor(gitDir: string, ancestor: string, descendant: s
 }
 
 /** `git merge-tree --write-tree`: the merged tree, or null when the two sides conflict. */
+/**
+ * The merged tree, or null when the two conflict (merge-tree's exit 1). Anything else throws, a git
+ * that gave no exit code included: a mergeability computed from it would be cached as "conflicting"
+ * for that head and base, and kept across a restart (docs/adr/0472).
+ */
 export async function mergeTree(gitDir: string, ours: string, theirs: string): Promise<string | null> {
   const r = await git(["merge-tree", "--write-tree", "--no-messages", ours, theirs], { gitDir });
   if (r.code === 0) return r.stdout.split("\n")[0]?.trim() ?? null;
   if (r.code === 1) return null;
-  throw new Error(`git merge-tree failed (${r.code}): ${r.stderr.trim()}`);
+  throw new Error(`git merge-tree failed (${r.code === null ? "no exit code" : r.code}): ${r.stderr.trim()}`);
 }
 
 export async function commitTree(gitDir: string, tree: string, parents: string[], message: string, env: Record<string, string> = {}): Promise<string> {

@@ -5,6 +5,7 @@ import { promises as fsp } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { startSandbox } from "../../../src/sandbox/start";
+import { waitFor } from "../../support/wait-for";
 import { commitFile, gitOk, octokitFor } from "./support";
 
 describe("sandbox persistence and seeds", function () {
@@ -78,6 +79,56 @@ describe("sandbox persistence and seeds", function () {
       assert.ok(next.id > comment.id, "ids keep increasing after a restart");
       const ref = (await ok2.git.getRef({ owner: "acme", repo: "kept", ref: "heads/topic" })).data;
       assert.equal(ref.object.sha, sha);
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it("a mergeability check whose git gave no exit code is no answer: never a conflict, not even after a restart (ADR 0472)", async () => {
+    // The demo's stop sends SIGTERM to the sandbox's process group, so a merge-tree in flight dies
+    // with it; read as merge-tree's exit 1 it was cached (and saved) as "conflicting" for that head
+    // and base, and the next demo's resumed Run handed a clean pull request off as conflicting.
+    const data = path.join(tmp, "data");
+    const lines = "a\nb\nc\nd\ne\nf\n";
+    const first = await startSandbox({ dataDir: data, quiet: true });
+    await first.admin.createRepo({ owner: "acme", name: "kept", files: { "f.txt": lines } });
+    const { token } = await first.admin.addUser({ login: "bob", repos: { "acme/kept": "write" } });
+    const url = new URL(first.gitUrl("acme", "kept"));
+    url.username = "x-access-token";
+    url.password = token;
+    const dir = path.join(tmp, "clone");
+    await gitOk(["clone", "--quiet", url.toString(), dir], tmp);
+    // Both sides change f.txt, on lines far apart: merge-tree merges its content, cleanly.
+    await gitOk(["checkout", "--quiet", "-b", "topic"], dir);
+    await commitFile(dir, "f.txt", lines.replace("f\n", "F\n"), "topic: last line");
+    await gitOk(["push", "--quiet", "origin", "topic"], dir);
+    await gitOk(["checkout", "--quiet", "main"], dir);
+    await commitFile(dir, "f.txt", lines.replace("a\n", "A\n"), "main: first line");
+    await gitOk(["push", "--quiet", "origin", "main"], dir);
+    const ok1 = octokitFor(first.apiUrl, token);
+    const pr = (await ok1.pulls.create({ owner: "acme", repo: "kept", head: "topic", base: "main", title: "topic" })).data;
+    // Real git, ended by a signal mid-merge: a merge driver (the bare repository's own config)
+    // that notes it ran and sends SIGTERM to the merge-tree that started it.
+    const bare = path.join(data, "repos", "acme", "kept.git");
+    const marker = path.join(tmp, "merge-tree-killed");
+    await fsp.mkdir(path.join(bare, "info"), { recursive: true });
+    await fsp.writeFile(path.join(bare, "info", "attributes"), "f.txt merge=killer\n");
+    await gitOk(["--git-dir", bare, "config", "merge.killer.driver", `echo killed >> '${marker}'; kill -TERM $PPID`], tmp);
+    assert.equal((await ok1.pulls.get({ owner: "acme", repo: "kept", pull_number: pr.number })).data.mergeable, null);
+    await waitFor(() => fsp.readFile(marker, "utf8"), { what: "the merge-tree started by the read to be killed" });
+    // stop() waits for the background check and saves what it recorded.
+    await first.stop();
+    await gitOk(["--git-dir", bare, "config", "--unset", "merge.killer.driver"], tmp);
+    await fsp.rm(path.join(bare, "info", "attributes"));
+
+    const second = await startSandbox({ dataDir: data, quiet: true });
+    try {
+      const ok2 = octokitFor(second.apiUrl, token);
+      const mergeable = await waitFor(async () => {
+        const got = (await ok2.pulls.get({ owner: "acme", repo: "kept", pull_number: pr.number })).data;
+        return got.mergeable === null ? null : { value: got.mergeable, state: got.mergeable_state };
+      });
+      assert.deepEqual(mergeable, { value: true, state: "clean" });
     } finally {
       await second.stop();
     }

@@ -5,7 +5,8 @@
  * every record write (ADR 0261). The format is git's own (gitformat-loose, gitformat-tree): a
  * header `<type> <size>\0`, the content, zlib-deflated, named by its SHA-1 (or SHA-256 in a
  * repository made with `--object-format=sha256`), written to a temporary file and renamed, so a
- * reader never sees half an object.
+ * reader never sees half an object. Each object is also kept in memory for the push that sends it
+ * (made-objects.ts, ADR 0470).
  */
 import { createHash, randomBytes } from "node:crypto";
 import { mkdir, rename, stat, writeFile, rm } from "node:fs/promises";
@@ -16,6 +17,7 @@ import { cloneStore } from "./clone-store";
 import type { GitIdentity } from "./git-runner";
 import { DEFAULT_GIT_IDENTITY } from "./git-runner";
 import type { RepoContext } from "./repo-context";
+import { rememberMade } from "./made-objects";
 
 /** The clone's common git directory (absolute), asked of git once per clone and process with its object format. */
 export async function commonDirOf(ctx: RepoContext): Promise<string> {
@@ -30,6 +32,8 @@ async function writeObject(ctx: RepoContext, type: "blob" | "tree" | "commit", b
   const store = await storeOf(ctx);
   const raw = Buffer.concat([Buffer.from(`${type} ${body.length}\0`, "utf8"), body]);
   const sha = createHash(store.algorithm).update(raw).digest("hex");
+  // Kept for the push that sends it (ADR 0470): its pack is made from these, not read back from disk.
+  rememberMade(sha, type, body);
   const folder = join(store.dir, sha.slice(0, 2));
   const path = join(folder, sha.slice(2));
   if (

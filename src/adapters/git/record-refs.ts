@@ -3,14 +3,44 @@
  * one `ls-remote`, their objects fetched only when this clone lacks them, and moved by
  * compare-and-swap pushes with an explicit lease. The fetches write no local ref (nothing for two
  * processes of one Host to contend on); the objects stay in the object store for the reads that follow.
+ * Over http(s) the listing and the pushes are spoken from this process, no git started (ADR 0470);
+ * whatever that cannot do is left to git, call by call.
  */
 import { Failure } from "../../core/errors";
 import { isLostRace, isMissingRemoteRef } from "./git-runner";
+import type { HttpPushOutcome } from "./record-push-http";
+import { pushOverHttp } from "./record-push-http";
+import { refMatcher } from "./ref-patterns";
 import type { RepoContext } from "./repo-context";
 import { fetchFromPrivate, fetchFromPrivateArgs, fetchPrivately } from "./repo";
+import type { SmartHttpClient } from "./smart-http-client";
+import { UseGit } from "./smart-http-client";
+import { cloneStore } from "./clone-store";
+
+/**
+ * `talk` over smart HTTP from this process when the remote allows it, else null: then (or when it
+ * throws UseGit, git having ways this has not) the caller runs git.
+ */
+async function overHttp<T>(ctx: RepoContext, talk: (client: SmartHttpClient) => Promise<T>): Promise<T | null> {
+  const client = await ctx.net.smartHttp();
+  if (!client) return null;
+  try {
+    return await talk(client);
+  } catch (e) {
+    if (!(e instanceof UseGit)) throw e;
+    if (e.sticky) ctx.net.httpFailed();
+    return null;
+  }
+}
 
 /** ref -> sha on the remote, for every ref matching one of `patterns` (ls-remote's tail match). */
 export async function lsRemoteRefs(ctx: RepoContext, patterns: string[]): Promise<Map<string, string>> {
+  const listed = await overHttp(ctx, async (client) => {
+    const matches = refMatcher(patterns);
+    const adv = await client.advertise("upload-pack");
+    return new Map(adv.refs.filter(([ref]) => matches(ref)));
+  });
+  if (listed) return listed;
   const res = await ctx.net.call(["ls-remote", { url: true }, ...patterns]);
   if (res.code !== 0) throw ctx.git.failure(["ls-remote", ctx.remote, ...patterns], res);
   const out = res.stdout.toString("utf8");
@@ -108,6 +138,19 @@ export function swapRef(ctx: RepoContext, ref: string, commit: string | null, ex
  * 0431): "lost" when any lease refused, and then nothing moved.
  */
 export async function swapRefs(ctx: RepoContext, moves: RefMove[]): Promise<"pushed" | "lost"> {
+  const out = await pushRecords(ctx, moves);
+  if (out.outcome !== "refused") return out.outcome;
+  throw new Failure("git", ctx.git.redact(`The remote refused the push to ${moves.map((m) => m.ref).join(", ")}: ${out.said.trim().slice(0, 2000)}`));
+}
+
+/**
+ * The push of swapRefs and of the record branches (snapshot.ts): from this process over smart
+ * HTTP (sha1 repositories), else `git push`. "refused" carries what the remote said, as git shows it.
+ */
+export async function pushRecords(ctx: RepoContext, moves: RefMove[]): Promise<HttpPushOutcome> {
+  const sha1 = (await cloneStore(ctx.git, ctx.root)).algorithm === "sha1";
+  const pushed = sha1 ? await overHttp(ctx, (client) => pushOverHttp(client, moves)) : null;
+  if (pushed) return pushed;
   const res = await ctx.net.call([
     "push",
     "--porcelain",
@@ -118,8 +161,8 @@ export async function swapRefs(ctx: RepoContext, moves: RefMove[]): Promise<"pus
     { url: true },
     ...moves.map((m) => `${m.commit ?? ""}:${m.ref}`),
   ]);
-  if (res.code === 0) return "pushed";
+  if (res.code === 0) return { outcome: "pushed" };
   const said = `${res.stdout.toString("utf8")}\n${res.stderr}`;
-  if (isLostRace(said)) return "lost";
-  throw new Failure("git", ctx.git.redact(`The remote refused the push to ${moves.map((m) => m.ref).join(", ")}: ${said.trim().slice(0, 2000)}`));
+  if (isLostRace(said)) return { outcome: "lost" };
+  return { outcome: "refused", said };
 }

@@ -17,6 +17,7 @@ import type { GitCall } from "./git-runner";
 import type { GitOutput } from "./git-runner";
 import { GitRunner } from "./git-runner";
 import { cloneStore } from "./clone-store";
+import { SmartHttpClient } from "./smart-http-client";
 
 export interface RemoteGitOptions {
   /** The clone's top level. */
@@ -95,8 +96,18 @@ async function putBack(path: string, content: string): Promise<void> {
   await rename(temp, path);
 }
 
+/**
+ * Settings git reads from the environment for HTTP that a request from this process would not
+ * honour (a proxy, a client certificate): with any of them set, the Run's HTTP goes through git
+ * (ADR 0470). A CA bundle of git's (GIT_SSL_CAINFO, SSL_CERT_FILE) is not among them: a handshake
+ * Node's own CAs cannot verify hands the remote to git for the rest of the process.
+ */
+const GIT_HTTP_ENV = /^(https?_proxy|all_proxy|GIT_SSL_CERT|GIT_SSL_KEY|GIT_SSL_CERT_PASSWORD_PROTECTED)$/i;
+
 export class RemoteGit {
   private prepared: Promise<Prepared> | null = null;
+  /** Set once a TLS handshake from this process failed: git, with its own CA store, talks to the remote from then on. */
+  private httpOff = false;
   private readonly git: GitRunner;
 
   constructor(
@@ -123,6 +134,33 @@ export class RemoteGit {
     await this.restore(p);
     const argv = args.map((a) => (typeof a === "string" ? a : p.url));
     return this.git.raw(argv, { ...call, cwd: p.dir, env: { ...this.headerEnv(p.url), ...call.env } });
+  }
+
+  /**
+   * A smart HTTP client for the Run's URL (ADR 0470), or null when git must talk to it: not
+   * http(s), credentials in the URL, an HTTP setting in the environment git would honour, or
+   * TICKET_RUNNER_GIT_HTTP=git. It sends the same Authorization header as the git calls, to the
+   * same URL only.
+   */
+  async smartHttp(): Promise<SmartHttpClient | null> {
+    const env = { ...process.env, ...this.opts.env };
+    if (this.httpOff || env.TICKET_RUNNER_GIT_HTTP === "git") return null;
+    if (Object.entries(env).some(([k, v]) => v && GIT_HTTP_ENV.test(k))) return null;
+    const url = this.opts.url ?? (await this.prepare()).url;
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      return null;
+    }
+    if ((parsed.protocol !== "http:" && parsed.protocol !== "https:") || parsed.username || parsed.password) return null;
+    const authorization = this.opts.token ? `Basic ${Buffer.from(`x-access-token:${this.opts.token}`).toString("base64")}` : null;
+    return new SmartHttpClient({ url, authorization, idleMs: this.opts.timeoutMs ?? 120_000, redact: (t) => this.local.redact(t) });
+  }
+
+  /** A TLS handshake from this process failed: git talks to the remote from now on. */
+  httpFailed(): void {
+    this.httpOff = true;
   }
 
   private headerEnv(url: string): Record<string, string> {

@@ -5,8 +5,8 @@
  */
 import { Failure } from "../../core/errors";
 import { readPushRefusal } from "./push-refusal";
-import { isLostRace } from "./git-runner";
 import { writeBlobObject, writeCommitObject, writeTreeObject } from "./loose-objects";
+import { pushRecords } from "./record-refs";
 import type { RepoContext } from "./repo-context";
 import { fetchRef, resolveRef } from "./repo";
 
@@ -80,14 +80,14 @@ export function commitTree(ctx: RepoContext, tree: string, parents: string[], me
  * Unsigned and without hooks: these branches hold records, not code.
  */
 export async function pushWithLease(ctx: RepoContext, branch: string, commit: string, expected: string | null): Promise<"pushed" | "lost"> {
-  const lease = `--force-with-lease=refs/heads/${branch}:${expected ?? ""}`;
-  const res = await ctx.net.call(["push", "--porcelain", "--no-verify", "--no-signed", lease, { url: true }, `${commit}:refs/heads/${branch}`]);
-  if (res.code === 0) {
+  // Over http(s) from this process, else `git push --force-with-lease` (record-refs.ts, ADR 0470).
+  const out = await pushRecords(ctx, [{ ref: `refs/heads/${branch}`, commit, expected }]);
+  if (out.outcome === "pushed") {
     await ctx.git.raw(["update-ref", trackingRef(ctx, branch), commit], { cwd: ctx.root });
     return "pushed";
   }
-  const said = `${res.stdout.toString("utf8")}\n${res.stderr}`;
-  if (isLostRace(said)) return "lost";
+  if (out.outcome === "lost") return "lost";
+  const said = out.said;
   // A repository rule over every branch may cover the Run lock: say which setting to change (ADR 0241).
   const refused = readPushRefusal(said, branch, "record");
   if (refused) throw new Failure("git", ctx.git.redact(`GitHub refused the write to ${branch}: ${refused.cause}. To fix: ${refused.fix}`));

@@ -229,6 +229,32 @@ describe("workspace: record pushes and listings over smart HTTP from the Run's p
     await other.net.dispose();
   });
 
+  it("leaves a push to git when it needs objects this process did not make, and git pushes it", async () => {
+    const ref = "refs/ticket-runner/state/5";
+    // A commit git made (not in this process's record): git pushes it, nothing is tried over HTTP first.
+    const tree = await git(ctx.root, ["rev-parse", "HEAD^{tree}"]);
+    const byGit = await git(ctx.root, ["commit-tree", "-m", "made by git", tree]);
+    const first = await counting(() => swapRef(ctx, ref, byGit, null));
+    assert.equal(first.value, "pushed");
+    assert.ok(
+      first.gits.some((g) => g.includes("push")),
+      first.gits.join("\n"),
+    );
+    assert.equal(await remoteRef(ref), byGit);
+    // A commit of this process on a parent git made and never pushed: receive-pack finds the parent
+    // missing, nothing moves, and git's push (which sends it) lands both.
+    const parent = await git(ctx.root, ["commit-tree", "-m", "unpushed parent", "-p", byGit, tree]);
+    const child = await record('{"on":"an unpushed parent"}\n', parent);
+    const second = await counting(() => swapRef(ctx, ref, child, byGit));
+    assert.equal(second.value, "pushed");
+    assert.ok(
+      second.gits.some((g) => g.includes("push")),
+      second.gits.join("\n"),
+    );
+    assert.equal(await remoteRef(ref), child);
+    await git(bare, ["fsck", "--strict", "--no-dangling"]);
+  });
+
   it("lists refs as `git ls-remote` does for the same patterns, with no git process", async () => {
     // Refs of every kind the listings meet: records, lock branches, an annotated tag (peeled line), HEAD.
     await swapRef(ctx, "refs/ticket-runner/state/1", await record('{"n":1}\n'), await remoteRef("refs/ticket-runner/state/1"));

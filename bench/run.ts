@@ -56,10 +56,10 @@ function ciMsArg(argv: string[]): number {
   if (Number.isInteger(ms) && ms >= 0) return ms;
   throw new Error(`--ci-ms takes a whole number of milliseconds, got "${argv[i + 1] ?? ""}": for example npm run bench:run -- --ci-ms 3000`);
 }
-/** git processes one clean ticket may start, the Run's lock, preflight and sweep included (docs/architecture.md; 76 since ADR 0290's sandbox reads the config files' origins once a Run, 57 since ADR 0400, 56 since ADR 0430, 55 since ADR 0431, 54 since ADR 0433, 52 since ADR 0450: the sweep's listing rides in the lock's). */
-const GIT_BUDGET = 52;
-/** git HTTP requests (ref advertisements, fetches, pushes) of the same Run (38 before ADR 0400, 34 before ADR 0430, 32 before ADR 0431, 30 before ADR 0433). */
-const GIT_HTTP_BUDGET = 28;
+/** git processes one clean ticket may start, the Run's lock, preflight and sweep included (docs/architecture.md; 76 since ADR 0290's sandbox reads the config files' origins once a Run, 57 since ADR 0400, 56 since ADR 0430, 55 since ADR 0431, 54 since ADR 0433, 52 since ADR 0450: the sweep's listing rides in the lock's, 43 since ADR 0470: record pushes and listings speak smart HTTP from the Run's process). */
+const GIT_BUDGET = 43;
+/** git HTTP requests (ref advertisements, fetches, pushes) of the same Run (38 before ADR 0400, 34 before ADR 0430, 32 before ADR 0431, 30 before ADR 0433, 28 before ADR 0470: a listing is one v0 advertisement, no ls-refs). */
+const GIT_HTTP_BUDGET = 26;
 const quiet: Log = { debug: () => {}, info: () => {}, warn: () => {}, error: (m) => process.stderr.write(`bench: ${m}\n`) };
 
 interface Measured {

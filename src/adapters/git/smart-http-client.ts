@@ -112,7 +112,13 @@ export class SmartHttpClient {
           return;
         }
         const why = e instanceof IdleTimeout ? `no answer for ${this.opts.idleMs} ms` : e.code ? `${e.code}: ${e.message}` : e.message;
-        reject(new GitHttpFailure("network", this.opts.redact(`Could not reach the remote ${this.opts.url} (${method} ${url.pathname}): ${why}. Check the network, then run again.`), null));
+        reject(
+          new GitHttpFailure(
+            "network",
+            this.opts.redact(`Could not reach the remote ${this.opts.url} (${method} ${url.pathname}): ${why}. Check the network, then run again.`),
+            null,
+          ),
+        );
       });
       req.end(body ?? undefined);
     });

@@ -159,7 +159,12 @@ describe("workspace: record pushes and listings over smart HTTP from the Run's p
         return super.rpc(service, body);
       }
     }
-    const raced = new RacedClient({ url, authorization: `Basic ${Buffer.from(`x-access-token:${writer}`).toString("base64")}`, idleMs: 30_000, redact: (t) => t });
+    const raced = new RacedClient({
+      url,
+      authorization: `Basic ${Buffer.from(`x-access-token:${writer}`).toString("base64")}`,
+      idleMs: 30_000,
+      redact: (t) => t,
+    });
     assert.deepEqual(
       await pushOverHttp(raced, [
         { ref: a, commit: one, expected: null },
@@ -213,7 +218,11 @@ describe("workspace: record pushes and listings over smart HTTP from the Run's p
   it("a token the remote does not take is a typed error naming the remote and the fix, without the token", async () => {
     const bad = `trsb_${"x".repeat(24)}`;
     const runner = new GitRunner({ env: ISOLATED_GIT_ENV, identity: TEST_IDENTITY, token: bad });
-    const other: RepoContext = { ...ctx, git: runner, net: new RemoteGit(runner, { root: ctx.root, remote: "origin", url, token: bad, env: ISOLATED_GIT_ENV }) };
+    const other: RepoContext = {
+      ...ctx,
+      git: runner,
+      net: new RemoteGit(runner, { root: ctx.root, remote: "origin", url, token: bad, env: ISOLATED_GIT_ENV }),
+    };
     const { value: err, gits } = await counting(() =>
       lsRemoteRefs(other, ["refs/ticket-runner/state/*"]).then(
         () => null,

@@ -103,7 +103,11 @@ export class SmartHttpClient {
     if (body) all["Content-Length"] = String(body.length);
     return new Promise((resolve, reject) => {
       const req = request(url, { method, headers: all }, (res) => {
-        void this.read(res, method, url).then(resolve, reject);
+        void this.read(res, method, url).then(resolve, (e: unknown) => {
+          // The answer broke off (a reset, the idle limit): no answer, as when none came.
+          if (e instanceof UseGit || e instanceof GitHttpFailure) reject(e);
+          else reject(this.unreachable(method, url, e));
+        });
       });
       req.setTimeout(this.opts.idleMs, () => req.destroy(new IdleTimeout()));
       req.on("error", (e: NodeJS.ErrnoException) => {
@@ -111,17 +115,20 @@ export class SmartHttpClient {
           reject(new UseGit(`TLS: ${e.code ?? ""}`, true));
           return;
         }
-        const why = e instanceof IdleTimeout ? `no answer for ${this.opts.idleMs} ms` : e.code ? `${e.code}: ${e.message}` : e.message;
-        reject(
-          new GitHttpFailure(
-            "network",
-            this.opts.redact(`Could not reach the remote ${this.opts.url} (${method} ${url.pathname}): ${why}. Check the network, then run again.`),
-            null,
-          ),
-        );
+        reject(this.unreachable(method, url, e));
       });
       req.end(body ?? undefined);
     });
+  }
+
+  private unreachable(method: string, url: URL, e: unknown): GitHttpFailure {
+    const err = e as NodeJS.ErrnoException;
+    const why = e instanceof IdleTimeout ? `no answer for ${this.opts.idleMs} ms` : err?.code ? `${err.code}: ${err.message}` : String(err?.message ?? e);
+    return new GitHttpFailure(
+      "network",
+      this.opts.redact(`Could not reach the remote ${this.opts.url} (${method} ${url.pathname}): ${why}. Check the network, then run again.`),
+      null,
+    );
   }
 
   private async read(res: IncomingMessage, method: string, url: URL): Promise<{ type: string; body: Buffer }> {

@@ -15,7 +15,8 @@ import { lsRemoteRefs, swapRef, swapRefs } from "../../../src/adapters/git/recor
 import type { RepoContext } from "../../../src/adapters/git/repo-context";
 import { RemoteGit } from "../../../src/adapters/git/remote-git";
 import { pushOverHttp } from "../../../src/adapters/git/record-push-http";
-import { GitHttpFailure, SmartHttpClient } from "../../../src/adapters/git/smart-http-client";
+import { pktLine } from "../../../src/adapters/git/pkt-line";
+import { GitHttpFailure, SmartHttpClient, parseAdvertisement } from "../../../src/adapters/git/smart-http-client";
 import type { SmartService } from "../../../src/adapters/git/smart-http-client";
 import { pushWithLease } from "../../../src/adapters/git/snapshot";
 import { Failure } from "../../../src/core/errors";
@@ -262,6 +263,21 @@ describe("workspace: record pushes and listings over smart HTTP from the Run's p
     );
     assert.equal(await remoteRef(ref), child);
     await git(bare, ["fsck", "--strict", "--no-dangling"]);
+  });
+
+  it("reads git's own advertisements of an empty repository (no line at all, and the capabilities^{} line)", async () => {
+    const empty = join(dir, "empty.git");
+    await git(dir, ["init", "--quiet", "--bare", empty]);
+    const preamble = (service: string): Buffer => Buffer.concat([pktLine(`# service=git-${service}\n`), Buffer.from("0000")]);
+    for (const service of ["upload-pack", "receive-pack"] as const) {
+      const said = await git(dir, [service, "--http-backend-info-refs", empty]);
+      const adv = parseAdvertisement(Buffer.concat([preamble(service), Buffer.from(`${said}\n`.replace(/0000\n$/, "0000"), "latin1")]), service);
+      assert.deepEqual(adv.refs, [], service);
+      if (service === "receive-pack") {
+        assert.ok(adv.caps.has("report-status") && adv.caps.has("delete-refs") && adv.caps.has("atomic"), [...adv.caps.keys()].join(" "));
+        assert.equal(adv.caps.get("object-format"), "sha1");
+      }
+    }
   });
 
   it("lists refs as `git ls-remote` does for the same patterns, with no git process", async () => {

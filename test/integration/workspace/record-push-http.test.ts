@@ -7,6 +7,8 @@
  */
 import { strict as assert } from "node:assert";
 import { rm } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { watchGitProcesses } from "../../../src/adapters/git/git-process";
 import { GitRunner } from "../../../src/adapters/git/git-runner";
@@ -237,6 +239,43 @@ describe("workspace: record pushes and listings over smart HTTP from the Run's p
     assert.match(err.message, /TICKET_RUNNER_TOKEN/);
     assert.ok(!err.message.includes(bad) && !err.message.includes(writer), err.message);
     await other.net.dispose();
+  });
+
+  it("follows no redirect: the token never reaches where a redirect points", async () => {
+    const seen: string[] = [];
+    const canary = createServer((req, res) => {
+      seen.push(`${req.method} ${req.url} ${req.headers.authorization ?? ""}`);
+      res.end();
+    });
+    await new Promise<void>((r) => canary.listen(0, "127.0.0.1", r));
+    const to = `http://127.0.0.1:${(canary.address() as AddressInfo).port}`;
+    const redirector = createServer((req, res) => {
+      res.writeHead(302, { location: `${to}${req.url}` });
+      res.end();
+    });
+    await new Promise<void>((r) => redirector.listen(0, "127.0.0.1", r));
+    const from = `http://127.0.0.1:${(redirector.address() as AddressInfo).port}/acme/widgets.git`;
+    const other: RepoContext = { ...ctx, net: new RemoteGit(ctx.git, { root: ctx.root, remote: "origin", url: from, token: writer, env: ISOLATED_GIT_ENV }) };
+    const commit = await record("{}\n");
+    try {
+      for (const attempt of [() => lsRemoteRefs(other, ["refs/heads/*"]), () => swapRef(other, "refs/ticket-runner/state/6", commit, null)]) {
+        const { value: err, gits } = await counting(() =>
+          attempt().then(
+            () => null,
+            (e: unknown) => e,
+          ),
+        );
+        assert.deepEqual(gits, []);
+        assert.ok(err instanceof GitHttpFailure, String(err));
+        assert.equal(err.status, 302);
+        assert.match(err.message, /redirect/);
+        assert.ok(!err.message.includes(writer), err.message);
+      }
+      assert.deepEqual(seen, []);
+    } finally {
+      await other.net.dispose();
+      await Promise.all([new Promise((r) => canary.close(r)), new Promise((r) => redirector.close(r))]);
+    }
   });
 
   it("leaves a push to git when it needs objects this process did not make, and git pushes it", async () => {

@@ -110,8 +110,13 @@ export async function commitInitial(
   }
 }
 
-export async function revParse(gitDir: string, ref: string): Promise<string | null> {
-  const r = await git(["rev-parse", "--verify", "--quiet", `${ref}^{commit}`], { gitDir });
+/**
+ * `git rev-parse --verify --quiet <name>`: the object it names, or null. One process a question:
+ * the sandbox asks through `app.commits` (commit-lookup.ts), which comes here only when its batch
+ * cannot answer.
+ */
+export async function revParseName(gitDir: string, name: string): Promise<string | null> {
+  const r = await git(["rev-parse", "--verify", "--quiet", name], { gitDir });
   return r.code === 0 ? r.stdout.trim() : null;
 }
 

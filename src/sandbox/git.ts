@@ -57,6 +57,33 @@ export async function git(args: string[], opts: GitOptions = {}): Promise<GitRes
   return { code: r.code, stdout: r.stdout.toString("utf8"), stderr: r.stderr };
 }
 
+/** `-c` for a git process through its environment (GIT_CONFIG_COUNT), which reaches the processes it starts too. */
+export function configEnv(entries: readonly (readonly [string, string])[]): Record<string, string> {
+  const env: Record<string, string> = { GIT_CONFIG_COUNT: String(entries.length) };
+  entries.forEach(([key, value], i) => {
+    env[`GIT_CONFIG_KEY_${i}`] = key;
+    env[`GIT_CONFIG_VALUE_${i}`] = value;
+  });
+  return env;
+}
+
+/**
+ * What every receive-pack of the sandbox runs with, besides the rules' hook (ADR 0471). Given in
+ * its environment, so it holds for every repository, those made before it included:
+ * - `receive.autogc=false`: no `git gc --auto` in the push's path (GitHub maintains repositories
+ *   in the background; the sandbox runs it every PUSHES_PER_GC pushes, after the push: pushes.ts).
+ * - `core.alternateRefsCommand=true`: the connectivity check (`rev-list --objects ... --not
+ *   --exclude-hidden=receive --all --alternate-refs`) lists the refs of the quarantine's alternate,
+ *   which is the repository itself, with a `git for-each-ref` of every ref, hidden ones included.
+ *   With none, the walk stops at the visible refs' history instead: the same objects are checked
+ *   present, a push builds on history only a hidden ref reaches is walked a little further, and
+ *   whether it is taken does not change.
+ */
+export const RECEIVE_PACK_CONFIG: readonly (readonly [string, string])[] = [
+  ["receive.autogc", "false"],
+  ["core.alternateRefsCommand", "true"],
+];
+
 let execPath: Promise<string> | undefined;
 
 /**

@@ -43,8 +43,21 @@ export async function computeMergeable(app: App, repo: RepoRec, pr: PullRec): Pr
   if (!baseSha) return null;
   if (pr.mergeable && pr.mergeable.headSha === headSha && pr.mergeable.baseSha === baseSha) return pr.mergeable.value;
   const tree = await mergeTree(gitDir, baseSha, headSha);
-  pr.mergeable = { headSha, baseSha, value: tree !== null };
+  pr.mergeable = { headSha, baseSha, value: tree !== null, ...(tree ? { tree } : {}) };
   return pr.mergeable.value;
+}
+
+/**
+ * The merged tree of (base, head): the one the mergeability check wrote for this very pair when it
+ * is still in the repository (merge-tree gives the same tree for the same two commits), else
+ * merge-tree's answer now; null when they conflict.
+ */
+async function mergedTree(app: App, gitDir: string, pr: PullRec, baseSha: string, headSha: string): Promise<string | null> {
+  const known = pr.mergeable;
+  if (known?.value && known.headSha === headSha && known.baseSha === baseSha && known.tree && /^[0-9a-f]{40,64}$/.test(known.tree)) {
+    if (await app.commits.isTree(gitDir, known.tree)) return known.tree;
+  }
+  return mergeTree(gitDir, baseSha, headSha);
 }
 
 /**
@@ -118,8 +131,8 @@ async function mergeLocked(app: App, repo: RepoRec, issue: IssueRec, input: Merg
   if (violation) throw new HttpError(405, violation);
   const baseSha = await app.commits.commit(gitDir, `refs/heads/${pr.base}`);
   if (!baseSha) throw new HttpError(405, "Pull Request is not mergeable");
-  const tree = await mergeTree(gitDir, baseSha, headSha);
-  pr.mergeable = { headSha, baseSha, value: tree !== null };
+  const tree = await mergedTree(app, gitDir, pr, baseSha, headSha);
+  pr.mergeable = { headSha, baseSha, value: tree !== null, ...(tree ? { tree } : {}) };
   if (tree === null) throw new HttpError(405, "Pull Request is not mergeable");
   const title = input.title ?? undefined;
   const env = identityOf(app, actor);

@@ -93,6 +93,11 @@ class Batch {
     return this.pending.length;
   }
 
+  /** Still taking questions: not gone, not closing. */
+  get open(): boolean {
+    return !this.gone && !this.ending;
+  }
+
   /** End of file: cat-file answers what it was asked, then exits. */
   close(): void {
     this.ending = true;
@@ -113,7 +118,7 @@ class Batch {
       const m = ANSWER.exec(line);
       // Anything but an object or a "<name> missing"/"<name> ambiguous" line means the two sides
       // no longer agree on which answer is whose: give up on this batch.
-      if (!question || (!m && line !== `${question.name} missing` && line !== `${question.name} ambiguous`)) {
+      if (!question || (!m && !line.endsWith(" missing") && !line.endsWith(" ambiguous"))) {
         if (question) this.pending.unshift(question);
         this.kill();
         this.fail();
@@ -201,7 +206,8 @@ export class CommitLookups {
     if (this.stopped || this.broken.has(gitDir) || /[\n\r\0]/.test(name)) return askAlone(gitDir, name);
     let batch = this.batches.get(gitDir);
     if (batch) this.batches.delete(gitDir);
-    else {
+    // One closing (idle) answers what it has and exits: a new one takes the question.
+    if (!batch?.open) {
       batch = new Batch(gitDir, (b, sound) => this.gone(b, sound));
       this.count += 1;
       this.makeRoom();

@@ -129,7 +129,10 @@ describe("sandbox commit lookups: one cat-file per repository, answering as rev-
       "refs/heads/main\r",
       ":/one",
       "",
+      "refs/heads/ü",
+      "refs/heads/\ud800",
     ];
+    await git("update-ref", "refs/heads/ü", c1);
     for (const name of names) {
       const before = await revParseName(gitDir, `${name}^{commit}`);
       assert.equal(await lookups.commit(gitDir, name), before, `the answer for ${JSON.stringify(name)}`);
@@ -137,7 +140,7 @@ describe("sandbox commit lookups: one cat-file per repository, answering as rev-
     assert.equal(await lookups.isTree(gitDir, tree), true);
     assert.equal(await lookups.isTree(gitDir, c1), false, "a commit is not a tree (its tree is)");
     assert.equal(await lookups.isTree(gitDir, "1".repeat(40)), false);
-    assert.equal(lookups.started, 1);
+    assert.equal(lookups.started, 1, "none of them stopped the batch");
   });
 
   it("a batch killed under it is restarted by the next question; stop() leaves none running", async () => {

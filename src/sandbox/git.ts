@@ -184,9 +184,8 @@ export async function isAncestor(gitDir: string, ancestor: string, descendant: s
   return r.code === 0;
 }
 
-/** `git merge-tree --write-tree`: the merged tree, or null when the two sides conflict. */
 /**
- * The merged tree, or null when the two conflict (merge-tree's exit 1). Anything else throws, a git
+ * `git merge-tree --write-tree`: the merged tree, or null when the two conflict (merge-tree's exit 1). Anything else throws, a git
  * that gave no exit code included: a mergeability computed from it would be cached as "conflicting"
  * for that head and base, and kept across a restart (docs/adr/0472).
  */

@@ -154,6 +154,7 @@ async function resetSandbox(app: App): Promise<void> {
   app.rates.reset();
   app.store.setReadLag(0);
   app.requestLog = [];
+  await app.commits.closeAll();
   await fsp.rm(app.reposRoot, { recursive: true, force: true });
   await fsp.mkdir(app.reposRoot, { recursive: true });
   await app.store.changed();

@@ -1,5 +1,6 @@
 /** The services one running sandbox shares between its routes. */
 import { resetClock } from "./clock";
+import { CommitLookups } from "./commit-lookup";
 import path from "node:path";
 import { FaultInjector } from "./faults";
 import { ADMIN_LOGIN } from "./model";
@@ -41,6 +42,8 @@ export class App {
   readonly jobs = new Set<Promise<unknown>>();
   /** Every `git http-backend` still running, by process group; stop() ends them all. */
   readonly gitGroups = new ProcessGroups();
+  /** Which commit a ref or sha names, one long-lived `git cat-file` per repository (ADR 0471). */
+  readonly commits = new CommitLookups();
   stopping = false;
 
   constructor(

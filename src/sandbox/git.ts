@@ -57,6 +57,33 @@ export async function git(args: string[], opts: GitOptions = {}): Promise<GitRes
   return { code: r.code, stdout: r.stdout.toString("utf8"), stderr: r.stderr };
 }
 
+/** `-c` for a git process through its environment (GIT_CONFIG_COUNT), which reaches the processes it starts too. */
+export function configEnv(entries: readonly (readonly [string, string])[]): Record<string, string> {
+  const env: Record<string, string> = { GIT_CONFIG_COUNT: String(entries.length) };
+  entries.forEach(([key, value], i) => {
+    env[`GIT_CONFIG_KEY_${i}`] = key;
+    env[`GIT_CONFIG_VALUE_${i}`] = value;
+  });
+  return env;
+}
+
+/**
+ * What every receive-pack of the sandbox runs with, besides the rules' hook (ADR 0471). Given in
+ * its environment, so it holds for every repository, those made before it included:
+ * - `receive.autogc=false`: no `git gc --auto` in the push's path (GitHub maintains repositories
+ *   in the background; the sandbox runs it every PUSHES_PER_GC pushes, after the push: pushes.ts).
+ * - `core.alternateRefsCommand=true`: the connectivity check (`rev-list --objects ... --not
+ *   --exclude-hidden=receive --all --alternate-refs`) lists the refs of the quarantine's alternate,
+ *   which is the repository itself, with a `git for-each-ref` of every ref, hidden ones included.
+ *   With none, the walk stops at the visible refs' history instead: the same objects are checked
+ *   present, a push builds on history only a hidden ref reaches is walked a little further, and
+ *   whether it is taken does not change.
+ */
+export const RECEIVE_PACK_CONFIG: readonly (readonly [string, string])[] = [
+  ["receive.autogc", "false"],
+  ["core.alternateRefsCommand", "true"],
+];
+
 let execPath: Promise<string> | undefined;
 
 /**
@@ -110,8 +137,13 @@ export async function commitInitial(
   }
 }
 
-export async function revParse(gitDir: string, ref: string): Promise<string | null> {
-  const r = await git(["rev-parse", "--verify", "--quiet", `${ref}^{commit}`], { gitDir });
+/**
+ * `git rev-parse --verify --quiet <name>`: the object it names, or null. One process a question:
+ * the sandbox asks through `app.commits` (commit-lookup.ts), which comes here only when its batch
+ * cannot answer.
+ */
+export async function revParseName(gitDir: string, name: string): Promise<string | null> {
+  const r = await git(["rev-parse", "--verify", "--quiet", name], { gitDir });
   return r.code === 0 ? r.stdout.trim() : null;
 }
 
@@ -152,9 +184,8 @@ export async function isAncestor(gitDir: string, ancestor: string, descendant: s
   return r.code === 0;
 }
 
-/** `git merge-tree --write-tree`: the merged tree, or null when the two sides conflict. */
 /**
- * The merged tree, or null when the two conflict (merge-tree's exit 1). Anything else throws, a git
+ * `git merge-tree --write-tree`: the merged tree, or null when the two conflict (merge-tree's exit 1). Anything else throws, a git
  * that gave no exit code included: a mergeability computed from it would be cached as "conflicting"
  * for that head and base, and kept across a restart (docs/adr/0472).
  */

@@ -54,8 +54,12 @@ export interface PullRec {
   mergedAt: string | null;
   mergedBy: string | null;
   mergeCommitSha: string | null;
-  /** Cached mergeability for one (head, base) pair; absent means "still computing" (GitHub's null). */
-  mergeable?: { headSha: string; baseSha: string; value: boolean };
+  /**
+   * Cached mergeability for one (head, base) pair; absent means "still computing" (GitHub's null).
+   * `tree`: the merged tree `git merge-tree --write-tree` wrote for the pair, which a merge of the
+   * same pair commits without merging again (ADR 0471).
+   */
+  mergeable?: { headSha: string; baseSha: string; value: boolean; tree?: string };
 }
 
 export interface IssueRec {

@@ -8,7 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import type { App } from "./app";
 import { mergeViolation } from "./rulesets";
-import { casRef, commitTree, deleteRef, git, gitOk, mergeTree, revParse } from "./git";
+import { casRef, commitTree, deleteRef, git, gitOk, mergeTree } from "./git";
 import { HttpError } from "./http";
 import { addEvent, setState } from "./issue-ops";
 import { isoNow } from "./model";
@@ -38,13 +38,26 @@ function identityOf(app: App, login: string): Record<string, string> {
 /** Mergeability for the PR's current head and base, cached per (head, base) pair. */
 export async function computeMergeable(app: App, repo: RepoRec, pr: PullRec): Promise<boolean | null> {
   const gitDir = app.gitDir(repo);
-  const baseSha = await revParse(gitDir, `refs/heads/${pr.base}`);
+  const baseSha = await app.commits.commit(gitDir, `refs/heads/${pr.base}`);
   const headSha = pr.headSha;
   if (!baseSha) return null;
   if (pr.mergeable && pr.mergeable.headSha === headSha && pr.mergeable.baseSha === baseSha) return pr.mergeable.value;
   const tree = await mergeTree(gitDir, baseSha, headSha);
-  pr.mergeable = { headSha, baseSha, value: tree !== null };
+  pr.mergeable = { headSha, baseSha, value: tree !== null, ...(tree ? { tree } : {}) };
   return pr.mergeable.value;
+}
+
+/**
+ * The merged tree of (base, head): the one the mergeability check wrote for this very pair when it
+ * is still in the repository (merge-tree gives the same tree for the same two commits), else
+ * merge-tree's answer now; null when they conflict.
+ */
+async function mergedTree(app: App, gitDir: string, pr: PullRec, baseSha: string, headSha: string): Promise<string | null> {
+  const known = pr.mergeable;
+  if (known?.value && known.headSha === headSha && known.baseSha === baseSha && known.tree && /^[0-9a-f]{40,64}$/.test(known.tree)) {
+    if (await app.commits.isTree(gitDir, known.tree)) return known.tree;
+  }
+  return mergeTree(gitDir, baseSha, headSha);
 }
 
 /**
@@ -107,7 +120,7 @@ async function mergeLocked(app: App, repo: RepoRec, issue: IssueRec, input: Merg
       `${{ merge: "Merge commits", squash: "Squash merges", rebase: "Rebase merges" }[input.method]} are not allowed on this repository.`,
     );
   const gitDir = app.gitDir(repo);
-  const headSha = (await revParse(gitDir, `refs/heads/${pr.head}`)) ?? pr.headSha;
+  const headSha = (await app.commits.commit(gitDir, `refs/heads/${pr.head}`)) ?? pr.headSha;
   if (input.sha && input.sha !== headSha) throw new HttpError(409, "Head branch was modified. Review and try the merge again.");
   // The base's rulesets: required reviews and status checks (./rulesets.ts; 405 like a protected branch).
   const passed = new Set([
@@ -116,10 +129,10 @@ async function mergeLocked(app: App, repo: RepoRec, issue: IssueRec, input: Merg
   ]);
   const violation = mergeViolation(repo, pr.base, passed);
   if (violation) throw new HttpError(405, violation);
-  const baseSha = await revParse(gitDir, `refs/heads/${pr.base}`);
+  const baseSha = await app.commits.commit(gitDir, `refs/heads/${pr.base}`);
   if (!baseSha) throw new HttpError(405, "Pull Request is not mergeable");
-  const tree = await mergeTree(gitDir, baseSha, headSha);
-  pr.mergeable = { headSha, baseSha, value: tree !== null };
+  const tree = await mergedTree(app, gitDir, pr, baseSha, headSha);
+  pr.mergeable = { headSha, baseSha, value: tree !== null, ...(tree ? { tree } : {}) };
   if (tree === null) throw new HttpError(405, "Pull Request is not mergeable");
   const title = input.title ?? undefined;
   const env = identityOf(app, actor);

@@ -131,16 +131,16 @@ function hooksDir(app: App): Promise<string> {
   return dir;
 }
 
-/** The environment a receive-pack needs for the rules: the hook, the pusher's token scopes, the repository's rules. */
-export async function pushRuleEnv(app: App, repo: RepoRec, login: string): Promise<Record<string, string>> {
+/** What a receive-pack needs for the rules: the hook (config), the pusher's token scopes and the repository's rules (environment). */
+export async function pushRules(app: App, repo: RepoRec, login: string): Promise<{ config: [string, string][]; env: Record<string, string> }> {
   const scopes = app.store.user(login)?.scopes;
   return {
-    GIT_CONFIG_COUNT: "1",
-    GIT_CONFIG_KEY_0: "core.hooksPath",
-    GIT_CONFIG_VALUE_0: await hooksDir(app),
-    SANDBOX_TOKEN_SCOPES: scopes ? scopes.join(" ") : "all",
-    SANDBOX_RULES: hookRules(repo),
-    SANDBOX_RULES_URL: `${app.urls.api}/${repo.owner}/${repo.name}/rules`,
-    SANDBOX_PUSH_PROTECTION: repo.pushProtection ? "1" : "0",
+    config: [["core.hooksPath", await hooksDir(app)]],
+    env: {
+      SANDBOX_TOKEN_SCOPES: scopes ? scopes.join(" ") : "all",
+      SANDBOX_RULES: hookRules(repo),
+      SANDBOX_RULES_URL: `${app.urls.api}/${repo.owner}/${repo.name}/rules`,
+      SANDBOX_PUSH_PROTECTION: repo.pushProtection ? "1" : "0",
+    },
   };
 }

@@ -35,6 +35,25 @@ export async function onPushed(app: App, repo: RepoRec, updates: RefUpdate[], pu
   await app.store.changed();
 }
 
+/** Pushes to one repository between two `git gc --auto` of it (receive-pack runs none: RECEIVE_PACK_CONFIG in git.ts). */
+export const PUSHES_PER_GC = 50;
+
+const pushesSinceGc = new WeakMap<App, Map<number, number>>();
+
+/**
+ * `git gc --auto` every PUSHES_PER_GC pushes to a repository, after the push was answered, as
+ * GitHub maintains repositories in the background: loose objects are packed when there are many
+ * (gc.auto), as receive-pack did after each push. Not detached, so stop() waits for it.
+ */
+export function maintainAfterPush(app: App, repo: RepoRec): void {
+  let counts = pushesSinceGc.get(app);
+  if (!counts) pushesSinceGc.set(app, (counts = new Map()));
+  const n = (counts.get(repo.id) ?? 0) + 1;
+  counts.set(repo.id, n % PUSHES_PER_GC);
+  if (n < PUSHES_PER_GC || app.stopping) return;
+  app.track(git(["-c", "gc.autoDetach=false", "gc", "--auto", "--quiet"], { gitDir: app.gitDir(repo) }));
+}
+
 async function closeFromCommits(app: App, repo: RepoRec, u: RefUpdate, pusher: string): Promise<void> {
   const range = u.before ? `${u.before}..${u.after}` : (u.after ?? "");
   const r = await git(["log", "--format=%H%n%B", "-n", "200", range], { gitDir: app.gitDir(repo) });

@@ -62,6 +62,7 @@ export async function createRepo(app: App, spec: CreateRepoSpec): Promise<RepoRe
     throw validationFailed([{ resource: "Repository", field: "name", code: "custom", message: "name already exists on this account" }]);
   }
   const gitDir = app.gitDir({ owner: spec.owner, name: spec.name });
+  await app.commits.close(gitDir);
   await fsp.rm(gitDir, { recursive: true, force: true });
   await initBare(gitDir, branch);
   if (spec.fromDir || (spec.files && Object.keys(spec.files).length)) {

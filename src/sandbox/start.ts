@@ -78,6 +78,7 @@ export async function startSandbox(opts: StartSandboxOptions = {}): Promise<Sand
       // No git process outlives the sandbox: a push still running is ended with its whole group.
       await app.gitGroups.stopAll();
       await Promise.allSettled([...app.jobs]);
+      await app.commits.stop();
       await store.flush();
       if (!persistent) await fsp.rm(root, { recursive: true, force: true });
     },

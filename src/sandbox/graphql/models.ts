@@ -6,7 +6,6 @@
 import { GraphQLError } from "graphql";
 import type { App } from "../app";
 import { association, canRead, hasRole, roleOf } from "../auth";
-import { revParse } from "../git";
 import { nodeId } from "../ids";
 import type { CommentRec, EventRec, IssueRec, LabelRec, RepoRec, SandboxState, UserRec } from "../model";
 import { findIssueById, issueHtml, repoHtml, userId } from "../serialize";
@@ -283,7 +282,7 @@ export function repoNode(ctx: GqlCtx, repo: RepoRec): Record<string, unknown> {
       name: repo.defaultBranch,
       prefix: "refs/heads/",
       target: async () => {
-        const sha = await revParse(ctx.app.gitDir(repo), `refs/heads/${repo.defaultBranch}`);
+        const sha = await ctx.app.commits.commit(ctx.app.gitDir(repo), `refs/heads/${repo.defaultBranch}`);
         return sha ? { __typename: "Commit", oid: sha } : null;
       },
     },

@@ -9,7 +9,6 @@
 import { z } from "zod";
 import type { App } from "../app";
 import { requireRepo, requireUser } from "../auth";
-import { revParse } from "../git";
 import { HttpError, notFound, ok, parseBody, validationFailed } from "../http";
 import { isoNow, queuedCheckRun } from "../model";
 import type { CheckRunRec, RepoRec, SandboxState, StatusRec } from "../model";
@@ -92,12 +91,12 @@ function checkRunJson(app: App, repo: RepoRec, r: CheckRunRec): Record<string, u
 export async function resolveRef(app: App, repo: RepoRec, ref: string): Promise<string> {
   const gitDir = app.gitDir(repo);
   if (/^[0-9a-f]{40}$/.test(ref)) {
-    if (await revParse(gitDir, ref)) return ref;
+    if (await app.commits.commit(gitDir, ref)) return ref;
     throw validationFailed([{ resource: "Commit", field: "sha", code: "invalid" }], `No commit found for SHA: ${ref}`);
   }
   const clean = ref.replace(/^refs\//, "");
   for (const candidate of [`refs/${clean}`, `refs/heads/${clean}`, `refs/tags/${clean}`]) {
-    const sha = await revParse(gitDir, candidate);
+    const sha = await app.commits.commit(gitDir, candidate);
     if (sha) return sha;
   }
   throw validationFailed([{ resource: "Commit", field: "ref", code: "invalid" }], `No commit found for SHA: ${ref}`);

@@ -10,13 +10,13 @@ import path from "node:path";
 import { spawnStreamed } from "../../adapters/spawner/streamed-process";
 import type { App, RefUpdate } from "../app";
 import { canRead, hasRole, tokenFrom } from "../auth";
-import { gitEnv, gitExecPath, listRefs } from "../git";
+import { RECEIVE_PACK_CONFIG, configEnv, gitEnv, gitExecPath, listRefs } from "../git";
 import { repoKey } from "../model";
 import type { RepoRec } from "../model";
-import { pushRuleEnv } from "../push-rules";
+import { pushRules } from "../push-rules";
 import { readPushCommands, updatedRefs } from "../push-commands";
 import type { PushCommand, PushRequest } from "../push-commands";
-import { onPushed } from "../pushes";
+import { maintainAfterPush, onPushed } from "../pushes";
 import { advertisementPreamble, answerHeaders, inflateFile, isGzip, routeOf, serviceArgs } from "../smart-http";
 import type { Service } from "../smart-http";
 import { spoolBody, spoolPath } from "../spool";
@@ -89,6 +89,7 @@ export async function handleGitHttp(
   } finally {
     res.end();
   }
+  if (push) maintainAfterPush(app, repo);
   return status;
 }
 
@@ -153,7 +154,10 @@ async function runService(
     REMOTE_ADDR: req.socket.remoteAddress ?? "127.0.0.1",
     CONTENT_TYPE: req.headers["content-type"] ?? "",
   };
-  if (route.kind === "rpc" && route.service === "receive-pack") Object.assign(env, await pushRuleEnv(app, repo, remoteUser));
+  if (route.kind === "rpc" && route.service === "receive-pack") {
+    const rules = await pushRules(app, repo, remoteUser);
+    Object.assign(env, rules.env, configEnv([...rules.config, ...RECEIVE_PACK_CONFIG]));
+  }
   const encoding = req.headers["content-encoding"];
   if (encoding) env.HTTP_CONTENT_ENCODING = encoding;
   const protocol = req.headers["git-protocol"];

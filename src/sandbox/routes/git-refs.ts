@@ -10,7 +10,7 @@
 import { z } from "zod";
 import type { App } from "../app";
 import { requireRepo, requireUser } from "../auth";
-import { casRef, deleteRef, git, isAncestor, isSafeRefName, listRefs, revParse } from "../git";
+import { casRef, deleteRef, git, isAncestor, isSafeRefName, listRefs } from "../git";
 import { HttpError, noContent, notFound, ok, parseBody } from "../http";
 import { paginate } from "../paginate";
 import type { RepoRec } from "../model";
@@ -38,7 +38,7 @@ function fullRef(raw: string): string {
 
 async function objectExists(app: App, repo: RepoRec, sha: string): Promise<boolean> {
   if (!/^[0-9a-f]{40}$/.test(sha)) return false;
-  return (await revParse(app.gitDir(repo), sha)) !== null;
+  return (await app.commits.commit(app.gitDir(repo), sha)) !== null;
 }
 
 export function registerGitRefRoutes(router: Router): void {
@@ -110,7 +110,7 @@ export function registerGitRefRoutes(router: Router): void {
     const repo = requireRepo(ctx);
     const name = ctx.params.branch ?? "";
     if (!isSafeRefName(name)) throw notFound();
-    const sha = await revParse(ctx.app.gitDir(repo), `refs/heads/${name}`);
+    const sha = await ctx.app.commits.commit(ctx.app.gitDir(repo), `refs/heads/${name}`);
     if (!sha) throw new HttpError(404, "Branch not found");
     const subject = (await git(["log", "-1", "--format=%s", sha], { gitDir: ctx.app.gitDir(repo) })).stdout.trim();
     return ok({ name, commit: { sha, url: `${repoApi(ctx.app.urls, repo)}/commits/${sha}`, commit: { message: subject } }, protected: false });

@@ -8,7 +8,7 @@
  */
 import { z } from "zod";
 import { hasRole, requireRepo, requireUser } from "../auth";
-import { gitOk, keepPullHead, revParse } from "../git";
+import { gitOk, keepPullHead } from "../git";
 import { checkBodyLength, HttpError, noContent, notFound, ok, parseBody, validationFailed } from "../http";
 import { addEvent, getIssue, openIssue, setState } from "../issue-ops";
 import { isoNow } from "../model";
@@ -64,7 +64,7 @@ function getPull(repo: RepoRec, number: string | undefined): IssueRec {
 }
 
 async function baseShaOf(ctx: Ctx, repo: RepoRec, issue: IssueRec): Promise<string | null> {
-  return issue.pr ? revParse(ctx.app.gitDir(repo), `refs/heads/${issue.pr.base}`) : null;
+  return issue.pr ? ctx.app.commits.commit(ctx.app.gitDir(repo), `refs/heads/${issue.pr.base}`) : null;
 }
 
 export function registerPullRoutes(router: Router): void {
@@ -102,9 +102,9 @@ export function registerPullRoutes(router: Router): void {
     checkBodyLength(body.body, "PullRequest");
     const head = branchOf(repo, body.head);
     const gitDir = ctx.app.gitDir(repo);
-    const headSha = await revParse(gitDir, `refs/heads/${head}`);
+    const headSha = await ctx.app.commits.commit(gitDir, `refs/heads/${head}`);
     if (!headSha) throw validationFailed([{ resource: "PullRequest", field: "head", code: "invalid" }]);
-    const baseSha = await revParse(gitDir, `refs/heads/${body.base}`);
+    const baseSha = await ctx.app.commits.commit(gitDir, `refs/heads/${body.base}`);
     if (!baseSha) throw validationFailed([{ resource: "PullRequest", field: "base", code: "invalid" }]);
     const ahead = (await gitOk(["rev-list", "--count", `${baseSha}..${headSha}`], { gitDir })).trim();
     if (ahead === "0") throw validationFailed([{ resource: "PullRequest", code: "custom", message: `No commits between ${body.base} and ${head}` }]);
@@ -145,7 +145,7 @@ export function registerPullRoutes(router: Router): void {
     checkBodyLength(body.body, "PullRequest");
     const pr = issue.pr;
     if (!pr) throw notFound();
-    if (body.base !== undefined && !(await revParse(ctx.app.gitDir(repo), `refs/heads/${body.base}`)))
+    if (body.base !== undefined && !(await ctx.app.commits.commit(ctx.app.gitDir(repo), `refs/heads/${body.base}`)))
       throw validationFailed([{ resource: "PullRequest", field: "base", code: "invalid" }]);
     if (body.state === "open" && pr.merged)
       throw validationFailed([

@@ -7,7 +7,6 @@
  */
 import { z } from "zod";
 import { hasRole, requireRepo, requireUser, roleOf } from "../auth";
-import { revParse } from "../git";
 import { HttpError, noContent, notFound, ok, parseBody, validationFailed } from "../http";
 import { isoNow } from "../model";
 import type { Router } from "../router";
@@ -95,7 +94,7 @@ export function registerRepoRoutes(router: Router): void {
     if (body.name !== undefined && body.name !== repo.name) {
       throw validationFailed([{ resource: "Repository", field: "name", code: "custom", message: "renaming is not supported by the sandbox" }]);
     }
-    if (body.default_branch !== undefined && !(await revParse(ctx.app.gitDir(repo), `refs/heads/${body.default_branch}`))) {
+    if (body.default_branch !== undefined && !(await ctx.app.commits.commit(ctx.app.gitDir(repo), `refs/heads/${body.default_branch}`))) {
       throw validationFailed([{ resource: "Repository", field: "default_branch", code: "invalid" }]);
     }
     // GitHub keeps at least one merge method on ("you need to allow at least one merge strategy").

@@ -3,6 +3,7 @@
 // they never compete for the CPU, prints the machine's load beside each, and exits 1 when any missed.
 import { spawnSync } from "node:child_process";
 import { loadavg } from "node:os";
+import { machineSpeedLine } from "./support/machine-speed";
 
 const benches = ["sandbox", "claims", "board", "workspace", "agent-stream", "run", "hosts", "actions", "vscode"];
 const only = process.argv.slice(2);
@@ -15,7 +16,7 @@ const load = (): string =>
     .join(" ");
 
 for (const name of chosen) {
-  process.stdout.write(`\n=== bench:${name} (load ${load()}) ===\n`);
+  process.stdout.write(`\n=== bench:${name} (load ${load()}; ${machineSpeedLine()}) ===\n`);
   const res = spawnSync("npm", ["run", "--silent", `bench:${name}`], { stdio: "inherit" });
   process.stdout.write(`=== bench:${name}: ${res.status === 0 ? "goals met" : "MISSED a goal or failed"} (load ${load()}) ===\n`);
   if (res.status !== 0) failed.push(name);

@@ -28,6 +28,7 @@ import type { CpuReport } from "../src/adapters/spawner/cpu-report";
 import { processTreeSplitMs } from "./cpu";
 import { CpuGroup } from "./cgroup";
 import { stageSeconds } from "./support/stage-lines";
+import { machineSpeedLine } from "./support/machine-speed";
 import { betweenStages, betweenStagesLine } from "./support/between-stages";
 import type { BetweenStages } from "./support/between-stages";
 
@@ -269,6 +270,7 @@ async function main(): Promise<void> {
   console.log(
     `bench:hosts — ${TICKETS} tickets, K Hosts × 2 Lanes (real \`ticket-runner run\` processes), one sandbox, lockScope host; agent ${AGENT_MS} ms per Stage; sandbox CI taking ${CI_MS} ms, polled every 1 s; Checks \`node -e 0\``,
   );
+  console.log(machineSpeedLine());
   const rows: Row[] = [];
   for (const k of HOSTS) {
     const r = await measure(k);

@@ -7,7 +7,7 @@ import path from "node:path";
 import { SandboxAdmin } from "../../../src/sandbox/admin-client";
 import { startSandbox } from "../../../src/sandbox/start";
 import { waitFor } from "../../support/wait-for";
-import { commitFile, gitOk, octokitFor } from "./support";
+import { FAR_APART_LINES, divergeFarApart, gitOk, octokitFor } from "./support";
 
 const ROOT = path.resolve(__dirname, "../../..");
 
@@ -68,22 +68,14 @@ describe("ticket-runner sandbox (CLI)", function () {
       const line = await waitFor(() => out.split("\n").find((l) => l.startsWith("{")), { what: `the JSON line (stderr: ${err})`, timeoutMs: 30_000 });
       const info = JSON.parse(line) as { apiUrl: string; token: string };
       const admin = new SandboxAdmin(info.apiUrl, info.token);
-      const lines = "a\nb\nc\nd\ne\nf\n";
       // A CI run still going when the stop comes, as #2's was: it keeps the stopping sandbox alive
       // long enough to see its killed merge-tree end.
-      await admin.createRepo({ owner: "acme", name: "kept", files: { "f.txt": lines }, ciCommand: ["sleep", "60"] });
+      await admin.createRepo({ owner: "acme", name: "kept", files: { "f.txt": FAR_APART_LINES }, ciCommand: ["sleep", "60"] });
       token = (await admin.addUser({ login: "bob", repos: { "acme/kept": "write" } })).token;
       const url = new URL(`${info.apiUrl}/acme/kept.git`);
       url.username = "x-access-token";
       url.password = token;
-      const dir = path.join(tmp, "clone");
-      await gitOk(["clone", "--quiet", url.toString(), dir], tmp);
-      await gitOk(["checkout", "--quiet", "-b", "topic"], dir);
-      await commitFile(dir, "f.txt", lines.replace("f\n", "F\n"), "topic: last line");
-      await gitOk(["push", "--quiet", "origin", "topic"], dir);
-      await gitOk(["checkout", "--quiet", "main"], dir);
-      await commitFile(dir, "f.txt", lines.replace("a\n", "A\n"), "main: first line");
-      await gitOk(["push", "--quiet", "origin", "main"], dir);
+      await divergeFarApart(url.toString(), tmp);
       const bob = octokitFor(info.apiUrl, token);
       number = (await bob.pulls.create({ owner: "acme", repo: "kept", head: "topic", base: "main", title: "topic" })).data.number;
       // Real git held mid-merge: a merge driver (the bare repository's own config) that notes it started, then waits.

@@ -6,7 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { startSandbox } from "../../../src/sandbox/start";
 import { waitFor } from "../../support/wait-for";
-import { commitFile, gitOk, octokitFor } from "./support";
+import { FAR_APART_LINES, commitFile, divergeFarApart, gitOk, octokitFor } from "./support";
 
 describe("sandbox persistence and seeds", function () {
   let tmp: string;
@@ -89,22 +89,14 @@ describe("sandbox persistence and seeds", function () {
     // with it; read as merge-tree's exit 1 it was cached (and saved) as "conflicting" for that head
     // and base, and the next demo's resumed Run handed a clean pull request off as conflicting.
     const data = path.join(tmp, "data");
-    const lines = "a\nb\nc\nd\ne\nf\n";
     const first = await startSandbox({ dataDir: data, quiet: true });
-    await first.admin.createRepo({ owner: "acme", name: "kept", files: { "f.txt": lines } });
+    await first.admin.createRepo({ owner: "acme", name: "kept", files: { "f.txt": FAR_APART_LINES } });
     const { token } = await first.admin.addUser({ login: "bob", repos: { "acme/kept": "write" } });
     const url = new URL(first.gitUrl("acme", "kept"));
     url.username = "x-access-token";
     url.password = token;
-    const dir = path.join(tmp, "clone");
-    await gitOk(["clone", "--quiet", url.toString(), dir], tmp);
     // Both sides change f.txt, on lines far apart: merge-tree merges its content, cleanly.
-    await gitOk(["checkout", "--quiet", "-b", "topic"], dir);
-    await commitFile(dir, "f.txt", lines.replace("f\n", "F\n"), "topic: last line");
-    await gitOk(["push", "--quiet", "origin", "topic"], dir);
-    await gitOk(["checkout", "--quiet", "main"], dir);
-    await commitFile(dir, "f.txt", lines.replace("a\n", "A\n"), "main: first line");
-    await gitOk(["push", "--quiet", "origin", "main"], dir);
+    await divergeFarApart(url.toString(), tmp);
     const ok1 = octokitFor(first.apiUrl, token);
     const pr = (await ok1.pulls.create({ owner: "acme", repo: "kept", head: "topic", base: "main", title: "topic" })).data;
     // Real git, ended by a signal mid-merge: a merge driver (the bare repository's own config)

@@ -121,6 +121,26 @@ export async function commitFile(dir: string, file: string, text: string, messag
   return gitOk(["rev-parse", "HEAD"], dir);
 }
 
+/** f.txt as a repository made for divergeFarApart starts with it. */
+export const FAR_APART_LINES = "a\nb\nc\nd\ne\nf\n";
+
+/**
+ * Clones `url` (a repository whose f.txt is FAR_APART_LINES) into `<tmp>/clone`, then pushes a
+ * `topic` branch changing f.txt's last line and a `main` changing its first: a pull request topic →
+ * main that merge-tree merges cleanly, by content. Returns the clone's path.
+ */
+export async function divergeFarApart(url: string, tmp: string): Promise<string> {
+  const dir = path.join(tmp, "clone");
+  await gitOk(["clone", "--quiet", url, dir], tmp);
+  await gitOk(["checkout", "--quiet", "-b", "topic"], dir);
+  await commitFile(dir, "f.txt", FAR_APART_LINES.replace("f\n", "F\n"), "topic: last line");
+  await gitOk(["push", "--quiet", "origin", "topic"], dir);
+  await gitOk(["checkout", "--quiet", "main"], dir);
+  await commitFile(dir, "f.txt", FAR_APART_LINES.replace("a\n", "A\n"), "main: first line");
+  await gitOk(["push", "--quiet", "origin", "main"], dir);
+  return dir;
+}
+
 export async function status(p: Promise<unknown>): Promise<number> {
   try {
     const r = (await p) as { status: number };

@@ -12,6 +12,7 @@
  */
 import { mkdir, readFile, rename, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
+import type { WorktreeEntry } from "./repo";
 import type { RepoContext } from "./repo-context";
 import { WORKTREES_DIR } from "./lanes-dir";
 import { asideStamp, inside, leftByDeadGit } from "./stale-locks";
@@ -29,7 +30,7 @@ export async function setAsideHalfMadeWorktree(ctx: RepoContext, id: string, now
   const common = await ctx.git.text(["rev-parse", "--path-format=absolute", "--git-common-dir"], { cwd: ctx.root });
   const admin = join(common, "worktrees", id);
   const head = await readFile(join(admin, "HEAD"), "utf8").catch(() => null);
-  if (head === null || !/^0{40}(0{24})?$/.test(head.trim())) return null;
+  if (head === null || !NULL_HEAD.test(head.trim())) return null;
   const gitdir = (await readFile(join(admin, "gitdir"), "utf8").catch(() => "")).trim();
   const lane = gitdir ? dirname(gitdir) : "";
   if (!lane || !inside(join(ctx.root, WORKTREES_DIR), lane) || lane === join(ctx.root, WORKTREES_DIR)) return null;
@@ -47,4 +48,20 @@ export async function setAsideHalfMadeWorktree(ctx: RepoContext, id: string, now
     () => false,
   );
   return `${lane} (git's record kept as ${adminAside}${laneMoved ? `, the directory as ${laneAside}` : ""})`;
+}
+
+const NULL_HEAD = /^0{40}(0{24})?$/;
+
+/**
+ * Moves aside every half-made lane among `entries` (a `worktree list` of the clone) and says
+ * whether any was: then the caller lists again. No process when none has the null id as HEAD.
+ */
+export async function mendHalfMadeLanes(ctx: RepoContext, entries: WorktreeEntry[], now = Date.now()): Promise<boolean> {
+  let mended = false;
+  for (const entry of entries) {
+    if (!entry.head || !NULL_HEAD.test(entry.head)) continue;
+    // Git names a worktree's record after its directory (a number appended only on a clash, never for our lanes).
+    if (await setAsideHalfMadeWorktree(ctx, basename(entry.path), now)) mended = true;
+  }
+  return mended;
 }

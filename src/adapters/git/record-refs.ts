@@ -12,7 +12,7 @@ import type { HttpPushOutcome } from "./record-push-http";
 import { pushOverHttp } from "./record-push-http";
 import { refMatcher } from "./ref-patterns";
 import type { RepoContext } from "./repo-context";
-import { fetchFromPrivate, fetchFromPrivateArgs, fetchPrivately } from "./repo";
+import { adoptFetched, fetchPrivately } from "./repo";
 import type { SmartHttpClient } from "./smart-http-client";
 import { UseGit } from "./smart-http-client";
 import { cloneStore } from "./clone-store";
@@ -81,12 +81,8 @@ export async function fetchRecords(ctx: RepoContext, refs: Map<string, string>, 
     if (isMissingRemoteRef(net.stderr)) return "moved";
     throw ctx.git.failure(["fetch", ctx.remote, ...wanted], net);
   }
-  const args = await fetchFromPrivateArgs(
-    ctx,
-    wanted.map((remoteRef) => ({ remoteRef })),
-  );
-  const res = await fetchFromPrivate(ctx, args);
-  if (res.code !== 0) throw ctx.git.failure(args, res);
+  // Only the objects were wanted: they move into the clone, no local ref is written (ADR 0473).
+  await adoptFetched(ctx);
   return (await absent(ctx, [...missing])).size === 0 ? "ok" : "moved";
 }
 

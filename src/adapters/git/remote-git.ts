@@ -5,7 +5,8 @@
  * clone's objects through `objects/info/alternates`. Nothing a worktree can write (the clone's
  * `.git/config`, `.git/hooks/`, `~/.gitconfig`) takes part in a call that carries the token, and
  * the token is sent only to the one URL the Run computed: never to "origin" as the clone's config
- * says at that moment. Fetched objects reach the clone by a local fetch from this directory.
+ * says at that moment. Fetched objects reach the clone by being moved into its object store
+ * (adopt-fetched.ts, ADR 0473), and the clone's ref is then set with one `update-ref`.
  */
 import { rmSync } from "node:fs";
 import { randomBytes } from "node:crypto";
@@ -123,9 +124,25 @@ export class RemoteGit {
     });
   }
 
-  /** The private git directory, for the clone's local fetch from it. */
+  /** The private git directory, whose objects are moved into the clone after a fetch (ADR 0473). */
   async dir(): Promise<string> {
     return (await this.prepare()).dir;
+  }
+
+  /**
+   * The sha `ref` (refs/fetched/...) holds in the private directory, or null when it holds none.
+   * The directory is the Run's own and a fetch writes its refs as loose files, so the file is read;
+   * git is asked only when there is none (a packed ref). No token: nothing here reaches the remote.
+   */
+  async fetchedSha(ref: string): Promise<string | null> {
+    if (!/^refs\/fetched\//.test(ref) || ref.split("/").some((part) => part === "" || part === "." || part === "..")) return null;
+    const p = await this.prepare();
+    const loose = await readFile(join(p.dir, ref), "utf8").catch(() => null);
+    const sha = /^([0-9a-f]{40}|[0-9a-f]{64})\n?$/.exec(loose ?? "")?.[1];
+    if (sha) return sha;
+    await this.restore(p);
+    const res = await this.git.raw(["rev-parse", "--verify", "--quiet", "--end-of-options", ref], { cwd: p.dir });
+    return res.code === 0 ? res.stdout.toString("utf8").trim() || null : null;
   }
 
   /** `git ls-remote` / `git push` / `git fetch` against the Run's URL: `args` carry `{url}` where the URL goes. */

@@ -1,7 +1,11 @@
 /** Small reads and fetches shared by the Workspace adapter's parts. */
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { Failure } from "../../core/errors";
+import { adoptObjects } from "./adopt-fetched";
+import { cloneStore } from "./clone-store";
 import type { GitOutput } from "./git-runner";
 import { isMissingRemoteRef, isRefLockContention } from "./git-runner";
-import { badWorktreeHead, setAsideHalfMadeWorktree } from "./half-made-worktree";
 import { setAsideStaleRefLock } from "./stale-locks";
 import { takeTurn } from "./turns";
 import type { RepoContext } from "./repo-context";
@@ -46,19 +50,9 @@ export function worktreeCommand(ctx: RepoContext, args: string[]): Promise<GitOu
   return takeTurn(worktreeTurn(ctx), () => ctx.git.raw(["worktree", ...args], { cwd: ctx.root }));
 }
 
-/** The turn the clone's worktree commands, and its fetches, take one at a time in this process. */
+/** The turn the clone's worktree commands take one at a time in this process. */
 function worktreeTurn(ctx: RepoContext): string {
   return `${ctx.root}\0worktrees`;
-}
-
-/**
- * The clone's local fetch from the private directory (fetchFromPrivateArgs), in the worktrees' turn:
- * a fetch checks what it got against every ref of the clone, every worktree's HEAD included, and a
- * `worktree add` in flight in another Lane has a HEAD that is still the null id until its checkout,
- * so the fetch failed ("bad object worktrees/ticket-3/HEAD") and its Lane handed its ticket off.
- */
-export function fetchFromPrivate(ctx: RepoContext, args: string[]): Promise<GitOutput> {
-  return takeTurn(worktreeTurn(ctx), () => ctx.git.raw(args, { cwd: ctx.root }));
 }
 
 export async function refExists(ctx: RepoContext, ref: string): Promise<boolean> {
@@ -78,7 +72,8 @@ const fetchTurns = new Map<string, Promise<unknown>>();
  * (force-push, snapshot commit) always lands. "missing" when the remote has no such branch; the
  * stale local copy of the ref is then deleted so nobody reads a branch that is gone (no process
  * for that when the caller has just read that there is none: `localAbsent`). The network
- * fetch runs in the Run's private git directory; the clone then fetches from there, locally.
+ * fetch runs in the Run's private git directory; its objects are then moved into the clone and
+ * the clone's ref set with one `update-ref` (ADR 0473).
  *
  * Two Lanes fetching the base at once must not fail each other (`cannot lock ref`): fetches of one
  * ref of one clone take turns in this process, and a lock held by another live git process (a
@@ -101,7 +96,7 @@ export function fetchRef(ctx: RepoContext, branch: string, localRef: string, opt
   return mine;
 }
 
-/** How many times a fetch waits out a ref lock another live git holds, and how long at most each time. */
+/** How many times an update waits out a ref lock another live git holds, and how long at most each time. */
 const LOCK_RETRIES = 8;
 const LOCK_WAIT_MS = 400;
 
@@ -112,16 +107,31 @@ function fetchedRef(remoteRef: string): string {
 
 /**
  * Fetches `remoteRefs` from the remote into the Run's private git directory (ADR 0150). The
- * result is git's, so callers read "no such ref" themselves; the clone has nothing yet.
+ * result is git's, so callers read "no such ref" themselves; the clone has nothing yet
+ * (adoptFetched brings the objects).
  */
 export function fetchPrivately(ctx: RepoContext, remoteRefs: string[]): Promise<GitOutput> {
   return ctx.net.call(["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", { url: true }, ...remoteRefs.map((r) => `+${r}:${fetchedRef(r)}`)]);
 }
 
-/** The clone's fetch of what fetchPrivately brought, from the private directory, locally (file transport only). */
-export async function fetchFromPrivateArgs(ctx: RepoContext, refspecs: { remoteRef: string; localRef?: string }[]): Promise<string[]> {
-  const specs = refspecs.map(({ remoteRef, localRef }) => (localRef ? `+${fetchedRef(remoteRef)}:${localRef}` : fetchedRef(remoteRef)));
-  return ["-c", "protocol.file.allow=always", "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", await ctx.net.dir(), ...specs];
+/**
+ * Moves the objects fetchPrivately brought into the clone's object store (ADR 0473): no process.
+ * After it, every object the private directory's refs name is in the clone.
+ */
+export async function adoptFetched(ctx: RepoContext): Promise<void> {
+  const [dir, store] = await Promise.all([ctx.net.dir(), cloneStore(ctx.git, ctx.root)]);
+  await adoptObjects(join(dir, "objects"), store.dir);
+}
+
+/**
+ * Whether the clone's shared ref `localRef` is a loose ref at `sha` already, read from its file:
+ * then there is nothing to update. Anything else (packed, another value, not a shared ref) says no.
+ */
+async function looseRefIs(ctx: RepoContext, localRef: string, sha: string): Promise<boolean> {
+  if (!localRef.startsWith("refs/remotes/") || localRef.split("/").some((p) => p === "" || p === "." || p === "..")) return false;
+  const { commonDir } = await cloneStore(ctx.git, ctx.root);
+  const content = await readFile(join(commonDir, localRef), "utf8").catch(() => null);
+  return content?.trim() === sha;
 }
 
 async function fetchRefNow(ctx: RepoContext, branch: string, localRef: string, localAbsent: boolean): Promise<"fetched" | "missing"> {
@@ -132,17 +142,20 @@ async function fetchRefNow(ctx: RepoContext, branch: string, localRef: string, l
     if (!localAbsent) await ctx.git.raw(["update-ref", "-d", localRef], { cwd: ctx.root });
     return "missing";
   }
-  const args = await fetchFromPrivateArgs(ctx, [{ remoteRef, localRef }]);
-  let res = await fetchFromPrivate(ctx, args);
-  // A lane whose `worktree add` was killed half-way fails every fetch in the clone: mend it, once.
-  const halfMade = res.code === 0 ? null : badWorktreeHead(res.stderr);
-  if (halfMade && (await setAsideHalfMadeWorktree(ctx, halfMade))) res = await fetchFromPrivate(ctx, args);
-  // So does the lock of the tracking ref, left by a fetch killed with its Run: moved aside, once.
-  if (res.code !== 0 && (await setAsideStaleRefLock(ctx, localRef, res.stderr))) res = await fetchFromPrivate(ctx, args);
-  // A live git holds the ref's lock (another process fetching it): wait for it, then fetch again.
+  // Read before the objects move: git writes a ref only once the objects it names are complete, so they are among those moved next.
+  const sha = await ctx.net.fetchedSha(fetchedRef(remoteRef));
+  if (!sha) throw new Failure("git", `The fetch of ${branch} from ${ctx.remote} succeeded but left no ${fetchedRef(remoteRef)} in the Run's git directory.`);
+  await adoptFetched(ctx);
+  if (await looseRefIs(ctx, localRef, sha)) return "fetched";
+  // Forced, as the fetch's `+` refspec was; update-ref also refuses a sha whose object the clone lacks.
+  const args = ["update-ref", localRef, sha];
+  let res = await ctx.git.raw(args, { cwd: ctx.root });
+  // The ref's lock, left by a git killed with its Run: moved aside, once.
+  if (res.code !== 0 && (await setAsideStaleRefLock(ctx, localRef, res.stderr))) res = await ctx.git.raw(args, { cwd: ctx.root });
+  // A live git holds the ref's lock (another process fetching it): wait for it, then update again.
   for (let attempt = 0; res.code !== 0 && attempt < LOCK_RETRIES && isRefLockContention(res.stderr); attempt++) {
     await new Promise((r) => setTimeout(r, 25 + Math.random() * Math.min(LOCK_WAIT_MS, 50 * 2 ** attempt)));
-    res = await fetchFromPrivate(ctx, args);
+    res = await ctx.git.raw(args, { cwd: ctx.root });
   }
   if (res.code === 0) return "fetched";
   throw ctx.git.failure(args, res);

@@ -1,6 +1,6 @@
 import { strict as assert } from "node:assert";
 import { existsSync, readdirSync } from "node:fs";
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { GitWorkspace } from "../../../src/adapters/git/git-workspace";
 import type { RemoteFixture } from "../../support/git-fixtures";
@@ -35,26 +35,28 @@ describe("workspace: what a git killed with its Run leaves in the clone (half-ma
     await fx.cleanup();
   });
 
-  it("is moved aside (kept) by the next fetch, which then works, and the next Lane starts on its branch", async () => {
+  it("no longer stops the Run's fetch (update-ref), and is moved aside (kept) when the next Lane is made, which starts on its branch", async () => {
     const lane = await ws.cutLane(3, branch, "main");
     await killMidAdd(ws.root, "ticket-3");
     assert.match(await rawFetch(ws.root), /bad object worktrees\/ticket-3\/HEAD/, "git itself cannot fetch in this clone any more");
+    const moved = await fx.pushCommit({ "README.md": "main moved on\n" }, "main moves");
 
-    await ws.fetchBase("main");
+    assert.equal(await ws.fetchBase("main"), "remote");
+    assert.equal(await git(ws.root, ["rev-parse", "origin/main"]), moved);
+    assert.ok(existsSync(lane.path), "a fetch mends nothing: the Lane does");
+
+    const again = await ws.cutLane(3, branch, "main");
     assert.equal(await rawFetch(ws.root), "ok");
     const kept = readdirSync(join(ws.root, ".git", "ticket-runner", "half-made-worktrees"));
     assert.equal(kept.length, 1);
     assert.match(kept[0]!, /-ticket-3$/);
-    assert.equal(existsSync(lane.path), false);
     assert.equal(
       readdirSync(join(ws.root, ".worktrees")).filter((n) => n.startsWith(".half-made-") && n.endsWith("-ticket-3")).length,
       1,
       "the directory is kept too",
     );
-
-    const again = await ws.cutLane(3, branch, "main");
     assert.equal(await git(again.path, ["rev-parse", "--abbrev-ref", "HEAD"]), branch);
-    assert.equal(await git(again.path, ["rev-parse", "HEAD"]), await git(ws.root, ["rev-parse", "origin/main"]));
+    assert.equal(await git(again.path, ["rev-parse", "HEAD"]), moved);
   });
 
   it("a tracking ref's lock left by a killed fetch is moved aside (kept), and the fetch goes through", async () => {
@@ -69,12 +71,14 @@ describe("workspace: what a git killed with its Run leaves in the clone (half-ma
     assert.equal(readdirSync(join(ws.root, ".git", "ticket-runner", "stale-locks")).filter((n) => n.endsWith("main.lock")).length, 1, "kept, not deleted");
   });
 
-  it("a worktree outside .worktrees (a person's) is never touched: the fetch fails with git's own words", async () => {
+  it("a worktree outside .worktrees (a person's) is never touched: the Run fetches and makes its Lanes beside it", async () => {
     const mine = join(fx.root, "persons-worktree");
     await git(ws.root, ["worktree", "add", "-q", "-b", "mine", mine, "HEAD"]);
     await killMidAdd(ws.root, "persons-worktree");
-    await assert.rejects(ws.fetchBase("main"), /bad object worktrees\/persons-worktree\/HEAD/);
-    assert.ok(existsSync(join(ws.root, ".git", "worktrees", "persons-worktree", "HEAD")));
+    assert.equal(await ws.fetchBase("main"), "remote");
+    await ws.cutLane(4, "agent/4-beside", "main");
+    assert.equal((await readFile(join(ws.root, ".git", "worktrees", "persons-worktree", "HEAD"), "utf8")).trim(), NULL_ID);
     assert.ok(existsSync(mine));
+    assert.match(await rawFetch(ws.root), /bad object worktrees\/persons-worktree\/HEAD/, "still git's own words, for the person");
   });
 });

@@ -13,6 +13,7 @@
 import { mkdir, readFile, rename, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { WorktreeEntry } from "./repo";
+import { listWorktrees } from "./repo";
 import type { RepoContext } from "./repo-context";
 import { WORKTREES_DIR } from "./lanes-dir";
 import { asideStamp, inside, leftByDeadGit } from "./stale-locks";
@@ -64,4 +65,10 @@ export async function mendHalfMadeLanes(ctx: RepoContext, entries: WorktreeEntry
     if (await setAsideHalfMadeWorktree(ctx, basename(entry.path), now)) mended = true;
   }
   return mended;
+}
+
+/** The clone's worktrees, after any lane a killed `worktree add` left half-made is moved aside. */
+export async function listWorktreesMended(ctx: RepoContext): Promise<WorktreeEntry[]> {
+  const entries = await listWorktrees(ctx);
+  return (await mendHalfMadeLanes(ctx, entries)) ? listWorktrees(ctx) : entries;
 }

@@ -7,7 +7,7 @@ import { appendFile, mkdir, readdir, readFile, realpath } from "node:fs/promises
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { Refusal } from "../../core/errors";
 import type { Lane } from "../../ports/workspace";
-import { mendHalfMadeLanes } from "./half-made-worktree";
+import { listWorktreesMended } from "./half-made-worktree";
 import { inspectLeftBranch, whyNotReusable, type LeftBranch, type NotReusable } from "./left-branch";
 import type { WorktreeEntry } from "./repo";
 import type { RepoContext } from "./repo-context";
@@ -200,19 +200,13 @@ export async function leftBranchReport(ctx: RepoContext, ticket: number, branch:
   };
 }
 
-/** The clone's worktrees, after any lane a killed `worktree add` left half-made is moved aside (half-made-worktree.ts). */
-async function lanesListed(ctx: RepoContext): Promise<WorktreeEntry[]> {
-  const entries = await listWorktrees(ctx);
-  return (await mendHalfMadeLanes(ctx, entries)) ? listWorktrees(ctx) : entries;
-}
-
 /** A fresh Lane from the base. Call fetchBase first. */
 export async function cutLane(ctx: RepoContext, ticket: number, branch: string, base: string): Promise<Lane> {
   await assertBranchName(ctx, branch);
   const path = lanePath(ctx, ticket);
   await assertInsideRepo(ctx, path);
   await worktreeCommand(ctx, ["prune"]);
-  const entries = await lanesListed(ctx);
+  const entries = await listWorktreesMended(ctx);
   // The branch, its tracking ref and the base (remote, else local), read with one process (ADR 0400).
   const track = `refs/remotes/${ctx.remote}/${branch}`;
   const [local, tracked, remoteBase, localBase] = await resolveRefs(ctx, [
@@ -240,7 +234,7 @@ export async function addWorktreeFor(ctx: RepoContext, ticket: number, branch: s
   const path = lanePath(ctx, ticket);
   await assertInsideRepo(ctx, path);
   await worktreeCommand(ctx, ["prune"]);
-  await clearPath(ctx, ticket, path, await lanesListed(ctx));
+  await clearPath(ctx, ticket, path, await listWorktreesMended(ctx));
   await ensureExcluded(ctx);
   await mkdir(join(ctx.root, WORKTREES_DIR), { recursive: true });
   const add = ["add", "--quiet", path, branch];

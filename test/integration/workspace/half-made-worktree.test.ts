@@ -59,6 +59,16 @@ describe("workspace: what a git killed with its Run leaves in the clone (half-ma
     assert.equal(await git(again.path, ["rev-parse", "HEAD"]), moved);
   });
 
+  it("is moved aside (kept) when its ticket is resumed, which makes the lane again on its branch", async () => {
+    const lane = await ws.cutLane(3, branch, "main");
+    await killMidAdd(ws.root, "ticket-3");
+    const resumed = await ws.resumeLane(3, branch, "main");
+    assert.equal(resumed.lane?.path, lane.path);
+    assert.equal(await git(lane.path, ["rev-parse", "--abbrev-ref", "HEAD"]), branch);
+    assert.equal(readdirSync(join(ws.root, ".git", "ticket-runner", "half-made-worktrees")).length, 1);
+    assert.equal(await rawFetch(ws.root), "ok");
+  });
+
   it("a tracking ref's lock left by a killed fetch is moved aside (kept), and the fetch goes through", async () => {
     const moved = await fx.pushCommit({ "README.md": "main moved on\n" }, "main moves");
     const lock = join(ws.root, ".git", "refs", "remotes", "origin", "main.lock");

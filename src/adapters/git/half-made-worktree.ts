@@ -13,7 +13,7 @@
 import { mkdir, readFile, rename, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { WorktreeEntry } from "./repo";
-import { listWorktrees } from "./repo";
+import { inWorktreeTurn, listWorktrees } from "./repo";
 import type { RepoContext } from "./repo-context";
 import { WORKTREES_DIR } from "./lanes-dir";
 import { asideStamp, inside, leftByDeadGit } from "./stale-locks";
@@ -67,8 +67,14 @@ export async function mendHalfMadeLanes(ctx: RepoContext, entries: WorktreeEntry
   return mended;
 }
 
-/** The clone's worktrees, after any lane a killed `worktree add` left half-made is moved aside. */
-export async function listWorktreesMended(ctx: RepoContext): Promise<WorktreeEntry[]> {
-  const entries = await listWorktrees(ctx);
-  return (await mendHalfMadeLanes(ctx, entries)) ? listWorktrees(ctx) : entries;
+/**
+ * The clone's worktrees, after any lane a killed `worktree add` left half-made is moved aside. In
+ * the worktree commands' turn: another Lane's `worktree add` in flight has the null id as its HEAD
+ * too, with no process working inside its directory yet, and must not be taken for a killed one.
+ */
+export function listWorktreesMended(ctx: RepoContext): Promise<WorktreeEntry[]> {
+  return inWorktreeTurn(ctx, async () => {
+    const entries = await listWorktrees(ctx);
+    return (await mendHalfMadeLanes(ctx, entries)) ? listWorktrees(ctx) : entries;
+  });
 }

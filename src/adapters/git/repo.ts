@@ -55,6 +55,11 @@ function worktreeTurn(ctx: RepoContext): string {
   return `${ctx.root}\0worktrees`;
 }
 
+/** Runs `work` in the worktree commands' turn: no `worktree add` of this process is half-way meanwhile. */
+export function inWorktreeTurn<T>(ctx: RepoContext, work: () => Promise<T>): Promise<T> {
+  return takeTurn(worktreeTurn(ctx), work);
+}
+
 export async function refExists(ctx: RepoContext, ref: string): Promise<boolean> {
   const res = await ctx.git.raw(["show-ref", "--verify", "--quiet", ref], { cwd: ctx.root });
   return res.code === 0;

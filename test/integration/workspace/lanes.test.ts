@@ -1,4 +1,5 @@
 import { strict as assert } from "node:assert";
+import { existsSync } from "node:fs";
 import { mkdir, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { GitWorkspace } from "../../../src/adapters/git/git-workspace";
@@ -60,6 +61,8 @@ describe("workspace: lanes", () => {
       await Promise.all(lanes.map((l) => ws.cleanupLane(l, { deleteRemote: false, base: "main" })));
     }
     assert.equal(await git(ws.root, ["worktree", "list", "--porcelain"]).then((o) => o.split("\n").filter((l) => l.startsWith("worktree ")).length), 1);
+    // Another Lane's add in flight has the null id as HEAD: never taken for a killed one and moved aside (ADR 0473).
+    assert.equal(existsSync(join(ws.root, ".git", "ticket-runner", "half-made-worktrees")), false);
   });
 
   it("Lanes cut while others fetch the base, in one process: no fetch meets a worktree whose add is still under way", async function () {

@@ -4,6 +4,7 @@ import { isRefusal } from "../core/errors";
 import { redactSecrets } from "../core/redact";
 import { refusalText } from "./refusal-text";
 import { sanitizeLines } from "../core/board/sanitize";
+import { liftoffOnly } from "./wasm-tier";
 
 function helpText(): string {
   const rows = commandTable.map((c) => `  ${c.name.padEnd(10)} ${c.summary}`);
@@ -54,6 +55,8 @@ export async function main(argv: string[], given: CliIo): Promise<number> {
 }
 
 if (require.main === module) {
+  // Before any request: fetch's HTTP parser is WebAssembly, and its second compile is the cost (ADR 0475).
+  liftoffOnly();
   const io: CliIo = {
     out: (line) => process.stdout.write(line + "\n"),
     err: (line) => process.stderr.write(line + "\n"),

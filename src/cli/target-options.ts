@@ -9,6 +9,7 @@ import { homedir } from "node:os";
 import { defaultRunRoot } from "../core/claims/run-root-path";
 import { Refusal } from "../core/errors";
 import type { RepoRef } from "../ports/tracker";
+import type { Config } from "../core/schemas/config";
 import { checkoutTop, originUrl } from "../adapters/git/checkout";
 import { loadConfigOrDefaults } from "../app/config-load";
 import { parseApiUrl, tokenFrom, type Target } from "../app/target";
@@ -103,9 +104,10 @@ function givenApiUrl(args: ParsedArgs, io: CliIo, use: TargetUse): string | null
 
 /**
  * `checkout`: the clone's top level when the command already asked git for it (`run` does, to read
- * the config first): each ask is a git process started synchronously, on a Run's start.
+ * the config first): each ask is a git process started synchronously, on a Run's start. With the
+ * config the command already read there, the file is not read and validated again (ADR 0475).
  */
-export function resolveTarget(args: ParsedArgs, io: CliIo, use: TargetUse, checkoutKnown?: { top: string | null }): Target {
+export function resolveTarget(args: ParsedArgs, io: CliIo, use: TargetUse, checkoutKnown?: { top: string | null; config?: Config }): Target {
   const given = givenApiUrl(args, io, use);
   const checkout = checkoutKnown ? checkoutKnown.top : checkoutTop(io.cwd);
   if (use.needsClone && !checkout) throw noClone(use, args, io.cwd);
@@ -123,7 +125,14 @@ export function resolveTarget(args: ParsedArgs, io: CliIo, use: TargetUse, check
     );
   }
   const apiUrl = (given ?? (inferred && (!repoText || sameRepo(inferred.repo, repo)) ? inferred.apiUrl : "https://api.github.com")).replace(/\/+$/, "");
-  return { repo, apiUrl, token: tokenFrom(io.env), checkout, config: loadConfigOrDefaults(checkout), runRoot: defaultRunRoot(io.env, homedir()) };
+  return {
+    repo,
+    apiUrl,
+    token: tokenFrom(io.env),
+    checkout,
+    config: checkoutKnown?.config ?? loadConfigOrDefaults(checkout),
+    runRoot: defaultRunRoot(io.env, homedir()),
+  };
 }
 
 function sameRepo(a: RepoRef, b: RepoRef): boolean {

@@ -72,14 +72,15 @@ export const runCommand: CliCommand = {
     const lanes = lanesArg(args.values.get("--lanes"));
     const agentKind = agentArg(args.values.get("--agent"));
     // The config first: its errors name the key and the fix (and a Target without it was never set up).
+    // Read once: the Target and the Run use this read (ADR 0475).
     const top = checkoutTop(io.cwd);
-    if (top) loadConfig(top);
-    const target = resolveTarget(args, io, { command: "run", needsClone: true }, { top });
+    const early = top ? loadConfig(top) : undefined;
+    const target = resolveTarget(args, io, { command: "run", needsClone: true }, { top, config: early });
     if (!target.checkout)
       throw new Refusal("not-a-target", "`ticket-runner run` works in a clone of the Target: its worktrees, State and lock live there.", {
         next: "git clone <the repository's URL> && cd <clone> && ticket-runner run",
       });
-    const loaded = loadConfig(target.checkout);
+    const loaded = early ?? loadConfig(target.checkout);
     const config: Config = agentKind ? { ...loaded, agent: { ...loaded.agent, kind: agentKind } } : loaded;
     const token = requireToken(target);
     const actions = inActions(io.env);

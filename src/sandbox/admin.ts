@@ -155,6 +155,7 @@ async function resetSandbox(app: App): Promise<void> {
   app.store.setReadLag(0);
   app.requestLog = [];
   await app.commits.closeAll();
+  app.v2Capabilities.forget();
   await fsp.rm(app.reposRoot, { recursive: true, force: true });
   await fsp.mkdir(app.reposRoot, { recursive: true });
   await app.store.changed();

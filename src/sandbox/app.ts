@@ -8,6 +8,7 @@ import type { RepoRec } from "./model";
 import { ProcessGroups } from "./process-groups";
 import { RateLimiter } from "./rate-limit";
 import type { Store } from "./store";
+import { V2Capabilities } from "./v2-capabilities";
 
 /** Where this sandbox is served (known once it listens). */
 export interface Urls {
@@ -44,6 +45,8 @@ export class App {
   readonly gitGroups = new ProcessGroups();
   /** Which commit a ref or sha names, one long-lived `git cat-file` per repository (ADR 0471). */
   readonly commits = new CommitLookups();
+  /** Each repository's protocol v2 `info/refs` answer, upload-pack's own, made once (ADR 0474). */
+  readonly v2Capabilities = new V2Capabilities();
   stopping = false;
 
   constructor(

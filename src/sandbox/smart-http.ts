@@ -61,7 +61,7 @@ export function answerHeaders(route: { kind: "advertise" | "rpc"; service: Servi
 }
 
 /** Protocol v2 asked for (`version=2` the highest version in GIT_PROTOCOL, as determine_protocol_version_server reads it). */
-function isV2(gitProtocol: string | undefined): boolean {
+export function isV2(gitProtocol: string | undefined): boolean {
   let version = 0;
   for (const item of (gitProtocol ?? "").split(":")) {
     const m = /^version=(\d+)$/.exec(item);

@@ -17,7 +17,7 @@ import { pushRules } from "../push-rules";
 import { readPushCommands, updatedRefs } from "../push-commands";
 import type { PushCommand, PushRequest } from "../push-commands";
 import { maintainAfterPush, onPushed } from "../pushes";
-import { advertisementPreamble, answerHeaders, inflateFile, isGzip, routeOf, serviceArgs } from "../smart-http";
+import { advertisementPreamble, answerHeaders, inflateFile, isGzip, isV2, routeOf, serviceArgs } from "../smart-http";
 import type { Service } from "../smart-http";
 import { spoolBody, spoolPath } from "../spool";
 import type { SpooledBody } from "../spool";
@@ -172,6 +172,15 @@ async function runService(
     if (body && !inflated) return plain(res, 400, "The request body is not valid gzip.");
     if (inflated) env.CONTENT_LENGTH = String(inflated.size);
     if (inflated && beforeService) await beforeService(inflated);
+    if (route.kind === "advertise" && route.service === "upload-pack" && isV2(env.GIT_PROTOCOL)) {
+      // upload-pack's v2 capability list names no ref: its own output, kept per repository (ADR 0474).
+      const capabilities = app.stopping ? null : await app.v2Capabilities.advertisement(app.gitDir(repo));
+      if (capabilities) {
+        res.writeHead(200, answerHeaders(route));
+        res.write(capabilities);
+        return 200;
+      }
+    }
     const preamble = route.kind === "advertise" ? advertisementPreamble(route.service, env.GIT_PROTOCOL) : Buffer.alloc(0);
     return await serveFromService(app, res, app.gitDir(repo), route, env, inflated, preamble, await gitExecPath(), push);
   } finally {

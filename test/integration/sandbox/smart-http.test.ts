@@ -3,7 +3,9 @@
  * answer here is held against the one git 2.39's own http-backend gives for the same request on
  * the same repository, run as the CGI program it is: the same status, content type and cache
  * headers, and the same bytes of body. Protocol v0 and v2 advertisements, a v2 ls-refs request,
- * plain and gzip, and the refusals of a wrong content type and a wrong method.
+ * plain and gzip, and the refusals of a wrong content type and a wrong method. The v2 upload-pack
+ * advertisement is upload-pack's own output kept per repository (ADR 0474): asked again it starts
+ * no process, and a change to the repository's config makes it anew.
  */
 import { strict as assert } from "node:assert";
 import { execFile } from "node:child_process";
@@ -11,6 +13,7 @@ import { promises as fsp } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
+import { watchGitProcesses } from "../../../src/adapters/git/git-process";
 import { gitEnv } from "../../../src/sandbox/git";
 import { startSandbox } from "../../../src/sandbox/start";
 import type { SandboxHandle } from "../../../src/sandbox/start";
@@ -135,6 +138,37 @@ describe("sandbox smart HTTP without http-backend (integration)", function () {
       assert.equal(ours.body.toString("latin1"), theirs.body.toString("latin1"));
     });
   }
+
+  it("the v2 upload-pack advertisement: one upload-pack a repository, made anew when its config changes, http-backend's bytes each time", async () => {
+    const ask: Ask = { method: "GET", rest: "/info/refs", query: "service=git-upload-pack", headers: V2 };
+    const gitDir = path.join(data, "repos", OWNER, `${REPO}.git`);
+    const started: string[] = [];
+    const stop = watchGitProcesses((args) => started.push(args.join(" ")));
+    const made = (): number => started.filter((a) => a === "upload-pack --http-backend-info-refs .").length;
+    try {
+      // A setting the capability list shows (`filter`), on then off: each time a copy made before is stale.
+      for (const [allowFilter, fetchLine] of [
+        ["true", "fetch=shallow wait-for-done filter\n"],
+        ["false", "fetch=shallow wait-for-done\n"],
+      ] as const) {
+        await new Promise<void>((resolve, reject) =>
+          execFile("git", ["--git-dir", gitDir, "config", "uploadpack.allowFilter", allowFilter], { env: gitEnv() }, (e) => (e ? reject(e) : resolve())),
+        );
+        const before = made();
+        const theirs = await fromHttpBackend(ask);
+        assert.ok(theirs.body.toString("latin1").includes(fetchLine), theirs.body.toString("latin1"));
+        for (let i = 0; i < 3; i++) {
+          const ours = await fromSandbox(ask);
+          assert.equal(ours.status, 200);
+          assert.deepEqual(ours.headers, theirs.headers);
+          assert.equal(ours.body.toString("latin1"), theirs.body.toString("latin1"));
+        }
+        assert.equal(made() - before, 1, "one upload-pack for three requests");
+      }
+    } finally {
+      stop();
+    }
+  });
 
   it("a request with the wrong content type, or the wrong method: refused as http-backend refuses it", async () => {
     const wrongType: Ask = { method: "POST", rest: "/git-upload-pack", headers: { ...V2, "content-type": "text/plain" }, body: LS_REFS };

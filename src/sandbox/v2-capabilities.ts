@@ -1,0 +1,75 @@
+/**
+ * The protocol v2 answer to `GET info/refs?service=git-upload-pack` (ADR 0474): upload-pack's
+ * capability list (serve.c `protocol_v2_advertise_capabilities`), which names no ref and no object.
+ * What it depends on is the installed git and the configuration upload-pack reads (lsrefs.unborn,
+ * uploadpack.allowFilter, extensions.objectFormat, ...), so each repository's copy is the real
+ * `git upload-pack --http-backend-info-refs .` output, made on its first such request and made
+ * again when its config file or a global one (the files git reads besides, GIT_CONFIG_NOSYSTEM
+ * being set) is no longer the one it was made with. A list with a `session-id=` in it
+ * (transfer.advertiseSID) differs in every process: it is never kept.
+ */
+import { promises as fsp } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { git } from "./git";
+
+interface Copy {
+  /** The config files as stat saw them before the copy was made. */
+  seen: string;
+  body: Promise<Buffer | null>;
+}
+
+/** The config files git reads for a repository here: its own, and the global ones (config.c `git_global_config`). */
+function configFiles(gitDir: string): string[] {
+  const home = process.env.HOME ?? os.homedir();
+  const xdg = process.env.XDG_CONFIG_HOME ? path.join(process.env.XDG_CONFIG_HOME, "git", "config") : path.join(home, ".config", "git", "config");
+  return [path.join(gitDir, "config"), path.join(home, ".gitconfig"), xdg];
+}
+
+/** What stat says of each file (absent: "-"); ctime and inode too, so a file rewritten within one mtime tick differs. */
+async function statKey(files: string[]): Promise<string> {
+  const parts = await Promise.all(
+    files.map((f) =>
+      fsp.stat(f, { bigint: true }).then(
+        (s) => `${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`,
+        () => "-",
+      ),
+    ),
+  );
+  return parts.join("|");
+}
+
+async function fromUploadPack(gitDir: string): Promise<Buffer | null> {
+  const r = await git(["upload-pack", "--http-backend-info-refs", "."], { cwd: gitDir, env: { GIT_PROTOCOL: "version=2" } });
+  if (r.code !== 0 || !r.stdout) return null;
+  // A session id is this process's own: the next request must get one of its own.
+  if (r.stdout.includes("session-id=")) return null;
+  return Buffer.from(r.stdout, "utf8");
+}
+
+export class V2Capabilities {
+  private readonly copies = new Map<string, Copy>();
+
+  /**
+   * The repository's v2 capability advertisement, or null: the caller runs upload-pack, as for any
+   * request not answered here (a repository without its config file, git failing, a session id).
+   */
+  async advertisement(gitDir: string): Promise<Buffer | null> {
+    const seen = await statKey(configFiles(gitDir));
+    if (seen.startsWith("-")) return null;
+    let copy = this.copies.get(gitDir);
+    if (!copy || copy.seen !== seen) {
+      copy = { seen, body: fromUploadPack(gitDir) };
+      this.copies.set(gitDir, copy);
+    }
+    const body = await copy.body;
+    if (!body && this.copies.get(gitDir) === copy) this.copies.delete(gitDir);
+    return body;
+  }
+
+  /** Forgets a repository's copy (made anew), or every copy (the sandbox reset). */
+  forget(gitDir?: string): void {
+    if (gitDir === undefined) this.copies.clear();
+    else this.copies.delete(gitDir);
+  }
+}

@@ -12,7 +12,8 @@
  * GitHub puts its words in the ref's rejection reason; a hook's words arrive as `remote:` lines and
  * the reason reads "pre-receive hook declined" (docs/sandbox.md, fidelity).
  */
-import { chmod, mkdir, writeFile } from "node:fs/promises";
+import { constants } from "node:fs";
+import { access, chmod, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { App } from "./app";
 import type { RepoRec } from "./model";
@@ -131,16 +132,46 @@ function hooksDir(app: App): Promise<string> {
   return dir;
 }
 
-/** What a receive-pack needs for the rules: the hook (config), the pusher's token scopes and the repository's rules (environment). */
+const noHooks = new WeakMap<App, Promise<string>>();
+
+/** A hooks folder with nothing in it: receive-pack finds no hook there and starts none. */
+function emptyHooksDir(app: App): Promise<string> {
+  let dir = noHooks.get(app);
+  if (!dir) {
+    const where = path.join(app.spoolDir, "no-hooks");
+    dir = mkdir(where, { recursive: true }).then(() => where);
+    noHooks.set(app, dir);
+  }
+  return dir;
+}
+
+/**
+ * Whether the hook has work in this push: a token without the workflow scope, a ruleset, push
+ * protection, or the repository's own pre-receive hook to run after it (the hook's `[ -x "$own" ]`).
+ * Without any, it reads its input and exits 0, which is what no hook at all does (ADR 0474).
+ */
+async function hookHasWork(app: App, repo: RepoRec, scopes: string, rules: string): Promise<boolean> {
+  if (!` ${scopes} `.includes(" workflow ") && !` ${scopes} `.includes(" all ")) return true;
+  if (rules !== "" || repo.pushProtection) return true;
+  return access(path.join(app.gitDir(repo), "hooks", "pre-receive"), constants.X_OK).then(
+    () => true,
+    () => false,
+  );
+}
+
+/**
+ * What a receive-pack needs for the rules: the hook (config), the pusher's token scopes and the
+ * repository's rules (environment). A push the hook would let through without a word gets an empty
+ * hooks folder instead: no process, and, as with the hook, none of the repository's other hooks.
+ */
 export async function pushRules(app: App, repo: RepoRec, login: string): Promise<{ config: [string, string][]; env: Record<string, string> }> {
   const scopes = app.store.user(login)?.scopes;
-  return {
-    config: [["core.hooksPath", await hooksDir(app)]],
-    env: {
-      SANDBOX_TOKEN_SCOPES: scopes ? scopes.join(" ") : "all",
-      SANDBOX_RULES: hookRules(repo),
-      SANDBOX_RULES_URL: `${app.urls.api}/${repo.owner}/${repo.name}/rules`,
-      SANDBOX_PUSH_PROTECTION: repo.pushProtection ? "1" : "0",
-    },
+  const env = {
+    SANDBOX_TOKEN_SCOPES: scopes ? scopes.join(" ") : "all",
+    SANDBOX_RULES: hookRules(repo),
+    SANDBOX_RULES_URL: `${app.urls.api}/${repo.owner}/${repo.name}/rules`,
+    SANDBOX_PUSH_PROTECTION: repo.pushProtection ? "1" : "0",
   };
+  const hooks = (await hookHasWork(app, repo, env.SANDBOX_TOKEN_SCOPES, env.SANDBOX_RULES)) ? await hooksDir(app) : await emptyHooksDir(app);
+  return { config: [["core.hooksPath", hooks]], env };
 }

@@ -5,7 +5,8 @@
  * before too; and what must stay: the connectivity check refuses a push whose objects are missing,
  * a hidden ref is still refused. The repository's own config asks for both programs, so each case
  * fails where the sandbox's setting does not reach receive-pack's children. Also: the sandbox's own
- * lookups of a request start no `git rev-parse`. Real git over real HTTP.
+ * lookups of a request start no `git rev-parse`; the sandbox's pre-receive hook runs only in a push
+ * it has work in (ADR 0474), and refuses what it refused. Real git over real HTTP.
  */
 import { strict as assert } from "node:assert";
 import { promises as fsp } from "node:fs";
@@ -138,5 +139,69 @@ describe("sandbox push path: what receive-pack runs (integration)", function () 
       [],
     );
     assert.ok(seen.length > 0, "the watcher saw the sandbox's other git (rev-list --count, update-ref)");
+  });
+
+  it("the sandbox's pre-receive hook runs only when it has work: a token without the workflow scope, a ruleset, the repository's own hook", async () => {
+    const { token: narrow } = await sb.admin.addUser({ login: "carol", repos: { [`${OWNER}/${REPO}`]: "write" }, scopes: ["repo"] });
+    const as = (login: string, secret: string): string => {
+      const url = new URL(sb.gitUrl(OWNER, REPO));
+      url.username = login;
+      url.password = secret;
+      return url.toString();
+    };
+    // carol's push needs the hook (no workflow scope), which writes it; it is then wrapped to leave a mark.
+    await commitFile(clone, "c.txt", "c\n", "add c");
+    await gitOk(["push", "--quiet", as("x-access-token", narrow), "HEAD:refs/heads/carol"], clone);
+    const hook = path.join(tmp, "data", "spool", "hooks", "pre-receive");
+    const ran = path.join(tmp, "sandbox-hook-ran");
+    await fsp.rename(hook, `${hook}.real`);
+    await fsp.writeFile(hook, `#!/bin/sh\n: > '${ran}'\nexec '${hook}.real'\n`, { mode: 0o755 });
+    const hookRan = async (): Promise<boolean> => {
+      const yes = await fsp.access(ran).then(
+        () => true,
+        () => false,
+      );
+      await fsp.rm(ran, { force: true });
+      return yes;
+    };
+
+    await commitFile(clone, "d.txt", "d\n", "add d");
+    await gitOk(["push", "--quiet", "origin", "HEAD:refs/heads/plain"], clone);
+    assert.equal(await hookRan(), false, "bob's token has every scope, the repository no rule and no hook of its own: no hook");
+
+    await gitOk(["push", "--quiet", as("x-access-token", narrow), "HEAD:refs/heads/carol"], clone);
+    assert.equal(await hookRan(), true, "carol's token lacks the workflow scope");
+    await commitFile(clone, ".github/workflows/ci.yml", "on: push\n", "add a workflow");
+    const refused = await runGit(["push", as("x-access-token", narrow), "HEAD:refs/heads/carol"], clone);
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.stderr, /refusing to allow an OAuth App to create or update workflow `\.github\/workflows\/ci\.yml` without `workflow` scope/);
+    assert.equal(await hookRan(), true);
+
+    const ownRan = path.join(tmp, "own-hook-ran");
+    const own = path.join(gitDir, "hooks", "pre-receive");
+    await fsp.mkdir(path.dirname(own), { recursive: true });
+    await fsp.writeFile(own, `#!/bin/sh\ncat > '${ownRan}'\n`, { mode: 0o755 });
+    try {
+      await gitOk(["push", "--quiet", "origin", "HEAD:refs/heads/own"], clone);
+      assert.equal(await hookRan(), true, "the repository's own hook runs after the sandbox's");
+      assert.match(await fsp.readFile(ownRan, "utf8"), / refs\/heads\/own\n$/);
+    } finally {
+      await fsp.rm(own, { force: true });
+    }
+
+    const admin = octokitFor(sb.apiUrl, sb.adminToken);
+    await admin.request("POST /repos/{owner}/{repo}/rulesets", {
+      owner: OWNER,
+      repo: REPO,
+      name: "no deletions",
+      target: "branch",
+      enforcement: "active",
+      conditions: { ref_name: { include: ["~ALL"], exclude: [] } },
+      rules: [{ type: "deletion" }],
+    });
+    const deletion = await runGit(["push", "origin", ":refs/heads/plain"], clone);
+    assert.notEqual(deletion.code, 0);
+    assert.match(deletion.stderr, /GH013: Repository rule violations found for refs\/heads\/plain/);
+    assert.equal(await hookRan(), true, "a ruleset");
   });
 });

@@ -119,19 +119,19 @@ describe("sandbox killed mid-push (integration)", function () {
   }
 
   /**
-   * An `update` hook that holds receive-pack until `release` exists: git at work, caught in the act.
-   * It goes beside the sandbox's own pre-receive, in the hooks folder every receive-pack of the
-   * sandbox runs (`<data>/spool/hooks`, src/sandbox/push-rules.ts).
+   * The repository's own `pre-receive` hook, holding receive-pack until `release` exists: git at
+   * work, caught in the act. The sandbox's pre-receive runs it after its own checks
+   * (src/sandbox/push-rules.ts; a push with neither gets no hook at all, ADR 0474).
    */
   async function holdReceivePack(): Promise<{ started: string; release: string }> {
     const started = path.join(tmp, "hook-started");
     const release = path.join(tmp, "hook-release");
-    const hook = path.join(data, "spool", "hooks", "update");
+    const hook = path.join(gitDir, "hooks", "pre-receive");
     await fsp.mkdir(path.dirname(hook), { recursive: true });
     await fsp.writeFile(hook, `#!/bin/sh\n: > '${started}'\nwhile [ ! -e '${release}' ]; do sleep 0.05; done\n`, { mode: 0o755 });
     const req = startPush(sb!, token, push);
     req.end(push.body);
-    await waitFor(() => fsp.access(started).then(() => true), { timeoutMs: 20_000, what: "receive-pack to run the update hook" });
+    await waitFor(() => fsp.access(started).then(() => true), { timeoutMs: 20_000, what: "receive-pack to run the pre-receive hook" });
     return { started, release };
   }
 

@@ -156,6 +156,7 @@ async function resetSandbox(app: App): Promise<void> {
   app.requestLog = [];
   await app.commits.closeAll();
   app.v2Capabilities.forget();
+  app.receivePackAdvertisements.forget();
   await fsp.rm(app.reposRoot, { recursive: true, force: true });
   await fsp.mkdir(app.reposRoot, { recursive: true });
   await app.store.changed();

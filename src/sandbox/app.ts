@@ -7,6 +7,7 @@ import { ADMIN_LOGIN } from "./model";
 import type { RepoRec } from "./model";
 import { ProcessGroups } from "./process-groups";
 import { RateLimiter } from "./rate-limit";
+import { ReceivePackAdvertisements } from "./receive-pack-advertisement";
 import type { Store } from "./store";
 import { V2Capabilities } from "./v2-capabilities";
 
@@ -47,6 +48,8 @@ export class App {
   readonly commits = new CommitLookups();
   /** Each repository's protocol v2 `info/refs` answer, upload-pack's own, made once (ADR 0474). */
   readonly v2Capabilities = new V2Capabilities();
+  /** receive-pack's ref advertisement, written from the refs' names and the repository's batch (ADR 0474). */
+  readonly receivePackAdvertisements = new ReceivePackAdvertisements(this.commits);
   stopping = false;
 
   constructor(

@@ -40,7 +40,7 @@ interface Question {
   resolve(answer: Found | null): void;
 }
 
-interface Found {
+export interface Found {
   sha: string;
   type: string;
 }
@@ -199,6 +199,20 @@ export class CommitLookups {
   async isTree(gitDir: string, sha: string): Promise<boolean> {
     const found = await this.lookup(gitDir, `${sha}^{tree}`);
     return found !== null && (found.type === "tree" || found.type === "") && found.sha === sha;
+  }
+
+  /** Whether this repository's questions go to its batch, not to one rev-parse each. */
+  batched(gitDir: string): boolean {
+    return !this.stopped && !this.broken.has(gitDir);
+  }
+
+  /**
+   * The object `name` names, not peeled, and its type; null: none, or the ref names an object the
+   * repository does not have (cat-file's "missing"). Asked of rev-parse (the batch gone), the type
+   * is "" and a missing object is not told apart.
+   */
+  object(gitDir: string, name: string): Promise<Found | null> {
+    return this.lookup(gitDir, name);
   }
 
   private lookup(gitDir: string, name: string): Promise<Found | null> {

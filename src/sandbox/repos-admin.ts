@@ -64,6 +64,7 @@ export async function createRepo(app: App, spec: CreateRepoSpec): Promise<RepoRe
   const gitDir = app.gitDir({ owner: spec.owner, name: spec.name });
   await app.commits.close(gitDir);
   app.v2Capabilities.forget(gitDir);
+  app.receivePackAdvertisements.forget(gitDir);
   await fsp.rm(gitDir, { recursive: true, force: true });
   await initBare(gitDir, branch);
   if (spec.fromDir || (spec.files && Object.keys(spec.files).length)) {

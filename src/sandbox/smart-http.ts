@@ -60,18 +60,28 @@ export function answerHeaders(route: { kind: "advertise" | "rpc"; service: Servi
   return { ...NO_CACHE, "content-type": `application/x-git-${route.service}-${type}` };
 }
 
-/** Protocol v2 asked for (`version=2` the highest version in GIT_PROTOCOL, as determine_protocol_version_server reads it). */
-export function isV2(gitProtocol: string | undefined): boolean {
+/**
+ * The protocol version asked for: the highest `version=N` in GIT_PROTOCOL, as
+ * determine_protocol_version_server reads it (a version it does not know, "3", is no version).
+ */
+export function protocolVersion(gitProtocol: string | undefined): number {
   let version = 0;
   for (const item of (gitProtocol ?? "").split(":")) {
-    const m = /^version=(\d+)$/.exec(item);
+    const m = /^version=([012])$/.exec(item);
     if (m) version = Math.max(version, Number(m[1]));
   }
-  return version === 2;
+  return version;
 }
 
-function pktLine(text: string): Buffer {
-  return Buffer.from((text.length + 4).toString(16).padStart(4, "0") + text);
+/** Protocol v2 asked for. */
+export function isV2(gitProtocol: string | undefined): boolean {
+  return protocolVersion(gitProtocol) === 2;
+}
+
+/** One pkt-line: its length in bytes (four hex digits, the four included), then the text. */
+export function pktLine(text: string): Buffer {
+  const body = Buffer.from(text, "utf8");
+  return Buffer.concat([Buffer.from((body.length + 4).toString(16).padStart(4, "0")), body]);
 }
 
 /** What goes before the service's own advertisement: `# service=git-<name>` and a flush, except under v2. */

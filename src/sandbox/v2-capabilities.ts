@@ -8,35 +8,13 @@
  * being set) is no longer the one it was made with. A list with a `session-id=` in it
  * (transfer.advertiseSID) differs in every process: it is never kept.
  */
-import { promises as fsp } from "node:fs";
-import os from "node:os";
-import path from "node:path";
+import { configState } from "./config-state";
 import { git } from "./git";
 
 interface Copy {
   /** The config files as stat saw them before the copy was made. */
   seen: string;
   body: Promise<Buffer | null>;
-}
-
-/** The config files git reads for a repository here: its own, and the global ones (config.c `git_global_config`). */
-function configFiles(gitDir: string): string[] {
-  const home = process.env.HOME ?? os.homedir();
-  const xdg = process.env.XDG_CONFIG_HOME ? path.join(process.env.XDG_CONFIG_HOME, "git", "config") : path.join(home, ".config", "git", "config");
-  return [path.join(gitDir, "config"), path.join(home, ".gitconfig"), xdg];
-}
-
-/** What stat says of each file (absent: "-"); ctime and inode too, so a file rewritten within one mtime tick differs. */
-async function statKey(files: string[]): Promise<string> {
-  const parts = await Promise.all(
-    files.map((f) =>
-      fsp.stat(f, { bigint: true }).then(
-        (s) => `${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`,
-        () => "-",
-      ),
-    ),
-  );
-  return parts.join("|");
 }
 
 async function fromUploadPack(gitDir: string): Promise<Buffer | null> {
@@ -55,16 +33,15 @@ export class V2Capabilities {
    * request not answered here (a repository without its config file, git failing, a session id).
    */
   async advertisement(gitDir: string): Promise<Buffer | null> {
-    const seen = await statKey(configFiles(gitDir));
-    if (seen.startsWith("-")) return null;
+    const seen = await configState(gitDir);
+    if (seen === null) return null;
     let copy = this.copies.get(gitDir);
     if (!copy || copy.seen !== seen) {
       copy = { seen, body: fromUploadPack(gitDir) };
       this.copies.set(gitDir, copy);
     }
-    const body = await copy.body;
-    if (!body && this.copies.get(gitDir) === copy) this.copies.delete(gitDir);
-    return body;
+    // Kept null too (a session id, git failing): upload-pack answers until the config changes.
+    return copy.body;
   }
 
   /** Forgets a repository's copy (made anew), or every copy (the sandbox reset). */

@@ -172,12 +172,11 @@ async function runService(
     if (body && !inflated) return plain(res, 400, "The request body is not valid gzip.");
     if (inflated) env.CONTENT_LENGTH = String(inflated.size);
     if (inflated && beforeService) await beforeService(inflated);
-    if (route.kind === "advertise" && route.service === "upload-pack" && isV2(env.GIT_PROTOCOL)) {
-      // upload-pack's v2 capability list names no ref: its own output, kept per repository (ADR 0474).
-      const capabilities = app.stopping ? null : await app.v2Capabilities.advertisement(app.gitDir(repo));
-      if (capabilities) {
+    if (route.kind === "advertise") {
+      const kept = app.stopping ? null : await advertisementInProcess(app, app.gitDir(repo), route.service, env.GIT_PROTOCOL);
+      if (kept) {
         res.writeHead(200, answerHeaders(route));
-        res.write(capabilities);
+        res.write(Buffer.concat([advertisementPreamble(route.service, env.GIT_PROTOCOL), kept]));
         return 200;
       }
     }
@@ -186,6 +185,16 @@ async function runService(
   } finally {
     await Promise.all([body?.remove(), inflated?.remove()]);
   }
+}
+
+/**
+ * A ref advertisement with no process (ADR 0474): upload-pack's v2 capability list as upload-pack
+ * wrote it, kept per repository; receive-pack's refs, written from the repository's refs. Null: the
+ * service answers.
+ */
+function advertisementInProcess(app: App, gitDir: string, service: Service, gitProtocol: string | undefined): Promise<Buffer | null> {
+  if (service === "receive-pack") return app.receivePackAdvertisements.advertisement(gitDir, gitProtocol);
+  return isV2(gitProtocol) ? app.v2Capabilities.advertisement(gitDir) : Promise.resolve(null);
 }
 
 /** The body inflated into a spool file of its own, or null when it is not gzip. */

@@ -3,7 +3,9 @@
  * answer here is held against the one git 2.39's own http-backend gives for the same request on
  * the same repository, run as the CGI program it is: the same status, content type and cache
  * headers, and the same bytes of body. Protocol v0 and v2 advertisements, a v2 ls-refs request,
- * plain and gzip, and the refusals of a wrong content type and a wrong method. The v2 upload-pack
+ * plain and gzip, and the refusals of a wrong content type and a wrong method. The receive-pack
+ * advertisement is written by the sandbox (ADR 0474; its own test holds it to receive-pack's on
+ * many more repositories). The v2 upload-pack
  * advertisement is upload-pack's own output kept per repository (ADR 0474): asked again it starts
  * no process, and a change to the repository's config makes it anew.
  */
@@ -114,6 +116,14 @@ describe("sandbox smart HTTP without http-backend (integration)", function () {
     ["upload-pack advertisement, protocol v0", { method: "GET", rest: "/info/refs", query: "service=git-upload-pack" }],
     ["upload-pack advertisement, protocol v2", { method: "GET", rest: "/info/refs", query: "service=git-upload-pack", headers: V2 }],
     ["receive-pack advertisement, protocol v0", { method: "GET", rest: "/info/refs", query: "service=git-receive-pack" }],
+    [
+      "receive-pack advertisement, protocol v1",
+      { method: "GET", rest: "/info/refs", query: "service=git-receive-pack", headers: { "git-protocol": "version=1" } },
+    ],
+    [
+      "receive-pack advertisement, protocol v2 asked (receive-pack has none)",
+      { method: "GET", rest: "/info/refs", query: "service=git-receive-pack", headers: V2 },
+    ],
     [
       "a v2 ls-refs request",
       { method: "POST", rest: "/git-upload-pack", headers: { ...V2, "content-type": "application/x-git-upload-pack-request" }, body: LS_REFS },

@@ -1,0 +1,28 @@
+/**
+ * What the config files git reads for a sandbox repository look like now, as one string: its own
+ * config, and the global ones (config.c `git_global_config`; the system one is off,
+ * GIT_CONFIG_NOSYSTEM). An answer kept because it depends only on the configuration (ADR 0474) is
+ * made again when this string changes. Files named by an `[include]` are not followed.
+ */
+import { promises as fsp } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+function configFiles(gitDir: string): string[] {
+  const home = process.env.HOME ?? os.homedir();
+  const xdg = process.env.XDG_CONFIG_HOME ? path.join(process.env.XDG_CONFIG_HOME, "git", "config") : path.join(home, ".config", "git", "config");
+  return [path.join(gitDir, "config"), path.join(home, ".gitconfig"), xdg];
+}
+
+/** Inode, size, mtime and ctime of each file ("-": absent), so a file rewritten within one mtime tick differs; null: the repository has no config file. */
+export async function configState(gitDir: string): Promise<string | null> {
+  const parts = await Promise.all(
+    configFiles(gitDir).map((f) =>
+      fsp.stat(f, { bigint: true }).then(
+        (s) => `${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`,
+        () => "-",
+      ),
+    ),
+  );
+  return parts[0] === "-" ? null : parts.join("|");
+}

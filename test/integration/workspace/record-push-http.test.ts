@@ -51,6 +51,9 @@ describe("workspace: record pushes and listings over smart HTTP from the Run's p
     bare = join(dir, "sandbox", "repos", "acme", "widgets.git");
     const root = join(dir, "clone");
     await git(dir, ["clone", "-q", url, root], basicAuthEnv(writer));
+    // The sandbox (in this process) makes what it keeps of the repository's advertisements (ADR
+    // 0474) with git of its own on their first request: here, not in a window counting the Run's git.
+    await git(root, ["push", "-q", "--dry-run", "origin", "HEAD:refs/heads/warm"], basicAuthEnv(writer));
     const runner = new GitRunner({ env: ISOLATED_GIT_ENV, identity: TEST_IDENTITY, token: writer });
     ctx = { git: runner, root, remote: "origin", net: new RemoteGit(runner, { root, remote: "origin", url, token: writer, env: ISOLATED_GIT_ENV }) };
   });

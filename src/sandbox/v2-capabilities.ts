@@ -4,9 +4,9 @@
  * What it depends on is the installed git and the configuration upload-pack reads (lsrefs.unborn,
  * uploadpack.allowFilter, extensions.objectFormat, ...), so each repository's copy is the real
  * `git upload-pack --http-backend-info-refs .` output, made on its first such request and made
- * again when its config file or a global one (the files git reads besides, GIT_CONFIG_NOSYSTEM
- * being set) is no longer the one it was made with. A list with a `session-id=` in it
- * (transfer.advertiseSID) differs in every process: it is never kept.
+ * again when the config files git reads for it change (config-state.ts). A list with a
+ * `session-id=` in it (transfer.advertiseSID) differs in every process: upload-pack answers each
+ * request then, until the config changes.
  */
 import { configState } from "./config-state";
 import { git } from "./git";

@@ -11,6 +11,7 @@ import { listWorktreesMended } from "./half-made-worktree";
 import { inspectLeftBranch, whyNotReusable, type LeftBranch, type NotReusable } from "./left-branch";
 import type { WorktreeEntry } from "./repo";
 import type { RepoContext } from "./repo-context";
+import { isBranchNameGitTakes } from "./branch-name";
 import { WORKTREES_DIR } from "./lanes-dir";
 import { commonDirOf } from "./loose-objects";
 import { fetchRef, listWorktrees, refExists, resolveRef, resolveRefs, worktreeCommand } from "./repo";
@@ -244,9 +245,8 @@ export async function addWorktreeFor(ctx: RepoContext, ticket: number, branch: s
 }
 
 export async function assertBranchName(ctx: RepoContext, branch: string): Promise<void> {
-  const ok = await ctx.git.raw(["check-ref-format", "--branch", branch], { cwd: ctx.root });
-  // --branch expands `@{-1}` to the branch checked out before: only a name that is itself counts.
-  if (ok.code !== 0 || branch.startsWith("-") || ok.stdout.toString("utf8").trim() !== branch) {
+  // git's own rules, decided without a process (ADR 0477); a name `--branch` would expand is refused.
+  if (!isBranchNameGitTakes(branch)) {
     throw new Refusal("bad-input", `\`${branch}\` is not a branch name git accepts.`, { next: "Use Workspace.branchFor(ticket, title) to make one." });
   }
 }

@@ -3,6 +3,7 @@ import { readFile, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { Failure } from "../../core/errors";
 import type { Lane, PushResult } from "../../ports/workspace";
+import { laneHeadFromFiles, laneRegistered } from "./lane-head";
 import { readPushRefusal } from "./push-refusal";
 import type { GitOutput } from "./git-runner";
 import type { RefMove } from "./record-refs";
@@ -13,7 +14,8 @@ import { ticketOfBranch } from "./slug";
 import { baseStart } from "./worktrees";
 
 export async function headSha(ctx: RepoContext, lane: Lane): Promise<string> {
-  return ctx.git.text(["rev-parse", "HEAD"], { cwd: lane.path });
+  // Read from the worktree's files when they are the plain shape (ADR 0477); git answers the rest.
+  return (await laneHeadFromFiles(ctx, lane.path)) ?? ctx.git.text(["rev-parse", "HEAD"], { cwd: lane.path });
 }
 
 export async function commitsAhead(ctx: RepoContext, lane: Lane, base: string): Promise<number> {
@@ -149,7 +151,9 @@ export async function cleanupLane(
   opts: { deleteRemote: boolean; base?: string; mergedHead?: string; deletedAlready?: boolean },
 ): Promise<CleanupReport> {
   const notes: string[] = [];
-  const registered = (await listWorktrees(ctx)).some((w) => resolve(w.path) === resolve(lane.path));
+  // The Lane's own record names it back: no `worktree list` to find it, and its removal leaves nothing to prune (ADR 0477).
+  const certain = await laneRegistered(ctx, lane.path);
+  const registered = certain || (await listWorktrees(ctx)).some((w) => resolve(w.path) === resolve(lane.path));
   let worktree: CleanupReport["worktree"] = "absent";
   if (registered) {
     const removed = await worktreeCommand(ctx, ["remove", "--force", lane.path]);
@@ -163,9 +167,16 @@ export async function cleanupLane(
   ) {
     notes.push(`${lane.path} is not a worktree git knows; left in place.`);
   }
-  await worktreeCommand(ctx, ["prune"]);
+  if (!certain) await worktreeCommand(ctx, ["prune"]);
 
   const track = `refs/remotes/${ctx.remote}/${lane.branch}`;
+  // The usual end (ADR 0477): the branch at the merged head and its remote copy already gone (or
+  // kept by request): both refs in one leased transaction. Anything else fails it whole, and is read as before.
+  if (opts.mergedHead && /^[0-9a-f]{40,64}$/.test(opts.mergedHead) && !/\s/.test(lane.branch) && (opts.deletedAlready || !opts.deleteRemote)) {
+    const drop = `delete refs/heads/${lane.branch} ${opts.mergedHead}\n${opts.deleteRemote ? `delete ${track}\n` : ""}`;
+    const dropped = await ctx.git.raw(["update-ref", "--stdin"], { cwd: ctx.root, input: drop });
+    if (dropped.code === 0) return { worktree, localBranch: "deleted", remoteBranch: opts.deleteRemote ? "deleted" : "skipped", detail: notes.join(" ") };
+  }
   // The branch, its tracking ref and the base (remote, else local) in one read.
   const bases = opts.base ? [`refs/remotes/${ctx.remote}/${opts.base}`, `refs/heads/${opts.base}`] : [];
   const [local, tracked, remoteBase, localBase] = await resolveRefs(ctx, [`refs/heads/${lane.branch}`, track, ...bases]);

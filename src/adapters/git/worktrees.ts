@@ -201,13 +201,29 @@ export async function leftBranchReport(ctx: RepoContext, ticket: number, branch:
   };
 }
 
+/** The clones whose stale worktree records this process pruned already. */
+const prunedOnce = new Set<string>();
+
+/**
+ * The clone's worktrees (half-made lanes mended), stale records pruned first: on this process's
+ * first Lane, and after that only when the listing shows a record git would prune (ADR 0477).
+ */
+async function listWorktreesPruned(ctx: RepoContext): Promise<WorktreeEntry[]> {
+  if (prunedOnce.has(ctx.root)) {
+    const entries = await listWorktreesMended(ctx);
+    if (!entries.some((e) => e.prunable)) return entries;
+  }
+  await worktreeCommand(ctx, ["prune"]);
+  prunedOnce.add(ctx.root);
+  return listWorktreesMended(ctx);
+}
+
 /** A fresh Lane from the base. Call fetchBase first. */
 export async function cutLane(ctx: RepoContext, ticket: number, branch: string, base: string): Promise<Lane> {
   await assertBranchName(ctx, branch);
   const path = lanePath(ctx, ticket);
   await assertInsideRepo(ctx, path);
-  await worktreeCommand(ctx, ["prune"]);
-  const entries = await listWorktreesMended(ctx);
+  const entries = await listWorktreesPruned(ctx);
   // The branch, its tracking ref and the base (remote, else local), read with one process (ADR 0400).
   const track = `refs/remotes/${ctx.remote}/${branch}`;
   const [local, tracked, remoteBase, localBase] = await resolveRefs(ctx, [
@@ -234,8 +250,7 @@ export async function cutLane(ctx: RepoContext, ticket: number, branch: string, 
 export async function addWorktreeFor(ctx: RepoContext, ticket: number, branch: string): Promise<Lane> {
   const path = lanePath(ctx, ticket);
   await assertInsideRepo(ctx, path);
-  await worktreeCommand(ctx, ["prune"]);
-  await clearPath(ctx, ticket, path, await listWorktreesMended(ctx));
+  await clearPath(ctx, ticket, path, await listWorktreesPruned(ctx));
   await ensureExcluded(ctx);
   await mkdir(join(ctx.root, WORKTREES_DIR), { recursive: true });
   const add = ["add", "--quiet", path, branch];

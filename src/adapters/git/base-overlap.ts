@@ -4,21 +4,39 @@
  * runs CI again) only when they meet (ADR 0181).
  */
 import type { Lane } from "../../ports/workspace";
+import type { GitOutput } from "./git-runner";
 import type { RepoContext } from "./repo-context";
 import { baseTip } from "./worktrees";
 
-async function changedFiles(ctx: RepoContext, cwd: string, from: string, to: string): Promise<string[]> {
-  const out = await ctx.git.text(["diff", "--name-only", "-z", "--no-renames", from, to, "--"], { cwd });
-  return out.split("\0").filter((p) => p !== "");
+/** The paths of a `diff --name-only -z`. */
+function namesOf(out: Buffer): string[] {
+  return out
+    .toString("utf8")
+    .split("\0")
+    .filter((p) => p !== "");
 }
 
-/** After fetchBase: true when the base gained commits since the lane's branch left it that change a file the lane changes. */
+/** The files changed from the merge base of `range`'s two sides to its right side (`git diff A...B`). */
+function diffSince(ctx: RepoContext, range: string): Promise<GitOutput> {
+  return ctx.git.raw(["diff", "--name-only", "-z", "--no-renames", range, "--"], { cwd: ctx.root });
+}
+
+/**
+ * After fetchBase: true when the base gained commits since the lane's branch left it that change a
+ * file the lane changes. Each side is a `diff A...B` from the merge base (ADR 0477): no separate
+ * merge-base, and a base that has not moved changes nothing, so it answers no as before.
+ */
 export async function baseTouches(ctx: RepoContext, lane: Lane, base: string): Promise<boolean> {
-  const { ref: onto, sha: ontoSha } = await baseTip(ctx, base);
   const head = `refs/heads/${lane.branch}`;
-  const parted = await ctx.git.text(["merge-base", onto, head], { cwd: ctx.root });
-  if (parted === ontoSha) return false;
-  const theirs = new Set(await changedFiles(ctx, ctx.root, parted, onto));
+  // The fetched remote base is the usual one: asked straight away, baseTip only when that fails.
+  const remote = `refs/remotes/${ctx.remote}/${base}`;
+  const asked = await diffSince(ctx, `${head}...${remote}`);
+  const onto = asked.code === 0 ? remote : (await baseTip(ctx, base)).ref;
+  const theirsOut = asked.code === 0 ? asked : await diffSince(ctx, `${head}...${onto}`);
+  if (theirsOut.code !== 0) throw ctx.git.failure(["diff", "--name-only", `${head}...${onto}`], theirsOut);
+  const theirs = new Set(namesOf(theirsOut.stdout));
   if (theirs.size === 0) return false;
-  return (await changedFiles(ctx, ctx.root, parted, head)).some((p) => theirs.has(p));
+  const ours = await diffSince(ctx, `${onto}...${head}`);
+  if (ours.code !== 0) throw ctx.git.failure(["diff", "--name-only", `${onto}...${head}`], ours);
+  return namesOf(ours.stdout).some((p) => theirs.has(p));
 }

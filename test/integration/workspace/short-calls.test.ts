@@ -3,6 +3,7 @@ import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { watchGitProcesses } from "../../../src/adapters/git/git-process";
 import { GitRunner } from "../../../src/adapters/git/git-runner";
+import { baseTouches } from "../../../src/adapters/git/base-overlap";
 import { cleanupLane, headSha } from "../../../src/adapters/git/lane-ops";
 import { RemoteGit } from "../../../src/adapters/git/remote-git";
 import type { RepoContext } from "../../../src/adapters/git/repo-context";
@@ -108,5 +109,23 @@ describe("workspace: a Lane's short git calls, fewer (ADR 0477)", () => {
     const third = await gitCalls(() => cutLane(ctx, 8, "agent/8-x", "main"));
     assert.ok(third.calls.includes("worktree prune"), third.calls.join(", "));
     assert.equal((await git(ctx.root, ["worktree", "list", "--porcelain"])).includes(gone), false);
+  });
+
+  it("baseTouches: one diff while the base has not moved, both sides from the merge base once it has, and a local-only base still read", async () => {
+    const lane = await cutLane(ctx, 9, "agent/9-x", "main");
+    await commitFiles(lane.path, { "mine.txt": "mine\n" }, "lane work");
+    const still = await gitCalls(() => baseTouches(ctx, lane, "main"));
+    assert.deepEqual([still.value, still.calls], [false, ["diff --name-only"]]);
+
+    const other = await fx.clone("neighbour");
+    await commitFiles(other, { "mine.txt": "theirs\n" }, "a neighbour's merge");
+    await git(other, ["push", "-q", "origin", "HEAD:main"]);
+    await fetchBase(ctx, "main");
+    const moved = await gitCalls(() => baseTouches(ctx, lane, "main"));
+    assert.deepEqual([moved.value, moved.calls], [true, ["diff --name-only", "diff --name-only"]]);
+
+    // No remote copy of the base: the first diff fails, and the local one is read as before.
+    await git(ctx.root, ["branch", "local-only", "refs/remotes/origin/main"]);
+    assert.equal(await baseTouches(ctx, lane, "local-only"), true);
   });
 });

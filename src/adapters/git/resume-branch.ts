@@ -13,7 +13,7 @@ import { resolve } from "node:path";
 import { Refusal } from "../../core/errors";
 import type { Lane, ResumeOutcome } from "../../ports/workspace";
 import type { RepoContext } from "./repo-context";
-import { fetchRef, isAncestor, listWorktrees, resolveRef, worktreeCommand } from "./repo";
+import { fetchRef, isAncestor, listWorktrees, resolveRef, resolveRefs, worktreeCommand } from "./repo";
 import { setAsideStaleLocks } from "./stale-locks";
 import { addWorktreeFor, assertBranchName, branchInWay, lanePath, worktreeOf } from "./worktrees";
 
@@ -124,9 +124,10 @@ export async function resumeLane(ctx: RepoContext, ticket: number, branch: strin
 
   const track = `refs/remotes/${ctx.remote}/${branch}`;
   const remoteState = await fetchRef(ctx, branch, track);
-  const remote = remoteState === "fetched" ? await resolveRef(ctx, track) : null;
-  const local = await resolveRef(ctx, `refs/heads/${branch}`);
-  const entries = await listWorktrees(ctx);
+  // Both tips in one read, and the listing before reused unless an abort moved a HEAD in it (ADR 0477).
+  const [local, fetched] = await resolveRefs(ctx, [`refs/heads/${branch}`, ...(remoteState === "fetched" ? [track] : [])]);
+  const remote = fetched ?? null;
+  const entries = aborted ? await listWorktrees(ctx) : before;
   const checkedOut = worktreeOf(entries, branch);
   if (checkedOut && resolve(checkedOut.path) !== resolve(path)) throw branchInWay(ctx, ticket, branch, checkedOut.path);
   const lane: Lane = { ticket, branch, path };

@@ -4,7 +4,9 @@ import { join, resolve } from "node:path";
 import { Failure } from "../../core/errors";
 import type { Lane, PushResult } from "../../ports/workspace";
 import { laneHeadFromFiles, laneRegistered } from "./lane-head";
+import { asGitPorcelain, baseCandidates, laneAdvertisement, pushLaneOverHttp } from "./lane-push-http";
 import { readPushRefusal } from "./push-refusal";
+import type { HttpMove } from "./record-push-http";
 import type { GitOutput } from "./git-runner";
 import type { RefMove } from "./record-refs";
 import type { RepoContext } from "./repo-context";
@@ -47,10 +49,28 @@ export async function push(ctx: RepoContext, lane: Lane, along: RefMove | null =
   if (ticketOfBranch(lane.branch) !== lane.ticket)
     return { ok: false, detail: `Refused to push ${JSON.stringify(lane.branch)}: it is not ticket ${lane.ticket}'s own agent/${lane.ticket}-… branch.` };
   const track = `refs/remotes/${ctx.remote}/${lane.branch}`;
-  const [tracked, head] = await resolveRefs(ctx, [track, "HEAD"], lane.path);
+  // Over HTTP from this process (ADR 0478): the advertisement first, so the one read of the clone
+  // also says which of the remote's tips the clone has (the pack's bases).
+  const http = await laneAdvertisement(ctx);
+  const ref = `refs/heads/${lane.branch}`;
+  const candidates = http ? baseCandidates(http.adv, along ? [along] : []) : [];
+  const [tracked, head, ...present] = await resolveRefs(ctx, [track, "HEAD", ...candidates], lane.path);
   if (!head) throw new Failure("git", `The Lane at ${lane.path} has no commit at HEAD to push.`);
   const expected = tracked ?? "";
   if (head === expected) return { ok: true, detail: `\`${lane.branch}\` is already on the remote at ${head.slice(0, 12)}.` };
+  if (http) {
+    const moves: HttpMove[] = [{ ref, commit: head, expected: tracked ?? null }, ...(along ? [along] : [])];
+    const bases = candidates.filter((_, i) => present[i] === candidates[i]);
+    const out = await pushLaneOverHttp(ctx, http, moves, tracked ? [tracked, ...bases] : bases);
+    if (out?.outcome === "pushed") return pushed(ctx, lane, track, head, along);
+    // Refused with the record along: nothing moved; the branch alone, and its refusal read as ever.
+    if (out && along) return push(ctx, lane);
+    if (out) {
+      const said = ctx.git.redact(asGitPorcelain(http.client.url, moves, out));
+      const refused = readPushRefusal(said, lane.branch);
+      return { ok: false, detail: `The remote refused \`${lane.branch}\` at ${head.slice(0, 12)}: ${said}`, ...(refused ? { refused } : {}) };
+    }
+  }
   // A record along (ADR 0433): both refs or neither, each under its own lease.
   const res = await ctx.net.call([
     "push",
@@ -69,6 +89,10 @@ export async function push(ctx: RepoContext, lane: Lane, along: RefMove | null =
     const refused = readPushRefusal(said, lane.branch);
     return { ok: false, detail: `The remote refused \`${lane.branch}\` at ${head.slice(0, 12)}: ${said}`, ...(refused ? { refused } : {}) };
   }
+  return pushed(ctx, lane, track, head, along);
+}
+
+async function pushed(ctx: RepoContext, lane: Lane, track: string, head: string, along: RefMove | null): Promise<PushResult> {
   // Single-branch clones have no refspec for the lane's branch, so the tracking ref is kept by hand.
   await ctx.git.text(["update-ref", track, head], { cwd: ctx.root });
   return { ok: true, detail: `Pushed \`${lane.branch}\` at ${head.slice(0, 12)}.`, ...(along ? { recorded: true } : {}) };

@@ -97,14 +97,24 @@ export function objectsToSend(tips: string[], remote: Set<string>): MadeObject[]
 }
 
 /** The request body: commands, a flush, and (unless every command deletes) the pack. */
-function requestBody(moves: HttpMove[], caps: string[], objects: MadeObject[]): Buffer {
+function requestBody(moves: HttpMove[], caps: string[], pack: Buffer | null): Buffer {
   const parts: Buffer[] = moves.map((m, i) => {
     const command = `${m.expected ?? ZERO} ${m.commit ?? ZERO} ${m.ref}`;
     return pktLine(i === 0 ? `${command}\0${caps.join(" ")}` : command);
   });
   parts.push(FLUSH);
-  if (moves.some((m) => m.commit !== null)) parts.push(buildPack(objects, "sha1"));
+  if (pack && moves.some((m) => m.commit !== null)) parts.push(pack);
   return Buffer.concat(parts);
+}
+
+/**
+ * How a push other than a record's is made (the Lane's branch, ADR 0478): the advertisement read
+ * already, and the pack made elsewhere (one `git pack-objects`) for the moves that go.
+ */
+export interface HttpPushWays {
+  advertisement?: Advertisement;
+  /** The pack for `wanted`, given what the remote has (its refs' values and `.have`s). Throws UseGit when it cannot. */
+  pack?: (wanted: HttpMove[], onRemote: Set<string>, adv: Advertisement) => Promise<Buffer>;
 }
 
 interface Report {
@@ -156,8 +166,8 @@ function asGitSaid(report: Report, moves: HttpMove[]): string {
  * Moves `moves` (several: all or none, receive-pack's `atomic`) from this process. Throws UseGit
  * when git should make this push instead; GitHttpFailure when the remote answered with an HTTP error.
  */
-export async function pushOverHttp(client: SmartHttpClient, moves: HttpMove[]): Promise<HttpPushOutcome> {
-  const adv = await client.advertise("receive-pack");
+export async function pushOverHttp(client: SmartHttpClient, moves: HttpMove[], ways: HttpPushWays = {}): Promise<HttpPushOutcome> {
+  const adv = ways.advertisement ?? (await client.advertise("receive-pack"));
   const format = adv.caps.get("object-format");
   if (format !== undefined && format !== "sha1") throw new UseGit(`the remote's object format is ${format}`);
   if (!adv.caps.has("report-status")) throw new UseGit("receive-pack offers no report-status");
@@ -171,14 +181,21 @@ export async function pushOverHttp(client: SmartHttpClient, moves: HttpMove[]): 
   if (wanted.length === 0) return { outcome: "pushed" };
 
   const onRemote = new Set([...before.values(), ...adv.haves]);
-  const objects = objectsToSend(
-    wanted.flatMap((m) => (m.commit !== null && !onRemote.has(m.commit) ? [m.commit] : [])),
-    onRemote,
-  );
+  const pack = !wanted.some((m) => m.commit !== null)
+    ? null
+    : ways.pack
+      ? await ways.pack(wanted, onRemote, adv)
+      : buildPack(
+          objectsToSend(
+            wanted.flatMap((m) => (m.commit !== null && !onRemote.has(m.commit) ? [m.commit] : [])),
+            onRemote,
+          ),
+          "sha1",
+        );
   const sideBand = adv.caps.has("side-band-64k");
   const caps = ["report-status", ...(sideBand ? ["side-band-64k"] : []), ...(adv.caps.has("quiet") ? ["quiet"] : []), ...(wanted.length > 1 ? ["atomic"] : [])];
   caps.push("agent=ticket-runner");
-  const answer = await client.rpc("receive-pack", requestBody(wanted, caps, objects));
+  const answer = await client.rpc("receive-pack", requestBody(wanted, caps, pack));
 
   let report: Report;
   try {

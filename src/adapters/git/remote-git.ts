@@ -154,6 +154,17 @@ export class RemoteGit {
   }
 
   /**
+   * A git call in the private directory that does not reach the remote (`pack-objects` for a push
+   * spoken from this process, ADR 0478): the directory as the Run made it, the clone's objects
+   * through its alternates, and no token in its environment.
+   */
+  async offline(args: string[], call: Omit<GitCall, "cwd"> = {}): Promise<GitOutput> {
+    const p = await this.prepare();
+    await this.restore(p);
+    return this.git.raw(args, { ...call, cwd: p.dir });
+  }
+
+  /**
    * A smart HTTP client for the Run's URL (ADR 0470), or null when git must talk to it: not
    * http(s), credentials in the URL, an HTTP setting in the environment git would honour, or
    * TICKET_RUNNER_GIT_HTTP=git. It sends the same Authorization header as the git calls, to the

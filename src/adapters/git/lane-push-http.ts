@@ -24,6 +24,8 @@ export interface LaneHttp {
 
 /** At most this many advertised tips are offered to pack-objects as what the remote has. */
 const MAX_BASES = 256;
+/** A pack larger than this is left to `git push`, which streams it: this one is held in memory and sent whole. */
+const MAX_PACK = 32 * 1024 * 1024;
 
 /**
  * The receive-pack advertisement for a push from this process, or null: git pushes. An HTTP error
@@ -83,6 +85,7 @@ export async function pushLaneOverHttp(ctx: RepoContext, http: LaneHttp, moves: 
     const args = ["pack-objects", "--stdout", "--thin", "--revs", "-q", ...(adv.caps.has("ofs-delta") ? ["--delta-base-offset"] : [])];
     const res = await ctx.net.offline(args, { input: [...tips, ...not.map((b) => `^${b}`)].join("\n") + "\n" });
     if (res.code !== 0) throw new UseGit(`pack-objects failed (${res.code}): ${ctx.git.redact(res.stderr.trim()).slice(0, 200)}`);
+    if (res.stdout.length > MAX_PACK) throw new UseGit(`a pack of ${res.stdout.length} bytes`);
     return res.stdout;
   };
   try {

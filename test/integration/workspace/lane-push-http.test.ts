@@ -213,6 +213,30 @@ describe("workspace: a Lane's branch pushed over smart HTTP from the Run's proce
     assert.ok(!http.value.detail.includes(writer));
   });
 
+  it("a shallow clone's push is left to git push, which pushes", async () => {
+    const shallowRoot = join(dir, "shallow");
+    await git(dir, ["clone", "-q", "--depth", "1", url, shallowRoot], basicAuthEnv(writer));
+    const runner = new GitRunner({ env: ISOLATED_GIT_ENV, identity: TEST_IDENTITY, token: writer });
+    const shallow: RepoContext = {
+      git: runner,
+      root: shallowRoot,
+      remote: "origin",
+      net: new RemoteGit(runner, { root: shallowRoot, remote: "origin", url, token: writer, env: ISOLATED_GIT_ENV }),
+    };
+    try {
+      const lane = { ticket: 6, branch: "agent/6-shallow", path: join(dir, "lane-6") };
+      await git(shallowRoot, ["worktree", "add", "-q", "-b", lane.branch, lane.path, "origin/main"]);
+      const sha = await commitFiles(lane.path, { "s.txt": "s\n" }, "shallow #6");
+      const pushed = await counting(() => push(shallow, lane));
+      assert.deepEqual(pushed.value, { ok: true, detail: `Pushed \`${lane.branch}\` at ${sha.slice(0, 12)}.` });
+      assert.ok(pushed.gits.includes("push") && !pushed.gits.includes("pack-objects"), pushed.gits.join(", "));
+      assert.equal(await remoteRef(`refs/heads/${lane.branch}`), sha);
+      await git(bare, ["fsck", "--strict", "--no-dangling"]);
+    } finally {
+      await shallow.net.dispose();
+    }
+  });
+
   it("a remote this process cannot speak to is left to git push, which pushes", async () => {
     // In front of the sandbox: the Run's own requests get an answer that is not smart HTTP; git's go through.
     const proxy: Server = createServer((req, res) => {

@@ -88,6 +88,10 @@ export async function pushLaneOverHttp(ctx: RepoContext, http: LaneHttp, moves: 
     if (res.stdout.length > MAX_PACK) throw new UseGit(`a pack of ${res.stdout.length} bytes`);
     return res.stdout;
   };
+  // A branch the remote already has at the new tip is "up to date" to git before any lease is
+  // looked at: pushed, whatever this Host last saw of it.
+  const now = http.adv.refs.find(([ref]) => ref === moves[0]?.ref)?.[1];
+  if (moves.length === 1 && now !== undefined && now === moves[0]?.commit) return { outcome: "pushed" };
   try {
     return await pushOverHttp(http.client, moves, { advertisement: http.adv, pack });
   } catch (e) {

@@ -149,6 +149,20 @@ describe("workspace: a Lane's branch pushed over smart HTTP from the Run's proce
     assert.ok(!http.value.detail.includes(writer));
   });
 
+  it("a branch the remote already has at the new tip is pushed, as git finds it up to date before its lease", async () => {
+    const { lane, sha } = await laneWithCommit(7);
+    assert.equal((await push(ctx, lane)).ok, true);
+    // This Host forgets what it saw: the lease now expects no branch, and the remote has it at the tip.
+    await git(root, ["update-ref", "-d", `refs/remotes/origin/${lane.branch}`]);
+    const byGit = await push(viaGit, lane);
+    await git(root, ["update-ref", "-d", `refs/remotes/origin/${lane.branch}`]);
+    const http = await counting(() => push(ctx, lane));
+    assert.deepEqual(byGit, { ok: true, detail: `Pushed \`${lane.branch}\` at ${sha.slice(0, 12)}.` });
+    assert.deepEqual(http.value, byGit);
+    assert.deepEqual(http.gits, ["cat-file", "update-ref"]);
+    assert.equal(await git(root, ["rev-parse", `refs/remotes/origin/${lane.branch}`]), sha);
+  });
+
   it("a record along goes with the branch or not at all, and a stale record lease pushes the branch alone, as git's path does", async () => {
     const { lane, sha } = await laneWithCommit(3);
     const ref = "refs/ticket-runner/state/3";

@@ -3,7 +3,7 @@
  * (the Run's and the in-process sandbox's JavaScript, our git and the sandbox's), through `git
  * push` (TICKET_RUNNER_GIT_HTTP=git) and spoken from this process. N new branches each, after one
  * push each not counted. `npx tsx bench/lane-push.ts [N] [http-first]`; run it under
- * `flock` of your own and twice, in both orders: it is noisy. Goal: the in-process push costs less
+ * quiet machine and twice, in both orders: it is noisy. Goal: the in-process push costs less
  * CPU than `git push` measured in the same run; exits 1 when it does not.
  */
 import { join } from "node:path";

@@ -142,8 +142,10 @@ async function mergeLocked(app: App, repo: RepoRec, issue: IssueRec, input: Merg
     const message = `${title ?? `Merge pull request #${issue.number} from ${repo.owner}/${pr.head}`}\n\n${input.message ?? issue.title}\n`;
     newSha = await commitTree(gitDir, tree, [baseSha, headSha], message, env);
   } else if (input.method === "squash") {
-    const subjects = (await gitOk(["log", "--format=* %s", `${baseSha}..${headSha}`], { gitDir })).trim();
-    const message = `${title ?? `${issue.title} (#${issue.number})`}\n\n${input.message ?? subjects}\n`;
+    // The commits' subjects are the default body only: a merge that gives its own message (the
+    // Run's squash does) needs no `git log` for them.
+    const body = input.message ?? (await gitOk(["log", "--format=* %s", `${baseSha}..${headSha}`], { gitDir })).trim();
+    const message = `${title ?? `${issue.title} (#${issue.number})`}\n\n${body}\n`;
     newSha = await commitTree(gitDir, tree, [baseSha], message, env);
     landedMessage = message;
   } else {

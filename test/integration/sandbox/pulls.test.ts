@@ -144,7 +144,17 @@ describe("sandbox pull requests", function () {
     const sq = await w.as("bob").pulls.merge({ ...repo, pull_number: s.data.number, merge_method: "squash" });
     await gitOk(["fetch", "--quiet", "origin"], dir);
     assert.equal((await gitOk(["rev-list", "--parents", "-n", "1", sq.data.sha], dir)).split(" ").length, 2);
-    assert.match(await gitOk(["log", "-1", "--format=%s", sq.data.sha], dir), /Squash me \(#\d+\)/);
+    // No message given: the body lists the commits' subjects, newest first.
+    assert.equal(await gitOk(["log", "-1", "--format=%B", sq.data.sha], dir), `Squash me (#${s.data.number})\n\n* second s\n* change s.txt on feature/s`);
+
+    // A message given (as the Run gives one) is the body, and no subject is read for it.
+    await branch("feature/m", "m.txt", "m\n");
+    const m = await w.as("bob").pulls.create({ ...repo, head: "feature/m", base: "main", title: "Squash with a message" });
+    const sm = await w
+      .as("bob")
+      .pulls.merge({ ...repo, pull_number: m.data.number, merge_method: "squash", commit_title: "Own title", commit_message: "Own body." });
+    await gitOk(["fetch", "--quiet", "origin"], dir);
+    assert.equal(await gitOk(["log", "-1", "--format=%B", sm.data.sha], dir), "Own title\n\nOwn body.");
 
     await branch("feature/r", "r.txt", "r\n");
     await commitFile(dir, "r2.txt", "r2\n", "second r");
@@ -153,7 +163,7 @@ describe("sandbox pull requests", function () {
     const rb = await w.as("bob").pulls.merge({ ...repo, pull_number: r.data.number, merge_method: "rebase" });
     await gitOk(["fetch", "--quiet", "origin"], dir);
     assert.equal(await gitOk(["log", "-2", "--format=%s|%an", rb.data.sha], dir), "second r|Test Author\nchange r.txt on feature/r|Test Author");
-    assert.equal(await gitOk(["rev-parse", `${rb.data.sha}~2`], dir), sq.data.sha);
+    assert.equal(await gitOk(["rev-parse", `${rb.data.sha}~2`], dir), sm.data.sha);
   });
 
   it("a method the repository disallows is 405", async () => {

@@ -84,7 +84,7 @@ function isRefName(name: string): boolean {
 }
 
 /** The loose refs' names under `dir` (files_backend `loose_fill_ref_dir` skips names starting "." or ending ".lock"); null: something not modelled. */
-async function looseNames(dir: string, prefix: string, into: string[]): Promise<boolean> {
+export async function looseNames(dir: string, prefix: string, into: string[]): Promise<boolean> {
   let entries;
   try {
     entries = await fsp.readdir(dir, { withFileTypes: true });
@@ -106,7 +106,7 @@ async function looseNames(dir: string, prefix: string, into: string[]): Promise<
 }
 
 /** The names in packed-refs; null: a line not understood. */
-async function packedNames(gitDir: string): Promise<string[] | null> {
+export async function packedNames(gitDir: string): Promise<string[] | null> {
   let text: string;
   try {
     text = await fsp.readFile(path.join(gitDir, "packed-refs"), "utf8");

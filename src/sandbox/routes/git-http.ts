@@ -20,6 +20,7 @@ import { maintainAfterPush, onPushed } from "../pushes";
 import { advertisementPreamble, answerHeaders, inflateFile, isGzip, isV2, routeOf, serviceArgs } from "../smart-http";
 import type { Service } from "../smart-http";
 import { spoolBody, spoolPath } from "../spool";
+import { MAX_LS_REFS_REQUEST } from "../upload-pack-refs";
 import type { SpooledBody } from "../spool";
 
 const GIT_PATH = /^\/([^/]+)\/([^/]+)\.git(\/.*)?$/;
@@ -172,6 +173,14 @@ async function runService(
     if (body && !inflated) return plain(res, 400, "The request body is not valid gzip.");
     if (inflated) env.CONTENT_LENGTH = String(inflated.size);
     if (inflated && beforeService) await beforeService(inflated);
+    if (route.kind === "rpc" && route.service === "upload-pack" && inflated && isV2(env.GIT_PROTOCOL) && !app.stopping) {
+      const listed = await lsRefsInProcess(app, app.gitDir(repo), inflated);
+      if (listed) {
+        res.writeHead(200, answerHeaders(route));
+        res.write(listed);
+        return 200;
+      }
+    }
     if (route.kind === "advertise") {
       const kept = app.stopping ? null : await advertisementInProcess(app, app.gitDir(repo), route.service, env.GIT_PROTOCOL);
       if (kept) {
@@ -188,13 +197,21 @@ async function runService(
 }
 
 /**
- * A ref advertisement with no process (ADR 0474): upload-pack's v2 capability list as upload-pack
- * wrote it, kept per repository; receive-pack's refs, written from the repository's refs. Null: the
- * service answers.
+ * A ref advertisement with no process: upload-pack's v2 capability list as upload-pack wrote it,
+ * kept per repository (ADR 0474); receive-pack's refs (ADR 0474) and upload-pack's v0/v1 refs (ADR
+ * 0479), written from the repository's refs. Null: the service answers.
  */
 function advertisementInProcess(app: App, gitDir: string, service: Service, gitProtocol: string | undefined): Promise<Buffer | null> {
   if (service === "receive-pack") return app.receivePackAdvertisements.advertisement(gitDir, gitProtocol);
-  return isV2(gitProtocol) ? app.v2Capabilities.advertisement(gitDir) : Promise.resolve(null);
+  return isV2(gitProtocol) ? app.v2Capabilities.advertisement(gitDir) : app.uploadPackRefs.advertisement(gitDir, gitProtocol);
+}
+
+/** A protocol v2 `command=ls-refs` request answered from the refs (ADR 0479); null: upload-pack answers (a fetch, anything not modelled). */
+async function lsRefsInProcess(app: App, gitDir: string, body: SpooledBody): Promise<Buffer | null> {
+  // A larger body is no ls-refs request of git's (a fetch): not read.
+  if (body.size > MAX_LS_REFS_REQUEST) return null;
+  const request = await fsp.readFile(body.path).catch(() => null);
+  return request ? app.uploadPackRefs.lsRefs(gitDir, request) : null;
 }
 
 /** The body inflated into a spool file of its own, or null when it is not gzip. */

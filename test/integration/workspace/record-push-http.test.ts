@@ -54,6 +54,8 @@ describe("workspace: record pushes and listings over smart HTTP from the Run's p
     // The sandbox (in this process) makes what it keeps of the repository's advertisements (ADR
     // 0474) with git of its own on their first request: here, not in a window counting the Run's git.
     await git(root, ["push", "-q", "--dry-run", "origin", "HEAD:refs/heads/warm"], basicAuthEnv(writer));
+    // And of upload-pack's v0 advertisement (ADR 0479), the one the Run's listings ask for.
+    await git(root, ["-c", "protocol.version=0", "ls-remote", "-q", "origin"], basicAuthEnv(writer));
     const runner = new GitRunner({ env: ISOLATED_GIT_ENV, identity: TEST_IDENTITY, token: writer });
     ctx = { git: runner, root, remote: "origin", net: new RemoteGit(runner, { root, remote: "origin", url, token: writer, env: ISOLATED_GIT_ENV }) };
   });

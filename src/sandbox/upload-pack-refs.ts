@@ -274,8 +274,8 @@ export interface LsRefsArgs {
  * The arguments of a v2 request whose command is ls-refs, in the shape git sends (serve.c
  * `process_request`): `command=ls-refs`, the capabilities upload-pack takes with it (agent,
  * object-format=sha1, server-option), a delimiter and the arguments ls-refs knows (or none), a
- * flush, nothing after. Anything else (another command, a line upload-pack would refuse, a packet
- * without its newline) is null: upload-pack answers it, or refuses it in its own words.
+ * flush, nothing after. Anything else (another command, a line upload-pack would refuse, an empty
+ * packet) is null: upload-pack answers it, or refuses it in its own words.
  */
 export function parseLsRefs(body: Buffer): LsRefsArgs | null {
   if (body.length > MAX_LS_REFS_REQUEST) return null;
@@ -290,10 +290,10 @@ export function parseLsRefs(body: Buffer): LsRefsArgs | null {
       at += 4;
       continue;
     }
-    if (length < 6 || at + length > body.length) return null;
+    if (length < 5 || at + length > body.length) return null;
+    // The packet reader chomps one newline: git sends its capability lines without one, its arguments with.
     const text = body.subarray(at + 4, at + length).toString("utf8");
-    if (!text.endsWith("\n")) return null;
-    packets.push(text.slice(0, -1));
+    packets.push(text.endsWith("\n") ? text.slice(0, -1) : text);
     at += length;
   }
   const args: LsRefsArgs = { peel: false, symrefs: false, unborn: false, prefixes: [] };

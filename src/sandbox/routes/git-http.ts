@@ -19,6 +19,7 @@ import type { PushCommand, PushRequest } from "../push-commands";
 import { maintainAfterPush, onPushed } from "../pushes";
 import { advertisementPreamble, answerHeaders, inflateFile, isGzip, isV2, routeOf, serviceArgs } from "../smart-http";
 import type { Service } from "../smart-http";
+import { serviceStarted } from "../service-watch";
 import { spoolBody, spoolPath } from "../spool";
 import { MAX_LS_REFS_REQUEST } from "../upload-pack-refs";
 import type { SpooledBody } from "../spool";
@@ -252,6 +253,7 @@ function serveFromService(
     // this process dies, the service is left to finish: it has its whole body (ADR 0190). git's
     // exec path heads PATH, as under `git http-backend`, so it and its hooks find the same programs.
     const full = gitEnv(env);
+    serviceStarted(serviceArgs(route));
     const child = spawnStreamed({
       kind: "git",
       command: "git",

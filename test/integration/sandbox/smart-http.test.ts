@@ -7,7 +7,9 @@
  * advertisement is written by the sandbox (ADR 0474; its own test holds it to receive-pack's on
  * many more repositories). The v2 upload-pack
  * advertisement is upload-pack's own output kept per repository (ADR 0474): asked again it starts
- * no process, and a change to the repository's config makes it anew.
+ * no process, and a change to the repository's config makes it anew. upload-pack's v0/v1
+ * advertisement and v2 ls-refs answers are written by the sandbox (ADR 0479; upload-pack-refs.test.ts
+ * holds them to git's on many more repositories): no upload-pack runs for them.
  */
 import { strict as assert } from "node:assert";
 import { execFile } from "node:child_process";
@@ -17,6 +19,7 @@ import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { watchGitProcesses } from "../../../src/adapters/git/git-process";
 import { gitEnv } from "../../../src/sandbox/git";
+import { watchServices } from "../../../src/sandbox/service-watch";
 import { startSandbox } from "../../../src/sandbox/start";
 import type { SandboxHandle } from "../../../src/sandbox/start";
 
@@ -177,6 +180,56 @@ describe("sandbox smart HTTP without http-backend (integration)", function () {
       }
     } finally {
       stop();
+    }
+  });
+
+  it("upload-pack's v0/v1 advertisement and v2 ls-refs requests (ADR 0479): http-backend's bytes with no upload-pack; git's own ls-remote and fetch run one only to fetch", async () => {
+    const upload = { "content-type": "application/x-git-upload-pack-request" };
+    // As git 2.39's fetch sends it: the capability lines without a newline.
+    const asGit = Buffer.from(
+      `${pkt("command=ls-refs\n")}${pkt("agent=git/2.39.5")}${pkt("object-format=sha1")}0001${pkt("peel\n")}${pkt("symrefs\n")}${pkt("unborn\n")}${pkt("ref-prefix HEAD\n")}0000`,
+    );
+    const asks: Ask[] = [
+      { method: "GET", rest: "/info/refs", query: "service=git-upload-pack" },
+      { method: "GET", rest: "/info/refs", query: "service=git-upload-pack", headers: { "git-protocol": "version=1" } },
+      { method: "POST", rest: "/git-upload-pack", headers: { ...V2, ...upload }, body: LS_REFS },
+      { method: "POST", rest: "/git-upload-pack", headers: { ...V2, ...upload }, body: asGit },
+    ];
+    // The capabilities are cut from upload-pack's own answer once per config: made here, before counting.
+    await fromSandbox(asks[0]!);
+    const started: string[] = [];
+    const stops = [watchGitProcesses((args) => started.push(args.join(" "))), watchServices((args) => started.push(args.join(" ")))];
+    const url = `${sb.apiUrl}/${OWNER}/${REPO}.git`;
+    const auth = `Authorization: Basic ${Buffer.from(`x-access-token:${token}`).toString("base64")}`;
+    const client = (args: string[]): Promise<string> =>
+      new Promise((resolve, reject) =>
+        execFile("git", ["-c", `http.extraHeader=${auth}`, ...args], { env: gitEnv(), encoding: "utf8" }, (e, out) => (e ? reject(e) : resolve(out))),
+      );
+    try {
+      for (const ask of asks) {
+        const ours = await fromSandbox(ask);
+        const theirs = await fromHttpBackend(ask);
+        assert.equal(ours.status, 200);
+        assert.deepEqual(ours.headers, theirs.headers);
+        assert.equal(ours.body.toString("latin1"), theirs.body.toString("latin1"));
+      }
+      assert.deepEqual(started, [], "no upload-pack for the listings");
+      for (const version of ["0", "2"]) assert.match(await client(["-c", `protocol.version=${version}`, "ls-remote", url]), /\tHEAD\n/);
+      assert.deepEqual(started, [], "no upload-pack for git's ls-remote, v0 or v2");
+      const into = await fsp.mkdtemp(path.join(os.tmpdir(), "sbx-smart-clone-"));
+      try {
+        await client(["-c", "protocol.version=2", "clone", "--quiet", url, into]);
+      } finally {
+        await fsp.rm(into, { recursive: true, force: true });
+      }
+      // (`git --exec-path`: asked once per sandbox process, for the first service it starts.)
+      assert.deepEqual(
+        started.filter((a) => a !== "--exec-path"),
+        ["upload-pack --stateless-rpc ."],
+        "a clone: upload-pack for its fetch only",
+      );
+    } finally {
+      for (const stop of stops) stop();
     }
   });
 

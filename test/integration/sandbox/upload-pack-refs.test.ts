@@ -31,11 +31,14 @@ function uploadPack(gitDir: string, args: string[], gitProtocol: string | undefi
   });
 }
 
-/** A v2 ls-refs request as git writes it: the command, its capabilities, a delimiter and the arguments, a flush. */
-function lsRefsRequest(args: string[], capabilities = ["agent=git/2.39.5", "object-format=sha1"], delim = true): Buffer {
+/**
+ * A v2 ls-refs request as git writes it: the command, its capabilities (git 2.39 sends them
+ * without a newline), a delimiter and the arguments (each with one), a flush.
+ */
+function lsRefsRequest(args: string[], capabilities = ["agent=git/2.39.5", "object-format=sha1"], delim = true, newline = ""): Buffer {
   return Buffer.concat([
     pktLine("command=ls-refs\n"),
-    ...capabilities.map((c) => pktLine(`${c}\n`)),
+    ...capabilities.map((c) => pktLine(`${c}${newline}`)),
     ...(delim ? [Buffer.from("0001"), ...args.map((a) => pktLine(`${a}\n`))] : []),
     Buffer.from("0000"),
   ]);
@@ -197,7 +200,8 @@ describe("sandbox upload-pack ref listings without upload-pack (integration)", f
       lsRefsRequest([], ["agent=git/2.39.5", "session-id=1"]),
       Buffer.concat([pktLine("command=fetch\n"), Buffer.from("0001"), pktLine("done\n"), Buffer.from("0000")]),
       Buffer.concat([pktLine("command=ls-refs\n"), pktLine("command=ls-refs\n"), Buffer.from("0000")]),
-      Buffer.concat([pktLine("command=ls-refs"), Buffer.from("0000")]),
+      Buffer.concat([pktLine("command=ls-refs\n"), Buffer.from("0004"), Buffer.from("0000")]),
+      Buffer.concat([pktLine("command=ls-refs\n"), Buffer.from("0001"), Buffer.from("0005\n"), Buffer.from("0000")]),
       Buffer.concat([lsRefsRequest(["peel"]), pktLine("command=ls-refs\n")]),
       lsRefsRequest(["peel"]).subarray(0, -2),
       Buffer.from("0000"),
@@ -205,5 +209,11 @@ describe("sandbox upload-pack ref listings without upload-pack (integration)", f
     for (const request of odd) assert.equal(await refs.lsRefs(gitDir, request), null, request.toString("latin1"));
     // Server options are taken, as upload-pack takes them.
     await sameLsRefs(lsRefsRequest(["peel", "symrefs"], ["agent=git/2.39.5", "server-option=x", "object-format=sha1"]));
+    // Capability lines with a newline read as those without, as upload-pack's packet reader reads them.
+    await sameLsRefs(lsRefsRequest(["peel", "symrefs"], ["agent=git/2.39.5", "object-format=sha1"], true, "\n"));
+    // What `git fetch` asks before fetching a branch: each place the name could be.
+    const branch = "refs/heads/main";
+    const dwim = [branch, `refs/${branch}`, `refs/tags/${branch}`, `refs/heads/${branch}`, `refs/remotes/${branch}`, `refs/remotes/${branch}/HEAD`];
+    await sameLsRefs(lsRefsRequest(["peel", "symrefs", "unborn", ...dwim.map((p) => `ref-prefix ${p}`)]));
   });
 });

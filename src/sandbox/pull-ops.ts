@@ -8,7 +8,8 @@ import os from "node:os";
 import path from "node:path";
 import type { App } from "./app";
 import { mergeViolation } from "./rulesets";
-import { casRef, commitTree, deleteRef, git, gitOk, mergeTree } from "./git";
+import { makeCommit } from "./commit-object";
+import { casRef, deleteRef, git, gitOk, mergeTree } from "./git";
 import { HttpError } from "./http";
 import { addEvent, setState } from "./issue-ops";
 import { isoNow } from "./model";
@@ -140,13 +141,13 @@ async function mergeLocked(app: App, repo: RepoRec, issue: IssueRec, input: Merg
   let landedMessage: string | null = null;
   if (input.method === "merge") {
     const message = `${title ?? `Merge pull request #${issue.number} from ${repo.owner}/${pr.head}`}\n\n${input.message ?? issue.title}\n`;
-    newSha = await commitTree(gitDir, tree, [baseSha, headSha], message, env);
+    newSha = await makeCommit(gitDir, tree, [baseSha, headSha], message, env);
   } else if (input.method === "squash") {
     // The commits' subjects are the default body only: a merge that gives its own message (the
     // Run's squash does) needs no `git log` for them.
     const body = input.message ?? (await gitOk(["log", "--format=* %s", `${baseSha}..${headSha}`], { gitDir })).trim();
     const message = `${title ?? `${issue.title} (#${issue.number})`}\n\n${body}\n`;
-    newSha = await commitTree(gitDir, tree, [baseSha], message, env);
+    newSha = await makeCommit(gitDir, tree, [baseSha], message, env);
     landedMessage = message;
   } else {
     newSha = await rebaseOnto(app, gitDir, baseSha, headSha, actor);

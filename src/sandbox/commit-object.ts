@@ -1,0 +1,127 @@
+/**
+ * A merge's commit object written by the sandbox itself (ADR 0479), the bytes `git commit-tree
+ * <tree> -p <parent>... -F -` writes (commit.c `commit_tree_extended`): `tree`, `parent` lines,
+ * `author` and `committer` as ident.c `fmt_ident` writes them, a blank line, the message as given.
+ * Stored as a loose object (zlib of `commit <size>\0<body>`, named by its SHA-1) the way
+ * object-file.c writes one: a temporary file in the object's folder, linked to its name, an object
+ * already there kept. What this does not model goes to commit-tree (null): an identity or message
+ * git would change or refuse (crud at an ident's ends, `<`/`>`/newlines in it, a NUL or text that
+ * is not UTF-8 in the message), and a repository whose config could make commit-tree write other
+ * bytes (a hash other than SHA-1, a commit encoding, signing): the caller checks the config once.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { promises as fsp } from "node:fs";
+import path from "node:path";
+import { deflateSync } from "node:zlib";
+import { configState } from "./config-state";
+import { commitTree, git } from "./git";
+
+export interface Ident {
+  name: string;
+  email: string;
+}
+
+export interface CommitInput {
+  tree: string;
+  parents: readonly string[];
+  author: Ident;
+  committer: Ident;
+  message: string;
+  /** Seconds since the epoch, as commit-tree's clock reads it when no date is given. */
+  when: number;
+}
+
+const SHA1 = /^[0-9a-f]{40}$/;
+
+/** Names and emails git writes as given: no crud (ident.c `crud`) at either end, nothing it strips or refuses inside. */
+function plainIdent(text: string): boolean {
+  return /^[A-Za-z0-9_+-](?:[A-Za-z0-9 _+.@-]*[A-Za-z0-9_+-])?$/.test(text);
+}
+
+/** git's `+hhmm`/`-hhmm` of this process's time zone at `when` (date.c `local_tzoffset`). */
+export function tzOffset(when: number): string {
+  const minutes = -new Date(when * 1000).getTimezoneOffset();
+  const sign = minutes < 0 ? "-" : "+";
+  const abs = Math.abs(minutes);
+  return `${sign}${String(Math.floor(abs / 60)).padStart(2, "0")}${String(abs % 60).padStart(2, "0")}`;
+}
+
+/** The commit's body as commit-tree writes it; null: an input it would write otherwise, or refuse. */
+export function commitBody(input: CommitInput): Buffer | null {
+  if (!SHA1.test(input.tree) || !input.parents.every((p) => SHA1.test(p))) return null;
+  const idents = [input.author, input.committer];
+  if (!idents.every((i) => plainIdent(i.name) && plainIdent(i.email))) return null;
+  if (!Number.isSafeInteger(input.when) || input.when < 0) return null;
+  // A NUL, or a lone surrogate (not UTF-8 once encoded): git's utf-8 check would rewrite the message.
+  if (input.message.includes("\0") || Buffer.from(input.message, "utf8").toString("utf8") !== input.message) return null;
+  const stamp = `${input.when} ${tzOffset(input.when)}`;
+  const head = [
+    `tree ${input.tree}`,
+    ...input.parents.map((p) => `parent ${p}`),
+    `author ${input.author.name} <${input.author.email}> ${stamp}`,
+    `committer ${input.committer.name} <${input.committer.email}> ${stamp}`,
+  ];
+  return Buffer.from(`${head.join("\n")}\n\n${input.message}`, "utf8");
+}
+
+/** Writes the commit as a loose object in `gitDir` and returns its id; null: one commit-tree must write. */
+export async function writeCommit(gitDir: string, input: CommitInput): Promise<string | null> {
+  const body = commitBody(input);
+  if (!body) return null;
+  const object = Buffer.concat([Buffer.from(`commit ${body.length}\0`, "latin1"), body]);
+  const id = createHash("sha1").update(object).digest("hex");
+  const dir = path.join(gitDir, "objects", id.slice(0, 2));
+  const file = path.join(dir, id.slice(2));
+  await fsp.mkdir(dir, { recursive: true });
+  const temp = path.join(dir, `tmp_obj_${randomBytes(6).toString("hex")}`);
+  await fsp.writeFile(temp, deflateSync(object), { mode: 0o444, flag: "wx" });
+  try {
+    // link, not rename: an object already there (the same bytes, by its name) is kept as it is.
+    await fsp.link(temp, file).catch((e: NodeJS.ErrnoException) => {
+      if (e.code !== "EEXIST") throw e;
+    });
+  } finally {
+    await fsp.rm(temp, { force: true });
+  }
+  return id;
+}
+
+interface Checked {
+  seen: string;
+  plain: Promise<boolean>;
+}
+
+/** Per repository: whether its config leaves commit-tree's bytes to the inputs alone, and the config state that answer is for. */
+const checked = new Map<string, Checked>();
+
+/**
+ * None of the settings that would make commit-tree write other bytes, or store them otherwise, is
+ * set: commit.gpgSign, i18n.commitEncoding, extensions.objectFormat, core.sharedRepository (the
+ * object file's mode). Any of them set, to anything: commit-tree writes the commit.
+ */
+async function plainConfig(gitDir: string): Promise<boolean> {
+  const seen = await configState(gitDir);
+  if (seen === null) return false;
+  let entry = checked.get(gitDir);
+  if (!entry || entry.seen !== seen) {
+    const plain = git(["config", "-z", "--get-regexp", "^(commit\\.gpgsign|i18n\\.commitencoding|extensions\\.objectformat|core\\.sharedrepository)$"], {
+      gitDir,
+    }).then((r) => r.code === 1);
+    entry = { seen, plain };
+    checked.set(gitDir, entry);
+  }
+  return entry.plain;
+}
+
+/**
+ * A merge's commit: written here when the repository and the inputs allow (no process), else by
+ * `git commit-tree`. `env` is the identity commit-tree would be given (GIT_AUTHOR_NAME and the
+ * rest); the date is now, as commit-tree's.
+ */
+export async function makeCommit(gitDir: string, tree: string, parents: string[], message: string, env: Record<string, string>): Promise<string> {
+  const author = { name: env.GIT_AUTHOR_NAME ?? "", email: env.GIT_AUTHOR_EMAIL ?? "" };
+  const committer = { name: env.GIT_COMMITTER_NAME ?? "", email: env.GIT_COMMITTER_EMAIL ?? "" };
+  const when = Math.floor(Date.now() / 1000);
+  const written = (await plainConfig(gitDir)) ? await writeCommit(gitDir, { tree, parents, author, committer, message, when }) : null;
+  return written ?? commitTree(gitDir, tree, parents, message, env);
+}

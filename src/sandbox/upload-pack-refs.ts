@@ -145,7 +145,7 @@ export class UploadPackRefs {
   /** upload-pack's v0/v1 advertisement (without http-backend's `# service=` line), or null: run upload-pack. */
   async advertisement(gitDir: string, gitProtocol: string | undefined): Promise<Buffer | null> {
     const setup = await this.setup(gitDir);
-    const listed = setup && (await this.refs(gitDir));
+    const listed = setup && (await this.refs(gitDir, (name) => !isHidden(name, setup.hidden)));
     if (!setup || !listed) return null;
     const version = protocolVersion(gitProtocol) === 1 ? [pktLine("version 1\n")] : [];
     const lines: string[] = [];
@@ -172,14 +172,15 @@ export class UploadPackRefs {
     const args = parseLsRefs(body);
     if (!args) return null;
     const setup = await this.setup(gitDir);
-    const listed = setup && (await this.refs(gitDir));
-    if (!setup || !listed) return null;
-    const unborn = args.unborn && setup.allowUnborn;
+    if (!setup) return null;
     const prefixes = args.prefixes.length >= TOO_MANY_PREFIXES ? [] : args.prefixes;
+    const shown = (name: string): boolean => !isHidden(name, setup.hidden) && (!prefixes.length || prefixes.some((p) => name.startsWith(p)));
+    const listed = await this.refs(gitDir, shown);
+    if (!listed) return null;
+    const unborn = args.unborn && setup.allowUnborn;
     const lines: string[] = [];
     const send = (name: string, sha: string | null, peeled: string | null, target: string | null): void => {
-      if (isHidden(name, setup.hidden)) return;
-      if (prefixes.length && !prefixes.some((p) => name.startsWith(p))) return;
+      if (!shown(name)) return;
       let line = sha ? `${sha} ${name}` : `unborn ${name}`;
       if (args.symrefs && target) line += ` symref-target:${target}`;
       if (args.peel && peeled) line += ` peeled:${peeled}`;
@@ -222,8 +223,12 @@ export class UploadPackRefs {
     return null;
   }
 
-  /** Every ref, hidden ones included, and HEAD, read as upload-pack iterates them; null: something not modelled. */
-  private async refs(gitDir: string): Promise<Refs | null> {
+  /**
+   * The refs `wanted` keeps, and HEAD, read as upload-pack iterates them; null: something not
+   * modelled. Only those are looked up (a fetch's ls-refs names one branch): a ref git would not
+   * show either, broken or not, does not change the answer.
+   */
+  private async refs(gitDir: string, wanted: (name: string) => boolean): Promise<Refs | null> {
     if (!this.commits.batched(gitDir)) return null;
     if ((await exists(path.join(gitDir, "shallow"))) || (await exists(path.join(gitDir, "objects", "info", "alternates")))) return null;
     const loose: string[] = [];
@@ -234,17 +239,24 @@ export class UploadPackRefs {
     ]);
     // A detached HEAD ("") or one not understood: not modelled.
     if (!looseOk || !packed || !headTarget) return null;
-    const targets = await Promise.all(loose.map((n) => looseTarget(path.join(gitDir, n))));
+    const known = new Set([...loose, ...packed]);
+    const names = [...known].filter(wanted).sort(byName);
+    // Which of them (and HEAD's target) is symbolic: a loose ref's file says ("": not symbolic or not loose).
+    const isLoose = new Set(loose);
+    const targetOf = (name: string): Promise<string | null> => (isLoose.has(name) ? looseTarget(path.join(gitDir, name)) : Promise.resolve(""));
+    const read = [...new Set([...names, headTarget])];
+    const targets = await Promise.all(read.map(targetOf));
     const symbolic = new Map<string, string>();
-    for (const [i, name] of loose.entries()) {
+    for (const [i, name] of read.entries()) {
       const target = targets[i];
       if (target === null || target === undefined) return null;
       if (target) symbolic.set(name, target);
     }
-    const names = [...new Set([...loose, ...packed])].sort(byName);
-    const known = new Set(names);
-    // A symbolic ref to a symbolic ref (git names the last target): not modelled.
-    if ([...symbolic.values(), headTarget].some((t) => symbolic.has(t))) return null;
+    // A symbolic ref to a symbolic ref, HEAD's included (git names the last target): not modelled.
+    const pointedAt = [...new Set([...symbolic.values(), headTarget])];
+    if (pointedAt.some((t) => symbolic.has(t))) return null;
+    const further = await Promise.all(pointedAt.filter((t) => !read.includes(t)).map(targetOf));
+    if (further.some((t) => t !== "")) return null;
     const headExists = known.has(headTarget);
     const resolved = await Promise.all([...names, ...(headExists ? ["HEAD"] : [])].map((n) => this.resolve(gitDir, n)));
     if (resolved.some((r) => r === null)) return null;

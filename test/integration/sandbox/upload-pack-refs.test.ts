@@ -181,6 +181,8 @@ describe("sandbox upload-pack ref listings without upload-pack (integration)", f
     for (const content of [`${"1234567890".repeat(4)}\n`, "garbage\n", "ref: refs/heads/nothing\n", "ref: refs/heads/alias\n"]) {
       await fsp.writeFile(broken, content);
       await expectNull(content);
+      // A request that does not name it: git does not read it either, and the answer is written.
+      await sameLsRefs(lsRefsRequest(["peel", "symrefs", "ref-prefix refs/tags/", "ref-prefix HEAD"]));
     }
     await fsp.rm(broken);
     const head = await fsp.readFile(path.join(gitDir, "HEAD"), "utf8");

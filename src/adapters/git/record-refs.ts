@@ -13,25 +13,9 @@ import { pushOverHttp } from "./record-push-http";
 import { refMatcher } from "./ref-patterns";
 import type { RepoContext } from "./repo-context";
 import { adoptFetched, fetchPrivately } from "./repo";
-import type { SmartHttpClient } from "./smart-http-client";
-import { UseGit } from "./smart-http-client";
+import { assertFetchable, fetchObjects, trackingTips } from "./fetch-http";
+import { overHttp } from "./over-http";
 import { cloneStore } from "./clone-store";
-
-/**
- * `talk` over smart HTTP from this process when the remote allows it, else null: then (or when it
- * throws UseGit, git having ways this has not) the caller runs git.
- */
-async function overHttp<T>(ctx: RepoContext, talk: (client: SmartHttpClient) => Promise<T>): Promise<T | null> {
-  const client = await ctx.net.smartHttp();
-  if (!client) return null;
-  try {
-    return await talk(client);
-  } catch (e) {
-    if (!(e instanceof UseGit)) throw e;
-    if (e.sticky) ctx.net.httpFailed();
-    return null;
-  }
-}
 
 /** ref -> sha on the remote, for every ref matching one of `patterns` (ls-remote's tail match). */
 export async function lsRemoteRefs(ctx: RepoContext, patterns: string[]): Promise<Map<string, string>> {
@@ -75,6 +59,17 @@ export async function fetchRecords(ctx: RepoContext, refs: Map<string, string>, 
     [...refs.values()].filter((sha) => !known.has(sha)),
   );
   if (missing.size === 0) return "ok";
+  const spoken = await overHttp(ctx, async (client) => {
+    await assertFetchable(ctx);
+    // The listing was read a moment ago: no second advertisement. A want no ref reaches any more is a move.
+    const here = [...refs.values()].filter((sha) => !missing.has(sha));
+    const fetched = await fetchObjects(ctx, client, { wants: [...missing], haves: [...here, ...known, ...(await trackingTips(ctx))], caps: null });
+    if (fetched === "not-our-ref") return "moved" as const;
+    // No ref is set for records: what the pack holds is the clone's, whole, from here on.
+    await fetched.release();
+    return "ok" as const;
+  });
+  if (spoken) return spoken;
   const wanted = [...refs].filter(([, sha]) => missing.has(sha)).map(([ref]) => ref);
   const net = await fetchPrivately(ctx, wanted);
   if (net.code !== 0) {

@@ -155,8 +155,9 @@ export class RemoteGit {
 
   /**
    * A git call in the private directory that does not reach the remote (`pack-objects` for a push
-   * spoken from this process, ADR 0478): the directory as the Run made it, the clone's objects
-   * through its alternates, and no token in its environment.
+   * spoken from this process, ADR 0478; `unpack-objects` / `index-pack` of a pack fetched over
+   * HTTP, ADR 0476): the directory as the Run made it, the clone's objects through its alternates
+   * (a thin pack's bases), and no token in its environment.
    */
   async offline(args: string[], call: Omit<GitCall, "cwd"> = {}): Promise<GitOutput> {
     const p = await this.prepare();

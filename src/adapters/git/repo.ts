@@ -3,6 +3,11 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Failure } from "../../core/errors";
 import { adoptObjects } from "./adopt-fetched";
+import type { Fetched } from "./fetch-http";
+import { assertFetchable, fetchObjects, hasLooseObject, refFileValue, trackingTips, uploadPackRefs } from "./fetch-http";
+import { overHttp } from "./over-http";
+import type { SmartHttpClient } from "./smart-http-client";
+import { UseGit } from "./smart-http-client";
 import { cloneStore } from "./clone-store";
 import type { GitOutput } from "./git-runner";
 import { isMissingRemoteRef, isRefLockContention } from "./git-runner";
@@ -140,6 +145,8 @@ async function looseRefIs(ctx: RepoContext, localRef: string, sha: string): Prom
 }
 
 async function fetchRefNow(ctx: RepoContext, branch: string, localRef: string, localAbsent: boolean): Promise<"fetched" | "missing"> {
+  const spoken = await overHttp(ctx, (client) => fetchRefOverHttp(ctx, client, branch, localRef, localAbsent));
+  if (spoken) return spoken;
   const remoteRef = `refs/heads/${branch}`;
   const net = await fetchPrivately(ctx, [remoteRef]);
   if (net.code !== 0) {
@@ -152,7 +159,66 @@ async function fetchRefNow(ctx: RepoContext, branch: string, localRef: string, l
   if (!sha) throw new Failure("git", `The fetch of ${branch} from ${ctx.remote} succeeded but left no ${fetchedRef(remoteRef)} in the Run's git directory.`);
   await adoptFetched(ctx);
   if (await looseRefIs(ctx, localRef, sha)) return "fetched";
-  // Forced, as the fetch's `+` refspec was; update-ref also refuses a sha whose object the clone lacks.
+  await setLocalRef(ctx, localRef, sha);
+  return "fetched";
+}
+
+/** How many times the remote's branch may move between its advertisement and the fetch before git is left to fetch it. */
+const MOVED_TRIES = 3;
+
+/**
+ * fetchRefNow spoken from this process (ADR 0476): the advertisement gives the branch's sha; a
+ * local copy already there costs no process, an object already here one `rev-list` (its history
+ * proved whole), anything else one POST and the pack's one or two processes. UseGit (before
+ * anything is written) leaves the fetch to git.
+ */
+async function fetchRefOverHttp(
+  ctx: RepoContext,
+  client: SmartHttpClient,
+  branch: string,
+  localRef: string,
+  localAbsent: boolean,
+): Promise<"fetched" | "missing"> {
+  await assertFetchable(ctx);
+  for (let round = 1; ; round++) {
+    const adv = await uploadPackRefs(client);
+    const sha = adv.refs.get(`refs/heads/${branch}`);
+    if (!sha) {
+      if (!localAbsent) await ctx.git.raw(["update-ref", "-d", localRef], { cwd: ctx.root });
+      return "missing";
+    }
+    if (await looseRefIs(ctx, localRef, sha)) return "fetched";
+    await assertFetchable(ctx, adv);
+    const current = await refFileValue(ctx, localRef);
+    const haves = [...(current ? [current] : []), ...(await trackingTips(ctx))];
+    // An object here already (a loose commit: the Run's own, or fetched before) needs no pack, only proof that its history is whole.
+    const fetched = (await hasLooseObject(ctx, sha))
+      ? await provedWhole(ctx, client, sha)
+      : await fetchObjects(ctx, client, { wants: [sha], haves, caps: adv.caps });
+    if (fetched === "not-our-ref") {
+      if (round >= MOVED_TRIES) throw new UseGit(`${branch} kept moving on the remote`);
+      continue;
+    }
+    try {
+      await setLocalRef(ctx, localRef, sha);
+    } finally {
+      await fetched.release();
+    }
+    return "fetched";
+  }
+}
+
+/** A want the clone has: its history checked whole as a fetch's would be, nothing fetched. */
+async function provedWhole(ctx: RepoContext, client: SmartHttpClient, sha: string): Promise<Fetched | "not-our-ref"> {
+  const res = await ctx.git.raw(["rev-list", "--objects", "--quiet", "--stdin", "--not", "--all"], { cwd: ctx.root, input: `${sha}\n` });
+  if (res.code === 0) return { release: async () => undefined };
+  // Left behind by a fetch whose pack was refused (ADR 0476): a pack brings the rest.
+  return fetchObjects(ctx, client, { wants: [sha], haves: await trackingTips(ctx), caps: null });
+}
+
+/** Sets the clone's `localRef` to `sha`, forced as the fetch's `+` refspec is, waiting out a lock another git holds. */
+async function setLocalRef(ctx: RepoContext, localRef: string, sha: string): Promise<void> {
+  // update-ref also refuses a sha whose object the clone lacks.
   const args = ["update-ref", localRef, sha];
   let res = await ctx.git.raw(args, { cwd: ctx.root });
   // The ref's lock, left by a git killed with its Run: moved aside, once.
@@ -162,12 +228,14 @@ async function fetchRefNow(ctx: RepoContext, branch: string, localRef: string, l
     await new Promise((r) => setTimeout(r, 25 + Math.random() * Math.min(LOCK_WAIT_MS, 50 * 2 ** attempt)));
     res = await ctx.git.raw(args, { cwd: ctx.root });
   }
-  if (res.code === 0) return "fetched";
-  throw ctx.git.failure(args, res);
+  if (res.code !== 0) throw ctx.git.failure(args, res);
 }
 
 /** The remote's sha for a branch without fetching it, or null when it has none. */
 export async function lsRemoteBranch(ctx: RepoContext, branch: string): Promise<string | null> {
+  // Over HTTP the advertisement says it: no `ls-remote` process (ADR 0476).
+  const listed = await overHttp(ctx, async (client) => ({ sha: (await uploadPackRefs(client)).refs.get(`refs/heads/${branch}`) ?? null }));
+  if (listed) return listed.sha;
   const res = await ctx.net.call(["ls-remote", "--heads", { url: true }, `refs/heads/${branch}`]);
   if (res.code !== 0) throw ctx.git.failure(["ls-remote", "--heads", ctx.remote], res);
   const out = res.stdout.toString("utf8");

@@ -13,7 +13,7 @@ import { pushOverHttp } from "./record-push-http";
 import { refMatcher } from "./ref-patterns";
 import type { RepoContext } from "./repo-context";
 import { adoptFetched, fetchPrivately } from "./repo";
-import { assertFetchable, fetchObjects, trackingTips } from "./fetch-http";
+import { assertFetchable, fetchObjects, hasLooseObject, trackingTips } from "./fetch-http";
 import { overHttp } from "./over-http";
 import { cloneStore } from "./clone-store";
 
@@ -36,6 +36,13 @@ export async function lsRemoteRefs(ctx: RepoContext, patterns: string[]): Promis
   return refs;
 }
 
+/** The shas of `shas` (each once) with no loose object in the clone, read from files. */
+async function notLoose(ctx: RepoContext, shas: string[]): Promise<string[]> {
+  const unique = [...new Set(shas)];
+  const loose = await Promise.all(unique.map((sha) => hasLooseObject(ctx, sha)));
+  return unique.filter((_, i) => !loose[i]);
+}
+
 /** The commits of `shas` this clone has no copy of (one `cat-file --batch-check`). */
 async function absent(ctx: RepoContext, shas: string[]): Promise<Set<string>> {
   const unique = [...new Set(shas)];
@@ -54,22 +61,26 @@ async function absent(ctx: RepoContext, shas: string[]): Promise<Set<string>> {
  * "moved" when a ref went away or moved between the listing and the fetch: the caller reads again.
  */
 export async function fetchRecords(ctx: RepoContext, refs: Map<string, string>, known: ReadonlySet<string> = new Set()): Promise<"ok" | "moved"> {
-  const missing = await absent(
+  // A record commit the Run wrote, or a small fetch brought, is a loose object: found from its file, no process (ADR 0476).
+  const unsure = await notLoose(
     ctx,
     [...refs.values()].filter((sha) => !known.has(sha)),
   );
-  if (missing.size === 0) return "ok";
+  if (unsure.length === 0) return "ok";
   const spoken = await overHttp(ctx, async (client) => {
     await assertFetchable(ctx);
-    // The listing was read a moment ago: no second advertisement. A want no ref reaches any more is a move.
-    const here = [...refs.values()].filter((sha) => !missing.has(sha));
-    const fetched = await fetchObjects(ctx, client, { wants: [...missing], haves: [...here, ...known, ...(await trackingTips(ctx))], caps: null });
+    // The listing was read a moment ago: no second advertisement, and no process asking which of
+    // `unsure` are packed here (a packed one comes again, harmlessly). A want the remote cannot serve is a move.
+    const here = [...refs.values()].filter((sha) => !unsure.includes(sha));
+    const fetched = await fetchObjects(ctx, client, { wants: unsure, haves: [...here, ...known, ...(await trackingTips(ctx))], caps: null });
     if (fetched === "not-our-ref") return "moved" as const;
     // No ref is set for records: what the pack holds is the clone's, whole, from here on.
     await fetched.release();
     return "ok" as const;
   });
   if (spoken) return spoken;
+  const missing = await absent(ctx, unsure);
+  if (missing.size === 0) return "ok";
   const wanted = [...refs].filter(([, sha]) => missing.has(sha)).map(([ref]) => ref);
   const net = await fetchPrivately(ctx, wanted);
   if (net.code !== 0) {

@@ -200,15 +200,17 @@ describe("workspace: fetches over smart HTTP from the Run's process (ADR 0476)",
     await assertWhole(root);
   });
 
-  it("records: fetched with one request and no git fetch; a record the remote cannot serve any more is 'moved'", async () => {
+  it("records: fetched with one request and no git fetch, then found with no process; a record the remote cannot serve any more is 'moved'", async () => {
     const record = await commitFiles(upstream, { "ticket-9.json": '{"state":"claimed"}\n' }, "record 9");
     await git(upstream, ["reset", "-q", "--hard", "HEAD~1"]);
     await push(`${record}:refs/ticket-runner/state/9`);
     const listed = await lsRemoteRefs(ctx, ["refs/ticket-runner/state/9"]);
     await ctx.net.dir();
     const fetched = await counting(() => fetchRecords(ctx, listed));
-    assert.deepEqual(fetched, { value: "ok", gits: ["cat-file", "unpack-objects", "rev-list"] });
+    assert.deepEqual(fetched, { value: "ok", gits: ["unpack-objects", "rev-list"] });
     await git(root, ["cat-file", "-e", `${record}:ticket-9.json`]);
+    // Its objects are here now, loose: read from their files, no process.
+    assert.deepEqual(await counting(() => fetchRecords(ctx, listed)), { value: "ok", gits: [] });
 
     // Listed a moment ago, gone since, and the remote has no such object at all (never pushed here).
     const other = await commitFiles(upstream, { "ticket-9.json": '{"state":"released"}\n' }, "another record 9");

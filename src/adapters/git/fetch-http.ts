@@ -102,18 +102,23 @@ export async function trackingTips(ctx: RepoContext): Promise<string[]> {
   const { commonDir } = await cloneStore(ctx.git, ctx.root);
   const top = join(commonDir, "refs", "remotes", ctx.remote);
   const tips: string[] = [];
+  const loose = new Set<string>();
   const walk = async (dir: string): Promise<void> => {
     for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
       if (tips.length >= MAX_HAVES) return;
       if (entry.isDirectory()) await walk(join(dir, entry.name));
       else if (!entry.name.endsWith(".lock")) {
         const sha = (await readFile(join(dir, entry.name), "utf8").catch(() => ""))?.trim();
+        loose.add(join(dir, entry.name));
         if (SHA1.test(sha)) tips.push(sha);
       }
     }
   };
   await walk(top);
-  for (const [ref, sha] of await packedRefs(commonDir)) if (tips.length < MAX_HAVES && ref.startsWith(`refs/remotes/${ctx.remote}/`)) tips.push(sha);
+  // A packed value a loose file overrides is no ref any more: its objects may be gone.
+  for (const [ref, sha] of await packedRefs(commonDir)) {
+    if (tips.length < MAX_HAVES && ref.startsWith(`refs/remotes/${ctx.remote}/`) && !loose.has(join(commonDir, ref))) tips.push(sha);
+  }
   return tips;
 }
 

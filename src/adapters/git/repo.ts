@@ -187,14 +187,18 @@ async function fetchRefOverHttp(
       if (!localAbsent) await ctx.git.raw(["update-ref", "-d", localRef], { cwd: ctx.root });
       return "missing";
     }
-    if (await looseRefIs(ctx, localRef, sha)) return "fetched";
-    await assertFetchable(ctx, adv);
+    // The local copy there already, loose or packed (a fresh clone packs its refs): nothing to do.
     const current = await refFileValue(ctx, localRef);
-    const haves = [...(current ? [current] : []), ...(await trackingTips(ctx))];
-    // An object here already (a loose commit: the Run's own, or fetched before) needs no pack, only proof that its history is whole.
-    const fetched = (await hasLooseObject(ctx, sha))
-      ? await provedWhole(ctx, client, sha)
-      : await fetchObjects(ctx, client, { wants: [sha], haves, caps: adv.caps });
+    if (current === sha) return "fetched";
+    await assertFetchable(ctx, adv);
+    const tips = await trackingTips(ctx);
+    // Another tracking ref names it: set only once its objects were whole, so it needs no pack and no proof.
+    // A loose commit otherwise (the Run's own, or fetched before) needs no pack, only proof that its history is whole.
+    const fetched = tips.includes(sha)
+      ? { release: async () => undefined }
+      : (await hasLooseObject(ctx, sha))
+        ? await provedWhole(ctx, client, sha)
+        : await fetchObjects(ctx, client, { wants: [sha], haves: [...(current ? [current] : []), ...tips], caps: adv.caps });
     if (fetched === "not-our-ref") {
       if (round >= MOVED_TRIES) throw new UseGit(`${branch} kept moving on the remote`);
       continue;

@@ -147,6 +147,9 @@ describe("workspace: fetches over smart HTTP from the Run's process (ADR 0476)",
     await fetchRef(ctx, "main", "refs/remotes/origin/main");
     const again = await counting(() => fetchRef(ctx, "main", "refs/remotes/origin/main"));
     assert.deepEqual(again, { value: "fetched", gits: [] });
+    // A fresh clone's refs are packed: the packed copy is read as well.
+    await git(root, ["pack-refs", "--all"]);
+    assert.deepEqual(await counting(() => fetchRef(ctx, "main", "refs/remotes/origin/main")), { value: "fetched", gits: [] });
     const listed = await counting(() => lsRemoteBranch(ctx, "main"));
     assert.deepEqual(listed, { value: await git(root, ["rev-parse", "refs/remotes/origin/main"]), gits: [] });
     assert.deepEqual(await counting(() => lsRemoteBranch(ctx, "no-such-branch")), { value: null, gits: [] });

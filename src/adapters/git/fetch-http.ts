@@ -83,6 +83,13 @@ export async function refFileValue(ctx: RepoContext, ref: string): Promise<strin
   return (await packedRefs(commonDir)).get(ref) ?? null;
 }
 
+/** Whether the clone has `ref` at all, as a loose file (whatever it holds) or in packed-refs. Unsure names say yes. */
+export async function refFileExists(ctx: RepoContext, ref: string): Promise<boolean> {
+  if (!ref.startsWith("refs/") || ref.split("/").some((p) => p === "" || p === "." || p === "..")) return true;
+  const { commonDir } = await cloneStore(ctx.git, ctx.root);
+  return (await exists(join(commonDir, ref))) || (await packedRefs(commonDir)).has(ref);
+}
+
 async function packedRefs(commonDir: string): Promise<Map<string, string>> {
   const text = await readFile(join(commonDir, "packed-refs"), "utf8").catch(() => "");
   const out = new Map<string, string>();

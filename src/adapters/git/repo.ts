@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { Failure } from "../../core/errors";
 import { adoptObjects } from "./adopt-fetched";
 import type { Fetched } from "./fetch-http";
-import { assertFetchable, fetchObjects, hasLooseObject, refFileValue, trackingTips, uploadPackRefs } from "./fetch-http";
+import { assertFetchable, fetchObjects, hasLooseObject, refFileExists, refFileValue, trackingTips, uploadPackRefs } from "./fetch-http";
 import { overHttp } from "./over-http";
 import type { SmartHttpClient } from "./smart-http-client";
 import { UseGit } from "./smart-http-client";
@@ -184,7 +184,8 @@ async function fetchRefOverHttp(
     const adv = await uploadPackRefs(client);
     const sha = adv.refs.get(`refs/heads/${branch}`);
     if (!sha) {
-      if (!localAbsent) await ctx.git.raw(["update-ref", "-d", localRef], { cwd: ctx.root });
+      // No local copy in the clone's files: nothing to delete, no process.
+      if (!localAbsent && (await refFileExists(ctx, localRef))) await ctx.git.raw(["update-ref", "-d", localRef], { cwd: ctx.root });
       return "missing";
     }
     // The local copy there already, loose or packed (a fresh clone packs its refs): nothing to do.

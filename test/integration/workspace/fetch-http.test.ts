@@ -174,6 +174,8 @@ describe("workspace: fetches over smart HTTP from the Run's process (ADR 0476)",
     const gone = await counting(() => fetchRef(ctx, "gone", "refs/remotes/origin/gone"));
     assert.deepEqual(gone, { value: "missing", gits: ["update-ref"] });
     await assert.rejects(git(root, ["rev-parse", "--verify", "--quiet", "refs/remotes/origin/gone"]));
+    // No local copy either: nothing to delete, no process.
+    assert.deepEqual(await counting(() => fetchRef(ctx, "gone", "refs/remotes/origin/gone")), { value: "missing", gits: [] });
   });
 
   it("two Lanes fetching at once, and the records beside them, lose no object", async () => {

@@ -106,10 +106,12 @@ describe("workspace: fetches over smart HTTP from the Run's process (ADR 0476)",
     await git(upstream, ["push", "-q", "--force", "origin", ...refspecs], basicAuthEnv(writer));
   }
 
-  /** `fn`'s result and the git processes this process started meanwhile. */
+  /** `fn`'s result and the git processes the Run's side of this process started meanwhile (the in-process sandbox's services left out). */
   async function counting<T>(fn: () => Promise<T>): Promise<{ value: T; gits: string[] }> {
     const gits: string[] = [];
-    const stop = watchGitProcesses((args) => gits.push(args.join(" ")));
+    const stop = watchGitProcesses((args) => {
+      if (!args.includes("--stateless-rpc") && !args.includes("--http-backend-info-refs")) gits.push(args.join(" "));
+    });
     try {
       return { value: await fn(), gits: commands(gits) };
     } finally {

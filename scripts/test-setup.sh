@@ -9,8 +9,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # bsdutils: `script`, which gives the live-display test its pseudo-terminal. bubblewrap: `bwrap`,
-# the sandbox the agent and the Checks run in (ADR 0290).
-packages="git bsdutils bubblewrap libkrb5-dev libx11-dev libxkbfile-dev libsecret-1-dev pkg-config ripgrep chromium fonts-noto-color-emoji"
+# the sandbox the agent and the Checks run in (ADR 0290). python3: the spawner that starts
+# the Run's git with posix_spawn (ADR 0480; without it git goes through the Node spawner).
+packages="git python3 bsdutils bubblewrap libkrb5-dev libx11-dev libxkbfile-dev libsecret-1-dev pkg-config ripgrep chromium fonts-noto-color-emoji"
 
 missing=""
 if command -v dpkg >/dev/null; then

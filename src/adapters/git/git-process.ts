@@ -1,12 +1,16 @@
 /**
- * Where the Run's git processes start (ADR 0261). By default through the spawner, one small
- * long-lived Node process per Run process (../spawner/spawner.ts), whose reply carries git's exit
- * code and whole output. `TICKET_RUNNER_GIT_SPAWN=direct` in the environment, or a spawner that
- * cannot start (a runtime with no `node -e`), starts git from this process instead: same argv, same
- * environment, same outcome.
+ * Where the Run's git processes start (ADR 0261, ADR 0480). By default through the Python spawner,
+ * one small long-lived python3 per Run process (../spawner/py-spawner.ts) that starts git with
+ * posix_spawn, whose reply carries git's exit code and whole output; when python3 is not there or
+ * does not start, or with
+ * `TICKET_RUNNER_GIT_SPAWN=node`, through the Node spawner (../spawner/spawner.ts), which answers
+ * the same. `TICKET_RUNNER_GIT_SPAWN=direct` in the environment, or a Node spawner that cannot start
+ * (a runtime with no `node -e`), starts git from this process instead: same argv, same environment,
+ * same outcome.
  */
 import type { ChildProcess } from "node:child_process";
 import { spawn } from "node:child_process";
+import { callPySpawner, pySpawnerUsable } from "../spawner/py-spawner";
 import { callSpawner, countCpu, countDirect, startsDirectly } from "../spawner/spawner";
 import type { SpawnerMessage } from "../spawner/spawner";
 
@@ -60,7 +64,18 @@ export function runGitProcess(args: string[], call: GitProcessCall): Promise<Git
   for (const w of watchers) w(args);
   const input = call.input === undefined ? null : typeof call.input === "string" ? Buffer.from(call.input, "utf8") : call.input;
   const request: Omit<Request, "id"> = { command: "git", args, cwd: call.cwd, env: call.env, input, idleMs: call.idleMs };
-  return (startsDirectly(call.env) ? runDirect(request) : throughSpawner(request)).then(toResult);
+  if (startsDirectly(call.env)) return runDirect(request).then(toResult);
+  return (pySpawnerUsable(call.env) ? throughPython(request) : throughSpawner(request)).then(toResult);
+}
+
+function throughPython(request: Omit<Request, "id">): Promise<Reply & { idleMs: number }> {
+  return callPySpawner(request, "git").then((outcome) => {
+    if ("reply" in outcome) return { id: 0, ...outcome.reply, idleMs: request.idleMs };
+    // Never started (python3 is not there, or did not start): the Node spawner takes it.
+    if (!outcome.started) return throughSpawner(request);
+    // It may have started git: the call ends with no exit code.
+    return { id: 0, code: null, signal: null, stdout: new Uint8Array(0), stderr: new Uint8Array(0), error: outcome.lost, idle: false, idleMs: request.idleMs };
+  });
 }
 
 function throughSpawner(request: Omit<Request, "id">): Promise<Reply & { idleMs: number }> {

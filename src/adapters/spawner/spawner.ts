@@ -41,8 +41,9 @@ export const SPAWNER_QUIET_MS = 10_000;
 
 const EMPTY = { processes: 0, cpuMs: 0 };
 const counts = {
-  /** Processes started through the spawner and directly, and spawners started and ended. */
+  /** Processes started through the Node spawner, the Python spawner (ADR 0480) and directly, and spawners (of both kinds) started and ended. */
   spawner: 0,
+  py: 0,
   direct: 0,
   spawners: 0,
   spawnersEnded: 0,
@@ -66,6 +67,20 @@ export function spawnerCounts(): SpawnerCounts {
 export function countDirect(kind: ProcessKind): void {
   counts.direct += 1;
   counts.byKind[kind].processes += 1;
+}
+
+/** Counts a process started by the Python spawner (py-spawner.ts). */
+export function countPy(kind: ProcessKind): void {
+  counts.py += 1;
+  counts.byKind[kind].processes += 1;
+}
+
+/** Counts a spawner of another kind (the Python spawner) started, and ended: the benches wait for every spawner's end. */
+export function countSpawnerStarted(): void {
+  counts.spawners += 1;
+}
+export function countSpawnerEnded(): void {
+  counts.spawnersEnded += 1;
 }
 
 /** Counts the CPU the spawner saw a process of `kind` use. */
@@ -209,6 +224,13 @@ export function tellSpawner(id: number, message: Record<string, unknown>): void 
  * time, and waits for it to exit: nothing of the Run outlives it, and its processes' CPU is counted
  * as the Run's.
  */
-export function letGoOfSpawner(): Promise<void> {
-  return spawner.letGoNow();
+export async function letGoOfSpawner(): Promise<void> {
+  await Promise.all([spawner.letGoNow(), ...[...otherSpawners].map((letGo) => letGo())]);
+}
+
+/** The other spawners' let-go (the Python spawner registers its own when it is first loaded), so a command lets go of all. */
+const otherSpawners = new Set<() => Promise<void>>();
+
+export function letGoAlsoOf(letGo: () => Promise<void>): void {
+  otherSpawners.add(letGo);
 }

@@ -68,7 +68,9 @@ def reply(c, error=None):
 
 
 def ename(e):
-    return errno.errorcode.get(e.errno, "errno %d" % e.errno)
+    # A ValueError (a cwd or an environment no process can take) has no errno.
+    n = getattr(e, "errno", None) or errno.EINVAL
+    return errno.errorcode.get(n, "errno %d" % n)
 
 
 def close(fd):
@@ -102,23 +104,30 @@ def resolve(command, env):
 
 def start(m, args, env, data):
     c = {"id": m["id"], "code": None, "signal": None, "idle": False, "cpu": None, "out": [], "err": [],
-         "exited": False, "open": 2, "in": None, "data": None, "at": 0}
-    command = m["command"].encode()
+         "exited": False, "open": 2, "in": None, "data": None}
     name = "spawn " + m["command"] + " "
     try:
-        os.chdir(m["cwd"].encode())
-    except OSError as e:
-        return reply(c, name + ename(e) + " (its cwd)")
+        command, cwd = m["command"].encode(), m["cwd"].encode()
+    except ValueError as x:
+        return reply(c, name + ename(x))
+    try:
+        os.chdir(cwd)
+    except (OSError, ValueError) as x:
+        return reply(c, name + ename(x) + " (its cwd)")
     fds = []
     try:
         path = resolve(command, env)
         if path is None:
             return reply(c, name + "ENOENT")
-        o, e, i = os.pipe(), os.pipe(), (os.pipe() if data is not None else None)
-        fds = [*o, *e, *(i or ())]
+        o = os.pipe()
+        fds.extend(o)
+        e = os.pipe()
+        fds.extend(e)
+        i = os.pipe() if data is not None else None
+        fds.extend(i or ())
         acts = [(os.POSIX_SPAWN_DUP2, i[0] if i else NULL, 0), (os.POSIX_SPAWN_DUP2, o[1], 1), (os.POSIX_SPAWN_DUP2, e[1], 2)]
         pid = os.posix_spawn(path, [command, *args], env, file_actions=acts, setsigdef=SIGDEF, setsigmask=())
-    except OSError as x:
+    except (OSError, ValueError) as x:
         for fd in fds:
             os.close(fd)
         return reply(c, name + ename(x))

@@ -1,7 +1,7 @@
 /**
  * The Python spawner's client (ADR 0480): the Run's calls whose output is kept (git) start through
  * a small long-lived Python process (py-spawner-source.ts), which starts each with posix_spawn
- * (~0.5 ms of its CPU a call, where the Node spawner's fork costs 6–9 ms). Streamed calls (agents,
+ * (~1 ms of its CPU a call, frames included, where the Node spawner's fork costs 6–9 ms). Streamed calls (agents,
  * Checks, the sandbox's http-backend) keep the Node spawner (spawner.ts), and so do kept calls when
  * no python3 ≥ 3.8 is on PATH or it does not start (said once, as a process warning), or on
  * Windows. Same lifetime as the Node spawner (ADR 0311): let go after SPAWNER_QUIET_MS without a
@@ -9,7 +9,7 @@
  */
 import type { ChildProcessByStdio } from "node:child_process";
 import { spawn } from "node:child_process";
-import { closeSync, openSync, readSync, statSync } from "node:fs";
+import { accessSync, closeSync, constants, openSync, readSync, statSync } from "node:fs";
 import path from "node:path";
 import type { Socket } from "node:net";
 import type { Readable, Writable } from "node:stream";
@@ -213,6 +213,7 @@ export function findPython(pathVar: string | undefined): string | null {
     const file = path.join(dir, "python3");
     try {
       if (!statSync(file).isFile()) continue;
+      accessSync(file, constants.X_OK);
       const fd = openSync(file, "r");
       const magic = Buffer.alloc(2);
       try {
@@ -222,7 +223,7 @@ export function findPython(pathVar: string | undefined): string | null {
       }
       if (magic.toString("latin1") !== "#!") return file;
     } catch {
-      // Not there, or not readable: the next one.
+      // Not there, not a program we may run, or not readable: the next one.
     }
   }
   return null;

@@ -132,6 +132,17 @@ describe("workspace: calls whose output is kept, through either spawner", functi
         assert.equal((ignored! & ~glibcOwn).toString(16), "0", "none a program could use ignored (Python ignores SIGPIPE and SIGXFSZ)");
       });
 
+      it("the program is looked up in the call's PATH, not the spawner's", async () => {
+        const bin = await mkdtemp(path.join(tmpdir(), "tr-call-path-"));
+        try {
+          await writeFile(path.join(bin, "tr-probe-program"), "#!/bin/sh\nprintf found\n", { mode: 0o755 });
+          const r = await runKept(way, { ...sh(""), command: "tr-probe-program", args: [], env: { PATH: `${bin}:${process.env.PATH}` } });
+          assert.deepEqual([r.code, r.stdout.toString("utf8")], [0, "found"]);
+        } finally {
+          await rm(bin, { recursive: true, force: true });
+        }
+      });
+
       it("arguments travel as they are: empty, with spaces, newlines and non-ASCII", async () => {
         const args = ["", "two words", "line\nbreak", "ünï ☃", "--"];
         const r = await runKept(way, { ...sh(""), command: "sh", args: ["-c", 'for a in "$@"; do printf "[%s]" "$a"; done', "sh", ...args] });

@@ -72,8 +72,12 @@ class PySpawner {
   private readonly pending = new Map<number, Pending>();
 
   call(call: KeptCall, kind: ProcessKind): Promise<KeptOutcome> {
+    const args = nulEnded(call.args);
+    const env = nulEnded(Object.entries(call.env).flatMap(([k, v]) => (v === undefined ? [] : [`${k}=${v}`])));
     // A NUL cannot travel in the args' or env's payload (and no process can take one): the Node way says why.
-    if (this.broken || carriesNul(call)) return Promise.resolve({ lost: "not for the Python spawner", started: false });
+    if (this.broken || args === null || env === null || `${call.command}${call.cwd}`.includes("\0")) {
+      return Promise.resolve({ lost: "not for the Python spawner", started: false });
+    }
     if (this.python === undefined) this.python = findPython(process.env.PATH);
     if (this.python === null) {
       this.giveUp("no python3 on PATH");
@@ -85,11 +89,7 @@ class PySpawner {
     const id = this.nextId++;
     return new Promise((resolve) => {
       this.pending.set(id, { kind, resolve });
-      const env = Object.entries(call.env)
-        .filter(([, v]) => v !== undefined)
-        .map(([k, v]) => `${k}=${v}\0`)
-        .join("");
-      const payloads: Uint8Array[] = [Buffer.from(call.args.map((a) => `${a}\0`).join(""), "utf8"), Buffer.from(env, "utf8")];
+      const payloads: Uint8Array[] = [Buffer.from(args, "utf8"), Buffer.from(env, "utf8")];
       if (call.input !== null) payloads.push(Buffer.from(call.input.buffer, call.input.byteOffset, call.input.byteLength));
       child.stdin.write(encodeFrame({ id, command: call.command, cwd: call.cwd, idleMs: call.idleMs, input: call.input !== null }, payloads));
     });
@@ -131,7 +131,13 @@ class PySpawner {
   }
 
   private onFrame(child: PyProcess, frame: Frame): void {
-    if (Ready.safeParse(frame.header).success) {
+    // Only the first frame may say ready (a failed zod parse of every reply would cost its issue objects).
+    if (!this.ready) {
+      if (!Ready.safeParse(frame.header).success) {
+        child.kill("SIGKILL");
+        this.lost(child, "the Python spawner did not say it was ready");
+        return;
+      }
       this.ready = true;
       return;
     }
@@ -237,9 +243,14 @@ function holdProcess(child: PyProcess, hold: boolean): void {
   }
 }
 
-function carriesNul(call: KeptCall): boolean {
-  const texts = [call.command, call.cwd, ...call.args, ...Object.entries(call.env).flatMap(([k, v]) => [k, v ?? ""])];
-  return texts.some((t) => t.includes("\0"));
+/** Each text ended by a NUL byte, or null when one holds a NUL itself. */
+function nulEnded(texts: readonly string[]): string | null {
+  let out = "";
+  for (const t of texts) {
+    if (t.includes("\0")) return null;
+    out += `${t}\0`;
+  }
+  return out;
 }
 
 const pySpawner = new PySpawner();

@@ -26,3 +26,37 @@ export async function configState(gitDir: string): Promise<string | null> {
   );
   return parts[0] === "-" ? null : parts.join("|");
 }
+
+/**
+ * Values made once per repository and made again when its configuration changes (ADR 0474): each
+ * kept answer of the sandbox's git services (v2 capabilities, receive-pack's and upload-pack's
+ * setups) holds one.
+ */
+export class KeptPerConfig<T> {
+  private readonly kept = new Map<string, { seen: string; value: T }>();
+
+  constructor(private readonly make: (gitDir: string) => T) {}
+
+  /** The value for `gitDir`, made now when there is none or its config changed; null: the repository has no config file. */
+  async get(gitDir: string): Promise<T | null> {
+    const seen = await configState(gitDir);
+    if (seen === null) return null;
+    let kept = this.kept.get(gitDir);
+    if (!kept || kept.seen !== seen) {
+      kept = { seen, value: this.make(gitDir) };
+      this.kept.set(gitDir, kept);
+    }
+    return kept.value;
+  }
+
+  /** The value made last for `gitDir`, without a look at its config; undefined: none yet. */
+  latest(gitDir: string): T | undefined {
+    return this.kept.get(gitDir)?.value;
+  }
+
+  /** Forgets a repository's value (made anew), or every one (the sandbox reset). */
+  forget(gitDir?: string): void {
+    if (gitDir === undefined) this.kept.clear();
+    else this.kept.delete(gitDir);
+  }
+}

@@ -19,7 +19,7 @@
 import { promises as fsp } from "node:fs";
 import path from "node:path";
 import type { CommitLookups } from "./commit-lookup";
-import { configState } from "./config-state";
+import { KeptPerConfig } from "./config-state";
 import { git, isSafeRefName } from "./git";
 import { pktLine, protocolVersion } from "./smart-http";
 
@@ -29,11 +29,6 @@ interface Setup {
   capabilities: string;
   /** receive.hideRefs and transfer.hideRefs, in config order, trailing slashes off. */
   hidden: string[];
-}
-
-interface Kept {
-  seen: string;
-  setup: Promise<Setup | null>;
 }
 
 /** The capabilities from receive-pack's own first line (after its NUL), or null when they are not the same in every process. */
@@ -131,7 +126,11 @@ async function exists(file: string): Promise<boolean> {
 }
 
 export class ReceivePackAdvertisements {
-  private readonly kept = new Map<string, Kept>();
+  private readonly kept = new KeptPerConfig((gitDir): Promise<Setup | null> =>
+    Promise.all([capabilitiesOf(gitDir), hiddenRefs(gitDir)]).then(([capabilities, hidden]) =>
+      capabilities !== null && hidden !== null ? { capabilities, hidden } : null,
+    ),
+  );
 
   constructor(private readonly commits: CommitLookups) {}
 
@@ -164,24 +163,11 @@ export class ReceivePackAdvertisements {
 
   /** Forgets a repository's setup (made anew), or every one (the sandbox reset). */
   forget(gitDir?: string): void {
-    if (gitDir === undefined) this.kept.clear();
-    else this.kept.delete(gitDir);
+    this.kept.forget(gitDir);
   }
 
   private async setup(gitDir: string): Promise<Setup | null> {
-    const seen = await configState(gitDir);
-    if (seen === null) return null;
-    let kept = this.kept.get(gitDir);
-    if (!kept || kept.seen !== seen) {
-      kept = {
-        seen,
-        setup: Promise.all([capabilitiesOf(gitDir), hiddenRefs(gitDir)]).then(([capabilities, hidden]) =>
-          capabilities !== null && hidden !== null ? { capabilities, hidden } : null,
-        ),
-      };
-      this.kept.set(gitDir, kept);
-    }
     // Kept null too (a list that differs in every process, git failing): receive-pack answers until the config changes.
-    return kept.setup;
+    return (await this.kept.get(gitDir)) ?? null;
   }
 }

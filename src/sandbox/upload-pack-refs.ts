@@ -20,7 +20,7 @@
 import { promises as fsp } from "node:fs";
 import path from "node:path";
 import type { CommitLookups } from "./commit-lookup";
-import { configState } from "./config-state";
+import { KeptPerConfig } from "./config-state";
 import { git, isSafeRefName } from "./git";
 import { isHidden, looseNames, packedNames } from "./receive-pack-advertisement";
 import { pktLine, protocolVersion } from "./smart-http";
@@ -44,7 +44,6 @@ interface Capabilities {
 }
 
 interface Kept {
-  seen: string;
   setup: Promise<Setup | null>;
   /** Asked of upload-pack when first needed; "unknown": it listed no ref, so showed none (asked again next time). */
   capabilities?: Promise<Capabilities | "unknown" | null>;
@@ -138,7 +137,7 @@ function byName(a: string, b: string): number {
 }
 
 export class UploadPackRefs {
-  private readonly kept = new Map<string, Kept>();
+  private readonly kept = new KeptPerConfig((gitDir): Kept => ({ setup: configOf(gitDir) }));
 
   constructor(private readonly commits: CommitLookups) {}
 
@@ -194,32 +193,25 @@ export class UploadPackRefs {
 
   /** Forgets a repository's setup (made anew), or every one (the sandbox reset). */
   forget(gitDir?: string): void {
-    if (gitDir === undefined) this.kept.clear();
-    else this.kept.delete(gitDir);
+    this.kept.forget(gitDir);
   }
 
   private async setup(gitDir: string): Promise<Setup | null> {
-    const seen = await configState(gitDir);
-    if (seen === null) return null;
-    let kept = this.kept.get(gitDir);
-    if (!kept || kept.seen !== seen) {
-      kept = { seen, setup: configOf(gitDir) };
-      this.kept.set(gitDir, kept);
-    }
+    const kept = await this.kept.get(gitDir);
     // Kept null too (a value not modelled, git failing): upload-pack answers until the config changes.
-    return kept.setup;
+    return kept ? kept.setup : null;
   }
 
   /** The capabilities, from upload-pack's own answer, made once per config (setup() made the entry); null: upload-pack answers. */
   private async capabilities(gitDir: string): Promise<Capabilities | null> {
-    const kept = this.kept.get(gitDir);
+    const kept = this.kept.latest(gitDir);
     if (!kept) return null;
     kept.capabilities ??= capabilitiesOf(gitDir);
     const caps = await kept.capabilities;
     // Kept null too (a list that differs in every process, git failing), until the config changes;
     // none to cut (upload-pack showed no ref meanwhile): asked again next time.
     if (caps !== "unknown") return caps;
-    if (this.kept.get(gitDir) === kept) delete kept.capabilities;
+    if (this.kept.latest(gitDir) === kept) delete kept.capabilities;
     return null;
   }
 

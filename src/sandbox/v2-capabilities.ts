@@ -8,14 +8,8 @@
  * `session-id=` in it (transfer.advertiseSID) differs in every process: upload-pack answers each
  * request then, until the config changes.
  */
-import { configState } from "./config-state";
+import { KeptPerConfig } from "./config-state";
 import { git } from "./git";
-
-interface Copy {
-  /** The config files as stat saw them before the copy was made. */
-  seen: string;
-  body: Promise<Buffer | null>;
-}
 
 async function fromUploadPack(gitDir: string): Promise<Buffer | null> {
   const r = await git(["upload-pack", "--http-backend-info-refs", "."], { cwd: gitDir, env: { GIT_PROTOCOL: "version=2" } });
@@ -26,27 +20,19 @@ async function fromUploadPack(gitDir: string): Promise<Buffer | null> {
 }
 
 export class V2Capabilities {
-  private readonly copies = new Map<string, Copy>();
+  private readonly copies = new KeptPerConfig((gitDir) => fromUploadPack(gitDir));
 
   /**
    * The repository's v2 capability advertisement, or null: the caller runs upload-pack, as for any
    * request not answered here (a repository without its config file, git failing, a session id).
    */
   async advertisement(gitDir: string): Promise<Buffer | null> {
-    const seen = await configState(gitDir);
-    if (seen === null) return null;
-    let copy = this.copies.get(gitDir);
-    if (!copy || copy.seen !== seen) {
-      copy = { seen, body: fromUploadPack(gitDir) };
-      this.copies.set(gitDir, copy);
-    }
     // Kept null too (a session id, git failing): upload-pack answers until the config changes.
-    return copy.body;
+    return (await this.copies.get(gitDir)) ?? null;
   }
 
   /** Forgets a repository's copy (made anew), or every copy (the sandbox reset). */
   forget(gitDir?: string): void {
-    if (gitDir === undefined) this.copies.clear();
-    else this.copies.delete(gitDir);
+    this.copies.forget(gitDir);
   }
 }

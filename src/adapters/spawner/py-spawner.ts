@@ -17,7 +17,7 @@ import { z } from "zod";
 import { encodeFrame, FrameError, FrameReader } from "./frames";
 import type { Frame } from "./frames";
 import { PY_SPAWNER_SOURCE } from "./py-spawner-source";
-import { countCpu, countPy, countSpawnerEnded, countSpawnerStarted, letGoAlsoOf, SPAWNER_QUIET_MS } from "./spawner";
+import { countCpu, countPy, countSpawnerEnded, countSpawnerStarted, letGoAlsoOf, letGoAndSeeExit, SPAWNER_QUIET_MS } from "./spawner";
 import type { ProcessKind } from "./spawner";
 
 /** A call whose output is kept: stdin is `input` then closed (/dev/null when null); `idleMs` without output stops it (SIGKILL). */
@@ -178,13 +178,7 @@ class PySpawner {
     const child = this.child;
     if (!child || this.pending.size > 0) return;
     clearTimeout(this.quiet);
-    const exited =
-      child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise<void>((resolve) => child.once("exit", () => resolve()));
-    this.letGo(child);
-    // Not unref'd: this timer keeps the process alive until its exit is seen (see spawner.ts).
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([exited, new Promise<void>((resolve) => (timer = setTimeout(resolve, 2000)))]);
-    clearTimeout(timer);
+    await letGoAndSeeExit(child, () => this.letGo(child));
   }
 
   /**

@@ -181,15 +181,7 @@ class Spawner {
     const child = this.child;
     if (!child || this.pending.size > 0) return;
     clearTimeout(this.quiet);
-    const exited =
-      child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise<void>((resolve) => child.once("exit", () => resolve()));
-    this.letGo(child);
-    // Bounded: a spawner that does not exit at once is left to exit by itself (it does when the channel closes).
-    // The timer is not unref'd: the spawner is, so this timer is what keeps the process alive until
-    // the spawner's exit is seen; unref'd, Node ended a Run here with exit code 0 before it returned its own.
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([exited, new Promise<void>((resolve) => (timer = setTimeout(resolve, 2000)))]);
-    clearTimeout(timer);
+    await letGoAndSeeExit(child, () => this.letGo(child));
   }
 
   /**
@@ -233,4 +225,18 @@ const otherSpawners = new Set<() => Promise<void>>();
 
 export function letGoAlsoOf(letGo: () => Promise<void>): void {
   otherSpawners.add(letGo);
+}
+
+/**
+ * Lets a spawner go (`letGo`) and waits for its exit, 2 s at most: one that does not exit at once
+ * is left to exit by itself (it does when its input closes). The timer is not unref'd: the spawner
+ * is, so this timer is what keeps the process alive until the spawner's exit is seen; unref'd,
+ * Node ended a Run here with exit code 0 before it returned its own.
+ */
+export async function letGoAndSeeExit(child: ChildProcess, letGo: () => void): Promise<void> {
+  const exited = child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  letGo();
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([exited, new Promise<void>((resolve) => (timer = setTimeout(resolve, 2000)))]);
+  clearTimeout(timer);
 }

@@ -9,12 +9,12 @@
 import { strict as assert } from "node:assert";
 import { execFile } from "node:child_process";
 import { promises as fsp } from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { CommitLookups } from "../../../src/sandbox/commit-lookup";
-import { gitEnv, initBare } from "../../../src/sandbox/git";
+import { gitEnv } from "../../../src/sandbox/git";
 import { ReceivePackAdvertisements } from "../../../src/sandbox/receive-pack-advertisement";
-import { gitOk } from "./support";
+import { bareWithWork } from "./support";
+import type { BareWithWork } from "./support";
 
 function receivePack(gitDir: string, gitProtocol?: string): Promise<Buffer> {
   return new Promise((resolve, reject) =>
@@ -28,34 +28,25 @@ function receivePack(gitDir: string, gitProtocol?: string): Promise<Buffer> {
 }
 
 describe("sandbox receive-pack advertisement without receive-pack (integration)", function () {
-  let tmp: string;
+  let repo: BareWithWork;
   let gitDir: string;
-  let work: string;
   let commits: CommitLookups;
   let ads: ReceivePackAdvertisements;
 
   before(async () => {
-    tmp = await fsp.mkdtemp(path.join(os.tmpdir(), "sbx-rp-ad-"));
-    gitDir = path.join(tmp, "repo.git");
-    await initBare(gitDir, "main");
-    work = path.join(tmp, "work");
-    await gitOk(["init", "--quiet", "--initial-branch=main", work], tmp);
+    repo = await bareWithWork("sbx-rp-ad-");
+    gitDir = repo.gitDir;
     commits = new CommitLookups();
     ads = new ReceivePackAdvertisements(commits);
   });
 
   after(async () => {
     await commits.stop();
-    await fsp.rm(tmp, { recursive: true, force: true });
+    await repo.remove();
   });
 
-  const bare = (...args: string[]): Promise<string> => gitOk(["--git-dir", gitDir, ...args], tmp);
-
-  async function commit(message: string): Promise<string> {
-    await gitOk(["commit", "--quiet", "--allow-empty", "-m", message], work);
-    await gitOk(["push", "--quiet", gitDir, "HEAD:refs/heads/main"], work);
-    return gitOk(["rev-parse", "HEAD"], work);
-  }
+  const bare = (...args: string[]): Promise<string> => repo.bare(...args);
+  const commit = (message: string): Promise<string> => repo.commit(message);
 
   async function sameAsReceivePack(gitProtocol?: string): Promise<string> {
     const ours = await ads.advertisement(gitDir, gitProtocol);

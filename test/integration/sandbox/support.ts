@@ -6,6 +6,7 @@ import path from "node:path";
 import { Octokit } from "@octokit/rest";
 import { startSandbox } from "../../../src/sandbox/start";
 import type { SandboxHandle } from "../../../src/sandbox/start";
+import { initBare } from "../../../src/sandbox/git";
 
 export interface World {
   sb: SandboxHandle;
@@ -160,4 +161,33 @@ export async function errorOf(p: Promise<unknown>): Promise<{ status: number; me
     return { status: err.status ?? 0, message: err.message, data: err.response?.data ?? {} };
   }
   throw new Error("expected the request to fail, but it succeeded");
+}
+
+/** A bare sandbox repository (its `main` unborn at first) and a work tree that pushes to it. */
+export interface BareWithWork {
+  gitDir: string;
+  /** git on the bare repository; its trimmed output. */
+  bare(...args: string[]): Promise<string>;
+  /** An empty commit in the work tree, pushed to the bare repository's main; its sha. */
+  commit(message: string): Promise<string>;
+  remove(): Promise<void>;
+}
+
+/** For the tests that hold the sandbox's written answers to git's own across repository states. */
+export async function bareWithWork(prefix: string): Promise<BareWithWork> {
+  const tmp = await fsp.mkdtemp(path.join(os.tmpdir(), prefix));
+  const gitDir = path.join(tmp, "repo.git");
+  await initBare(gitDir, "main");
+  const work = path.join(tmp, "work");
+  await gitOk(["init", "--quiet", "--initial-branch=main", work], tmp);
+  return {
+    gitDir,
+    bare: (...args) => gitOk(["--git-dir", gitDir, ...args], tmp),
+    async commit(message) {
+      await gitOk(["commit", "--quiet", "--allow-empty", "-m", message], work);
+      await gitOk(["push", "--quiet", gitDir, "HEAD:refs/heads/main"], work);
+      return gitOk(["rev-parse", "HEAD"], work);
+    },
+    remove: () => fsp.rm(tmp, { recursive: true, force: true }),
+  };
 }

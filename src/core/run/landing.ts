@@ -149,10 +149,13 @@ async function awaitCi(env: RunEnv, ctx: TicketCtx, pr: PullRequestInfo): Promis
   }
   for (;;) {
     if (ctx.silenced) return yielded("ci");
+    // Polls keep a fixed cadence, start to start (ADR 0485): the wait after a read is the interval
+    // less the read's own time, so a read never comes sooner than `pollSeconds` after the last one.
+    const polled = clock.now().getTime();
     try {
-      const current = await tracker.getPullRequest(pr.number);
+      // The pull request and its checks in one round trip; the conflict is still judged first.
+      const [current, report] = await Promise.all([tracker.getPullRequest(pr.number), tracker.ciReport(sha)]);
       if (current?.mergeable === false) return done("❌ conflicting", fail("final", "ci", `pull request #${pr.number} conflicts with ${env.base}`));
-      const report = await tracker.ciReport(sha);
       if (report.state === "success") return done("✅ passed", OK);
       if (report.state === "failure") return done("❌ failed", fail("fixable", "ci", "CI failed", report.details.join("\n")));
       if (report.state === "none" && !ci.required) return done("– no checks (CI gate off)", OK);
@@ -184,13 +187,13 @@ async function awaitCi(env: RunEnv, ctx: TicketCtx, pr: PullRequestInfo): Promis
       if (elapsed(env, started) >= ci.timeoutMinutes * 60_000)
         return done("⌛ timed out", fail("final", "ci", `CI could not be read within ${formatMinutes(ci.timeoutMinutes)}: ${errorText(error)}`));
     }
-    await clock.sleep(ci.pollSeconds * 1000, ctx.abort.signal);
+    await clock.sleep(Math.max(0, polled + ci.pollSeconds * 1000 - clock.now().getTime()), ctx.abort.signal);
   }
 }
 
-async function merge(env: RunEnv, ctx: TicketCtx, pr: PullRequestInfo): Promise<LandingResult> {
+async function merge(env: RunEnv, ctx: TicketCtx, pr: PullRequestInfo, held: Promise<boolean>): Promise<LandingResult> {
   // Merging is the holder's: a Run taken over while it waited for CI merges nothing.
-  if (!(await stillHolds(env, ctx, "the merge"))) return yielded("merge");
+  if (!(await held)) return yielded("merge");
   const started = await startStage(env, ctx, "merge");
   try {
     const sha = await env.deps.workspace.headSha(ctx.lane!);
@@ -233,16 +236,26 @@ async function prepare(env: RunEnv, ctx: TicketCtx): Promise<{ pr: PullRequestIn
 
 /**
  * At its turn to merge: when a neighbour's merge changed files this ticket changes, rebase onto it,
- * push and wait for CI again; otherwise GitHub merges it onto the moved base as it is.
+ * push and wait for CI again; otherwise GitHub merges it onto the moved base as it is. `held` is
+ * whether the claim still holds for the merge: asked beside the base's fetch when the ticket merges
+ * as it is (one round trip less, ADR 0485), asked again after a second CI wait.
  */
-async function catchUp(env: RunEnv, ctx: TicketCtx, pr: PullRequestInfo): Promise<Step> {
+async function catchUp(env: RunEnv, ctx: TicketCtx, pr: PullRequestInfo): Promise<{ step: Step; held: Promise<boolean> }> {
   const { workspace, log } = env.deps;
+  const heldNow = stillHolds(env, ctx, "the merge");
   try {
     await workspace.fetchBase(env.base);
-    if (!(await workspace.baseTouches(ctx.lane!, env.base))) return OK;
+    if (!(await workspace.baseTouches(ctx.lane!, env.base))) return { step: OK, held: heldNow };
   } catch (error) {
     log.warn(`#${ctx.ticket}: could not tell whether ${env.base} moved under it; rebasing again`, { error: errorText(error) });
   }
+  // A claim lost meanwhile: no rebase, no push, no second CI wait.
+  if (!(await heldNow)) return { step: yielded("merge"), held: heldNow };
+  const step = await relandOnBase(env, ctx, pr);
+  return { step, held: step.ok ? stillHolds(env, ctx, "the merge") : Promise.resolve(false) };
+}
+
+async function relandOnBase(env: RunEnv, ctx: TicketCtx, pr: PullRequestInfo): Promise<Step> {
   const rebased = await rebase(env, ctx);
   if (!rebased.ok) return rebased;
   const pushed = await pushWork(env, ctx, "rebase");
@@ -263,8 +276,8 @@ export async function land(env: RunEnv, ctx: TicketCtx): Promise<LandingResult> 
     await seat.turn();
     if (ctx.silenced) return yielded("merge");
     const fresh = await catchUp(env, ctx, opened.pr);
-    if (!fresh.ok) return fresh;
-    return await merge(env, ctx, opened.pr);
+    if (!fresh.step.ok) return fresh.step;
+    return await merge(env, ctx, opened.pr, fresh.held);
   } finally {
     seat.leave();
   }

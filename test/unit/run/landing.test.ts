@@ -196,4 +196,65 @@ describe("Run: Lanes and the Landing", () => {
       assert.equal(rebases.get(a), 1);
     });
   }
+  it("the CI wait reads the pull request and its checks side by side, and polls every pollSeconds start to start (ADR 0485)", async () => {
+    w.ticket("A");
+    let polls = 0;
+    w.ci = () => (++polls < 4 ? { state: "pending", details: [] } : { state: "success", details: [] });
+    const readAt: number[] = [];
+    let inFlight = 0;
+    let together = 0;
+    const follow = w.gh.beforeRequest!;
+    w.gh.beforeRequest = async (user, method) => {
+      await follow(user, method);
+      if (method !== "getPullRequest" && method !== "ciReport") return;
+      inFlight += 1;
+      together = Math.max(together, inFlight);
+      if (method === "ciReport") {
+        readAt.push(w.clock.now().getTime());
+        // Each read of the checks takes 400 ms of GitHub's time.
+        w.clock.advance(400);
+      }
+      await Promise.resolve();
+      inFlight -= 1;
+    };
+    const summary = await w.run().start();
+    assert.deepEqual(
+      summary.rows.map((r) => r.ending),
+      ["merged"],
+    );
+    assert.equal(together, 2, "the pull request and its checks were read at once");
+    assert.equal(readAt.length, 4);
+    // pollSeconds is 15 by default: a read's own 400 ms is not added to the interval.
+    assert.deepEqual(
+      readAt.slice(1).map((t, i) => t - readAt[i]!),
+      [15_000, 15_000, 15_000],
+    );
+  });
+
+  it("after the merge the State record goes only once the claim is finished, the sweep's pointer back to it (ADR 0485)", async () => {
+    const n = w.ticket("A");
+    const finish = w.gate.finish.bind(w.gate);
+    let finished = false;
+    w.gate.finish = async (claim) => {
+      // A slow finish: the criteria's tick and the progress comment go on beside it.
+      await new Promise((r) => setImmediate(r));
+      await finish(claim);
+      finished = true;
+    };
+    let stateGoneEarly = false;
+    const writeState = w.ws.writeState.bind(w.ws);
+    w.ws.writeState = async (ticket, change) => {
+      if (change(w.state(ticket)) === null && !finished) stateGoneEarly = true;
+      return writeState(ticket, change);
+    };
+    const summary = await w.run().start();
+    assert.deepEqual(
+      summary.rows.map((r) => r.ending),
+      ["merged"],
+    );
+    assert.ok(finished);
+    assert.equal(stateGoneEarly, false, "the State record was removed before the claim was finished");
+    assert.equal(w.state(n), null);
+    assert.match(w.issue(n).body, /- \[x\] the widget spins/);
+  });
 });

@@ -158,26 +158,39 @@ export async function release(env: RunEnv, ctx: TicketCtx, stage: string, why = 
   }
 }
 
-/** After the merge: tick met criteria, in-progress off, State and worktree gone, branch deleted. */
+/**
+ * After the merge: tick met criteria, in-progress off, State and worktree gone, branch deleted.
+ * Side by side where nothing orders them (ADR 0485): the progress comment, the criteria and the
+ * claim's finish touch different things; then the issue's closing and the clean-up. The State record
+ * goes only after the finish: it is the sweep's one pointer back to a claim a kill left on the closed
+ * issue (sweep.ts), so a kill in between leaves what the next sweep finishes, as before.
+ */
 export async function afterMerge(env: RunEnv, ctx: TicketCtx): Promise<void> {
   const { tracker, workspace, gate, log } = env.deps;
-  await ctx.progress.flush();
   const met = new Set((ctx.graded ?? []).filter((g) => g.verdict === "met").map((g) => g.criterion.text));
-  if (met.size > 0) {
-    await step(env, ctx, "ticking the met criteria", async () => {
-      const fresh = await tracker.getIssue(ctx.ticket);
-      if (!fresh) return;
-      const lines = uncheckedCriteria(fresh.body)
-        .filter((c) => met.has(c.text))
-        .map((c) => c.line);
-      if (lines.length) await tracker.setIssueBody(ctx.ticket, tickCriteria(fresh.body, lines));
-    });
-  }
-  await step(env, ctx, "finishing the claim", () => gate.finish(ctx.claim));
-  await step(env, ctx, "closing the issue", async () => {
-    const fresh = await tracker.getIssue(ctx.ticket);
-    if (fresh?.state === "open") await tracker.closeIssue(ctx.ticket);
-  });
+  /** The issue as the tick read it, after the merge: closed there needs no read of its own. */
+  let closedAtTick = false;
+  await Promise.all([
+    ctx.progress.flush(),
+    met.size > 0
+      ? step(env, ctx, "ticking the met criteria", async () => {
+          const fresh = await tracker.getIssue(ctx.ticket);
+          if (!fresh) return;
+          closedAtTick = fresh.state === "closed";
+          const lines = uncheckedCriteria(fresh.body)
+            .filter((c) => met.has(c.text))
+            .map((c) => c.line);
+          if (lines.length) await tracker.setIssueBody(ctx.ticket, tickCriteria(fresh.body, lines));
+        })
+      : null,
+    step(env, ctx, "finishing the claim", () => gate.finish(ctx.claim)),
+  ]);
+  const closing = closedAtTick
+    ? null
+    : step(env, ctx, "closing the issue", async () => {
+        const fresh = await tracker.getIssue(ctx.ticket);
+        if (fresh?.state === "open") await tracker.closeIssue(ctx.ticket);
+      });
   // The State record goes first, in the branch's deletion push when it can (ADR 0431), else on its own.
   let stateRemoved = false;
   if (ctx.lane) {
@@ -190,5 +203,6 @@ export async function afterMerge(env: RunEnv, ctx: TicketCtx): Promise<void> {
     if (stateRemoved) log.info(`#${ctx.ticket}: State file removed (merged), with the branch`);
   }
   if (!stateRemoved) await removeState(env, ctx.ticket, "merged");
+  await closing;
   log.info(`#${ctx.ticket}: merged`);
 }

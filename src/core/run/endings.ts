@@ -159,11 +159,13 @@ export async function release(env: RunEnv, ctx: TicketCtx, stage: string, why = 
 }
 
 /**
- * After the merge: tick met criteria, in-progress off, State and worktree gone, branch deleted.
- * Side by side where nothing orders them (ADR 0485): the progress comment, the criteria and the
- * claim's finish touch different things; then the issue's closing and the clean-up. The State record
- * goes only after the finish: it is the sweep's one pointer back to a claim a kill left on the closed
- * issue (sweep.ts), so a kill in between leaves what the next sweep finishes, as before.
+ * After the merge: tick met criteria, in-progress off, State and worktree gone, branch deleted. It
+ * runs off the Lane's path (ADR 0485): the Lane picks its next ticket meanwhile, and the Run waits for
+ * it before it ends. Side by side where nothing orders them: the progress comment, the criteria and
+ * the claim's finish touch different things, then the issue's closing and the clean-up. The State
+ * record goes only after the finish: it is the sweep's one pointer back to a claim a kill left on the
+ * closed issue (sweep.ts), so a kill anywhere here leaves what the next sweep tidies, as before.
+ * Never throws: every step is logged on its own.
  */
 export async function afterMerge(env: RunEnv, ctx: TicketCtx): Promise<void> {
   const { tracker, workspace, gate, log } = env.deps;

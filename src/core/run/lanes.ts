@@ -34,6 +34,8 @@ export async function drainLanes(
   const seen = new Set<number>();
   /** Tickets whose take failed on a fault once already in this Run. */
   const retried = new Set<number>();
+  /** Merged tickets' clean-ups, off their Lanes' path (ADR 0485): the Run ends only once they are done. */
+  const cleanups = new Set<Promise<void>>();
   const canTake = () => !env.flags.stopping && !env.flags.rateLimited && !env.flags.unavailable && !env.flags.killed;
 
   const startLane = (lane: number, ctx: TicketCtx): Promise<void> => {
@@ -52,6 +54,13 @@ export async function drainLanes(
       .then((ending) => {
         stopHeartbeat();
         env.held.delete(lane);
+        if (ending.kind === "merged" && ending.cleanup) {
+          const cleanup = ending.cleanup;
+          cleanups.add(cleanup);
+          void cleanup
+            .catch((error: unknown) => env.deps.log.error(`#${ctx.ticket}: the clean-up after the merge failed`, { error: errorText(error) }))
+            .finally(() => cleanups.delete(cleanup));
+        }
         if (!env.flags.killed) record(rowFor(ctx.ticket, ending), lane);
       });
   };
@@ -101,7 +110,10 @@ export async function drainLanes(
       busy.set(free, work);
       continue;
     }
-    if (busy.size === 0) return;
+    if (busy.size === 0) {
+      await Promise.race([Promise.all(cleanups), killed]);
+      return;
+    }
     await Promise.race([...busy.values(), killed]);
   }
 }

@@ -15,7 +15,8 @@ import { setUpLane } from "./resume";
 import { stillHolds, stoodDownWords } from "./stages";
 
 export type TicketEnding =
-  | { kind: "merged"; pullRequest: number | null; line: string }
+  /** `cleanup`: the merged ticket's end-of-ticket writes and clean-up, running off the Lane's path (ADR 0485); it never throws. */
+  | { kind: "merged"; pullRequest: number | null; line: string; cleanup?: Promise<void> }
   | { kind: "handed-off"; stage: string; line: string }
   | { kind: "released"; stage: string; line: string }
   | { kind: "yielded"; line: string };
@@ -62,8 +63,8 @@ async function pipeline(env: RunEnv, ctx: TicketCtx): Promise<TicketEnding> {
       if (!(await stillHolds(env, ctx, "the pull request"))) return conclude(env, ctx, { kind: "yield", stage: "landing", line: "", evidence: "" });
       const landed = await land(env, ctx);
       if (landed.ok && "merged" in landed) {
-        await afterMerge(env, ctx);
-        return { kind: "merged", pullRequest: landed.merged.number, line: `PR #${landed.merged.number}` };
+        // The end-of-ticket writes and the clean-up go on off the Lane's path (ADR 0485).
+        return { kind: "merged", pullRequest: landed.merged.number, line: `PR #${landed.merged.number}`, cleanup: afterMerge(env, ctx) };
       }
       step = landed;
     }

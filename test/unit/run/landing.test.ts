@@ -257,4 +257,37 @@ describe("Run: Lanes and the Landing", () => {
     assert.equal(w.state(n), null);
     assert.match(w.issue(n).body, /- \[x\] the widget spins/);
   });
+  it("a merged ticket's end-of-ticket writes and clean-up run off its Lane's path: the Lane takes its next ticket meanwhile, and the Run ends after them (ADR 0485)", async () => {
+    const a = w.ticket("A");
+    const b = w.ticket("B");
+    const bStarted = deferred();
+    let bFirst = false;
+    let cleanedUp = false;
+    const cleanupLane = w.ws.cleanupLane.bind(w.ws);
+    w.ws.cleanupLane = async (lane, opts) => {
+      if (lane.ticket === a) {
+        // B's start, or a minute of the Run's time, whichever comes first: the old path never starts B here.
+        bFirst = await Promise.race([bStarted.promise.then(() => true), w.clock.sleep(60_000).then(() => false)]);
+      }
+      const report = await cleanupLane(lane, opts);
+      if (lane.ticket === a) cleanedUp = true;
+      return report;
+    };
+    const run = w.run({ lanes: 1 });
+    run.events.subscribe((e) => {
+      if (e.kind === "lane-started" && e.ticket === b) bStarted.resolve();
+    });
+    const summary = await run.start();
+    assert.ok(bFirst, "B's Lane started while A's clean-up was still running");
+    assert.ok(cleanedUp, "the Run ended before A's clean-up was done");
+    assert.deepEqual(
+      summary.rows.map((r) => [r.ticket, r.ending]),
+      [
+        [a, "merged"],
+        [b, "merged"],
+      ],
+    );
+    assert.equal(w.state(a), null);
+    assert.equal(w.state(b), null);
+  });
 });

@@ -12,6 +12,7 @@ import { spawn } from "node:child_process";
 import { accessSync, constants, realpathSync, statSync } from "node:fs";
 import { delimiter, isAbsolute, join, resolve } from "node:path";
 import { Refusal } from "../../core/errors";
+import { warmSpawner } from "../spawner/spawner";
 import { mounts, type SandboxLayout } from "./mounts";
 
 export type IsolationMode = "sandbox" | "none";
@@ -108,6 +109,8 @@ export class Sandbox {
     }
     this.bwrapPath = found;
     this.layout = { root: real(layout.root), commonDir: real(layout.commonDir), configFiles: layout.configFiles };
+    // Every Stage and Check in the sandbox starts through the spawner: its own start goes beside the Run's start, not in the first Stage's (ADR 0484).
+    warmSpawner();
   }
 
   /**

@@ -206,11 +206,16 @@ export async function endStage(
   await ctx.progress.add(row);
 }
 
-/** Emits the start and returns when it started (the rows before a long Stage are written first). */
+/**
+ * Emits the start and returns when it started. The rows before a long Stage are written beside its
+ * start, not before it (ADR 0484): the progress comment's writes are kept in order by the comment
+ * itself, and every later write (the ticket's ending's) waits for this one.
+ */
 export async function startStage(env: RunEnv, ctx: TicketCtx, stage: string): Promise<number> {
   env.events.emit({ kind: "stage-started", lane: ctx.laneIndex, ticket: ctx.ticket, stage, at: env.deps.clock.now().toISOString() });
   const started = env.deps.clock.now().getTime();
-  if (!ctx.silenced) await ctx.progress.stageStarting(stage);
+  // flush() never rejects (a failed write is logged), so nothing waits for it here.
+  if (!ctx.silenced) void ctx.progress.stageStarting(stage);
   return started;
 }
 

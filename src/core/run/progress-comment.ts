@@ -65,6 +65,8 @@ export class ProgressComment {
   private body: string;
   /** Rows added since the last write, and when the first of them was. */
   private pendingSince: number | null = null;
+  /** The writes in order: a second write started while the first is in flight must edit the comment the first created, not create another. */
+  private writing: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly tracker: Tracker,
@@ -90,13 +92,24 @@ export class ProgressComment {
     if (this.now() - this.pendingSince >= PROGRESS_STALE_MS) await this.flush();
   }
 
-  /** A Stage starts: a long one gets the rows before it written first. */
-  async stageStarting(stage: string): Promise<void> {
-    if (LONG_STAGES.has(stage)) await this.flush();
+  /**
+   * A Stage starts: a long one gets the rows before it written. The write goes beside the Stage's
+   * start, not before it (ADR 0484): the agent's process starts while the comment is written, and
+   * the next write, the ticket's ending included, waits for this one. Never rejects.
+   */
+  stageStarting(stage: string): Promise<void> {
+    return LONG_STAGES.has(stage) ? this.flush() : Promise.resolve();
   }
 
-  /** Writes the rows waiting, if any. A failed write is logged: progress is a report, not a record. */
-  async flush(): Promise<void> {
+  /** Writes the rows waiting, if any, after any write in flight. A failed write is logged: progress is a report, not a record. */
+  flush(): Promise<void> {
+    this.writing = this.writing
+      .then(() => this.write())
+      .catch((error: unknown) => this.log.warn(`#${this.ticket}: could not write the progress comment`, { error: String(error) }));
+    return this.writing;
+  }
+
+  private async write(): Promise<void> {
     if (this.pendingSince === null) return;
     this.pendingSince = null;
     const next = withSection(this.body, this.runId, renderSection(this.runId, this.host, this.rows));

@@ -40,7 +40,8 @@ export function gitIn(cwd: string, args: string[], opts: GitCallOptions = {}): P
   return new Promise((resolve, reject) => {
     const child = execFile(
       "git",
-      ["-c", "commit.gpgsign=false", "-c", "core.editor=true", ...args],
+      // No auto-maintenance after a commit or a rebase: one more git process a Stage, for a clone the demo does not keep.
+      ["-c", "commit.gpgsign=false", "-c", "core.editor=true", "-c", "maintenance.auto=false", ...args],
       { cwd, env, maxBuffer: 32 * 1024 * 1024 },
       (err, stdout, stderr) => {
         const code = err ? (typeof err.code === "number" ? err.code : 1) : 0;

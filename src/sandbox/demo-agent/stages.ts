@@ -48,6 +48,9 @@ async function writeFiles(ctx: StageContext, files: Record<string, string>): Pro
   return changed;
 }
 
+/** The abbreviated id in `git commit`'s summary line: `[<branch>[ (root-commit)] <id>] <subject>`. */
+const COMMIT_SUMMARY = /^\[[^\]\n]* ([0-9a-f]{4,64})\] /m;
+
 /** `git add` + `git commit`, shown as one Bash call (display only: git runs with argv, never a shell). */
 async function commit(ctx: StageContext, paths: string[], message: string, allowEmpty: boolean): Promise<string | null> {
   const staged = paths.length > 0;
@@ -55,8 +58,9 @@ async function commit(ctx: StageContext, paths: string[], message: string, allow
   const shown = `git add -- ${paths.join(" ")} && git commit -m ${JSON.stringify(message)}${staged ? "" : " --allow-empty"}`;
   return ctx.out.tool("Bash", { command: shown, description: "Commit the change" }, async () => {
     if (staged) await gitIn(ctx.cwd, ["add", "--", ...paths]);
-    await gitIn(ctx.cwd, ["commit", "-q", "-m", message, ...(staged ? [] : ["--allow-empty"])]);
-    const sha = await gitText(ctx.cwd, ["rev-parse", "--short", "HEAD"]);
+    const made = await gitIn(ctx.cwd, ["commit", "-m", message, ...(staged ? [] : ["--allow-empty"])]);
+    // The commit's own summary line names it ("[branch 1a2b3c4] message"): no second git for the same commit.
+    const sha = COMMIT_SUMMARY.exec(made.stdout)?.[1] ?? (await gitText(ctx.cwd, ["rev-parse", "--short", "HEAD"]));
     return `[${sha}] ${message}`;
   });
 }

@@ -105,6 +105,11 @@ describe("the demo agent (real process, real git)", function () {
     assert.equal(await git(wt, ["status", "--porcelain"]), "", "nothing left uncommitted");
     assert.equal(await nodeTest(wt), 0, "the project's own tests pass");
     assert.ok(impl.events.some((e) => e.kind === "tool" && e.name === "Write" && e.summary === "src/format.js"));
+    // The commit's tool result names it from the commit's own summary line (ADR 0484), as `rev-parse --short` would.
+    const head = await git(wt, ["rev-parse", "HEAD"]);
+    const named = impl.events.flatMap((e) => (e.kind === "tool-result" ? (/^\[([0-9a-f]+)\] Add a formatPrice helper$/.exec(e.summary) ?? []) : []));
+    assert.equal(named.length, 2, "one commit result");
+    assert.ok(named[1]!.length >= 7 && head.startsWith(named[1]!), `${named[1]} names HEAD ${head}`);
 
     const verify = await stage(wt, "verify", 1, demo(1));
     assert.equal(verify.result.outcome, "success");

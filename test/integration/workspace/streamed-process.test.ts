@@ -2,14 +2,15 @@
  * The agent's Stages and the Checks start through the spawner with their output streamed
  * (ADR 0350): their output arrives whole and in order, a paused reader loses nothing, a missing
  * program is an 'error' with no pid, and when the Run's process is killed (SIGKILL) the spawner ends
- * the process groups it started, where a process forked by the Run itself outlives it.
+ * the process groups it started, where a process forked by the Run itself outlives it. A spawner
+ * started ahead is the one the next call uses (ADR 0484).
  */
 import { strict as assert } from "node:assert";
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { spawnStreamed } from "../../../src/adapters/spawner/streamed-process";
 import type { StreamedProcess } from "../../../src/adapters/spawner/streamed-process";
-import { spawnerCounts } from "../../../src/adapters/spawner/spawner";
+import { letGoOfSpawner, spawnerCounts, warmSpawner } from "../../../src/adapters/spawner/spawner";
 import { waitFor } from "../../support/wait-for";
 
 const ROOT = path.resolve(__dirname, "../../..");
@@ -79,6 +80,21 @@ describe("workspace: processes streamed through the spawner", function () {
     assert.equal(code, 0);
     assert.equal(head, "prompt\n");
     assert.equal(got, bytes + "prompt\n".length);
+  });
+
+  it("a spawner started ahead (warmSpawner, at the sandbox's preflight) is the one the next Stage starts through (ADR 0484)", async () => {
+    await letGoOfSpawner();
+    const before = spawnerCounts().spawners;
+    warmSpawner();
+    warmSpawner();
+    assert.equal(spawnerCounts().spawners, before + 1, "one spawner started, however often it is warmed");
+    const p = spawnStreamed({ kind: "agent", command: "sh", args: ["-c", "printf warm"], cwd: ROOT, env: { PATH: process.env.PATH }, input: null });
+    let out = "";
+    p.stdout.on("data", (d: Buffer) => (out += d.toString("utf8")));
+    p.stderr.resume();
+    assert.deepEqual(await ended(p), [0, null]);
+    assert.equal(out, "warm");
+    assert.equal(spawnerCounts().spawners, before + 1, "the Stage started through the warmed spawner, not a new one");
   });
 
   it("a program that is not there is an 'error' with ENOENT and no pid", async () => {

@@ -143,6 +143,8 @@ export async function receiveInProcess(input: ReceiveInput): Promise<ReceiveOutc
   } else if (input.body.size !== request.packAt) {
     return NOT_HERE;
   }
-  const taken = (await objectsPresent(input)) && (await applyRefChanges(gitDir, request.commands)) === "done";
+  // Asked again after the objects were looked at: a receive-pack that took an unchecked pack
+  // meanwhile removed the mark before its objects could be seen, so none of them is relied on here.
+  const taken = (await objectsPresent(input)) && (await knownConnected(gitDir)) && (await applyRefChanges(gitDir, request.commands)) === "done";
   return taken ? { answer: reportAllOk(request) } : { answer: null, packChecked };
 }

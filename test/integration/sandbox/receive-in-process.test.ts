@@ -79,12 +79,13 @@ describe("sandbox: a push taken in process, against git receive-pack (integratio
   });
 
   /** Two copies of the template: one for the sandbox's way, one for receive-pack. */
-  async function twoCopies(): Promise<[string, string]> {
+  async function twoCopies(packed = false): Promise<[string, string]> {
     n += 1;
     const a = path.join(tmp, `a${n}.git`);
     const b = path.join(tmp, `b${n}.git`);
     await fsp.cp(template, a, { recursive: true });
     await fsp.cp(template, b, { recursive: true });
+    if (packed) for (const dir of [a, b]) await gitOk(["--git-dir", dir, "pack-refs", "--all", "--prune"], tmp);
     return [a, b];
   }
 
@@ -114,8 +115,8 @@ describe("sandbox: a push taken in process, against git receive-pack (integratio
   }
 
   /** The same answer and the same refs as receive-pack's. */
-  async function sameAsReceivePack(body: Buffer): Promise<string> {
-    const [a, b] = await twoCopies();
+  async function sameAsReceivePack(body: Buffer, packed = false): Promise<string> {
+    const [a, b] = await twoCopies(packed);
     const ours = await inProcess(a, body);
     const theirs = await receivePack(b, body);
     assert.ok(ours.answer, "taken in process");
@@ -127,8 +128,8 @@ describe("sandbox: a push taken in process, against git receive-pack (integratio
   }
 
   /** Not taken: nothing moved, and receive-pack, given the same body, answers as it would have. */
-  async function leftToReceivePack(body: Buffer, said: RegExp): Promise<void> {
-    const [a] = await twoCopies();
+  async function leftToReceivePack(body: Buffer, said: RegExp, packed = false): Promise<void> {
+    const [a] = await twoCopies(packed);
     const before = await refs(a);
     const ours = await inProcess(a, body);
     assert.equal(ours.answer, null, "left to receive-pack");
@@ -145,6 +146,7 @@ describe("sandbox: a push taken in process, against git receive-pack (integratio
     const c2 = await commitFile(work, "b.txt", "b\n", "add b");
     const p = await pack(`${c2}\n^${base}\n`);
     await sameAsReceivePack(requestBody([{ old: base, new: c2, ref: "refs/heads/main" }], "report-status", p));
+    await sameAsReceivePack(requestBody([{ old: base, new: c2, ref: "refs/heads/main" }], "report-status side-band-64k", p));
     const both = [
       { old: base, new: c2, ref: "refs/heads/main" },
       { old: null, new: c2, ref: "refs/records/x" },
@@ -156,6 +158,12 @@ describe("sandbox: a push taken in process, against git receive-pack (integratio
   it("deletes a branch (no pack), and moves a branch to a commit it has with an empty pack", async () => {
     await sameAsReceivePack(requestBody([{ old: base, new: null, ref: "refs/heads/old" }], GIT_PUSH_CAPS, null));
     await sameAsReceivePack(requestBody([{ old: null, new: base, ref: "refs/heads/again" }], GIT_PUSH_CAPS, await pack(`^${base}\n`)));
+  });
+
+  it("packed refs: an update writes the loose ref as git does; a packed ref's deletion is left to receive-pack", async () => {
+    const c4 = await commitFile(work, "d.txt", "d\n", "add d");
+    await sameAsReceivePack(requestBody([{ old: base, new: c4, ref: "refs/heads/main" }], GIT_PUSH_CAPS, await pack(`${c4}\n^${base}\n`)), true);
+    await leftToReceivePack(requestBody([{ old: base, new: null, ref: "refs/heads/old" }], "report-status", null), /ok refs\/heads\/old/, true);
   });
 
   it("a forced non-fast-forward with a thin pack (deltas against objects the repository has)", async () => {

@@ -157,6 +157,7 @@ async function resetSandbox(app: App): Promise<void> {
   await app.commits.closeAll();
   app.v2Capabilities.forget();
   app.receivePackAdvertisements.forget();
+  app.receiveSetups.forget();
   app.uploadPackRefs.forget();
   await fsp.rm(app.reposRoot, { recursive: true, force: true });
   await fsp.mkdir(app.reposRoot, { recursive: true });

@@ -8,6 +8,7 @@ import type { RepoRec } from "./model";
 import { ProcessGroups } from "./process-groups";
 import { RateLimiter } from "./rate-limit";
 import { ReceivePackAdvertisements } from "./receive-pack-advertisement";
+import { ReceiveSetups } from "./receive-setup";
 import type { Store } from "./store";
 import { UploadPackRefs } from "./upload-pack-refs";
 import { V2Capabilities } from "./v2-capabilities";
@@ -51,6 +52,8 @@ export class App {
   readonly v2Capabilities = new V2Capabilities();
   /** receive-pack's ref advertisement, written from the refs' names and the repository's batch (ADR 0474). */
   readonly receivePackAdvertisements = new ReceivePackAdvertisements(this.commits);
+  /** What a repository's config tells a push taken in this process (ADR 0482). */
+  readonly receiveSetups = new ReceiveSetups();
   /** upload-pack's v0/v1 ref advertisement and its v2 ls-refs answers, written from the refs the same way (ADR 0479). */
   readonly uploadPackRefs = new UploadPackRefs(this.commits);
   stopping = false;

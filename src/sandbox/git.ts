@@ -3,6 +3,7 @@
  * so output parses the same everywhere, and a fixed identity so no global git config is needed.
  */
 import { runGitProcess } from "../adapters/git/git-process";
+import { markConnected } from "./objects-connected";
 import { promises as fsp } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -109,6 +110,8 @@ export async function initBare(gitDir: string, defaultBranch: string): Promise<v
   await gitOk(["config", "uploadpack.allowAnySHA1InWant", "true"], { gitDir });
   // As on GitHub, a push to refs/pull/* is refused ("deny updating a hidden ref").
   await gitOk(["config", "receive.hideRefs", "refs/pull"], { gitDir });
+  // Empty, so every object in it is connected: pushes may be checked without a walk (ADR 0482).
+  await markConnected(gitDir);
 }
 
 /** Commits `files` (or the tree of `fromDir`) as the first commit of `branch` in a bare repo. */

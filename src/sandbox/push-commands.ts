@@ -11,6 +11,12 @@ export interface PushRequest {
   commands: PushCommand[];
   /** The client asked for its report in side-band channel 1 (side-band, side-band-64k). */
   sideBand: boolean;
+  /** The capabilities after the first command's NUL, as sent. */
+  capabilities: string[];
+  /** The request had `shallow` lines before its commands. */
+  shallow: boolean;
+  /** Where the pack starts: the byte after the commands' flush. */
+  packAt: number;
 }
 
 export interface PushCommand {
@@ -29,11 +35,15 @@ const MAX_COMMANDS = 1000;
 /** The commands at the head of a receive-pack request body (already inflated). */
 export function parsePushCommands(head: Buffer): PushRequest | null {
   const commands: PushCommand[] = [];
-  let sideBand = false;
+  let capabilities: string[] = [];
+  let shallow = false;
   for (let at = 0; at + 4 <= head.length;) {
     const len = Number.parseInt(head.subarray(at, at + 4).toString("latin1"), 16);
     if (!Number.isInteger(len) || !/^[0-9a-f]{4}$/.test(head.subarray(at, at + 4).toString("latin1"))) return null;
-    if (len === 0) return commands.length > 0 ? { commands, sideBand } : null;
+    if (len === 0) {
+      const sideBand = capabilities.some((c) => c === "side-band" || c === "side-band-64k");
+      return commands.length > 0 ? { commands, sideBand, capabilities, shallow, packAt: at + 4 } : null;
+    }
     if (len < 4 || at + len > head.length) return null;
     const [line = "", caps] = head
       .subarray(at + 4, at + len)
@@ -41,8 +51,11 @@ export function parsePushCommands(head: Buffer): PushRequest | null {
       .replace(/\n$/, "")
       .split("\0");
     at += len;
-    if (commands.length === 0 && caps !== undefined) sideBand = caps.split(" ").some((c) => c === "side-band" || c === "side-band-64k");
-    if (line.startsWith("shallow ")) continue;
+    if (commands.length === 0 && caps !== undefined) capabilities = caps.split(" ").filter((c) => c !== "");
+    if (line.startsWith("shallow ")) {
+      shallow = true;
+      continue;
+    }
     const m = COMMAND.exec(line);
     if (!m) return null;
     commands.push({ ref: m[3]!, old: ZERO.test(m[1]!) ? null : m[1]!, new: ZERO.test(m[2]!) ? null : m[2]! });

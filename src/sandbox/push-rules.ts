@@ -163,8 +163,9 @@ async function hookHasWork(app: App, repo: RepoRec, scopes: string, rules: strin
  * What a receive-pack needs for the rules: the hook (config), the pusher's token scopes and the
  * repository's rules (environment). A push the hook would let through without a word gets an empty
  * hooks folder instead: no process, and, as with the hook, none of the repository's other hooks.
+ * `hook`: the hook has work (the push cannot be taken in this process: receive-in-process.ts).
  */
-export async function pushRules(app: App, repo: RepoRec, login: string): Promise<{ config: [string, string][]; env: Record<string, string> }> {
+export async function pushRules(app: App, repo: RepoRec, login: string): Promise<{ config: [string, string][]; env: Record<string, string>; hook: boolean }> {
   const scopes = app.store.user(login)?.scopes;
   const env = {
     SANDBOX_TOKEN_SCOPES: scopes ? scopes.join(" ") : "all",
@@ -172,6 +173,6 @@ export async function pushRules(app: App, repo: RepoRec, login: string): Promise
     SANDBOX_RULES_URL: `${app.urls.api}/${repo.owner}/${repo.name}/rules`,
     SANDBOX_PUSH_PROTECTION: repo.pushProtection ? "1" : "0",
   };
-  const hooks = (await hookHasWork(app, repo, env.SANDBOX_TOKEN_SCOPES, env.SANDBOX_RULES)) ? await hooksDir(app) : await emptyHooksDir(app);
-  return { config: [["core.hooksPath", hooks]], env };
+  const hook = await hookHasWork(app, repo, env.SANDBOX_TOKEN_SCOPES, env.SANDBOX_RULES);
+  return { config: [["core.hooksPath", hook ? await hooksDir(app) : await emptyHooksDir(app)]], env, hook };
 }

@@ -74,7 +74,7 @@ export function isHidden(refname: string, hidden: readonly string[]): boolean {
 }
 
 /** A name git would iterate as a ref (check_refname_format, and no component ending ".lock"). */
-function isRefName(name: string): boolean {
+export function isRefName(name: string): boolean {
   return name.startsWith("refs/") && isSafeRefName(name) && !name.split("/").some((part) => part.endsWith(".lock"));
 }
 

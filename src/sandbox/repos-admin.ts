@@ -65,6 +65,7 @@ export async function createRepo(app: App, spec: CreateRepoSpec): Promise<RepoRe
   await app.commits.close(gitDir);
   app.v2Capabilities.forget(gitDir);
   app.receivePackAdvertisements.forget(gitDir);
+  app.receiveSetups.forget(gitDir);
   app.uploadPackRefs.forget(gitDir);
   await fsp.rm(gitDir, { recursive: true, force: true });
   await initBare(gitDir, branch);

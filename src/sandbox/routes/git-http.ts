@@ -1,6 +1,7 @@
 /**
  * Git smart HTTP at /{owner}/{repo}.git, served by the real `git upload-pack` and `git
- * receive-pack`, as `git http-backend` would run them (../smart-http.ts, ADR 0391).
+ * receive-pack`, as `git http-backend` would run them (../smart-http.ts, ADR 0391); a push
+ * receive-pack would take without a word is taken in this process (../receive-in-process.ts, ADR 0482).
  * Auth follows GitHub: public repos clone anonymously; pushing needs a token with write access,
  * sent as basic auth (`x-access-token:<token>`); a 401 carries WWW-Authenticate so git asks.
  */
@@ -13,7 +14,9 @@ import { canRead, hasRole, tokenFrom } from "../auth";
 import { RECEIVE_PACK_CONFIG, configEnv, gitEnv, gitExecPath, listRefs } from "../git";
 import { repoKey } from "../model";
 import type { RepoRec } from "../model";
+import { unmarkConnected } from "../objects-connected";
 import { pushRules } from "../push-rules";
+import { receiveInProcess } from "../receive-in-process";
 import { readPushCommands, updatedRefs } from "../push-commands";
 import type { PushCommand, PushRequest } from "../push-commands";
 import { maintainAfterPush, onPushed } from "../pushes";
@@ -156,9 +159,11 @@ async function runService(
     REMOTE_ADDR: req.socket.remoteAddress ?? "127.0.0.1",
     CONTENT_TYPE: req.headers["content-type"] ?? "",
   };
+  let hook = true;
   if (route.kind === "rpc" && route.service === "receive-pack") {
     const rules = await pushRules(app, repo, remoteUser);
     Object.assign(env, rules.env, configEnv([...rules.config, ...RECEIVE_PACK_CONFIG]));
+    hook = rules.hook;
   }
   const encoding = req.headers["content-encoding"];
   if (encoding) env.HTTP_CONTENT_ENCODING = encoding;
@@ -174,6 +179,14 @@ async function runService(
     if (body && !inflated) return plain(res, 400, "The request body is not valid gzip.");
     if (inflated) env.CONTENT_LENGTH = String(inflated.size);
     if (inflated && beforeService) await beforeService(inflated);
+    if (push && inflated && !app.stopping) {
+      const answer = await receivePush(app, app.gitDir(repo), inflated, push, hook);
+      if (answer) {
+        res.writeHead(200, answerHeaders(route));
+        res.write(answer);
+        return 200;
+      }
+    }
     if (route.kind === "rpc" && route.service === "upload-pack" && inflated && isV2(env.GIT_PROTOCOL) && !app.stopping) {
       const listed = await lsRefsInProcess(app, app.gitDir(repo), inflated);
       if (listed) {
@@ -195,6 +208,26 @@ async function runService(
   } finally {
     await Promise.all([body?.remove(), inflated?.remove()]);
   }
+}
+
+/**
+ * A push taken in this process (ADR 0482): its answer, kept for afterPush as receive-pack's would
+ * be; null: receive-pack takes it. Before a receive-pack that may take a pack index-pack has not
+ * checked, the repository is no longer known connected (objects-connected.ts).
+ */
+async function receivePush(app: App, gitDir: string, body: SpooledBody, push: Push, hook: boolean): Promise<Buffer | null> {
+  const request = push.request;
+  const outcome = request
+    ? await receiveInProcess({ gitDir, body, request, setup: await app.receiveSetups.setup(gitDir), hook, commits: app.commits })
+    : { answer: null, packChecked: false };
+  if (outcome.answer) {
+    push.answer.push(outcome.answer);
+    push.answered = outcome.answer.length;
+    return outcome.answer;
+  }
+  const bringsPack = !request || request.commands.some((c) => c.new !== null);
+  if (bringsPack && !outcome.packChecked) await unmarkConnected(gitDir);
+  return null;
 }
 
 /**

@@ -13,13 +13,13 @@ import { createHash, randomBytes } from "node:crypto";
 import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { deflateSync } from "node:zlib";
+import { commitBytes, identLine, tzOffset } from "../adapters/git/commit-text";
+import type { Ident } from "../adapters/git/commit-text";
 import { configState } from "./config-state";
 import { commitTree, git } from "./git";
 
-export interface Ident {
-  name: string;
-  email: string;
-}
+export type { Ident };
+export { tzOffset };
 
 export interface CommitInput {
   tree: string;
@@ -31,37 +31,14 @@ export interface CommitInput {
   when: number;
 }
 
-const SHA1 = /^[0-9a-f]{40}$/;
-
-/** Names and emails git writes as given: no crud (ident.c `crud`) at either end, nothing it strips or refuses inside. */
-function plainIdent(text: string): boolean {
-  return /^[A-Za-z0-9_+-](?:[A-Za-z0-9 _+.@-]*[A-Za-z0-9_+-])?$/.test(text);
-}
-
-/** git's `+hhmm`/`-hhmm` of this process's time zone at `when` (date.c `local_tzoffset`). */
-export function tzOffset(when: number): string {
-  const minutes = -new Date(when * 1000).getTimezoneOffset();
-  const sign = minutes < 0 ? "-" : "+";
-  const abs = Math.abs(minutes);
-  return `${sign}${String(Math.floor(abs / 60)).padStart(2, "0")}${String(abs % 60).padStart(2, "0")}`;
-}
-
 /** The commit's body as commit-tree writes it; null: an input it would write otherwise, or refuse. */
 export function commitBody(input: CommitInput): Buffer | null {
-  if (!SHA1.test(input.tree) || !input.parents.every((p) => SHA1.test(p))) return null;
-  const idents = [input.author, input.committer];
-  if (!idents.every((i) => plainIdent(i.name) && plainIdent(i.email))) return null;
-  if (!Number.isSafeInteger(input.when) || input.when < 0) return null;
-  // A NUL, or a lone surrogate (not UTF-8 once encoded): git's utf-8 check would rewrite the message.
-  if (input.message.includes("\0") || Buffer.from(input.message, "utf8").toString("utf8") !== input.message) return null;
-  const stamp = `${input.when} ${tzOffset(input.when)}`;
-  const head = [
-    `tree ${input.tree}`,
-    ...input.parents.map((p) => `parent ${p}`),
-    `author ${input.author.name} <${input.author.email}> ${stamp}`,
-    `committer ${input.committer.name} <${input.committer.email}> ${stamp}`,
-  ];
-  return Buffer.from(`${head.join("\n")}\n\n${input.message}`, "utf8");
+  const author = identLine(input.author, input.when);
+  const committer = identLine(input.committer, input.when);
+  if (author === null || committer === null) return null;
+  // A lone surrogate is not UTF-8 once encoded: git's check would rewrite the message.
+  if (Buffer.from(input.message, "utf8").toString("utf8") !== input.message) return null;
+  return commitBytes({ tree: input.tree, parents: input.parents, author, committer, message: Buffer.from(input.message, "utf8") });
 }
 
 /** Writes the commit as a loose object in `gitDir` and returns its id; null: one commit-tree must write. */

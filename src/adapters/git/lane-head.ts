@@ -44,6 +44,11 @@ async function laneRecord(ctx: RepoContext, lanePath: string): Promise<LaneRecor
 
 /** The commit a Lane's HEAD names, read from files; null when the files are not the plain shape, for git to answer. */
 export async function laneHeadFromFiles(ctx: RepoContext, lanePath: string): Promise<string | null> {
+  return (await laneHeadRefFromFiles(ctx, lanePath))?.tip ?? null;
+}
+
+/** The branch a Lane's HEAD is on and its commit, read from files; null as laneHeadFromFiles. */
+export async function laneHeadRefFromFiles(ctx: RepoContext, lanePath: string): Promise<{ ref: string; tip: string } | null> {
   const record = await laneRecord(ctx, lanePath);
   if (!record) return null;
   const symref = SYMREF.exec((await read(join(record.admin, "HEAD"))) ?? "");
@@ -51,7 +56,7 @@ export async function laneHeadFromFiles(ctx: RepoContext, lanePath: string): Pro
   const tip = record.sha.exec((await read(join(record.commonDir, symref[1]!))) ?? "")?.[1];
   // The null id is a `worktree add` half-way (half-made-worktree.ts): git's own answer, not ours.
   if (!tip || /^0+$/.test(tip)) return null;
-  return tip;
+  return { ref: symref[1]!, tip };
 }
 
 /**

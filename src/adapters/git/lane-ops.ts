@@ -11,6 +11,7 @@ import type { GitOutput } from "./git-runner";
 import type { RefMove } from "./record-refs";
 import type { RepoContext } from "./repo-context";
 import { isAncestor, listWorktrees, lsRemoteBranch, resolveRefs, worktreeCommand } from "./repo";
+import { replayRebase } from "./rebase-replay";
 import { rebaseInProgress } from "./resume-branch";
 import { ticketOfBranch } from "./slug";
 import { baseStart } from "./worktrees";
@@ -110,6 +111,9 @@ export function remoteBranchSha(ctx: RepoContext, branch: string): Promise<strin
 export async function rebaseOnto(ctx: RepoContext, lane: Lane, base: string): Promise<"clean" | "conflict" | "up-to-date"> {
   // The fetched remote base is the usual start: asked straight away, baseStart only when it is not there.
   const remote = `refs/remotes/${ctx.remote}/${base}`;
+  // Up to date, or one commit replayed cleanly, without git rebase (ADR 0483); the rest as before.
+  const replayed = await replayRebase(ctx, lane, remote).catch(() => null);
+  if (replayed) return replayed;
   const asked = await ctx.git.raw(["merge-base", "--is-ancestor", remote, `refs/heads/${lane.branch}`], { cwd: ctx.root });
   if (asked.code === 0) return "up-to-date";
   const start = asked.code === 1 ? remote : await baseStart(ctx, base);

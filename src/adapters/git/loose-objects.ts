@@ -90,6 +90,11 @@ async function writeDir(ctx: RepoContext, dir: Dir): Promise<string> {
   return writeObject(ctx, "tree", body);
 }
 
+/** A commit whose bytes the caller made (commit-text.ts): stored as they are, its id returned. */
+export function writeCommitBytes(ctx: RepoContext, body: Buffer): Promise<string> {
+  return writeObject(ctx, "commit", body);
+}
+
 /** A commit as `git commit-tree` makes it with the product's identity, dated now. */
 export function writeCommitObject(ctx: RepoContext, tree: string, parents: string[], message: string, at = new Date()): Promise<string> {
   const who: GitIdentity = ctx.git.options.identity ?? DEFAULT_GIT_IDENTITY;

@@ -15,7 +15,7 @@ import { formatMinutes } from "./naming";
 import { prBody } from "./pr-body";
 import { conflictPrompt } from "./prompts";
 import { codeAnswerSchema } from "./stage-answers";
-import { notTheTicketsFault, outcomeText, pushWork, runAgentStage, stillHolds } from "./stages";
+import { askHolds, notTheTicketsFault, outcomeText, pushWork, runAgentStage, stillHolds } from "./stages";
 
 export type LandingResult = Step | { ok: true; merged: PullRequestInfo };
 
@@ -83,11 +83,20 @@ async function ensurePullRequest(env: RunEnv, ctx: TicketCtx): Promise<{ pr: Pul
   const { tracker } = env.deps;
   const started = await startStage(env, ctx, "pr");
   const done = async (outcome: string) => endStage(env, ctx, { stage: "pr", outcome, turns: null, durationMs: elapsed(env, started) });
+  // A pull request is a holder's write. Asked again here, next to the write: the rebase and push
+  // before it can outlast a lease, and a Run frozen there has been taken over when it wakes. Asked
+  // beside the pull request's own read (ADR 0483): two reads that wait on nothing of each other.
+  const holds = askHolds(env, ctx);
   try {
     let pr = ctx.pullRequest ? await tracker.getPullRequest(ctx.pullRequest) : null;
     if (!pr || (pr.state === "closed" && !pr.merged && pr.head !== ctx.branch)) pr = await tracker.findPullRequest(ctx.branch);
     const title = inertReferences(ctx.title ?? ctx.issue.title);
     const body = prBody({ ticket: ctx.ticket, summary: null, graded: ctx.graded });
+    // The claim stood down beside the read: nothing more is written, whatever the pull request's state.
+    if (pr && (pr.merged || pr.state === "closed") && (await holds) === "yield") {
+      await stillHolds(env, ctx, "the pull request", holds);
+      return { step: yielded("pr") };
+    }
     if (pr?.merged) {
       await done(`✅ #${pr.number} already merged`);
       return { pr };
@@ -102,9 +111,7 @@ async function ensurePullRequest(env: RunEnv, ctx: TicketCtx): Promise<{ pr: Pul
         ),
       };
     }
-    // A pull request is a holder's write. Asked again here, next to the write: the rebase and push
-    // before it can outlast a lease, and a Run frozen there has been taken over when it wakes.
-    if (!(await stillHolds(env, ctx, "the pull request"))) return { step: yielded("pr") };
+    if (!(await stillHolds(env, ctx, "the pull request", holds))) return { step: yielded("pr") };
     if (pr) {
       pr = await tracker.updatePullRequest(pr.number, { title, body });
       if (pr.draft) {

@@ -233,22 +233,32 @@ export async function safeHead(env: RunEnv, ctx: TicketCtx): Promise<string | nu
   }
 }
 
+/** The holder's check, started now and read by stillHolds: never rejects (a failure is its answer). */
+export type HoldsAnswer = "held" | "yield" | { failed: unknown };
+
+export function askHolds(env: RunEnv, ctx: TicketCtx): Promise<HoldsAnswer> {
+  if (ctx.silenced) return Promise.resolve("yield");
+  const check = env.deps.recheck ?? ((claim) => env.deps.gate.heartbeat(claim));
+  return check(ctx.claim).catch((failed: unknown) => ({ failed }));
+}
+
 /**
  * Whether this Run still holds the ticket, asked before a write that only a holder may make (the
- * pull request, a hand-off, a release): one read. A claim that stood down silences the ticket.
- * When GitHub cannot be asked, the answer is yes (the ending's own read decides again).
+ * pull request, a hand-off, a release): one read, or the answer of one started a moment before
+ * (`asked`, askHolds). A claim that stood down silences the ticket. When GitHub cannot be asked,
+ * the answer is yes (the ending's own read decides again).
  */
-export async function stillHolds(env: RunEnv, ctx: TicketCtx, before: string): Promise<boolean> {
+export async function stillHolds(env: RunEnv, ctx: TicketCtx, before: string, asked?: Promise<HoldsAnswer>): Promise<boolean> {
   if (ctx.silenced) return false;
-  try {
-    const check = env.deps.recheck ?? ((claim) => env.deps.gate.heartbeat(claim));
-    if ((await check(ctx.claim)) === "held") return true;
-    silence(env, ctx, `the claim no longer holds before ${before}`);
-    return false;
-  } catch (error) {
-    env.deps.log.warn(`#${ctx.ticket}: could not re-check the claim before ${before}`, { error: errorText(error) });
+  const answer = await (asked ?? askHolds(env, ctx));
+  if (ctx.silenced) return false;
+  if (answer === "held") return true;
+  if (answer !== "yield") {
+    env.deps.log.warn(`#${ctx.ticket}: could not re-check the claim before ${before}`, { error: errorText(answer.failed) });
     return true;
   }
+  silence(env, ctx, `the claim no longer holds before ${before}`);
+  return false;
 }
 
 /** What a stood-down claim did, in the Run's words: why, and what it wrote to GitHub. */

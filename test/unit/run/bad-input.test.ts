@@ -144,6 +144,31 @@ describe("Run: bad input and surprises", () => {
     assert.ok(!w.gate.calls.some((c) => /^(finish|release|handOff) /.test(c)), w.gate.calls.join("\n"));
   });
 
+  it("the pull request's holder check is asked beside the pull request's own read, not after it (ADR 0483)", async () => {
+    w.ticket("Two reads at once");
+    const journal: string[] = [];
+    const tracker = w.gh.client(w.viewer);
+    const find = tracker.findPullRequest.bind(tracker);
+    tracker.findPullRequest = async (head) => {
+      journal.push("find asked");
+      const found = await find(head);
+      journal.push("find answered");
+      return found;
+    };
+    w.gate.heartbeatAnswer = () => {
+      journal.push("holder asked");
+      return "held";
+    };
+    spy(w.ws, "ws", ["push"], journal);
+    const summary = await w.run({}, { tracker }).start();
+    assert.equal(summary.rows[0]!.ending, "merged");
+    // Between the Landing's push and the pull request's read answering, the holder was asked.
+    const found = journal.indexOf("find answered");
+    const pushed = journal.lastIndexOf("ws.push", found);
+    assert.ok(pushed >= 0 && found > pushed, journal.join(", "));
+    assert.ok(journal.slice(pushed, found).includes("holder asked"), journal.join(", "));
+  });
+
   it("a Stage's checkpoint that finds the claim taken over runs no agent, writes nothing more, and says what it wrote", async () => {
     const n = w.ticket("Taken over while frozen");
     w.gate.markStageAnswer = () => "yield";

@@ -1,0 +1,107 @@
+/**
+ * Commits and trees read straight from the clone's loose objects (gitformat-loose: zlib of
+ * `<type> <size>\0<body>`), without a `cat-file` process: what a Lane's rebase reads of its own
+ * commit and of the base a fetch just unpacked (ADR 0483). An object that is not loose (packed,
+ * or absent) reads as null, and the caller leaves the question to git.
+ */
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { inflateSync } from "node:zlib";
+import { cloneStore } from "./clone-store";
+import type { RepoContext } from "./repo-context";
+
+const SHA1 = /^[0-9a-f]{40}$/;
+
+/** A loose object's type and body; null when it is not a readable loose SHA-1 object here. */
+export async function readLoose(ctx: RepoContext, id: string): Promise<{ type: string; body: Buffer } | null> {
+  if (!SHA1.test(id)) return null;
+  const store = await cloneStore(ctx.git, ctx.root);
+  if (store.algorithm !== "sha1") return null;
+  const file = await readFile(join(store.dir, id.slice(0, 2), id.slice(2))).catch(() => null);
+  if (!file) return null;
+  let raw: Buffer;
+  try {
+    raw = inflateSync(file);
+  } catch {
+    return null;
+  }
+  const nul = raw.indexOf(0);
+  const header = /^(commit|tree|blob|tag) (\d+)$/.exec(raw.toString("latin1", 0, nul < 0 ? 0 : nul));
+  if (!header || Number(header[2]) !== raw.length - nul - 1) return null;
+  return { type: header[1]!, body: raw.subarray(nul + 1) };
+}
+
+export interface Commit {
+  id: string;
+  tree: string;
+  parents: string[];
+  /** The `author` line after `author `, as written. */
+  author: string;
+  /** Headers other than tree, parent, author, committer (encoding, gpgsig, mergetag, …). */
+  otherHeaders: boolean;
+  message: Buffer;
+}
+
+/** A loose commit, parsed; null when it is not loose or its headers do not read. */
+export async function readCommit(ctx: RepoContext, id: string): Promise<Commit | null> {
+  const obj = await readLoose(ctx, id);
+  if (!obj || obj.type !== "commit") return null;
+  const end = obj.body.indexOf("\n\n");
+  if (end < 0) return null;
+  const lines = obj.body.toString("utf8", 0, end).split("\n");
+  let tree: string | null = null;
+  let author: string | null = null;
+  let committer = false;
+  const parents: string[] = [];
+  let otherHeaders = false;
+  for (const line of lines) {
+    const space = line.indexOf(" ");
+    const key = space < 0 ? line : line.slice(0, space);
+    const value = line.slice(space + 1);
+    if (key === "tree" && tree === null && SHA1.test(value)) tree = value;
+    else if (key === "parent" && SHA1.test(value)) parents.push(value);
+    else if (key === "author" && author === null) author = value;
+    else if (key === "committer" && !committer) committer = true;
+    else otherHeaders = true;
+  }
+  if (tree === null || author === null || !committer) return null;
+  return { id, tree, parents, author, otherHeaders, message: obj.body.subarray(end + 2) };
+}
+
+/** A loose tree's entries by name: mode and id; null when it is not loose or does not read. */
+export async function readTree(ctx: RepoContext, id: string): Promise<Map<string, { mode: string; id: string }> | null> {
+  const obj = await readLoose(ctx, id);
+  if (!obj || obj.type !== "tree") return null;
+  const entries = new Map<string, { mode: string; id: string }>();
+  let at = 0;
+  while (at < obj.body.length) {
+    const space = obj.body.indexOf(0x20, at);
+    const nul = obj.body.indexOf(0, space);
+    if (space < 0 || nul < 0 || nul + 21 > obj.body.length) return null;
+    entries.set(obj.body.toString("utf8", space + 1, nul), { mode: obj.body.toString("latin1", at, space), id: obj.body.toString("hex", nul + 1, nul + 21) });
+    at = nul + 21;
+  }
+  return entries;
+}
+
+/**
+ * The paths whose entries differ between two trees (added, removed, changed, mode changed), down
+ * through the subtrees that differ; null when a tree needed is not loose.
+ */
+export async function changedPaths(ctx: RepoContext, a: string, b: string, prefix = ""): Promise<string[] | null> {
+  if (a === b) return [];
+  const [left, right] = await Promise.all([readTree(ctx, a), readTree(ctx, b)]);
+  if (!left || !right) return null;
+  const out: string[] = [];
+  for (const name of new Set([...left.keys(), ...right.keys()])) {
+    const l = left.get(name);
+    const r = right.get(name);
+    if (l && r && l.id === r.id && l.mode === r.mode) continue;
+    if (l?.mode === "40000" && r?.mode === "40000") {
+      const inner = await changedPaths(ctx, l.id, r.id, `${prefix}${name}/`);
+      if (!inner) return null;
+      out.push(...inner);
+    } else out.push(`${prefix}${name}`);
+  }
+  return out.sort();
+}

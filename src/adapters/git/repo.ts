@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { Failure } from "../../core/errors";
 import { adoptObjects } from "./adopt-fetched";
 import type { Fetched } from "./fetch-http";
-import { assertFetchable, fetchObjects, hasLooseObject, refFileExists, refFileValue, trackingTips, uploadPackRefs } from "./fetch-http";
+import { assertFetchable, connectivityWalk, fetchObjects, hasLooseObject, refFileExists, refFileValue, trackingTips, uploadPackRefs } from "./fetch-http";
 import { overHttp } from "./over-http";
 import type { SmartHttpClient } from "./smart-http-client";
 import { UseGit } from "./smart-http-client";
@@ -215,7 +215,7 @@ async function fetchRefOverHttp(
 
 /** A want the clone has: its history checked whole as a fetch's would be, nothing fetched. */
 async function provedWhole(ctx: RepoContext, client: SmartHttpClient, sha: string): Promise<Fetched | "not-our-ref"> {
-  const res = await ctx.git.raw(["rev-list", "--objects", "--quiet", "--stdin", "--not", "--all"], { cwd: ctx.root, input: `${sha}\n` });
+  const res = await connectivityWalk(ctx, [sha]);
   if (res.code === 0) return { release: async () => undefined };
   // Left behind by a fetch whose pack was refused (ADR 0476): a pack brings the rest.
   return fetchObjects(ctx, client, { wants: [sha], haves: await trackingTips(ctx), caps: null });

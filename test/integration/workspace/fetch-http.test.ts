@@ -8,7 +8,7 @@
 import { strict as assert } from "node:assert";
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
-import { rm } from "node:fs/promises";
+import { mkdir, rm, writeFile } from "node:fs/promises";
 import { createServer, request } from "node:http";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -224,6 +224,36 @@ describe("workspace: fetches over smart HTTP from the Run's process (ADR 0476)",
     await git(upstream, ["reset", "-q", "--hard", "HEAD~1"]);
     const stale = new Map([["refs/ticket-runner/state/9", other]]);
     assert.equal(await fetchRecords(ctx, stale), "moved");
+  });
+
+  it("a neighbour Lane's half-made worktree (its HEAD the null id, or an object not there yet) fails no fetch's connectivity check", async () => {
+    // What `git worktree add` has written at the moment before its checkout: the worktree's record, its HEAD the null id.
+    const worktrees = join(root, ".git", "worktrees");
+    const neighbours = { "neighbour-null": "0".repeat(40), "neighbour-missing": "1234567890abcdef1234567890abcdef12345678" };
+    for (const [id, head] of Object.entries(neighbours)) {
+      await mkdir(join(worktrees, id), { recursive: true });
+      await writeFile(join(worktrees, id, "gitdir"), `${join(dir, id, ".git")}\n`);
+      await writeFile(join(worktrees, id, "commondir"), "../..\n");
+      await writeFile(join(worktrees, id, "HEAD"), `${head}\n`);
+    }
+    try {
+      // A pack: its objects proved connected before the ref is set.
+      const tip = await commitFiles(upstream, { "beside-a-neighbour.txt": "fetched\n" }, "fetched beside a half-made worktree");
+      await push("HEAD:main");
+      const fetched = await counting(() => fetchRef(ctx, "main", "refs/remotes/origin/main"));
+      assert.deepEqual(fetched, { value: "fetched", gits: ["unpack-objects", "rev-list", "update-ref"] });
+      assert.equal(await git(root, ["rev-parse", "refs/remotes/origin/main"]), tip);
+
+      // A loose commit the clone has already: its history proved whole, no pack.
+      const tree = await git(root, ["rev-parse", `${tip}^{tree}`]);
+      const loose = await git(root, ["commit-tree", tree, "-p", tip, "-m", "made here, pushed, then fetched"]);
+      await git(root, ["push", "-q", url, `${loose}:refs/heads/neighbour-proved`], basicAuthEnv(writer));
+      const proved = await counting(() => fetchRef(ctx, "neighbour-proved", "refs/remotes/origin/neighbour-proved"));
+      assert.deepEqual(proved, { value: "fetched", gits: ["rev-list", "update-ref"] });
+      assert.equal(await git(root, ["rev-parse", "refs/remotes/origin/neighbour-proved"]), loose);
+    } finally {
+      for (const id of Object.keys(neighbours)) await rm(join(worktrees, id), { recursive: true, force: true });
+    }
   });
 
   it("leaves the fetch to git when the remote is not one it can fetch from (here: a dumb info/refs), and git fetches", async () => {

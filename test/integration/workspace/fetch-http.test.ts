@@ -24,6 +24,7 @@ import { Failure } from "../../../src/core/errors";
 import { startSandbox } from "../../../src/sandbox/start";
 import type { SandboxHandle } from "../../../src/sandbox/start";
 import { commitFiles, git, makeTempDir, TEST_IDENTITY } from "../../support/git-fixtures";
+import { MemoryLog } from "../../unit/run/world";
 import { ISOLATED_GIT_ENV } from "./support/workspace-fixture";
 
 function basicAuthEnv(token: string): Record<string, string> {
@@ -70,16 +71,17 @@ describe("workspace: fetches over smart HTTP from the Run's process (ADR 0476)",
   let writer: string;
   let root: string;
   let upstream: string;
-  let ctx: RepoContext;
+  let ctx: RepoContext & { log: MemoryLog };
   const servers: Server[] = [];
 
-  function contextFor(at: string, remoteUrl: string, extraEnv: Record<string, string> = {}): RepoContext {
+  function contextFor(at: string, remoteUrl: string, extraEnv: Record<string, string> = {}): RepoContext & { log: MemoryLog } {
     const runner = new GitRunner({ env: ISOLATED_GIT_ENV, identity: TEST_IDENTITY, token: writer });
     return {
       git: runner,
       root: at,
       remote: "origin",
       net: new RemoteGit(runner, { root: at, remote: "origin", url: remoteUrl, token: writer, env: { ...ISOLATED_GIT_ENV, ...extraEnv } }),
+      log: new MemoryLog(),
     };
   }
 
@@ -256,7 +258,7 @@ describe("workspace: fetches over smart HTTP from the Run's process (ADR 0476)",
     }
   });
 
-  it("leaves the fetch to git when the remote is not one it can fetch from (here: a dumb info/refs), and git fetches", async () => {
+  it("leaves the fetch to git when the remote is not one it can fetch from (here: a dumb info/refs), and git fetches, and the Run's log says why", async () => {
     // Forwards everything to the sandbox, except that the advertisement this process asks for (no Git-Protocol header) reads as a dumb server's.
     const target = new URL(url);
     const proxy = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -281,8 +283,29 @@ describe("workspace: fetches over smart HTTP from the Run's process (ADR 0476)",
       assert.equal(fetched.value, "fetched");
       assert.ok(fetched.gits.includes("fetch"), `git fetched: ${fetched.gits.join(", ")}`);
       assert.equal(await git(root, ["rev-parse", "refs/remotes/origin/main"]), tip);
+      // One line in the Run's log: git fetched, and why.
+      assert.deepEqual(viaCtx.log.lines, ['info git fetch instead of smart HTTP from the Run\'s process: info/refs answered text/plain {"talk":"fetch"}']);
     } finally {
       await viaCtx.net.dispose();
+    }
+  });
+
+  it("a setting that leaves every fetch to git is one line in the Run's log, once a Run, with no token; fetches this process made say nothing", async () => {
+    assert.ok(!ctx.log.lines.some((l) => l.includes("instead of smart HTTP")), ctx.log.lines.join("\n"));
+    const viaGit = contextFor(root, url, { TICKET_RUNNER_GIT_HTTP: "git" });
+    try {
+      const tip = await commitFiles(upstream, { "by-setting.txt": "git\n" }, "fetched by git, as set");
+      await push("HEAD:main");
+      assert.equal(await fetchRef(viaGit, "main", "refs/remotes/origin/main"), "fetched");
+      assert.equal(await fetchRef(viaGit, "main", "refs/remotes/origin/main"), "fetched");
+      assert.equal(await lsRemoteBranch(viaGit, "main"), tip);
+      assert.deepEqual(viaGit.log.lines, [
+        'info git fetch instead of smart HTTP from the Run\'s process: TICKET_RUNNER_GIT_HTTP=git {"talk":"fetch"}',
+        'info git ls-remote instead of smart HTTP from the Run\'s process: TICKET_RUNNER_GIT_HTTP=git {"talk":"ls-remote"}',
+      ]);
+      assert.ok(!viaGit.log.lines.some((l) => l.includes(writer)));
+    } finally {
+      await viaGit.net.dispose();
     }
   });
 

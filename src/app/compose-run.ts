@@ -115,6 +115,7 @@ export function composeRun(input: ComposeRunInput, options: RunOptions = {}): Co
     lockScope: input.config.lockScope,
     checkEnvNames: input.config.checkEnv,
     sandbox,
+    log: input.log,
   });
   const { gate } = composeClaims({
     tracker,

@@ -10,6 +10,7 @@ import path from "node:path";
 import { SandboxAdmin } from "./admin-client";
 import { App } from "./app";
 import { attachCi } from "./ci";
+import { clearLeftLocks } from "./left-locks";
 import { ensureAdminUser } from "./repos-admin";
 import { buildRouter } from "./routes";
 import { resetSpool } from "./spool";
@@ -24,6 +25,8 @@ export interface StartSandboxOptions {
   dataDir?: string;
   seed?: "demo" | "none";
   quiet?: boolean;
+  /** Where the sandbox says what it mended at start (a killed sandbox's lock files); stderr unless quiet when not given. */
+  notes?: (line: string) => void;
 }
 
 export interface SandboxHandle {
@@ -44,6 +47,7 @@ export async function startSandbox(opts: StartSandboxOptions = {}): Promise<Sand
   await store.load();
   const app = new App(store, path.join(root, "repos"), path.join(root, "spool"), path.join(root, "seeds"));
   await resetSpool(app.spoolDir);
+  await clearLocksLeft(app, opts);
   ensureAdminUser(app);
   await store.changed();
 
@@ -101,4 +105,12 @@ async function privateDataDir(root: string): Promise<void> {
     await fsp.chmod(path.join(root, dir), 0o700);
   }
   await fsp.chmod(path.join(root, "state.json"), 0o600).catch(() => undefined);
+}
+
+/** A killed sandbox's lock files in its repositories, removed before it serves, and said (left-locks.ts, ADR 0486). */
+async function clearLocksLeft(app: App, opts: StartSandboxOptions): Promise<void> {
+  const say = opts.notes ?? (opts.quiet ? () => undefined : (line: string) => void process.stderr.write(`${line}\n`));
+  const { removed, kept } = await clearLeftLocks(Object.values(app.store.state.repos).map((r) => app.gitDir(r)));
+  for (const lock of removed) say(`sandbox: removed ${lock}, a lock no live process holds (left by a sandbox or git that was killed)`);
+  for (const lock of kept) say(`sandbox: left ${lock} where it is: a live process may hold it`);
 }

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { Failure } from "../../core/errors";
 import { adoptObjects } from "./adopt-fetched";
 import { cloneStore } from "./clone-store";
+import type { GitOutput } from "./git-runner";
 import { FLUSH, MalformedPkt, demuxSideBand, pktLine, pktText, readPktLines } from "./pkt-line";
 import type { RepoContext } from "./repo-context";
 import type { SmartHttpClient } from "./smart-http-client";
@@ -244,11 +245,20 @@ async function writePack(ctx: RepoContext, pack: Buffer): Promise<string | null>
 
 /**
  * git's fetch's connectivity check (connected.c) without `--alternate-refs` (the clone has no
- * alternates): every object the wants reach that no ref of the clone reaches is there.
+ * alternates), run in the main checkout: exit 0 when every object the wants reach that no ref of
+ * the clone reaches is there. `--single-worktree` (before `--all`): the refs and this checkout's
+ * own HEAD, not every linked worktree's HEAD (ADR 0486). A neighbour Lane's `git worktree add`
+ * writes its HEAD as the null id before its checkout, and `--all` dies on that ("bad object
+ * worktrees/<id>/HEAD"). Fewer tips to stop at only makes the walk longer: nothing is taken as
+ * present without being proved so.
  */
+export function connectivityWalk(ctx: RepoContext, wants: string[]): Promise<GitOutput> {
+  const args = ["rev-list", "--objects", "--quiet", "--stdin", "--not", "--single-worktree", "--all"];
+  return ctx.git.raw(args, { cwd: ctx.root, input: `${wants.join("\n")}\n` });
+}
+
 async function assertConnected(ctx: RepoContext, url: string, wants: string[]): Promise<void> {
-  const args = ["rev-list", "--objects", "--quiet", "--stdin", "--not", "--all"];
-  const res = await ctx.git.raw(args, { cwd: ctx.root, input: `${wants.join("\n")}\n` });
+  const res = await connectivityWalk(ctx, wants);
   if (res.code === 0) return;
   const said = ctx.git.redact(res.stderr.trim().slice(0, 300));
   throw new Failure(

@@ -6,6 +6,7 @@ import { resolve } from "node:path";
 import type { LockFile } from "../../core/schemas/lock-file";
 import type { StateFile } from "../../core/schemas/state-file";
 import type { Host } from "../../ports/host";
+import type { Log } from "../../ports/log";
 import type { CheckResult, Lane, LaneCleanup, LockAcquire, LockHolder, PushResult, StateRead, Workspace } from "../../ports/workspace";
 import { baseTouches } from "./base-overlap";
 import type { GitIdentity } from "./git-runner";
@@ -53,6 +54,8 @@ export interface GitWorkspaceOptions {
   sandbox?: Sandbox;
   /** Retries of a State change after a lost race (default 3). */
   stateRetries?: number;
+  /** The Run's log: a fetch or push left to git instead of smart HTTP from this process says so there (ADR 0486). */
+  log?: Log;
 }
 
 export class GitWorkspace implements Workspace {
@@ -70,7 +73,7 @@ export class GitWorkspace implements Workspace {
     const git = new GitRunner({ identity: opts.identity, token: opts.token, env });
     const remote = opts.remote ?? "origin";
     const net = new RemoteGit(git, { root: this.root, remote, url: opts.remoteUrl, token: opts.token, env });
-    this.ctx = { git, root: this.root, remote, net };
+    this.ctx = { git, root: this.root, remote, net, log: opts.log };
     this.guard = new CloneGuard(git, this.root);
     this.state = new StateRefs(this.ctx, { retries: opts.stateRetries });
     // The sweep reads the State records right after the take: their listing rides in the take's last ls-remote.

@@ -15,7 +15,8 @@ import type { HttpMove, HttpPushOutcome } from "./record-push-http";
 import { pushOverHttp } from "./record-push-http";
 import type { RepoContext } from "./repo-context";
 import type { Advertisement, SmartHttpClient } from "./smart-http-client";
-import { GitHttpFailure, UseGit } from "./smart-http-client";
+import { UseGit } from "./smart-http-client";
+import { leftToGit, noteLeftToGit, smartHttpFor } from "./left-to-git";
 
 export interface LaneHttp {
   client: SmartHttpClient;
@@ -33,7 +34,7 @@ const MAX_PACK = 32 * 1024 * 1024;
  */
 export async function laneAdvertisement(ctx: RepoContext): Promise<LaneHttp | null> {
   const store = await cloneStore(ctx.git, ctx.root);
-  if (store.algorithm !== "sha1") return null;
+  if (store.algorithm !== "sha1") return toGit(ctx, "a clone that is not SHA-1");
   // A shallow clone's pack needs git's `--shallow` handling: left to git.
   if (
     await stat(join(store.commonDir, "shallow")).then(
@@ -41,25 +42,22 @@ export async function laneAdvertisement(ctx: RepoContext): Promise<LaneHttp | nu
       () => false,
     )
   )
-    return null;
-  const client = await ctx.net.smartHttp();
+    return toGit(ctx, "a shallow clone");
+  const client = await smartHttpFor(ctx, "push");
   if (!client) return null;
   try {
     const adv = await client.advertise("receive-pack");
     const format = adv.caps.get("object-format");
-    return format === undefined || format === "sha1" ? { client, adv } : null;
+    return format === undefined || format === "sha1" ? { client, adv } : toGit(ctx, `the remote's object format is ${format}`);
   } catch (e) {
-    return leftToGit(ctx, e);
+    return leftToGit(ctx, "push", e, true);
   }
 }
 
-function leftToGit(ctx: RepoContext, e: unknown): null {
-  if (e instanceof UseGit) {
-    if (e.sticky) ctx.net.httpFailed();
-    return null;
-  }
-  if (e instanceof GitHttpFailure) return null;
-  throw e;
+/** A push this process does not take: said in the Run's log, as every talk left to git is. */
+function toGit(ctx: RepoContext, why: string): null {
+  noteLeftToGit(ctx, "push", why);
+  return null;
 }
 
 /**
@@ -95,7 +93,7 @@ export async function pushLaneOverHttp(ctx: RepoContext, http: LaneHttp, moves: 
   try {
     return await pushOverHttp(http.client, moves, { advertisement: http.adv, pack });
   } catch (e) {
-    return leftToGit(ctx, e);
+    return leftToGit(ctx, "push", e, true);
   }
 }
 

@@ -19,7 +19,7 @@ import { cloneStore } from "./clone-store";
 
 /** ref -> sha on the remote, for every ref matching one of `patterns` (ls-remote's tail match). */
 export async function lsRemoteRefs(ctx: RepoContext, patterns: string[]): Promise<Map<string, string>> {
-  const listed = await overHttp(ctx, async (client) => {
+  const listed = await overHttp(ctx, "ls-remote", async (client) => {
     const matches = refMatcher(patterns);
     const adv = await client.advertise("upload-pack");
     return new Map(adv.refs.filter(([ref]) => matches(ref)));
@@ -67,7 +67,7 @@ export async function fetchRecords(ctx: RepoContext, refs: Map<string, string>, 
     [...refs.values()].filter((sha) => !known.has(sha)),
   );
   if (unsure.length === 0) return "ok";
-  const spoken = await overHttp(ctx, async (client) => {
+  const spoken = await overHttp(ctx, "fetch", async (client) => {
     await assertFetchable(ctx);
     // The listing was read a moment ago: no second advertisement, and no process asking which of
     // `unsure` are packed here (a packed one comes again, harmlessly). A want the remote cannot serve is a move.
@@ -151,7 +151,7 @@ export async function swapRefs(ctx: RepoContext, moves: RefMove[]): Promise<"pus
  */
 export async function pushRecords(ctx: RepoContext, moves: RefMove[]): Promise<HttpPushOutcome> {
   const sha1 = (await cloneStore(ctx.git, ctx.root)).algorithm === "sha1";
-  const pushed = sha1 ? await overHttp(ctx, (client) => pushOverHttp(client, moves)) : null;
+  const pushed = sha1 ? await overHttp(ctx, "push", (client) => pushOverHttp(client, moves)) : null;
   if (pushed) return pushed;
   const res = await ctx.net.call([
     "push",

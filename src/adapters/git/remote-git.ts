@@ -172,19 +172,29 @@ export class RemoteGit {
    * same URL only.
    */
   async smartHttp(): Promise<SmartHttpClient | null> {
+    const choice = await this.smartHttpOrWhy();
+    return "client" in choice ? choice.client : null;
+  }
+
+  /** smartHttp()'s client, or why git talks to the remote instead (for the Run's log: names, never values, ADR 0486). */
+  async smartHttpOrWhy(): Promise<{ client: SmartHttpClient } | { why: string }> {
     const env = { ...process.env, ...this.opts.env };
-    if (this.httpOff || env.TICKET_RUNNER_GIT_HTTP === "git") return null;
-    if (Object.entries(env).some(([k, v]) => v && GIT_HTTP_ENV.test(k))) return null;
+    if (this.httpOff) return { why: "a TLS handshake from this process failed earlier in this Run" };
+    if (env.TICKET_RUNNER_GIT_HTTP === "git") return { why: "TICKET_RUNNER_GIT_HTTP=git" };
+    // The variable's name only: a proxy's URL may carry its own password.
+    const setting = Object.entries(env).find(([k, v]) => v && GIT_HTTP_ENV.test(k))?.[0];
+    if (setting) return { why: `${setting} is set (git honours it, this process would not)` };
     const url = this.opts.url ?? (await this.prepare()).url;
     let parsed: URL;
     try {
       parsed = new URL(url);
     } catch {
-      return null;
+      return { why: `a ${protocolOf(url)} remote, not http(s)` };
     }
-    if ((parsed.protocol !== "http:" && parsed.protocol !== "https:") || parsed.username || parsed.password) return null;
+    if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return { why: `a ${protocolOf(url)} remote, not http(s)` };
+    if (parsed.username || parsed.password) return { why: "credentials in the remote's URL" };
     const authorization = this.opts.token ? `Basic ${Buffer.from(`x-access-token:${this.opts.token}`).toString("base64")}` : null;
-    return new SmartHttpClient({ url, authorization, idleMs: this.opts.timeoutMs ?? 120_000, redact: (t) => this.local.redact(t) });
+    return { client: new SmartHttpClient({ url, authorization, idleMs: this.opts.timeoutMs ?? 120_000, redact: (t) => this.local.redact(t) }) };
   }
 
   /** A TLS handshake from this process failed: git talks to the remote from now on. */

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { Failure } from "../../core/errors";
 import { adoptObjects } from "./adopt-fetched";
 import type { Fetched } from "./fetch-http";
-import { assertFetchable, fetchObjects, hasLooseObject, refFileExists, refFileValue, trackingTips, uploadPackRefs } from "./fetch-http";
+import { assertFetchable, connectivityWalk, fetchObjects, hasLooseObject, refFileExists, refFileValue, trackingTips, uploadPackRefs } from "./fetch-http";
 import { overHttp } from "./over-http";
 import type { SmartHttpClient } from "./smart-http-client";
 import { UseGit } from "./smart-http-client";
@@ -145,7 +145,7 @@ async function looseRefIs(ctx: RepoContext, localRef: string, sha: string): Prom
 }
 
 async function fetchRefNow(ctx: RepoContext, branch: string, localRef: string, localAbsent: boolean): Promise<"fetched" | "missing"> {
-  const spoken = await overHttp(ctx, (client) => fetchRefOverHttp(ctx, client, branch, localRef, localAbsent));
+  const spoken = await overHttp(ctx, "fetch", (client) => fetchRefOverHttp(ctx, client, branch, localRef, localAbsent));
   if (spoken) return spoken;
   const remoteRef = `refs/heads/${branch}`;
   const net = await fetchPrivately(ctx, [remoteRef]);
@@ -215,7 +215,7 @@ async function fetchRefOverHttp(
 
 /** A want the clone has: its history checked whole as a fetch's would be, nothing fetched. */
 async function provedWhole(ctx: RepoContext, client: SmartHttpClient, sha: string): Promise<Fetched | "not-our-ref"> {
-  const res = await ctx.git.raw(["rev-list", "--objects", "--quiet", "--stdin", "--not", "--all"], { cwd: ctx.root, input: `${sha}\n` });
+  const res = await connectivityWalk(ctx, [sha]);
   if (res.code === 0) return { release: async () => undefined };
   // Left behind by a fetch whose pack was refused (ADR 0476): a pack brings the rest.
   return fetchObjects(ctx, client, { wants: [sha], haves: await trackingTips(ctx), caps: null });
@@ -239,7 +239,7 @@ async function setLocalRef(ctx: RepoContext, localRef: string, sha: string): Pro
 /** The remote's sha for a branch without fetching it, or null when it has none. */
 export async function lsRemoteBranch(ctx: RepoContext, branch: string): Promise<string | null> {
   // Over HTTP the advertisement says it: no `ls-remote` process (ADR 0476).
-  const listed = await overHttp(ctx, async (client) => ({ sha: (await uploadPackRefs(client)).refs.get(`refs/heads/${branch}`) ?? null }));
+  const listed = await overHttp(ctx, "ls-remote", async (client) => ({ sha: (await uploadPackRefs(client)).refs.get(`refs/heads/${branch}`) ?? null }));
   if (listed) return listed.sha;
   const res = await ctx.net.call(["ls-remote", "--heads", { url: true }, `refs/heads/${branch}`]);
   if (res.code !== 0) throw ctx.git.failure(["ls-remote", "--heads", ctx.remote], res);

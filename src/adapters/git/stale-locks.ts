@@ -9,7 +9,7 @@
  * STALE_LOCK_MS (a person's `git status` holds it for milliseconds). Locks are moved, never deleted,
  * so a person mid-`git commit` loses nothing; the main clone's own index is never touched.
  */
-import { mkdir, readdir, readlink, rename, stat } from "node:fs/promises";
+import { mkdir, readdir, readFile, readlink, rename, stat } from "node:fs/promises";
 import { join, resolve, sep } from "node:path";
 import type { RepoContext } from "./repo-context";
 
@@ -27,7 +27,7 @@ export interface StaleLockOptions {
  * older than STALE_LOCK_MS. procfs is read once per judge, however many things it is asked about.
  */
 async function deadGitJudge(opts: StaleLockOptions = {}): Promise<(scope: string, mtimeMs: number) => boolean> {
-  const cwds = await otherCwds(opts.procRoot === undefined ? "/proc" : opts.procRoot);
+  const cwds = await otherProcessPaths(opts.procRoot === undefined ? "/proc" : opts.procRoot);
   const now = opts.now ?? Date.now();
   return (scope, mtimeMs) => (cwds !== null && !cwds.some((cwd) => inside(scope, cwd))) || now - mtimeMs >= STALE_LOCK_MS;
 }
@@ -36,8 +36,12 @@ export async function leftByDeadGit(scope: string, mtimeMs: number, opts: StaleL
   return (await deadGitJudge(opts))(scope, mtimeMs);
 }
 
-/** The working directories of every process but this one, or null when procfs cannot be read. */
-async function otherCwds(procRoot: string | null): Promise<string[] | null> {
+/**
+ * The working directories of every process but this one, or null when procfs cannot be read.
+ * `withArgs`: each absolute path among their arguments too (`--git-dir /x`, `--git-dir=/x`): a
+ * git pointed at a repository from elsewhere (the sandbox's own, ADR 0486) works there as well.
+ */
+export async function otherProcessPaths(procRoot: string | null, withArgs = false): Promise<string[] | null> {
   if (procRoot === null) return null;
   let pids: string[];
   try {
@@ -45,8 +49,15 @@ async function otherCwds(procRoot: string | null): Promise<string[] | null> {
   } catch {
     return null;
   }
-  const cwds = await Promise.all(pids.map((pid) => readlink(join(procRoot, pid, "cwd")).catch(() => null)));
-  return cwds.filter((c): c is string => c !== null);
+  const paths = await Promise.all(
+    pids.map(async (pid) => {
+      const cwd = await readlink(join(procRoot, pid, "cwd")).catch(() => null);
+      const args = withArgs ? (await readFile(join(procRoot, pid, "cmdline"), "utf8").catch(() => "")).split("\0") : [];
+      const named = args.flatMap((a) => (a.includes("=") ? [a, a.slice(a.indexOf("=") + 1)] : [a]));
+      return [cwd, ...named].filter((p): p is string => p !== null && p.startsWith("/"));
+    }),
+  );
+  return paths.flat();
 }
 
 export function inside(dir: string, path: string): boolean {

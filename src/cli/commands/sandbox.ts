@@ -40,7 +40,7 @@ export const sandboxCommand: CliCommand = {
     for (const s of signals) process.on(s, onSignal);
     let sb;
     try {
-      sb = await startSandbox({ port, seed, quiet: true, ...(dataDir ? { dataDir } : {}) });
+      sb = await startSandbox({ port, seed, quiet: true, notes: (line) => io.err(line), ...(dataDir ? { dataDir } : {}) });
     } catch (error) {
       for (const s of signals) process.off(s, onSignal);
       throw error;

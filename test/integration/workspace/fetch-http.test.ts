@@ -8,7 +8,7 @@
 import { strict as assert } from "node:assert";
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
-import { rm } from "node:fs/promises";
+import { mkdir, rm, writeFile } from "node:fs/promises";
 import { createServer, request } from "node:http";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -24,6 +24,7 @@ import { Failure } from "../../../src/core/errors";
 import { startSandbox } from "../../../src/sandbox/start";
 import type { SandboxHandle } from "../../../src/sandbox/start";
 import { commitFiles, git, makeTempDir, TEST_IDENTITY } from "../../support/git-fixtures";
+import { MemoryLog } from "../../unit/run/world";
 import { ISOLATED_GIT_ENV } from "./support/workspace-fixture";
 
 function basicAuthEnv(token: string): Record<string, string> {
@@ -70,16 +71,17 @@ describe("workspace: fetches over smart HTTP from the Run's process (ADR 0476)",
   let writer: string;
   let root: string;
   let upstream: string;
-  let ctx: RepoContext;
+  let ctx: RepoContext & { log: MemoryLog };
   const servers: Server[] = [];
 
-  function contextFor(at: string, remoteUrl: string, extraEnv: Record<string, string> = {}): RepoContext {
+  function contextFor(at: string, remoteUrl: string, extraEnv: Record<string, string> = {}): RepoContext & { log: MemoryLog } {
     const runner = new GitRunner({ env: ISOLATED_GIT_ENV, identity: TEST_IDENTITY, token: writer });
     return {
       git: runner,
       root: at,
       remote: "origin",
       net: new RemoteGit(runner, { root: at, remote: "origin", url: remoteUrl, token: writer, env: { ...ISOLATED_GIT_ENV, ...extraEnv } }),
+      log: new MemoryLog(),
     };
   }
 
@@ -226,7 +228,37 @@ describe("workspace: fetches over smart HTTP from the Run's process (ADR 0476)",
     assert.equal(await fetchRecords(ctx, stale), "moved");
   });
 
-  it("leaves the fetch to git when the remote is not one it can fetch from (here: a dumb info/refs), and git fetches", async () => {
+  it("a neighbour Lane's half-made worktree (its HEAD the null id, or an object not there yet) fails no fetch's connectivity check", async () => {
+    // What `git worktree add` has written at the moment before its checkout: the worktree's record, its HEAD the null id.
+    const worktrees = join(root, ".git", "worktrees");
+    const neighbours = { "neighbour-null": "0".repeat(40), "neighbour-missing": "1234567890abcdef1234567890abcdef12345678" };
+    for (const [id, head] of Object.entries(neighbours)) {
+      await mkdir(join(worktrees, id), { recursive: true });
+      await writeFile(join(worktrees, id, "gitdir"), `${join(dir, id, ".git")}\n`);
+      await writeFile(join(worktrees, id, "commondir"), "../..\n");
+      await writeFile(join(worktrees, id, "HEAD"), `${head}\n`);
+    }
+    try {
+      // A pack: its objects proved connected before the ref is set.
+      const tip = await commitFiles(upstream, { "beside-a-neighbour.txt": "fetched\n" }, "fetched beside a half-made worktree");
+      await push("HEAD:main");
+      const fetched = await counting(() => fetchRef(ctx, "main", "refs/remotes/origin/main"));
+      assert.deepEqual(fetched, { value: "fetched", gits: ["unpack-objects", "rev-list", "update-ref"] });
+      assert.equal(await git(root, ["rev-parse", "refs/remotes/origin/main"]), tip);
+
+      // A loose commit the clone has already: its history proved whole, no pack.
+      const tree = await git(root, ["rev-parse", `${tip}^{tree}`]);
+      const loose = await git(root, ["commit-tree", tree, "-p", tip, "-m", "made here, pushed, then fetched"]);
+      await git(root, ["push", "-q", url, `${loose}:refs/heads/neighbour-proved`], basicAuthEnv(writer));
+      const proved = await counting(() => fetchRef(ctx, "neighbour-proved", "refs/remotes/origin/neighbour-proved"));
+      assert.deepEqual(proved, { value: "fetched", gits: ["rev-list", "update-ref"] });
+      assert.equal(await git(root, ["rev-parse", "refs/remotes/origin/neighbour-proved"]), loose);
+    } finally {
+      for (const id of Object.keys(neighbours)) await rm(join(worktrees, id), { recursive: true, force: true });
+    }
+  });
+
+  it("leaves the fetch to git when the remote is not one it can fetch from (here: a dumb info/refs), and git fetches, and the Run's log says why", async () => {
     // Forwards everything to the sandbox, except that the advertisement this process asks for (no Git-Protocol header) reads as a dumb server's.
     const target = new URL(url);
     const proxy = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -251,8 +283,29 @@ describe("workspace: fetches over smart HTTP from the Run's process (ADR 0476)",
       assert.equal(fetched.value, "fetched");
       assert.ok(fetched.gits.includes("fetch"), `git fetched: ${fetched.gits.join(", ")}`);
       assert.equal(await git(root, ["rev-parse", "refs/remotes/origin/main"]), tip);
+      // One line in the Run's log: git fetched, and why.
+      assert.deepEqual(viaCtx.log.lines, ['info git fetch instead of smart HTTP from the Run\'s process: info/refs answered text/plain {"talk":"fetch"}']);
     } finally {
       await viaCtx.net.dispose();
+    }
+  });
+
+  it("a setting that leaves every fetch to git is one line in the Run's log, once a Run, with no token; fetches this process made say nothing", async () => {
+    assert.ok(!ctx.log.lines.some((l) => l.includes("instead of smart HTTP")), ctx.log.lines.join("\n"));
+    const viaGit = contextFor(root, url, { TICKET_RUNNER_GIT_HTTP: "git" });
+    try {
+      const tip = await commitFiles(upstream, { "by-setting.txt": "git\n" }, "fetched by git, as set");
+      await push("HEAD:main");
+      assert.equal(await fetchRef(viaGit, "main", "refs/remotes/origin/main"), "fetched");
+      assert.equal(await fetchRef(viaGit, "main", "refs/remotes/origin/main"), "fetched");
+      assert.equal(await lsRemoteBranch(viaGit, "main"), tip);
+      assert.deepEqual(viaGit.log.lines, [
+        'info git fetch instead of smart HTTP from the Run\'s process: TICKET_RUNNER_GIT_HTTP=git {"talk":"fetch"}',
+        'info git ls-remote instead of smart HTTP from the Run\'s process: TICKET_RUNNER_GIT_HTTP=git {"talk":"ls-remote"}',
+      ]);
+      assert.ok(!viaGit.log.lines.some((l) => l.includes(writer)));
+    } finally {
+      await viaGit.net.dispose();
     }
   });
 

@@ -23,6 +23,7 @@ import { startSandbox } from "../../../src/sandbox/start";
 import type { SandboxHandle } from "../../../src/sandbox/start";
 import { commitFiles, git, makeTempDir, TEST_IDENTITY } from "../../support/git-fixtures";
 import { octokitFor } from "../sandbox/support";
+import { MemoryLog } from "../../unit/run/world";
 import { ISOLATED_GIT_ENV } from "./support/workspace-fixture";
 
 function basicAuthEnv(token: string): Record<string, string> {
@@ -44,18 +45,19 @@ describe("workspace: a Lane's branch pushed over smart HTTP from the Run's proce
   let writer: string;
   let root: string;
   /** Over HTTP from this process. */
-  let ctx: RepoContext;
+  let ctx: RepoContext & { log: MemoryLog };
   /** The same clone, always through `git push` (TICKET_RUNNER_GIT_HTTP=git). */
-  let viaGit: RepoContext;
+  let viaGit: RepoContext & { log: MemoryLog };
   let n = 0;
 
-  function contextFor(remoteUrl: string, env: Record<string, string>): RepoContext {
+  function contextFor(remoteUrl: string, env: Record<string, string>): RepoContext & { log: MemoryLog } {
     const runner = new GitRunner({ env: ISOLATED_GIT_ENV, identity: TEST_IDENTITY, token: writer });
     return {
       git: runner,
       root,
       remote: "origin",
       net: new RemoteGit(runner, { root, remote: "origin", url: remoteUrl, token: writer, env: { ...ISOLATED_GIT_ENV, ...env } }),
+      log: new MemoryLog(),
     };
   }
 
@@ -120,6 +122,7 @@ describe("workspace: a Lane's branch pushed over smart HTTP from the Run's proce
     assert.deepEqual(first.gits, ["config", "cat-file", "pack-objects", "update-ref"]);
     assert.equal(await remoteRef(`refs/heads/${lane.branch}`), sha);
     assert.equal(await git(root, ["rev-parse", `refs/remotes/origin/${lane.branch}`]), sha);
+    assert.deepEqual(ctx.log.lines, [], "a push this process made says nothing");
 
     const next = await commitFiles(lane.path, { "src/w.txt": `${"w\n".repeat(200)}ticket 1, again\n` }, "more #1");
     const second = await counting(() => push(ctx, lane));
@@ -226,9 +229,12 @@ describe("workspace: a Lane's branch pushed over smart HTTP from the Run's proce
     assert.match(http.value.detail, /\[remote rejected\] \(pre-receive hook declined\)/);
     assert.notEqual(await remoteRef(`refs/heads/${lane.branch}`), before);
     assert.ok(!http.value.detail.includes(writer));
+    // A refusal over HTTP is no push left to git; a setting that sends every push to git is said once a Run, however many pushes.
+    assert.deepEqual(ctx.log.lines, []);
+    assert.deepEqual(viaGit.log.lines, ['info git push instead of smart HTTP from the Run\'s process: TICKET_RUNNER_GIT_HTTP=git {"talk":"push"}']);
   });
 
-  it("a shallow clone's push is left to git push, which pushes", async () => {
+  it("a shallow clone's push is left to git push, which pushes, and the Run's log says so", async () => {
     const shallowRoot = join(dir, "shallow");
     await git(dir, ["clone", "-q", "--depth", "1", url, shallowRoot], basicAuthEnv(writer));
     const runner = new GitRunner({ env: ISOLATED_GIT_ENV, identity: TEST_IDENTITY, token: writer });
@@ -238,6 +244,8 @@ describe("workspace: a Lane's branch pushed over smart HTTP from the Run's proce
       remote: "origin",
       net: new RemoteGit(runner, { root: shallowRoot, remote: "origin", url, token: writer, env: ISOLATED_GIT_ENV }),
     };
+    const log = new MemoryLog();
+    shallow.log = log;
     try {
       const lane = { ticket: 6, branch: "agent/6-shallow", path: join(dir, "lane-6") };
       await git(shallowRoot, ["worktree", "add", "-q", "-b", lane.branch, lane.path, "origin/main"]);
@@ -245,6 +253,8 @@ describe("workspace: a Lane's branch pushed over smart HTTP from the Run's proce
       const pushed = await counting(() => push(shallow, lane));
       assert.deepEqual(pushed.value, { ok: true, detail: `Pushed \`${lane.branch}\` at ${sha.slice(0, 12)}.` });
       assert.ok(pushed.gits.includes("push") && !pushed.gits.includes("pack-objects"), pushed.gits.join(", "));
+      // One line in the Run's log says git pushed, and why.
+      assert.deepEqual(log.lines, ['info git push instead of smart HTTP from the Run\'s process: a shallow clone {"talk":"push"}']);
       assert.equal(await remoteRef(`refs/heads/${lane.branch}`), sha);
       await git(bare, ["fsck", "--strict", "--no-dangling"]);
     } finally {
@@ -252,7 +262,7 @@ describe("workspace: a Lane's branch pushed over smart HTTP from the Run's proce
     }
   });
 
-  it("a remote this process cannot speak to is left to git push, which pushes", async () => {
+  it("a remote this process cannot speak to is left to git push, which pushes, and the Run's log says why", async () => {
     // In front of the sandbox: the Run's own requests get an answer that is not smart HTTP; git's go through.
     const proxy: Server = createServer((req, res) => {
       if (/ticket-runner/.test(String(req.headers["user-agent"]))) {
@@ -275,6 +285,7 @@ describe("workspace: a Lane's branch pushed over smart HTTP from the Run's proce
       assert.deepEqual(pushed.value, { ok: true, detail: `Pushed \`${lane.branch}\` at ${sha.slice(0, 12)}.` });
       assert.ok(pushed.gits.includes("push"), pushed.gits.join(", "));
       assert.ok(!pushed.gits.includes("pack-objects"), pushed.gits.join(", "));
+      assert.deepEqual(proxied.log.lines, ['info git push instead of smart HTTP from the Run\'s process: info/refs answered text/plain {"talk":"push"}']);
       assert.equal(await remoteRef(`refs/heads/${lane.branch}`), sha);
       await git(bare, ["fsck", "--strict", "--no-dangling"]);
     } finally {

@@ -6,13 +6,31 @@
  * version, its flags and the source's length, not the source itself, so the cache's file is named by
  * the bundle's sha256: a bundle changed by even one byte never meets a cache made from another.
  *
- * The cache is code: it lives in ~/.cache/ticket-runner, which the agents' sandbox mounts read-only
- * (src/adapters/isolation/mounts.ts), and the folder is made before any Lane starts so a sandbox
- * never finds it missing and creates it. Any failure (no home, a read-only disk, a file V8 rejects)
- * leaves the bundle compiled as before, without a cache.
+ * The cache is code: whoever can write it runs code in the next Run, which holds the token. It lives
+ * in ~/.cache/ticket-runner, which the agents' sandbox mounts read-only and makes when missing
+ * (src/adapters/isolation/mounts.ts), though the rest of ~/.cache is the agents' to write. So the
+ * folders on its path must be this user's real folders (no link to a place an agent could write,
+ * which an agent of an older Run could have planted while the folder was missing), writable by no
+ * one else, and the file a regular file of this user's with no other name. Anything else, and any
+ * failure (no home, a read-only disk, a file V8 rejects), leaves the bundle compiled as before,
+ * without a cache.
  */
 import { createHash } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  constants as fsConstants,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  type Stats,
+} from "node:fs";
 import { Module, createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { Script, constants } from "node:vm";
@@ -33,22 +51,42 @@ export function codeCacheFile(dir: string, bundle: Buffer): string {
   return join(dir, `cli-${digest}-${process.version}-${process.arch}${SUFFIX}`);
 }
 
-/** Makes the folder (owner only) now, before any agent's sandbox could; false when it cannot be. */
+/** This user's, writable by no one else (group and others' write bits clear). */
+function ownOnly(stats: Stats): boolean {
+  return stats.uid === process.getuid?.() && (stats.mode & 0o022) === 0;
+}
+
+/**
+ * Makes the folder (owner only) now, before any agent's sandbox could; false when it cannot be, or
+ * when it or ~/.cache/ticket-runner is a link, another user's, or writable by others: no cache then.
+ */
 export function ensureCodeCacheDir(dir: string): boolean {
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    return true;
+    return [join(dir, ".."), dir].every((d) => {
+      const stats = lstatSync(d);
+      return stats.isDirectory() && ownOnly(stats);
+    });
   } catch {
     return false;
   }
 }
 
-/** The cache's bytes, or undefined when there is none (or it cannot be read). */
+/**
+ * The cache's bytes, or undefined when there is none, it cannot be read, or it is not a regular
+ * file of this user's, writable by no one else, with one name (not a link, not a hard link to a
+ * file elsewhere).
+ */
 export function readCodeCache(file: string): Buffer | undefined {
+  let fd: number | undefined;
   try {
-    return readFileSync(file);
+    fd = openSync(file, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW);
+    const stats = fstatSync(fd);
+    return stats.isFile() && stats.nlink === 1 && ownOnly(stats) ? readFileSync(fd) : undefined;
   } catch {
     return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 
@@ -59,7 +97,9 @@ export function readCodeCache(file: string): Buffer | undefined {
 export function writeCodeCache(file: string, data: Buffer): void {
   const temp = `${file}.${process.pid}.tmp`;
   try {
-    writeFileSync(temp, data, { mode: 0o600 });
+    // A new file ("wx"): never through a link or into a file left at that name.
+    rmSync(temp, { force: true });
+    writeFileSync(temp, data, { mode: 0o600, flag: "wx" });
     renameSync(temp, file);
   } catch {
     rmSync(temp, { force: true });

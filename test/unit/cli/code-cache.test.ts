@@ -5,10 +5,10 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { codeCacheDir, codeCacheFile, writeCodeCache } from "../../../src/cli/code-cache";
+import { codeCacheDir, codeCacheFile, ensureCodeCacheDir, readCodeCache, writeCodeCache } from "../../../src/cli/code-cache";
 
 const ROOT = resolve(__dirname, "../../..");
 
@@ -93,5 +93,41 @@ describe("cli: the code cache", () => {
     assert.equal(left.length, 4);
     for (const b of bundles.slice(2)) assert.ok(left.includes(codeCacheFile(cacheDir, b).slice(cacheDir.length + 1)));
     for (const f of left) assert.equal(statSync(join(cacheDir, f)).mode & 0o777, 0o600, "only the owner reads or writes a cache");
+  });
+
+  it("is neither taken nor written through a link, in a folder others can write, or from a file with another name", () => {
+    // The agents may write the rest of ~/.cache (ADR 0341): a link planted there must not lead the Run to their files.
+    const home = join(dir, "home");
+    const cacheDir = codeCacheDir({ HOME: home })!;
+    const elsewhere = join(home, ".cache", "agent-writable");
+    mkdirSync(elsewhere, { recursive: true });
+    mkdirSync(join(cacheDir, ".."), { recursive: true });
+    symlinkSync(elsewhere, cacheDir);
+    assert.equal(ensureCodeCacheDir(cacheDir), false, "the cache folder is a link");
+    rmSync(cacheDir);
+    rmSync(join(cacheDir, ".."), { recursive: true });
+    symlinkSync(elsewhere, join(cacheDir, ".."));
+    assert.equal(ensureCodeCacheDir(cacheDir), false, "~/.cache/ticket-runner is a link");
+    rmSync(join(cacheDir, ".."));
+
+    assert.equal(ensureCodeCacheDir(cacheDir), true, "made when missing");
+    assert.equal(statSync(cacheDir).mode & 0o777, 0o700);
+    chmodSync(cacheDir, 0o770);
+    assert.equal(ensureCodeCacheDir(cacheDir), false, "a folder its group can write");
+    chmodSync(cacheDir, 0o700);
+
+    const file = codeCacheFile(cacheDir, Buffer.from("bundle"));
+    writeCodeCache(file, Buffer.from("cache"));
+    assert.equal(readCodeCache(file)?.toString(), "cache", "the Run's own file is taken");
+    linkSync(file, join(elsewhere, "second-name"));
+    assert.equal(readCodeCache(file), undefined, "a file with a second name (a hard link) is not");
+    rmSync(join(elsewhere, "second-name"));
+    chmodSync(file, 0o620);
+    assert.equal(readCodeCache(file), undefined, "a file its group can write is not");
+    rmSync(file);
+    writeFileSync(join(elsewhere, "planted"), "planted", { mode: 0o600 });
+    symlinkSync(join(elsewhere, "planted"), file);
+    assert.equal(readCodeCache(file), undefined, "a link is not followed");
+    assert.ok(existsSync(join(elsewhere, "planted")));
   });
 });

@@ -8,6 +8,7 @@ import { Refusal } from "../../core/errors";
 import type { RepoContext } from "./repo-context";
 import { CLONE_STORE_ARGS, cloneStoreOf, knowCloneStore } from "./clone-store";
 import { branchOfHeadFile } from "./lane-head";
+import { originFoundAt } from "./checkout";
 
 /**
  * True when the checkout's HEAD file names a branch (`ref: refs/heads/<name>`), as
@@ -48,8 +49,9 @@ export async function preflight(ctx: RepoContext, base?: string): Promise<{ comm
     });
   }
 
-  const url = await ctx.git.raw(["remote", "get-url", ctx.remote], { cwd: ctx.root });
-  if (url.code !== 0) {
+  // `ticket-runner run` read the origin's URL for its Target a moment ago, in this process: no second git process to ask again.
+  const found = ctx.remote === "origin" && originFoundAt(ctx.root);
+  if (!found && (await ctx.git.raw(["remote", "get-url", ctx.remote], { cwd: ctx.root })).code !== 0) {
     throw new Refusal("not-a-target", `${ctx.root} has no remote \`${ctx.remote}\`; the State, the lock and every Lane's work live there.`, {
       path: ctx.root,
       next: `git -C ${ctx.root} remote add ${ctx.remote} https://github.com/<owner>/<repo>.git`,

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { GitWorkspace } from "../../../src/adapters/git/git-workspace";
 import { NodeHost } from "../../../src/adapters/node-host";
 import { cloneStore } from "../../../src/adapters/git/clone-store";
+import { originUrl } from "../../../src/adapters/git/checkout";
 import type { GitRunner } from "../../../src/adapters/git/git-runner";
 import { Refusal } from "../../../src/core/errors";
 import type { Lane } from "../../../src/ports/workspace";
@@ -127,6 +128,12 @@ describe("workspace: preflight refusals say the exact fix", () => {
     // The store the preflight read is the one the Run's fetches use: no second rev-parse (ADR 0481).
     const noGit = { text: () => Promise.reject(new Error("git was asked for the store again")) } as unknown as GitRunner;
     assert.equal((await cloneStore(noGit, root)).commonDir, join(root, ".git"));
+    // After `ticket-runner run` found the origin remote (originUrl, in the same process), the preflight does not ask again.
+    assert.equal(originUrl(root), fx.remote);
+    assert.deepEqual(
+      (await traced()).filter((c) => c !== "config"),
+      ["rev-parse", "status"],
+    );
     // A HEAD file of another shape (here a commit id) is asked of git, which refuses it as before.
     await git(root, ["checkout", "-q", "--detach"]);
     assert.ok((await traced()).includes("symbolic-ref"));

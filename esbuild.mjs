@@ -24,7 +24,9 @@ const builds = [
   { ...common, entryPoints: ["src/vscode/extension.ts"], outfile: "dist/extension-bundle.js", external: ["vscode"], plugins: [onDemandBundles] },
   { ...common, entryPoints: ["src/vscode/deferred.ts"], outfile: `dist/${DEFERRED_OUT}`, external: ["vscode"], plugins: [onDemandBundles] },
   { ...common, entryPoints: ["src/app/compose-run.ts"], outfile: `dist/${RUN_MACHINERY_OUT}`, external: ["vscode"] },
-  { ...common, entryPoints: ["src/cli/main.ts"], outfile: "dist/cli.js", banner: { js: "#!/usr/bin/env node" } },
+  // dist/cli.js is the loader (src/cli/loader.ts): it runs dist/cli-bundle.js, the CLI's self-contained bundle, with V8's code cache (ADR 0481).
+  { ...common, entryPoints: ["src/cli/loader.ts"], outfile: "dist/cli.js", banner: { js: "#!/usr/bin/env node" } },
+  { ...common, entryPoints: ["src/cli/main.ts"], outfile: "dist/cli-bundle.js", banner: { js: "#!/usr/bin/env node" } },
   { ...common, entryPoints: ["src/sandbox/demo-agent-main.ts"], outfile: "dist/demo-agent.js", banner: { js: "#!/usr/bin/env node" } },
 ];
 

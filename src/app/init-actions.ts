@@ -15,7 +15,7 @@ import type { ActionsWorkflowOptions } from "./actions-workflow";
 export interface InitActionsArgs {
   hosts?: number;
   schedule?: string;
-  /** The CLI's own single-file bundle (dist/cli.js), copied into the Target for the workflow to run (ADR 0282). */
+  /** The CLI's own single-file bundle (dist/cli-bundle.js, ADR 0481), copied into the Target for the workflow to run (ADR 0282). */
   cliBundle: string;
 }
 
@@ -30,7 +30,7 @@ export function readBundle(file: string): { bytes: Buffer; sha256: string; targe
   } catch (e) {
     throw new Refusal(
       "bad-input",
-      `The Actions workflow runs the ticket-runner CLI from a copy committed in the repository (ticket-runner is not on npm), made from the CLI's own file ${file}, which cannot be used: ${e instanceof Error ? e.message : String(e)}. Run \`ticket-runner init --actions\` with the built CLI (\`npm run build\` makes dist/cli.js).`,
+      `The Actions workflow runs the ticket-runner CLI from a copy committed in the repository (ticket-runner is not on npm), made from the CLI's own file ${file}, which cannot be used: ${e instanceof Error ? e.message : String(e)}. Run \`ticket-runner init --actions\` with the built CLI (\`npm run build\` makes dist/cli-bundle.js).`,
       { next: "ticket-runner init --actions", path: file },
     );
   }

@@ -13,6 +13,7 @@ import { join, resolve } from "node:path";
 import { EXPECTED_DEMO_ENDINGS } from "./chaos/faults";
 import { killTrial, type KillTrialResult } from "./chaos/kill-trial";
 import { useCli } from "./chaos/run-process";
+import { CLI_BUNDLE_FILE } from "../../src/app/cli-bundle-file";
 import { ChaosWorld } from "./chaos/world";
 import { flushFigures, record } from "./support/figures";
 import { extraScenarios, type ScenarioResult } from "./chaos/scenarios";
@@ -73,7 +74,7 @@ async function main(): Promise<number> {
   const dist = args.dist ?? resolve(__dirname, "../../dist");
   // Its own copy of the bundles: other work rebuilding dist/ during a long run must not change what runs.
   const bundles = mkdtempSync(join(tmpdir(), "tr-chaos-dist-"));
-  for (const f of ["cli.js", "demo-agent.js"]) copyFileSync(join(dist, f), join(bundles, f));
+  for (const f of ["cli.js", CLI_BUNDLE_FILE, "demo-agent.js"]) copyFileSync(join(dist, f), join(bundles, f));
   useCli(join(bundles, "cli.js"));
   let failed = 0;
 

@@ -23,6 +23,12 @@ function plainRef(ref: string): boolean {
   return ref.split("/").every((part) => part !== "" && part !== "." && part !== "..");
 }
 
+/** The branch ref (`refs/heads/...`) a HEAD file's text names, when it is that plain shape; else null. */
+export function branchOfHeadFile(text: string): string | null {
+  const ref = SYMREF.exec(text)?.[1];
+  return ref && plainRef(ref) ? ref : null;
+}
+
 interface LaneRecord {
   /** The worktree's record, `<common>/worktrees/<id>`. */
   admin: string;
@@ -51,12 +57,12 @@ export async function laneHeadFromFiles(ctx: RepoContext, lanePath: string): Pro
 export async function laneHeadRefFromFiles(ctx: RepoContext, lanePath: string): Promise<{ ref: string; tip: string } | null> {
   const record = await laneRecord(ctx, lanePath);
   if (!record) return null;
-  const symref = SYMREF.exec((await read(join(record.admin, "HEAD"))) ?? "");
-  if (!symref || !plainRef(symref[1]!)) return null;
-  const tip = record.sha.exec((await read(join(record.commonDir, symref[1]!))) ?? "")?.[1];
+  const ref = branchOfHeadFile((await read(join(record.admin, "HEAD"))) ?? "");
+  if (!ref) return null;
+  const tip = record.sha.exec((await read(join(record.commonDir, ref))) ?? "")?.[1];
   // The null id is a `worktree add` half-way (half-made-worktree.ts): git's own answer, not ours.
   if (!tip || /^0+$/.test(tip)) return null;
-  return { ref: symref[1]!, tip };
+  return { ref, tip };
 }
 
 /**

@@ -2,24 +2,45 @@
  * Checks on the Target's main checkout before a Run takes anything, each refusal with the exact fix.
  * None of them leaves anything behind (they come before the Run lock).
  */
-import { readdir, realpath } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { readFile, readdir, realpath, stat } from "node:fs/promises";
+import { join } from "node:path";
 import { Refusal } from "../../core/errors";
 import type { RepoContext } from "./repo-context";
+import { CLONE_STORE_ARGS, cloneStoreOf, knowCloneStore } from "./clone-store";
+import { branchOfHeadFile } from "./lane-head";
+import { originFoundAt } from "./checkout";
+
+/**
+ * True when the checkout's HEAD file names a branch (`ref: refs/heads/<name>`), as
+ * `git symbolic-ref HEAD` would say, read without a process (ADR 0481). Anything else answers
+ * false and git is asked as before: a detached HEAD (a commit id), a reftable store (whose HEAD
+ * file is the stub `ref: refs/heads/.invalid`), an unreadable file.
+ */
+async function onBranchFromFiles(gitDir: string, commonDir: string): Promise<boolean> {
+  if (!gitDir.startsWith("/")) return false;
+  const ref = branchOfHeadFile(await readFile(join(gitDir, "HEAD"), "utf8").catch(() => ""));
+  if (!ref || ref === "refs/heads/.invalid") return false;
+  return !(await stat(join(commonDir, "reftable")).then(
+    () => true,
+    () => false,
+  ));
+}
 
 /** Resolves with the clone's common git directory (absolute), read by the same git call as its top. */
 export async function preflight(ctx: RepoContext, base?: string): Promise<{ commonDir: string }> {
-  // One process for both (the sandbox of ADR 0290 needs the common directory; bench:run budgets git processes).
-  const top = await ctx.git.raw(["rev-parse", "--show-toplevel", "--git-common-dir"], { cwd: ctx.root });
+  // One process for the top, the git directory and the clone's store (the sandbox of ADR 0290 needs the
+  // common directory, the Run's fetches the store; bench:run budgets git processes, ADR 0481).
+  const top = await ctx.git.raw(["rev-parse", "--show-toplevel", "--absolute-git-dir", ...CLONE_STORE_ARGS], { cwd: ctx.root });
   if (top.code !== 0) {
     throw new Refusal("not-a-target", `${ctx.root} is not a git repository, so it cannot be a Target.`, {
       path: ctx.root,
       next: `git clone <the repository's URL> ${ctx.root}`,
     });
   }
-  const [topPath = "", gitCommonDir = ""] = top.stdout.toString("utf8").trim().split("\n");
-  // Relative to the cwd when git prints it so (".git").
-  const commonDir = resolve(ctx.root, gitCommonDir);
+  const [topPath = "", gitDir = "", ...storeLines] = top.stdout.toString("utf8").trim().split("\n");
+  const store = cloneStoreOf(ctx.root, storeLines);
+  knowCloneStore(ctx.root, store);
+  const commonDir = store.commonDir;
   const [realTop, realRoot] = await Promise.all([realpath(topPath), realpath(ctx.root)]);
   if (realTop !== realRoot) {
     throw new Refusal("not-a-target", `${ctx.root} is inside the repository ${topPath}, not its top; a Target is the whole clone.`, {
@@ -28,16 +49,16 @@ export async function preflight(ctx: RepoContext, base?: string): Promise<{ comm
     });
   }
 
-  const url = await ctx.git.raw(["remote", "get-url", ctx.remote], { cwd: ctx.root });
-  if (url.code !== 0) {
+  // `ticket-runner run` read the origin's URL for its Target a moment ago, in this process: no second git process to ask again.
+  const found = ctx.remote === "origin" && originFoundAt(ctx.root);
+  if (!found && (await ctx.git.raw(["remote", "get-url", ctx.remote], { cwd: ctx.root })).code !== 0) {
     throw new Refusal("not-a-target", `${ctx.root} has no remote \`${ctx.remote}\`; the State, the lock and every Lane's work live there.`, {
       path: ctx.root,
       next: `git -C ${ctx.root} remote add ${ctx.remote} https://github.com/<owner>/<repo>.git`,
     });
   }
 
-  const head = await ctx.git.raw(["symbolic-ref", "--quiet", "HEAD"], { cwd: ctx.root });
-  if (head.code !== 0) {
+  if (!(await onBranchFromFiles(gitDir, commonDir)) && (await ctx.git.raw(["symbolic-ref", "--quiet", "HEAD"], { cwd: ctx.root })).code !== 0) {
     const to = base ?? "<your base branch>";
     throw new Refusal("not-a-target", `The checkout at ${ctx.root} is on a detached HEAD (a rebase or a bisect in progress, or a checked-out commit).`, {
       path: ctx.root,

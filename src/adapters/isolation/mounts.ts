@@ -135,8 +135,10 @@ export function mounts(input: MountInput): string[] {
   // The demo agent's memory, where the demo (or a test) put it.
   if (env.TICKET_RUNNER_DEMO_STATE && isAbsolute(env.TICKET_RUNNER_DEMO_STATE) && ensureState(env.TICKET_RUNNER_DEMO_STATE, "dir"))
     bind("--bind", env.TICKET_RUNNER_DEMO_STATE);
-  // Programs the Host installed in its cache (the pinned agents) are not the sandbox's to change.
-  if (home) bind("--ro-bind", join(home, ".cache", "ticket-runner"));
+  // Programs the Host installed in its cache (the pinned agents) and the CLI's code cache (ADR 0481) are not the
+  // sandbox's to change. Made when missing: else an agent could make it in the writable ~/.cache and plant code there.
+  const hostCache = home && join(home, ".cache", "ticket-runner");
+  if (hostCache && ensureState(hostCache, "dir")) bind("--ro-bind", hostCache);
   // The clone read-only (main checkout, other lanes, run root) even when it lies in a writable place.
   bind("--ro-bind", layout.root);
   const common = layout.commonDir;

@@ -20,6 +20,7 @@ import { ActionsTranscriptGroups } from "../actions-groups";
 import { inActions } from "../actions-output";
 import { reportToActions } from "../actions-report";
 import { RunDisplay } from "../run-display";
+import { codeCacheWorthKeeping } from "../code-cache";
 import { parseArgs, resolveTarget } from "../target-options";
 import { requireToken } from "../../app/target";
 
@@ -94,7 +95,9 @@ export const runCommand: CliCommand = {
     );
     const unsubscribe = run.events.subscribe(display.onEvent);
     const unsubscribeStart = run.events.subscribe((event) => {
-      if (event.kind === "lane-started") markFirstLane();
+      if (event.kind !== "lane-started") return;
+      markFirstLane();
+      codeCacheWorthKeeping();
     });
     const unsubscribeTimeline = io.env.TICKET_RUNNER_CPU_FILE ? run.events.subscribe(noteEvent) : () => undefined;
     // In Actions each ticket's transcript is a collapsible group, commands stopped inside it.

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { CLI_BUNDLE_FILE } from "../../app/cli-bundle-file";
 import * as vscode from "vscode";
 import { windowOctokit } from "../github-client";
 import { OctokitTracker } from "../../adapters/github/octokit-tracker";
@@ -42,7 +43,7 @@ export async function init(services: CommandServices): Promise<void> {
     initTarget(target.folder, tracker),
   );
   for (const line of report.lines) services.log.info(`init ${target.name}: ${line}`);
-  const workflow = choice.actions ? initActions(target.folder, { cliBundle: join(__dirname, "cli.js") }) : null;
+  const workflow = choice.actions ? initActions(target.folder, { cliBundle: join(__dirname, CLI_BUNDLE_FILE) }) : null;
   for (const line of workflow?.lines ?? []) services.log.info(`init ${target.name}: ${line}`);
   const config = vscode.Uri.file(join(target.folder, CONFIG_FILE));
   const changed = report.changed || workflow?.created === true;

@@ -6,10 +6,11 @@
  */
 import { execFile } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { actionsWorkflow } from "../../../src/app/actions-workflow";
 import { readBundle } from "../../../src/app/init-actions";
+import { CLI_BUNDLE_FILE } from "../../../src/app/cli-bundle-file";
 import { PRODUCT_VERSION } from "../../../src/core/version";
 import { CLI } from "../../reliability/chaos/run-process";
 import type { ChaosTarget } from "../../reliability/chaos/world";
@@ -46,8 +47,8 @@ export async function playedWorld(o: PlayedWorldOptions): Promise<PlayedWorld> {
   // (in the sandbox as on GitHub, it may not read GET /user; the Run learns who it is from GraphQL).
   const { token: appToken } = await world.sandbox.admin.addUser({ login: "ticket-runner-app[bot]", repos: { [t.full]: "write" } });
 
-  // What init --actions commits beside the workflow: this build's CLI, its checksum pinned in the YAML.
-  const cli = readBundle(CLI);
+  // What init --actions commits beside the workflow: this build's CLI bundle (not dist/cli.js, its loader: ADR 0481), its checksum pinned in the YAML.
+  const cli = readBundle(join(dirname(CLI), CLI_BUNDLE_FILE));
   const workflow = readWorkflow(
     actionsWorkflow({ hosts: 2, lanes: 2, agent: "claude", cliVersion: PRODUCT_VERSION, cliFile: cli.target, cliSha256: cli.sha256 }),
   );

@@ -3,12 +3,15 @@ import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { GitWorkspace } from "../../../src/adapters/git/git-workspace";
 import { NodeHost } from "../../../src/adapters/node-host";
+import { cloneStore } from "../../../src/adapters/git/clone-store";
+import { originUrl } from "../../../src/adapters/git/checkout";
+import type { GitRunner } from "../../../src/adapters/git/git-runner";
 import { Refusal } from "../../../src/core/errors";
 import type { Lane } from "../../../src/ports/workspace";
 import type { RemoteFixture } from "../../support/git-fixtures";
 import { git, makeRemote, makeTempDir } from "../../support/git-fixtures";
 import { waitFor } from "../../support/wait-for";
-import { workspaceOn } from "./support/workspace-fixture";
+import { ISOLATED_GIT_ENV, workspaceOn } from "./support/workspace-fixture";
 
 /** Gone includes a zombie nobody has reaped yet (the check's grandchild is reparented). */
 async function gone(pid: number): Promise<boolean> {
@@ -104,6 +107,38 @@ describe("workspace: preflight refusals say the exact fix", () => {
 
   it("passes a clean clone on a branch", async () => {
     await workspaceOn(await fx.clone("ok")).preflight("main");
+  });
+
+  it("reads a branch's HEAD from its file and the clone's store with its top; git is asked only for another HEAD", async () => {
+    const root = await fx.clone("counted");
+    const traced = async (): Promise<string[]> => {
+      const trace = join(root, "..", "counted-trace.txt");
+      await rm(trace, { force: true });
+      await workspaceOn(root, { env: { ...ISOLATED_GIT_ENV, GIT_TRACE: trace } })
+        .preflight("main")
+        .catch(() => undefined);
+      const lines = (await readFile(trace, "utf8")).split("\n");
+      return lines.flatMap((l) => /trace: built-in: git (\S+)/.exec(l)?.[1] ?? []);
+    };
+    const onBranch = await traced();
+    assert.deepEqual(
+      onBranch.filter((c) => c !== "config"),
+      ["rev-parse", "remote", "status"],
+    );
+    // The store the preflight read is the one the Run's fetches use: no second rev-parse (ADR 0481).
+    const noGit = { text: () => Promise.reject(new Error("git was asked for the store again")) } as unknown as GitRunner;
+    assert.equal((await cloneStore(noGit, root)).commonDir, join(root, ".git"));
+    // After `ticket-runner run` found the origin remote (originUrl, in the same process), the preflight does not ask again.
+    assert.equal(originUrl(root), fx.remote);
+    assert.deepEqual(
+      (await traced()).filter((c) => c !== "config"),
+      ["rev-parse", "status"],
+    );
+    // A HEAD file of another shape (here a commit id) is asked of git, which refuses it as before.
+    await git(root, ["checkout", "-q", "--detach"]);
+    assert.ok((await traced()).includes("symbolic-ref"));
+    const r = await refusal(workspaceOn(root));
+    assert.match(r.message, /detached HEAD/);
   });
 
   it("refuses a directory that is not a repository", async () => {

@@ -79,6 +79,8 @@ describe("the sandbox's settings (ADR 0290)", () => {
         assert.ok(existsSync(join(home, s)), `~/${s} made so it can be bound`);
       }
       assert.equal(readFileSync(join(home, ".claude.json"), "utf8"), "{}\n");
+      // Made when missing and read-only over the writable ~/.cache: the Host's programs and the CLI's code cache (ADR 0481).
+      assert.ok(at("--ro-bind", join(home, ".cache", "ticket-runner")) > at("--bind", join(home, ".cache")), "~/.cache/ticket-runner read-only");
       assert.ok(at("--ro-bind", script) > at("--tmpfs", "/tmp"), "the script the command line names is shown read-only");
       assert.ok(at("--ro-bind", root) > at("--bind", join(home, ".cache")), "the clone read-only");
       const elsewhere = join(process.cwd(), "docs");

@@ -17,6 +17,7 @@ import { configSchema } from "../../../src/core/schemas/config";
 import { PRODUCT_VERSION } from "../../../src/core/version";
 import { actionsWorkflow, WORKFLOW_PATH } from "../../../src/app/actions-workflow";
 import { readBundle } from "../../../src/app/init-actions";
+import { CLI_BUNDLE_FILE } from "../../../src/app/cli-bundle-file";
 import { SandboxAdmin } from "../../../src/sandbox/admin-client";
 import type { TicketRunnerApi } from "../../../src/vscode/api";
 import type { BoardController } from "../../../src/vscode/board/controller";
@@ -423,8 +424,8 @@ if (raw) {
           /Commit ticket-runner\.json, \.gitignore, \.github\/workflows\/ticket-runner\.yml and \.github\/ticket-runner\/ before Start/,
         );
         assert.deepEqual(notice.actions, ["Open ticket-runner.json", "Open the workflow", "Show Log"]);
-        // The CLI copy beside it is the extension's own dist/cli.js, pinned by its checksum.
-        const cli = readBundle(join(extension().extensionPath, "dist", "cli.js"));
+        // The CLI copy beside it is the extension's own CLI bundle, pinned by its checksum.
+        const cli = readBundle(join(extension().extensionPath, "dist", CLI_BUNDLE_FILE));
         assert.ok(existsSync(join(seed.clone, cli.target)), `${cli.target} was written`);
         const expected = actionsWorkflow({
           lanes: 3,

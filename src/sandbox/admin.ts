@@ -155,10 +155,12 @@ async function resetSandbox(app: App): Promise<void> {
   app.store.setReadLag(0);
   app.requestLog = [];
   await app.commits.closeAll();
+  await app.objects.closeAll();
   app.v2Capabilities.forget();
   app.receivePackAdvertisements.forget();
   app.receiveSetups.forget();
   app.uploadPackRefs.forget();
+  app.uploadPacks.forget();
   await fsp.rm(app.reposRoot, { recursive: true, force: true });
   await fsp.mkdir(app.reposRoot, { recursive: true });
   await app.store.changed();

@@ -3,6 +3,7 @@ import { resetClock } from "./clock";
 import { CommitLookups } from "./commit-lookup";
 import path from "node:path";
 import { FaultInjector } from "./faults";
+import { ObjectReaders } from "./object-reader";
 import { ADMIN_LOGIN } from "./model";
 import type { RepoRec } from "./model";
 import { ProcessGroups } from "./process-groups";
@@ -10,6 +11,7 @@ import { RateLimiter } from "./rate-limit";
 import { ReceivePackAdvertisements } from "./receive-pack-advertisement";
 import { ReceiveSetups } from "./receive-setup";
 import type { Store } from "./store";
+import { UploadPackInProcess } from "./upload-pack-in-process";
 import { UploadPackRefs } from "./upload-pack-refs";
 import { V2Capabilities } from "./v2-capabilities";
 
@@ -56,6 +58,10 @@ export class App {
   readonly receiveSetups = new ReceiveSetups();
   /** upload-pack's v0/v1 ref advertisement and its v2 ls-refs answers, written from the refs the same way (ADR 0479). */
   readonly uploadPackRefs = new UploadPackRefs(this.commits);
+  /** Objects' contents, one long-lived `git cat-file --batch` per repository (ADR 0487). */
+  readonly objects = new ObjectReaders();
+  /** The Runs' fetches answered without upload-pack (ADR 0487). */
+  readonly uploadPacks = new UploadPackInProcess(this.objects);
   stopping = false;
 
   constructor(

@@ -63,10 +63,12 @@ export async function createRepo(app: App, spec: CreateRepoSpec): Promise<RepoRe
   }
   const gitDir = app.gitDir({ owner: spec.owner, name: spec.name });
   await app.commits.close(gitDir);
+  await app.objects.close(gitDir);
   app.v2Capabilities.forget(gitDir);
   app.receivePackAdvertisements.forget(gitDir);
   app.receiveSetups.forget(gitDir);
   app.uploadPackRefs.forget(gitDir);
+  app.uploadPacks.forget(gitDir);
   await fsp.rm(gitDir, { recursive: true, force: true });
   await initBare(gitDir, branch);
   if (spec.fromDir || (spec.files && Object.keys(spec.files).length)) {

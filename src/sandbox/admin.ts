@@ -160,7 +160,6 @@ async function resetSandbox(app: App): Promise<void> {
   app.receivePackAdvertisements.forget();
   app.receiveSetups.forget();
   app.uploadPackRefs.forget();
-  app.uploadPacks.forget();
   await fsp.rm(app.reposRoot, { recursive: true, force: true });
   await fsp.mkdir(app.reposRoot, { recursive: true });
   await app.store.changed();

@@ -68,7 +68,6 @@ export async function createRepo(app: App, spec: CreateRepoSpec): Promise<RepoRe
   app.receivePackAdvertisements.forget(gitDir);
   app.receiveSetups.forget(gitDir);
   app.uploadPackRefs.forget(gitDir);
-  app.uploadPacks.forget(gitDir);
   await fsp.rm(gitDir, { recursive: true, force: true });
   await initBare(gitDir, branch);
   if (spec.fromDir || (spec.files && Object.keys(spec.files).length)) {

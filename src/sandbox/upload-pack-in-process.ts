@@ -23,8 +23,7 @@ import { createHash } from "node:crypto";
 import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { deflateSync } from "node:zlib";
-import { KeptPerConfig } from "./config-state";
-import { git } from "./git";
+import { ConfigListings } from "./config-state";
 import type { GitObject, ObjectReaders } from "./object-reader";
 import { pktLine } from "./smart-http";
 
@@ -198,17 +197,18 @@ function bandOne(data: Buffer): Buffer[] {
 }
 
 export class UploadPackInProcess {
-  private readonly configs = new KeptPerConfig(async (gitDir): Promise<boolean> => {
-    const r = await git(["config", "--list", "-z"], { gitDir });
-    return r.code === 0 && uploadConfigModelled(r.stdout);
-  });
-
-  constructor(private readonly objects: ObjectReaders) {}
+  constructor(
+    private readonly objects: ObjectReaders,
+    /** Shared with the receive side (receive-setup.ts): one `git config` per config state. */
+    private readonly listings = new ConfigListings(),
+  ) {}
 
   /** upload-pack's answer to this request body (protocol v0), or null: upload-pack answers. */
   async answer(gitDir: string, body: Buffer): Promise<Buffer | null> {
     const request = parseFetchRequest(body);
-    if (!request || !(await this.configs.get(gitDir))) return null;
+    if (!request) return null;
+    const listing = await this.listings.listing(gitDir);
+    if (listing === null || !uploadConfigModelled(listing)) return null;
     const files = ["shallow", "objects/info/alternates", "info/grafts"].map((f) => exists(path.join(gitDir, f)));
     if ((await Promise.all(files)).some(Boolean)) return null;
     try {
@@ -217,10 +217,6 @@ export class UploadPackInProcess {
       if (e instanceof NotHere) return null;
       throw e;
     }
-  }
-
-  forget(gitDir?: string): void {
-    this.configs.forget(gitDir);
   }
 
   private async serve(gitDir: string, request: FetchRequest): Promise<Buffer> {

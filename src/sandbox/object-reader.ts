@@ -50,7 +50,10 @@ export function objectId(type: string, data: Buffer): string {
 class ObjectBatch {
   private readonly child: BatchChild;
   private readonly pending: Question[] = [];
-  private buffered: Buffer = Buffer.alloc(0);
+  /** What came since the last whole answer, joined only once `need` bytes are in (a large object comes in many chunks). */
+  private chunks: Buffer[] = [];
+  private length = 0;
+  private need = 1;
   private stuckTimer: NodeJS.Timeout | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
   private gone = false;
@@ -101,11 +104,18 @@ class ObjectBatch {
   /** Answers in order: `<sha> <type> <size>\n<contents>\n`, or `<sha> missing\n`. */
   private read(chunk: Buffer): void {
     if (this.gone) return;
-    this.buffered = this.buffered.length ? Buffer.concat([this.buffered, chunk]) : chunk;
+    this.chunks.push(chunk);
+    this.length += chunk.length;
+    if (this.length < this.need) return;
+    let buffered = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
+    this.need = 1;
     for (;;) {
-      const nl = this.buffered.indexOf(10);
-      if (nl < 0) break;
-      const line = this.buffered.toString("latin1", 0, nl);
+      const nl = buffered.indexOf(10);
+      if (nl < 0) {
+        this.need = buffered.length + 1;
+        break;
+      }
+      const line = buffered.toString("latin1", 0, nl);
       const question = this.pending[0];
       const m = HEADER.exec(line);
       if (!question || (!m && line !== `${question.sha} missing`) || (m && m[1] !== question.sha)) {
@@ -115,18 +125,23 @@ class ObjectBatch {
       }
       if (!m) {
         this.pending.shift();
-        this.buffered = this.buffered.subarray(nl + 1);
+        buffered = buffered.subarray(nl + 1);
         question.resolve("missing");
         continue;
       }
       const size = Number(m[3]);
-      if (this.buffered.length < nl + 1 + size + 1) break;
-      const data = Buffer.from(this.buffered.subarray(nl + 1, nl + 1 + size));
-      this.buffered = this.buffered.subarray(nl + 1 + size + 1);
+      if (buffered.length < nl + 1 + size + 1) {
+        this.need = nl + 1 + size + 1;
+        break;
+      }
+      const data = Buffer.from(buffered.subarray(nl + 1, nl + 1 + size));
+      buffered = buffered.subarray(nl + 1 + size + 1);
       this.pending.shift();
       const type = m[2] as GitObject["type"];
       question.resolve(objectId(type, data) === question.sha ? { type, data } : null);
     }
+    this.chunks = buffered.length ? [buffered] : [];
+    this.length = buffered.length;
     if (this.pending.length) this.busy();
     else this.idle();
   }

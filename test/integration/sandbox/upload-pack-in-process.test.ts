@@ -8,6 +8,7 @@
  */
 import { strict as assert } from "node:assert";
 import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { promises as fsp } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -60,7 +61,7 @@ describe("sandbox: a fetch answered in process, against git upload-pack (integra
   let uploads: UploadPackInProcess;
   let readers: ObjectReaders;
   let n = 0;
-  const c = { root: "", one: "", two: "", three: "", four: "", side: "", merge: "" };
+  const c = { root: "", one: "", two: "", three: "", four: "", side: "", merge: "", big: "" };
 
   before(async () => {
     tmp = await fsp.mkdtemp(path.join(os.tmpdir(), "sbx-upload-"));
@@ -91,7 +92,10 @@ describe("sandbox: a fetch answered in process, against git upload-pack (integra
     await gitOk(["checkout", "--quiet", "-b", "merged", c.four], work);
     await gitOk(["merge", "--quiet", "--no-edit", "side"], work);
     c.merge = await gitOk(["rev-parse", "HEAD"], work);
-    await gitOk(["push", "--quiet", origin, "main", "side", "merged"], work);
+    await gitOk(["checkout", "--quiet", "-b", "big", c.four], work);
+    // Larger than a pipe's read and than one side-band packet, compressed or not.
+    c.big = await commitFile(work, "big.txt", randomBytes(200 * 1024).toString("hex"), "big");
+    await gitOk(["push", "--quiet", origin, "main", "side", "merged", "big"], work);
     readers = new ObjectReaders();
     uploads = new UploadPackInProcess(readers);
   });
@@ -163,6 +167,11 @@ describe("sandbox: a fetch answered in process, against git upload-pack (integra
     await sameAsUploadPack([c.four], [c.one, c.root]);
     await sameAsUploadPack([c.four], [UNKNOWN, c.two, c.two]);
     await sameAsUploadPack([c.four], [c.root, c.one, UNKNOWN]);
+  });
+
+  it("a blob of 400 kB: read in many chunks, sent in several side-band packets", async () => {
+    const objects = await sameAsUploadPack([c.big], [c.four]);
+    assert.equal(objects.size, 3);
   });
 
   it("two wants on lines of their own, and a want the client already has (an empty pack)", async () => {

@@ -155,6 +155,7 @@ async function resetSandbox(app: App): Promise<void> {
   app.store.setReadLag(0);
   app.requestLog = [];
   await app.commits.closeAll();
+  await app.objects.closeAll();
   app.v2Capabilities.forget();
   app.receivePackAdvertisements.forget();
   app.receiveSetups.forget();

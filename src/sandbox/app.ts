@@ -1,8 +1,10 @@
 /** The services one running sandbox shares between its routes. */
 import { resetClock } from "./clock";
 import { CommitLookups } from "./commit-lookup";
+import { ConfigListings } from "./config-state";
 import path from "node:path";
 import { FaultInjector } from "./faults";
+import { ObjectReaders } from "./object-reader";
 import { ADMIN_LOGIN } from "./model";
 import type { RepoRec } from "./model";
 import { ProcessGroups } from "./process-groups";
@@ -10,6 +12,7 @@ import { RateLimiter } from "./rate-limit";
 import { ReceivePackAdvertisements } from "./receive-pack-advertisement";
 import { ReceiveSetups } from "./receive-setup";
 import type { Store } from "./store";
+import { UploadPackInProcess } from "./upload-pack-in-process";
 import { UploadPackRefs } from "./upload-pack-refs";
 import { V2Capabilities } from "./v2-capabilities";
 
@@ -52,10 +55,16 @@ export class App {
   readonly v2Capabilities = new V2Capabilities();
   /** receive-pack's ref advertisement, written from the refs' names and the repository's batch (ADR 0474). */
   readonly receivePackAdvertisements = new ReceivePackAdvertisements(this.commits);
+  /** Each repository's `git config --list`, one process per config state, for the push and the fetch taken in this process. */
+  readonly configListings = new ConfigListings();
   /** What a repository's config tells a push taken in this process (ADR 0482). */
-  readonly receiveSetups = new ReceiveSetups();
+  readonly receiveSetups = new ReceiveSetups(this.configListings);
   /** upload-pack's v0/v1 ref advertisement and its v2 ls-refs answers, written from the refs the same way (ADR 0479). */
   readonly uploadPackRefs = new UploadPackRefs(this.commits);
+  /** Objects' contents, one long-lived `git cat-file --batch` per repository (ADR 0487). */
+  readonly objects = new ObjectReaders();
+  /** The Runs' fetches answered without upload-pack (ADR 0487). */
+  readonly uploadPacks = new UploadPackInProcess(this.objects, this.configListings);
   stopping = false;
 
   constructor(

@@ -7,6 +7,7 @@
 import { promises as fsp } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { git } from "./git";
 
 function configFiles(gitDir: string): string[] {
   const home = process.env.HOME ?? os.homedir();
@@ -58,5 +59,25 @@ export class KeptPerConfig<T> {
   forget(gitDir?: string): void {
     if (gitDir === undefined) this.kept.clear();
     else this.kept.delete(gitDir);
+  }
+}
+
+/**
+ * A repository's `git config --list -z` (`key\nvalue\0` each), one process per config state,
+ * shared by what reads it (receive-setup.ts, upload-pack-in-process.ts); null: git could not list it.
+ */
+export class ConfigListings {
+  private readonly kept = new KeptPerConfig(async (gitDir): Promise<string | null> => {
+    const r = await git(["config", "--list", "-z"], { gitDir });
+    return r.code === 0 ? r.stdout : null;
+  });
+
+  async listing(gitDir: string): Promise<string | null> {
+    return (await this.kept.get(gitDir)) ?? null;
+  }
+
+  /** Forgets a repository's listing (made anew), or every one (the sandbox reset). */
+  forget(gitDir?: string): void {
+    this.kept.forget(gitDir);
   }
 }

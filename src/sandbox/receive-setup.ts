@@ -1,14 +1,13 @@
 /**
- * What a repository's configuration tells a push taken in this process (ADR 0482), read with one
- * `git config --list` and kept until the config changes (config-state.ts): the hidden refs
+ * What a repository's configuration tells a push taken in this process (ADR 0482), read from one
+ * `git config --list` kept until the config changes (config-state.ts): the hidden refs
  * (receive.hideRefs, transfer.hideRefs: a push to one is refused), and whether the config says
  * nothing else receive-pack would act on. Any `receive.*`, `transfer.*` or `fsck.*` setting but
  * the hidden refs, a repository format extension, a shared repository (its files' modes and
  * denyNonFastForwards' default), reflogs kept for every ref, a lock timeout, or a repository that
  * is not bare at format 0: receive-pack takes the push, as before.
  */
-import { KeptPerConfig } from "./config-state";
-import { git } from "./git";
+import { ConfigListings } from "./config-state";
 
 export interface ReceiveSetup {
   /** receive.hideRefs and transfer.hideRefs, in config order, trailing slashes off. */
@@ -38,18 +37,17 @@ export function receiveSetupOf(listing: string): ReceiveSetup | null {
 }
 
 export class ReceiveSetups {
-  private readonly kept = new KeptPerConfig(async (gitDir): Promise<ReceiveSetup | null> => {
-    const r = await git(["config", "--list", "-z"], { gitDir });
-    return r.code === 0 ? receiveSetupOf(r.stdout) : null;
-  });
+  /** The listing is shared with the fetch answered in process (ADR 0487): one `git config` per config state for both. */
+  constructor(private readonly listings = new ConfigListings()) {}
 
   /** The repository's setup; null: receive-pack takes its pushes. */
   async setup(gitDir: string): Promise<ReceiveSetup | null> {
-    return (await this.kept.get(gitDir)) ?? null;
+    const listing = await this.listings.listing(gitDir);
+    return listing === null ? null : receiveSetupOf(listing);
   }
 
   /** Forgets a repository's setup (made anew), or every one (the sandbox reset). */
   forget(gitDir?: string): void {
-    this.kept.forget(gitDir);
+    this.listings.forget(gitDir);
   }
 }

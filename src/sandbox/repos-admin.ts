@@ -63,6 +63,7 @@ export async function createRepo(app: App, spec: CreateRepoSpec): Promise<RepoRe
   }
   const gitDir = app.gitDir({ owner: spec.owner, name: spec.name });
   await app.commits.close(gitDir);
+  await app.objects.close(gitDir);
   app.v2Capabilities.forget(gitDir);
   app.receivePackAdvertisements.forget(gitDir);
   app.receiveSetups.forget(gitDir);

@@ -83,6 +83,7 @@ export async function startSandbox(opts: StartSandboxOptions = {}): Promise<Sand
       await app.gitGroups.stopAll();
       await Promise.allSettled([...app.jobs]);
       await app.commits.stop();
+      await app.objects.stop();
       await store.flush();
       if (!persistent) await fsp.rm(root, { recursive: true, force: true });
     },

@@ -20,10 +20,11 @@ import { receiveInProcess } from "../receive-in-process";
 import { readPushCommands, updatedRefs } from "../push-commands";
 import type { PushCommand, PushRequest } from "../push-commands";
 import { maintainAfterPush, onPushed } from "../pushes";
-import { advertisementPreamble, answerHeaders, inflateFile, isGzip, isV2, routeOf, serviceArgs } from "../smart-http";
+import { advertisementPreamble, answerHeaders, inflateFile, isGzip, isV2, protocolVersion, routeOf, serviceArgs } from "../smart-http";
 import type { Service } from "../smart-http";
 import { serviceStarted } from "../service-watch";
 import { spoolBody, spoolPath } from "../spool";
+import { MAX_FETCH_REQUEST } from "../upload-pack-in-process";
 import { MAX_LS_REFS_REQUEST } from "../upload-pack-refs";
 import type { SpooledBody } from "../spool";
 
@@ -187,6 +188,14 @@ async function runService(
         return 200;
       }
     }
+    if (route.kind === "rpc" && route.service === "upload-pack" && inflated && protocolVersion(env.GIT_PROTOCOL) === 0 && !app.stopping) {
+      const packed = await fetchInProcess(app, app.gitDir(repo), inflated);
+      if (packed) {
+        res.writeHead(200, answerHeaders(route));
+        res.write(packed);
+        return 200;
+      }
+    }
     if (route.kind === "rpc" && route.service === "upload-pack" && inflated && isV2(env.GIT_PROTOCOL) && !app.stopping) {
       const listed = await lsRefsInProcess(app, app.gitDir(repo), inflated);
       if (listed) {
@@ -246,6 +255,14 @@ async function lsRefsInProcess(app: App, gitDir: string, body: SpooledBody): Pro
   if (body.size > MAX_LS_REFS_REQUEST) return null;
   const request = await fsp.readFile(body.path).catch(() => null);
   return request ? app.uploadPackRefs.lsRefs(gitDir, request) : null;
+}
+
+/** A protocol v0 fetch in the Runs' own shape answered in this process (ADR 0487); null: upload-pack answers. */
+async function fetchInProcess(app: App, gitDir: string, body: SpooledBody): Promise<Buffer | null> {
+  // A larger body is no request of the Runs' (upload-pack-in-process.ts): not read.
+  if (body.size > MAX_FETCH_REQUEST) return null;
+  const request = await fsp.readFile(body.path).catch(() => null);
+  return request ? app.uploadPacks.answer(gitDir, request) : null;
 }
 
 /** The body inflated into a spool file of its own, or null when it is not gzip. */

@@ -4,7 +4,7 @@
  * commit and of the base a fetch just unpacked (ADR 0483). An object that is not loose (packed,
  * or absent) reads as null, and the caller leaves the question to git.
  */
-import { readFile } from "node:fs/promises";
+import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { inflateSync } from "node:zlib";
 import { cloneStore } from "./clone-store";
@@ -68,6 +68,18 @@ export async function readCommit(ctx: RepoContext, id: string): Promise<Commit |
   return { id, tree, parents, author, otherHeaders, message: obj.body.subarray(end + 2) };
 }
 
+/** The commits from `tip` down its single parents while each is loose, at most `limit`. */
+export async function chain(ctx: RepoContext, tip: string, limit: number): Promise<Commit[]> {
+  const out: Commit[] = [];
+  for (let id: string | undefined = tip; id !== undefined && out.length < limit;) {
+    const commit = await readCommit(ctx, id);
+    if (!commit) break;
+    out.push(commit);
+    id = commit.parents.length === 1 ? commit.parents[0] : undefined;
+  }
+  return out;
+}
+
 /** A loose tree's entries by name: mode and id; null when it is not loose or does not read. */
 export async function readTree(ctx: RepoContext, id: string): Promise<Map<string, { mode: string; id: string }> | null> {
   const obj = await readLoose(ctx, id);
@@ -104,4 +116,29 @@ export async function changedPaths(ctx: RepoContext, a: string, b: string, prefi
     } else out.push(`${prefix}${name}`);
   }
   return out.sort();
+}
+
+/**
+ * Whether the clone's history is the one its commits write down: no `shallow` file (git takes a
+ * shallow commit for a root), no `info/grafts`, no replace refs (git reads another object in a
+ * replaced one's place). Only then may a walk of loose commits answer for `rev-list` (ADR 0488).
+ */
+export async function historyAsWritten(ctx: RepoContext): Promise<boolean> {
+  const { commonDir } = await cloneStore(ctx.git, ctx.root);
+  const [shallow, grafts, replaced, packed] = await Promise.all([
+    stat(join(commonDir, "shallow")).then(
+      () => true,
+      () => false,
+    ),
+    stat(join(commonDir, "info", "grafts")).then(
+      () => true,
+      () => false,
+    ),
+    readdir(join(commonDir, "refs", "replace")).then(
+      (names) => names.length > 0,
+      (e: NodeJS.ErrnoException) => e.code !== "ENOENT",
+    ),
+    readFile(join(commonDir, "packed-refs"), "utf8").catch(() => ""),
+  ]);
+  return !shallow && !grafts && !replaced && !packed.includes(" refs/replace/");
 }

@@ -9,6 +9,7 @@ import { overHttp } from "./over-http";
 import type { SmartHttpClient } from "./smart-http-client";
 import { UseGit } from "./smart-http-client";
 import { cloneStore } from "./clone-store";
+import { resolveRefsFromFiles } from "./refs-from-files";
 import type { GitOutput } from "./git-runner";
 import { isMissingRemoteRef, isRefLockContention } from "./git-runner";
 import { setAsideStaleRefLock } from "./stale-locks";
@@ -33,6 +34,12 @@ export async function resolveRefs(ctx: RepoContext, revs: string[], cwd = ctx.ro
   const safe = revs.map((r) => r !== "" && !/[\s]/.test(r) && !r.startsWith("-"));
   const asked = revs.filter((_, i) => safe[i]);
   if (asked.length === 0) return revs.map(() => null);
+  // Read from the clone's files when every answer is certain there (ADR 0488): no process.
+  const read = await resolveRefsFromFiles(ctx, asked, cwd);
+  if (read) {
+    let at = 0;
+    return revs.map((_, i) => (safe[i] ? (read[at++] ?? null) : null));
+  }
   const out = await ctx.git.text(["cat-file", "--batch-check=%(objectname) %(objecttype)"], {
     cwd,
     input: `${asked.map((r) => `${r}^{commit}`).join("\n")}\n`,

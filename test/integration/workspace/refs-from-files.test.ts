@@ -1,0 +1,116 @@
+import { strict as assert } from "node:assert";
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { watchGitProcesses } from "../../../src/adapters/git/git-process";
+import { GitRunner } from "../../../src/adapters/git/git-runner";
+import type { GitWorkspace } from "../../../src/adapters/git/git-workspace";
+import { RemoteGit } from "../../../src/adapters/git/remote-git";
+import type { RepoContext } from "../../../src/adapters/git/repo-context";
+import { resolveRefs } from "../../../src/adapters/git/repo";
+import type { Lane } from "../../../src/ports/workspace";
+import type { RemoteFixture } from "../../support/git-fixtures";
+import { commitFiles, git, makeRemote } from "../../support/git-fixtures";
+import { ISOLATED_GIT_ENV, workspaceOn } from "./support/workspace-fixture";
+
+/** The git commands (the word after the `-c` options) a call starts. */
+async function commandsOf(run: () => Promise<unknown>): Promise<string[]> {
+  const seen: string[] = [];
+  const stop = watchGitProcesses((args) => {
+    const i = args.findIndex((a, j) => a !== "-c" && args[j - 1] !== "-c");
+    seen.push(args[i] ?? "");
+  });
+  try {
+    await run();
+  } finally {
+    stop();
+  }
+  return seen;
+}
+
+/** git's own answer to resolveRefs' question, one rev-parse each. */
+async function gitSays(cwd: string, revs: string[]): Promise<(string | null)[]> {
+  return Promise.all(revs.map((r) => git(cwd, ["rev-parse", "--verify", "--quiet", `${r}^{commit}`]).catch(() => null)));
+}
+
+describe("workspace: refs and a Lane's commit count read from files (ADR 0488)", () => {
+  let fx: RemoteFixture;
+  let ws: GitWorkspace;
+  let ctx: RepoContext;
+  let root: string;
+  let lane: Lane;
+  let tip: string;
+
+  beforeEach(async () => {
+    fx = await makeRemote({ files: { "README.md": "base\n" } });
+    root = await fx.clone("target");
+    ws = workspaceOn(root);
+    // A base this clone fetched (loose objects), as every Lane after a Run's first round starts on.
+    await fx.pushCommit({ "src/b.txt": "b\n" }, "a neighbour's merge");
+    await ws.fetchBase("main");
+    lane = await ws.cutLane(30, "agent/30-x", "main");
+    await commitFiles(lane.path, { "src/c.txt": "one\n" }, "first");
+    tip = await commitFiles(lane.path, { "src/d.txt": "two\n" }, "second");
+    const runner = new GitRunner({ env: ISOLATED_GIT_ENV });
+    ctx = { git: runner, root, remote: "origin", net: new RemoteGit(runner, { root, remote: "origin" }) };
+  });
+  afterEach(async () => {
+    await ctx.net.dispose();
+    await fx.cleanup();
+  });
+
+  it("loose refs, loose commits, a Lane's HEAD and absent names: git's answers, no process", async () => {
+    const revs = ["refs/remotes/origin/main", "refs/heads/agent/30-x", "refs/heads/nothing", "refs/remotes/origin/agent/30-x", tip];
+    let read: (string | null)[] = [];
+    assert.deepEqual(await commandsOf(async () => (read = await resolveRefs(ctx, revs))), []);
+    assert.deepEqual(read, await gitSays(root, revs));
+    const inLane = ["HEAD", "refs/remotes/origin/main"];
+    assert.deepEqual(await commandsOf(async () => (read = await resolveRefs(ctx, inLane, lane.path))), []);
+    assert.deepEqual(read, await gitSays(lane.path, inLane));
+    assert.equal(read[0], tip);
+  });
+
+  it("anything not certain from files is git's, with the same answers: a packed object, a tag, another lookup rule's ref, the main HEAD, replace refs", async () => {
+    await git(root, ["tag", "-a", "-m", "annotated", "v1", tip]);
+    // `refs/heads/shadow` names nothing itself, but git's next rule finds `refs/refs/heads/shadow`.
+    await mkdir(join(root, ".git", "refs", "refs", "heads"), { recursive: true });
+    await writeFile(join(root, ".git", "refs", "refs", "heads", "shadow"), `${tip}\n`);
+    const asGit = async (revs: string[], why: string): Promise<void> => {
+      let read: (string | null)[] = [];
+      assert.deepEqual(await commandsOf(async () => (read = await resolveRefs(ctx, revs))), ["cat-file"], why);
+      assert.deepEqual(read, await gitSays(root, revs), why);
+    };
+    await asGit(["refs/tags/v1"], "an annotated tag");
+    await asGit(["refs/heads/shadow"], "another lookup rule's ref");
+    await asGit(["HEAD"], "the main checkout's HEAD");
+    await git(root, ["replace", tip, await git(root, ["rev-parse", "HEAD"])]);
+    await asGit(["refs/heads/agent/30-x"], "replace refs");
+    await git(root, ["replace", "-d", tip]);
+    await git(root, ["repack", "-a", "-d", "-q"]);
+    await asGit(["refs/heads/agent/30-x", "refs/heads/nothing"], "a packed commit");
+  });
+
+  it("commitsAhead: counted down the loose commits to the base, no process; git counts what is not one plain line", async () => {
+    let ahead = -1;
+    assert.deepEqual(await commandsOf(async () => (ahead = await ws.commitsAhead(lane, "main"))), []);
+    assert.equal(ahead, 2);
+    assert.equal(String(ahead), await git(lane.path, ["rev-list", "--count", "refs/remotes/origin/main..HEAD"]));
+
+    // A merge on the Lane: git's count, with git's process.
+    const side = await git(lane.path, ["rev-parse", "HEAD~1"]);
+    await git(root, ["branch", "side", side]);
+    const other = join(root, ".worktrees", "side");
+    await git(root, ["worktree", "add", "-q", other, "side"]);
+    await commitFiles(other, { "src/e.txt": "side\n" }, "side work");
+    await git(lane.path, ["merge", "-q", "--no-edit", "side"]);
+    assert.deepEqual(await commandsOf(async () => (ahead = await ws.commitsAhead(lane, "main"))), ["rev-list"]);
+    assert.equal(String(ahead), await git(lane.path, ["rev-list", "--count", "refs/remotes/origin/main..HEAD"]));
+    assert.equal(ahead, 4);
+  });
+
+  it("commitsAhead: a shallow clone is git's to count", async () => {
+    await writeFile(join(root, ".git", "shallow"), `${await git(lane.path, ["rev-parse", "HEAD~1"])}\n`);
+    let ahead = -1;
+    assert.deepEqual(await commandsOf(async () => (ahead = await ws.commitsAhead(lane, "main"))), ["rev-list"]);
+    assert.equal(ahead, 2, "the shallow commit is a root to git: both Lane commits, nothing of the base");
+  });
+});

@@ -10,6 +10,7 @@ import type { SmartHttpClient } from "./smart-http-client";
 import { UseGit } from "./smart-http-client";
 import { cloneStore } from "./clone-store";
 import { resolveRefsFromFiles } from "./refs-from-files";
+import { worktreesFromFiles } from "./lane-head";
 import type { GitOutput } from "./git-runner";
 import { isMissingRemoteRef, isRefLockContention } from "./git-runner";
 import { setAsideStaleRefLock } from "./stale-locks";
@@ -264,6 +265,13 @@ export interface WorktreeEntry {
 }
 
 export async function listWorktrees(ctx: RepoContext): Promise<WorktreeEntry[]> {
+  // Read from the clone's files when every record is certain there (ADR 0488): no process.
+  const read = await worktreesFromFiles(ctx);
+  return read ?? listWorktreesByGit(ctx);
+}
+
+/** `git worktree list`'s own answer. */
+export async function listWorktreesByGit(ctx: RepoContext): Promise<WorktreeEntry[]> {
   const out = await ctx.git.text(["worktree", "list", "--porcelain", "-z"], { cwd: ctx.root });
   const entries: WorktreeEntry[] = [];
   let cur: WorktreeEntry | null = null;

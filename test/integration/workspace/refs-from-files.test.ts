@@ -1,12 +1,12 @@
 import { strict as assert } from "node:assert";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { watchGitProcesses } from "../../../src/adapters/git/git-process";
 import { GitRunner } from "../../../src/adapters/git/git-runner";
 import type { GitWorkspace } from "../../../src/adapters/git/git-workspace";
 import { RemoteGit } from "../../../src/adapters/git/remote-git";
 import type { RepoContext } from "../../../src/adapters/git/repo-context";
-import { resolveRefs } from "../../../src/adapters/git/repo";
+import { listWorktrees, listWorktreesByGit, resolveRefs } from "../../../src/adapters/git/repo";
 import type { Lane } from "../../../src/ports/workspace";
 import type { RemoteFixture } from "../../support/git-fixtures";
 import { commitFiles, git, makeRemote } from "../../support/git-fixtures";
@@ -112,5 +112,28 @@ describe("workspace: refs and a Lane's commit count read from files (ADR 0488)",
     let ahead = -1;
     assert.deepEqual(await commandsOf(async () => (ahead = await ws.commitsAhead(lane, "main"))), ["rev-list"]);
     assert.equal(ahead, 2, "the shallow commit is a root to git: both Lane commits, nothing of the base");
+  });
+
+  it("worktree list: git's entries from the records' files, no process; a record git would prune or a half-made one is git's to list", async () => {
+    const detached = join(root, ".worktrees", "b-detached");
+    await git(root, ["worktree", "add", "-q", "--detach", detached, "HEAD"]);
+    await git(root, ["worktree", "add", "-q", "-b", "agent/31-y", join(root, ".worktrees", "a-second"), "refs/remotes/origin/main"]);
+    await git(root, ["pack-refs", "--all"]);
+    let listed: unknown[] = [];
+    assert.deepEqual(await commandsOf(async () => (listed = await listWorktrees(ctx))), []);
+    assert.equal(listed.length, 4);
+    assert.deepEqual(listed, await listWorktreesByGit(ctx));
+
+    // Its directory gone: git calls it prunable, and says so itself.
+    await rm(detached, { recursive: true, force: true });
+    assert.deepEqual(await commandsOf(async () => (listed = await listWorktrees(ctx))), ["worktree"]);
+    assert.deepEqual(
+      listed.map((e) => (e as { prunable: boolean }).prunable),
+      [false, false, true, false],
+    );
+    await git(root, ["worktree", "prune"]);
+    // A HEAD still the null id (a `worktree add` half-way): git's, for the mending that reads its answer.
+    await writeFile(join(root, ".git", "worktrees", "a-second", "HEAD"), `${"0".repeat(40)}\n`);
+    assert.deepEqual(await commandsOf(() => listWorktrees(ctx).catch(() => [])), ["worktree"]);
   });
 });

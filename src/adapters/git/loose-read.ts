@@ -142,3 +142,35 @@ export async function historyAsWritten(ctx: RepoContext): Promise<boolean> {
   ]);
   return !shallow && !grafts && !replaced && !packed.includes(" refs/replace/");
 }
+
+/**
+ * The files `git diff --name-only --no-renames <a> <b>` names (ADR 0488): every path below the
+ * two trees whose blob, link or mode differs, a subtree on one side only named file by file (a
+ * `null` tree is the empty one); null when a tree needed is not loose, or a submodule is met (its
+ * diff follows configuration this does not read).
+ */
+export async function changedFiles(ctx: RepoContext, a: string | null, b: string | null, prefix = ""): Promise<string[] | null> {
+  if (a === b) return [];
+  const [left, right] = await Promise.all([
+    a ? readTree(ctx, a) : new Map<string, { mode: string; id: string }>(),
+    b ? readTree(ctx, b) : new Map<string, { mode: string; id: string }>(),
+  ]);
+  if (!left || !right) return null;
+  const out: string[] = [];
+  for (const name of new Set([...left.keys(), ...right.keys()])) {
+    const l = left.get(name);
+    const r = right.get(name);
+    if (l && r && l.id === r.id && l.mode === r.mode) continue;
+    if (l?.mode === "160000" || r?.mode === "160000") return null;
+    const lTree = l?.mode === "40000" ? l.id : null;
+    const rTree = r?.mode === "40000" ? r.id : null;
+    // A file on either side is named once; a tree on either side is named by the files under it.
+    if ((l && !lTree) || (r && !rTree)) out.push(`${prefix}${name}`);
+    if (lTree || rTree) {
+      const inner = await changedFiles(ctx, lTree, rTree, `${prefix}${name}/`);
+      if (!inner) return null;
+      out.push(...inner);
+    }
+  }
+  return out;
+}

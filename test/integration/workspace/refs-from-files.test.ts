@@ -136,4 +136,34 @@ describe("workspace: refs and a Lane's commit count read from files (ADR 0488)",
     await writeFile(join(root, ".git", "worktrees", "a-second", "HEAD"), `${"0".repeat(40)}\n`);
     assert.deepEqual(await commandsOf(() => listWorktrees(ctx).catch(() => [])), ["worktree"]);
   });
+
+  it("baseTouches: both sides' files read from the loose objects as diff --name-only lists them, no process; a merge on the base is git's", async () => {
+    let touches: boolean | null = null;
+    const ask = async (): Promise<string[]> => commandsOf(async () => (touches = await ws.baseTouches(lane, "main")));
+    await commitFiles(lane.path, { "src/newdir/b.txt": "mine\n" }, "third");
+    assert.deepEqual(await ask(), []);
+    assert.equal(touches, false, "the base has not moved");
+
+    // A new directory's other file, and a directory where the Lane has a file of that name: other files, file by file.
+    await fx.pushCommit({ "src/newdir/a.txt": "theirs\n", "src/d.txt/inner.txt": "theirs\n" }, "a neighbour's merge");
+    await ws.fetchBase("main");
+    assert.deepEqual(await ask(), []);
+    assert.equal(touches, false);
+
+    await fx.pushCommit({ "src/newdir/b.txt": "theirs too\n" }, "a neighbour's merge of the same file");
+    await ws.fetchBase("main");
+    assert.deepEqual(await ask(), []);
+    assert.equal(touches, true);
+
+    // A merge commit on the base: git finds the merge base.
+    const other = await fx.clone("merger");
+    await git(other, ["checkout", "-q", "-b", "side"]);
+    await commitFiles(other, { "side.txt": "side\n" }, "side");
+    await git(other, ["checkout", "-q", "main"]);
+    await git(other, ["merge", "-q", "--no-ff", "--no-edit", "side"]);
+    await git(other, ["push", "-q", "origin", "main"]);
+    await ws.fetchBase("main");
+    assert.deepEqual(await ask(), ["diff", "diff"]);
+    assert.equal(touches, true);
+  });
 });

@@ -110,7 +110,8 @@ export async function worktreesFromFiles(ctx: RepoContext): Promise<WorktreeEntr
     if (!head) return null;
     linked.push({ path: dirname(gitdir), ...head, prunable: false });
   }
-  linked.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  // git compares the paths' bytes (strcmp).
+  linked.sort((a, b) => Buffer.compare(Buffer.from(a.path), Buffer.from(b.path)));
   return [{ path: dirname(realCommon), ...main, prunable: false }, ...linked];
 }
 

@@ -7,15 +7,17 @@
  * full ref name that none of git's lookup rules finds (the name itself, then `refs/<name>`,
  * `refs/tags/<name>`, `refs/heads/<name>`, `refs/remotes/<name>`, `refs/remotes/<name>/HEAD`,
  * gitrevisions(7)) in a repository of loose files and packed-refs; a Lane's own `HEAD` read as
- * lane-head.ts reads it, naming a loose commit; a full sha of a loose commit. Anything else (a
- * packed object, an annotated tag, a symbolic ref, a per-worktree ref, replace refs, a reftable
- * store, the main checkout's HEAD) makes the whole question git's, asked as before.
+ * lane-head.ts reads it, naming a loose commit; a full sha of a loose commit, or of an object the
+ * clone certainly lacks (pack-index.ts): none. Anything else (a packed object, an annotated tag, a
+ * symbolic ref, a per-worktree ref, replace refs, a reftable store, the main checkout's HEAD)
+ * makes the whole question git's, asked as before.
  */
 import { stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { cloneStore } from "./clone-store";
 import { refFileExists, refFileValue } from "./fetch-http";
 import { laneHeadFromFiles } from "./lane-head";
+import { certainlyAbsent } from "./pack-index";
 import { historyAsWritten, readLoose } from "./loose-read";
 import type { RepoContext } from "./repo-context";
 
@@ -36,7 +38,8 @@ export async function resolveRefsFromFiles(ctx: RepoContext, revs: string[], cwd
 
 async function answer(ctx: RepoContext, rev: string, lane: string | null): Promise<string | null | typeof UNSURE> {
   if (rev === "HEAD") return lane ? looseCommit(ctx, await laneHeadFromFiles(ctx, lane)) : UNSURE;
-  if (SHA1.test(rev)) return looseCommit(ctx, rev);
+  // A tip the clone never fetched (another Host's branch, asked by a push): none, when certain.
+  if (SHA1.test(rev)) return (await certainlyAbsent(ctx, rev)) ? null : looseCommit(ctx, rev);
   if (!rev.startsWith("refs/") || PER_WORKTREE.test(rev)) return UNSURE;
   const value = await refFileValue(ctx, rev);
   if (value) return looseCommit(ctx, value);

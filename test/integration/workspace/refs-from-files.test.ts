@@ -59,7 +59,14 @@ describe("workspace: refs and a Lane's commit count read from files (ADR 0488)",
   });
 
   it("loose refs, loose commits, a Lane's HEAD and absent names: git's answers, no process", async () => {
-    const revs = ["refs/remotes/origin/main", "refs/heads/agent/30-x", "refs/heads/nothing", "refs/remotes/origin/agent/30-x", tip];
+    const revs = [
+      "refs/remotes/origin/main",
+      "refs/heads/agent/30-x",
+      "refs/heads/nothing",
+      "refs/remotes/origin/agent/30-x",
+      tip,
+      "0123456789abcdef0123456789abcdef01234567",
+    ];
     let read: (string | null)[] = [];
     assert.deepEqual(await commandsOf(async () => (read = await resolveRefs(ctx, revs))), []);
     assert.deepEqual(read, await gitSays(root, revs));
@@ -87,6 +94,12 @@ describe("workspace: refs and a Lane's commit count read from files (ADR 0488)",
     await git(root, ["replace", "-d", tip]);
     await git(root, ["repack", "-a", "-d", "-q"]);
     await asGit(["refs/heads/agent/30-x", "refs/heads/nothing"], "a packed commit");
+    await asGit([tip], "a packed commit by its sha");
+    let absent: (string | null)[] = [];
+    assert.deepEqual(await commandsOf(async () => (absent = await resolveRefs(ctx, ["0123456789abcdef0123456789abcdef01234567"]))), [], "in no pack's index");
+    assert.deepEqual(absent, [null]);
+    await writeFile(join(root, ".git", "objects", "info", "alternates"), `${join(root, "elsewhere")}\n`);
+    await asGit(["0123456789abcdef0123456789abcdef01234567"], "an object alternates may hold");
   });
 
   it("commitsAhead: counted down the loose commits to the base, no process; git counts what is not one plain line", async () => {

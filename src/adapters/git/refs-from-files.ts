@@ -3,22 +3,22 @@
  * clone's files where the answer is certain, with no process (ADR 0488): a Lane's start and each
  * push read three or four refs, and the fork cost more than the reads.
  *
- * Certain means: a full ref name (`refs/…`) whose loose or packed value names a loose commit; a
- * full ref name that none of git's lookup rules finds (the name itself, then `refs/<name>`,
- * `refs/tags/<name>`, `refs/heads/<name>`, `refs/remotes/<name>`, `refs/remotes/<name>/HEAD`,
- * gitrevisions(7)) in a repository of loose files and packed-refs; a Lane's own `HEAD` read as
- * lane-head.ts reads it, naming a loose commit; a full sha of a loose commit, or of an object the
- * clone certainly lacks (pack-index.ts): none. Anything else (a packed object, an annotated tag, a
- * symbolic ref, a per-worktree ref, replace refs, a reftable store, the main checkout's HEAD)
- * makes the whole question git's, asked as before.
+ * Certain means: a full ref name (`refs/…`) whose loose or packed value names a commit the clone
+ * has (loose, or whole in a pack: pack-index.ts); a full ref name that none of git's lookup rules
+ * finds (the name itself, then `refs/<name>`, `refs/tags/<name>`, `refs/heads/<name>`,
+ * `refs/remotes/<name>`, `refs/remotes/<name>/HEAD`, gitrevisions(7)) in a repository of loose
+ * files and packed-refs; a Lane's own `HEAD` read as lane-head.ts reads it, naming such a commit;
+ * a full sha of such a commit, or of an object the clone certainly lacks: none. Anything else (a
+ * packed delta, an annotated tag, a symbolic ref, a per-worktree ref, replace refs, alternates, a
+ * reftable store, the main checkout's HEAD) makes the whole question git's, asked as before.
  */
 import { stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { cloneStore } from "./clone-store";
 import { refFileExists, refFileValue } from "./fetch-http";
 import { laneHeadFromFiles } from "./lane-head";
-import { certainlyAbsent } from "./pack-index";
-import { historyAsWritten, readLoose } from "./loose-read";
+import { objectKind } from "./pack-index";
+import { historyAsWritten } from "./loose-read";
 import type { RepoContext } from "./repo-context";
 
 const SHA1 = /^[0-9a-f]{40}$/;
@@ -37,22 +37,25 @@ export async function resolveRefsFromFiles(ctx: RepoContext, revs: string[], cwd
 }
 
 async function answer(ctx: RepoContext, rev: string, lane: string | null): Promise<string | null | typeof UNSURE> {
-  if (rev === "HEAD") return lane ? looseCommit(ctx, await laneHeadFromFiles(ctx, lane)) : UNSURE;
+  if (rev === "HEAD") return lane ? knownCommit(ctx, await laneHeadFromFiles(ctx, lane)) : UNSURE;
   // A tip the clone never fetched (another Host's branch, asked by a push): none, when certain.
-  if (SHA1.test(rev)) return (await certainlyAbsent(ctx, rev)) ? null : looseCommit(ctx, rev);
+  if (SHA1.test(rev)) {
+    const kind = await objectKind(ctx, rev);
+    return kind === "commit" ? rev : kind === "absent" ? null : UNSURE;
+  }
   if (!rev.startsWith("refs/") || PER_WORKTREE.test(rev)) return UNSURE;
   const value = await refFileValue(ctx, rev);
-  if (value) return looseCommit(ctx, value);
+  if (value) return knownCommit(ctx, value);
   // No value: absent only when no file or packed line could give git one under any lookup rule.
   const names = [rev, `refs/${rev}`, `refs/tags/${rev}`, `refs/heads/${rev}`, `refs/remotes/${rev}`, `refs/remotes/${rev}/HEAD`];
   for (const name of names) if (await refFileExists(ctx, name)) return UNSURE;
   return null;
 }
 
-/** `sha` when it is a commit the clone has as a loose object; unsure otherwise (packed, a tag, not read). */
-async function looseCommit(ctx: RepoContext, sha: string | null): Promise<string | typeof UNSURE> {
+/** `sha` when it is a commit the clone has, loose or packed; unsure otherwise (a tag, a delta, not read). */
+async function knownCommit(ctx: RepoContext, sha: string | null): Promise<string | typeof UNSURE> {
   if (!sha || !SHA1.test(sha)) return UNSURE;
-  return (await readLoose(ctx, sha))?.type === "commit" ? sha : UNSURE;
+  return (await objectKind(ctx, sha)) === "commit" ? sha : UNSURE;
 }
 
 function exists(path: string): Promise<boolean> {

@@ -76,7 +76,7 @@ describe("workspace: refs and a Lane's commit count read from files (ADR 0488)",
     assert.equal(read[0], tip);
   });
 
-  it("anything not certain from files is git's, with the same answers: a packed object, a tag, another lookup rule's ref, the main HEAD, replace refs", async () => {
+  it("anything not certain from files is git's, with the same answers: packed commits read from the pack, a tag, another lookup rule's ref, the main HEAD, replace refs", async () => {
     await git(root, ["tag", "-a", "-m", "annotated", "v1", tip]);
     // `refs/heads/shadow` names nothing itself, but git's next rule finds `refs/refs/heads/shadow`.
     await mkdir(join(root, ".git", "refs", "refs", "heads"), { recursive: true });
@@ -93,9 +93,12 @@ describe("workspace: refs and a Lane's commit count read from files (ADR 0488)",
     await asGit(["refs/heads/agent/30-x"], "replace refs");
     await git(root, ["replace", "-d", tip]);
     await git(root, ["repack", "-a", "-d", "-q"]);
-    await asGit(["refs/heads/agent/30-x", "refs/heads/nothing"], "a packed commit");
-    await asGit([tip], "a packed commit by its sha");
+    // Packed whole: the pack's index and the entry's type say it is a commit.
+    const packedRevs = ["refs/heads/agent/30-x", "refs/heads/nothing", tip, "refs/remotes/origin/main"];
     let absent: (string | null)[] = [];
+    assert.deepEqual(await commandsOf(async () => (absent = await resolveRefs(ctx, packedRevs))), [], "packed commits");
+    assert.deepEqual(absent, await gitSays(root, packedRevs));
+    await asGit(["refs/tags/v1"], "a packed tag");
     assert.deepEqual(await commandsOf(async () => (absent = await resolveRefs(ctx, ["0123456789abcdef0123456789abcdef01234567"]))), [], "in no pack's index");
     assert.deepEqual(absent, [null]);
     await writeFile(join(root, ".git", "objects", "info", "alternates"), `${join(root, "elsewhere")}\n`);

@@ -5,8 +5,37 @@
  */
 import type { Lane } from "../../ports/workspace";
 import type { GitOutput } from "./git-runner";
+import { refFileValue } from "./fetch-http";
+import { chain, changedFiles, historyAsWritten } from "./loose-read";
 import type { RepoContext } from "./repo-context";
 import { baseTip } from "./worktrees";
+
+/** How far down each side their merge base is looked for: a Lane's few commits, the base's merges of a round. */
+const LANE_WALK = 8;
+const BASE_WALK = 64;
+
+/**
+ * baseTouches read from the loose objects (ADR 0488): each side's commits down single parents
+ * until one of the Lane's is on the base's line. Every commit above it on either side having one
+ * parent, it is the only merge base, as `git diff A...B` would take; both sides' files are then
+ * read as `diff --name-only` lists them. Null: not certain (a merge, a packed object, a submodule,
+ * a history git reads otherwise), git diffs as before.
+ */
+async function touchesFromFiles(ctx: RepoContext, head: string, remote: string): Promise<boolean | null> {
+  const [mineTip, theirTip, plain] = await Promise.all([refFileValue(ctx, head), refFileValue(ctx, remote), historyAsWritten(ctx)]);
+  if (!mineTip || !theirTip || !plain) return null;
+  const [mine, theirs] = await Promise.all([chain(ctx, mineTip, LANE_WALK), chain(ctx, theirTip, BASE_WALK)]);
+  const onBase = new Set(theirs.map((c) => c.id));
+  const start = mine.find((c) => onBase.has(c.id));
+  if (!start) return null;
+  const theirFiles = await changedFiles(ctx, start.tree, theirs[0]!.tree);
+  if (!theirFiles) return null;
+  if (theirFiles.length === 0) return false;
+  const myFiles = await changedFiles(ctx, start.tree, mine[0]!.tree);
+  if (!myFiles) return null;
+  const touched = new Set(theirFiles);
+  return myFiles.some((p) => touched.has(p));
+}
 
 /** The paths of a `diff --name-only -z`. */
 function namesOf(out: Buffer): string[] {
@@ -30,6 +59,8 @@ export async function baseTouches(ctx: RepoContext, lane: Lane, base: string): P
   const head = `refs/heads/${lane.branch}`;
   // The fetched remote base is the usual one: asked straight away, baseTip only when that fails.
   const remote = `refs/remotes/${ctx.remote}/${base}`;
+  const read = await touchesFromFiles(ctx, head, remote);
+  if (read !== null) return read;
   const asked = await diffSince(ctx, `${head}...${remote}`);
   const onto = asked.code === 0 ? remote : (await baseTip(ctx, base)).ref;
   const theirsOut = asked.code === 0 ? asked : await diffSince(ctx, `${head}...${onto}`);

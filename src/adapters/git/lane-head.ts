@@ -6,10 +6,12 @@
  * the Lane at any moment. Anything else (a packed ref, a detached or half-made HEAD, a record
  * elsewhere, another ref store) answers null, and the caller asks git as before.
  */
-import { readFile } from "node:fs/promises";
-import { dirname, join, resolve } from "node:path";
+import { readdir, readFile, realpath, stat } from "node:fs/promises";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import type { RepoContext } from "./repo-context";
+import type { WorktreeEntry } from "./repo";
 import { cloneStore } from "./clone-store";
+import { refFileValue } from "./fetch-http";
 
 const GITFILE = /^gitdir: (.+?)\s*$/;
 const SYMREF = /^ref: (refs\/heads\/[^\s\\]+?)\s*$/;
@@ -74,4 +76,54 @@ export async function laneRegistered(ctx: RepoContext, lanePath: string): Promis
   if (!record) return false;
   const back = (await read(join(record.admin, "gitdir")))?.trim();
   return !!back && resolve(record.admin, back) === resolve(lanePath, ".git");
+}
+
+const DETACHED = /^([0-9a-f]{40})\s*$/;
+
+/** A worktree's HEAD file read as `worktree list` shows it; null when git must say (an unborn branch, the null id, anything else). */
+async function headOf(ctx: RepoContext, headFile: string): Promise<{ head: string; branch: string | null } | null> {
+  const text = (await read(headFile)) ?? "";
+  const detached = DETACHED.exec(text)?.[1];
+  if (detached) return /^0+$/.test(detached) ? null : { head: detached, branch: null };
+  const symref = SYMREF.exec(text);
+  if (!symref || !plainRef(symref[1]!)) return null;
+  const tip = await refFileValue(ctx, symref[1]!);
+  return tip && !/^0+$/.test(tip) ? { head: tip, branch: symref[1]!.slice("refs/heads/".length) } : null;
+}
+
+/**
+ * `git worktree list --porcelain` read from the clone's files (ADR 0488): the main checkout (git
+ * names it by the real path of its `.git`), then each record under `worktrees/` by path, as git
+ * sorts them. Only when every record is certain: a `gitdir` file naming an absolute `<path>/.git`
+ * that exists (so git would not call it prunable) and a HEAD on a branch with a value, or
+ * detached; the main `.git` a directory of the checkout; a SHA-1 clone. Null otherwise: git lists.
+ */
+export async function worktreesFromFiles(ctx: RepoContext): Promise<WorktreeEntry[] | null> {
+  const { commonDir, algorithm } = await cloneStore(ctx.git, ctx.root);
+  if (algorithm !== "sha1") return null;
+  const realCommon = await realpath(commonDir).catch(() => null);
+  if (!realCommon || basename(realCommon) !== ".git" || (await realpath(ctx.root).catch(() => null)) !== dirname(realCommon)) return null;
+  const main = await headOf(ctx, join(commonDir, "HEAD"));
+  if (!main) return null;
+  const ids = await readdir(join(commonDir, "worktrees")).catch((e: NodeJS.ErrnoException) => (e.code === "ENOENT" ? [] : null));
+  if (!ids) return null;
+  const linked: WorktreeEntry[] = [];
+  for (const id of ids) {
+    const admin = join(commonDir, "worktrees", id);
+    const gitdir = (await read(join(admin, "gitdir")))?.replace(/\s+$/, "");
+    if (!gitdir || !isAbsolute(gitdir) || basename(gitdir) !== ".git" || !(await exists(gitdir))) return null;
+    const head = await headOf(ctx, join(admin, "HEAD"));
+    if (!head) return null;
+    linked.push({ path: dirname(gitdir), ...head, prunable: false });
+  }
+  // git compares the paths' bytes (strcmp).
+  linked.sort((a, b) => Buffer.compare(Buffer.from(a.path), Buffer.from(b.path)));
+  return [{ path: dirname(realCommon), ...main, prunable: false }, ...linked];
+}
+
+function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
 }

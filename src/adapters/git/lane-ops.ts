@@ -3,7 +3,9 @@ import { readFile, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { Failure } from "../../core/errors";
 import type { Lane, PushResult } from "../../ports/workspace";
+import { refFileValue } from "./fetch-http";
 import { laneHeadFromFiles, laneRegistered } from "./lane-head";
+import { chain, historyAsWritten } from "./loose-read";
 import { asGitPorcelain, baseCandidates, laneAdvertisement, pushLaneOverHttp } from "./lane-push-http";
 import { readPushRefusal } from "./push-refusal";
 import type { HttpMove } from "./record-push-http";
@@ -21,7 +23,29 @@ export async function headSha(ctx: RepoContext, lane: Lane): Promise<string> {
   return (await laneHeadFromFiles(ctx, lane.path)) ?? ctx.git.text(["rev-parse", "HEAD"], { cwd: lane.path });
 }
 
+/** How far down a Lane's history its commits are counted from files (a Lane holds a few). */
+const AHEAD_WALK = 32;
+
+/**
+ * `rev-list --count <baseRef>..HEAD` read from the loose commits (ADR 0488): the Lane's HEAD down
+ * its single parents to the base's tip. The history between being one line, none of those commits
+ * can also be the base's ancestor, so their number is git's. Null: not certain, git counts.
+ */
+async function aheadFromFiles(ctx: RepoContext, lane: Lane, baseRef: string): Promise<number | null> {
+  const [head, base, plain] = await Promise.all([laneHeadFromFiles(ctx, lane.path), refFileValue(ctx, baseRef), historyAsWritten(ctx)]);
+  if (!head || !base || !plain) return null;
+  if (head === base) return 0;
+  const own = await chain(ctx, head, AHEAD_WALK);
+  for (let i = 0; i < own.length; i++) {
+    if (own[i]!.id === base) return i;
+    if (own[i]!.parents.length === 1 && own[i]!.parents[0] === base) return i + 1;
+  }
+  return null;
+}
+
 export async function commitsAhead(ctx: RepoContext, lane: Lane, base: string): Promise<number> {
+  const counted = await aheadFromFiles(ctx, lane, `refs/remotes/${ctx.remote}/${base}`);
+  if (counted !== null) return counted;
   // The fetched remote base is the usual start: counted straight away, baseStart only when it is not there.
   const fetched = await ctx.git.raw(["rev-list", "--count", `refs/remotes/${ctx.remote}/${base}..HEAD`, "--"], { cwd: lane.path });
   if (fetched.code === 0) return Number(fetched.stdout.toString("utf8").trim());

@@ -4,7 +4,7 @@
  * commit and of the base a fetch just unpacked (ADR 0483). An object that is not loose (packed,
  * or absent) reads as null, and the caller leaves the question to git.
  */
-import { readFile } from "node:fs/promises";
+import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { inflateSync } from "node:zlib";
 import { cloneStore } from "./clone-store";
@@ -68,6 +68,18 @@ export async function readCommit(ctx: RepoContext, id: string): Promise<Commit |
   return { id, tree, parents, author, otherHeaders, message: obj.body.subarray(end + 2) };
 }
 
+/** The commits from `tip` down its single parents while each is loose, at most `limit`. */
+export async function chain(ctx: RepoContext, tip: string, limit: number): Promise<Commit[]> {
+  const out: Commit[] = [];
+  for (let id: string | undefined = tip; id !== undefined && out.length < limit;) {
+    const commit = await readCommit(ctx, id);
+    if (!commit) break;
+    out.push(commit);
+    id = commit.parents.length === 1 ? commit.parents[0] : undefined;
+  }
+  return out;
+}
+
 /** A loose tree's entries by name: mode and id; null when it is not loose or does not read. */
 export async function readTree(ctx: RepoContext, id: string): Promise<Map<string, { mode: string; id: string }> | null> {
   const obj = await readLoose(ctx, id);
@@ -104,4 +116,61 @@ export async function changedPaths(ctx: RepoContext, a: string, b: string, prefi
     } else out.push(`${prefix}${name}`);
   }
   return out.sort();
+}
+
+/**
+ * Whether the clone's history is the one its commits write down: no `shallow` file (git takes a
+ * shallow commit for a root), no `info/grafts`, no replace refs (git reads another object in a
+ * replaced one's place). Only then may a walk of loose commits answer for `rev-list` (ADR 0488).
+ */
+export async function historyAsWritten(ctx: RepoContext): Promise<boolean> {
+  const { commonDir } = await cloneStore(ctx.git, ctx.root);
+  const [shallow, grafts, replaced, packed] = await Promise.all([
+    stat(join(commonDir, "shallow")).then(
+      () => true,
+      () => false,
+    ),
+    stat(join(commonDir, "info", "grafts")).then(
+      () => true,
+      () => false,
+    ),
+    readdir(join(commonDir, "refs", "replace")).then(
+      (names) => names.length > 0,
+      (e: NodeJS.ErrnoException) => e.code !== "ENOENT",
+    ),
+    readFile(join(commonDir, "packed-refs"), "utf8").catch(() => ""),
+  ]);
+  return !shallow && !grafts && !replaced && !packed.includes(" refs/replace/");
+}
+
+/**
+ * The files `git diff --name-only --no-renames <a> <b>` names (ADR 0488): every path below the
+ * two trees whose blob, link or mode differs, a subtree on one side only named file by file (a
+ * `null` tree is the empty one); null when a tree needed is not loose, or a submodule is met (its
+ * diff follows configuration this does not read).
+ */
+export async function changedFiles(ctx: RepoContext, a: string | null, b: string | null, prefix = ""): Promise<string[] | null> {
+  if (a === b) return [];
+  const [left, right] = await Promise.all([
+    a ? readTree(ctx, a) : new Map<string, { mode: string; id: string }>(),
+    b ? readTree(ctx, b) : new Map<string, { mode: string; id: string }>(),
+  ]);
+  if (!left || !right) return null;
+  const out: string[] = [];
+  for (const name of new Set([...left.keys(), ...right.keys()])) {
+    const l = left.get(name);
+    const r = right.get(name);
+    if (l && r && l.id === r.id && l.mode === r.mode) continue;
+    if (l?.mode === "160000" || r?.mode === "160000") return null;
+    const lTree = l?.mode === "40000" ? l.id : null;
+    const rTree = r?.mode === "40000" ? r.id : null;
+    // A file on either side is named once; a tree on either side is named by the files under it.
+    if ((l && !lTree) || (r && !rTree)) out.push(`${prefix}${name}`);
+    if (lTree || rTree) {
+      const inner = await changedFiles(ctx, lTree, rTree, `${prefix}${name}/`);
+      if (!inner) return null;
+      out.push(...inner);
+    }
+  }
+  return out;
 }

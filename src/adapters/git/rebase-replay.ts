@@ -17,7 +17,7 @@ import { DEFAULT_GIT_IDENTITY } from "./git-runner";
 import { laneHeadRefFromFiles } from "./lane-head";
 import { writeCommitBytes } from "./loose-objects";
 import type { Commit } from "./loose-read";
-import { changedPaths, readCommit } from "./loose-read";
+import { chain, changedPaths, readCommit } from "./loose-read";
 import type { RepoContext } from "./repo-context";
 import type { Lane } from "../../ports/workspace";
 
@@ -25,18 +25,6 @@ import type { Lane } from "../../ports/workspace";
 const LANE_WALK = 8;
 /** How many base commits since the Lane's start are read (the neighbours' merges of one round). */
 const BASE_WALK = 64;
-
-/** The commits from `tip` down its single parents while each is loose, at most `limit`. */
-async function chain(ctx: RepoContext, tip: string, limit: number): Promise<Commit[]> {
-  const out: Commit[] = [];
-  for (let id: string | undefined = tip; id !== undefined && out.length < limit;) {
-    const commit = await readCommit(ctx, id);
-    if (!commit) break;
-    out.push(commit);
-    id = commit.parents.length === 1 ? commit.parents[0] : undefined;
-  }
-  return out;
-}
 
 /** Whether no base commit since the Lane's start changes the same paths as its commit (a patch id git would drop it for needs them). */
 async function noSameChange(ctx: RepoContext, mine: string[], upstream: Commit[], start: Commit): Promise<boolean> {

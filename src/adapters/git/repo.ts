@@ -9,6 +9,8 @@ import { overHttp } from "./over-http";
 import type { SmartHttpClient } from "./smart-http-client";
 import { UseGit } from "./smart-http-client";
 import { cloneStore } from "./clone-store";
+import { resolveRefsFromFiles } from "./refs-from-files";
+import { worktreesFromFiles } from "./lane-head";
 import type { GitOutput } from "./git-runner";
 import { isMissingRemoteRef, isRefLockContention } from "./git-runner";
 import { setAsideStaleRefLock } from "./stale-locks";
@@ -33,6 +35,12 @@ export async function resolveRefs(ctx: RepoContext, revs: string[], cwd = ctx.ro
   const safe = revs.map((r) => r !== "" && !/[\s]/.test(r) && !r.startsWith("-"));
   const asked = revs.filter((_, i) => safe[i]);
   if (asked.length === 0) return revs.map(() => null);
+  // Read from the clone's files when every answer is certain there (ADR 0488): no process.
+  const read = await resolveRefsFromFiles(ctx, asked, cwd);
+  if (read) {
+    let at = 0;
+    return revs.map((_, i) => (safe[i] ? (read[at++] ?? null) : null));
+  }
   const out = await ctx.git.text(["cat-file", "--batch-check=%(objectname) %(objecttype)"], {
     cwd,
     input: `${asked.map((r) => `${r}^{commit}`).join("\n")}\n`,
@@ -257,6 +265,13 @@ export interface WorktreeEntry {
 }
 
 export async function listWorktrees(ctx: RepoContext): Promise<WorktreeEntry[]> {
+  // Read from the clone's files when every record is certain there (ADR 0488): no process.
+  const read = await worktreesFromFiles(ctx);
+  return read ?? listWorktreesByGit(ctx);
+}
+
+/** `git worktree list`'s own answer. */
+export async function listWorktreesByGit(ctx: RepoContext): Promise<WorktreeEntry[]> {
   const out = await ctx.git.text(["worktree", "list", "--porcelain", "-z"], { cwd: ctx.root });
   const entries: WorktreeEntry[] = [];
   let cur: WorktreeEntry | null = null;

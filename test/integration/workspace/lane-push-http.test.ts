@@ -118,8 +118,9 @@ describe("workspace: a Lane's branch pushed over smart HTTP from the Run's proce
     const { lane, sha } = await laneWithCommit(1);
     const first = await counting(() => push(ctx, lane));
     assert.deepEqual(first.value, { ok: true, detail: `Pushed \`${lane.branch}\` at ${sha.slice(0, 12)}.` });
-    // `config`: the clone's runner reads a new worktree's driver names once (driver-overrides.ts).
-    assert.deepEqual(first.gits, ["config", "cat-file", "pack-objects", "update-ref"]);
+    // `config`: the clone's runner reads a new worktree's driver names once (driver-overrides.ts),
+    // beside the pack. The tips are read from the clone's files (ADR 0488): no `cat-file`.
+    assert.deepEqual([...first.gits].sort(), ["config", "pack-objects", "update-ref"]);
     assert.equal(await remoteRef(`refs/heads/${lane.branch}`), sha);
     assert.equal(await git(root, ["rev-parse", `refs/remotes/origin/${lane.branch}`]), sha);
     assert.deepEqual(ctx.log.lines, [], "a push this process made says nothing");
@@ -127,7 +128,7 @@ describe("workspace: a Lane's branch pushed over smart HTTP from the Run's proce
     const next = await commitFiles(lane.path, { "src/w.txt": `${"w\n".repeat(200)}ticket 1, again\n` }, "more #1");
     const second = await counting(() => push(ctx, lane));
     assert.deepEqual(second.value, { ok: true, detail: `Pushed \`${lane.branch}\` at ${next.slice(0, 12)}.` });
-    assert.deepEqual(second.gits, ["cat-file", "pack-objects", "update-ref"]);
+    assert.deepEqual(second.gits, ["pack-objects", "update-ref"]);
     assert.equal(await remoteRef(`refs/heads/${lane.branch}`), next);
     assert.deepEqual(await push(ctx, lane), { ok: true, detail: `\`${lane.branch}\` is already on the remote at ${next.slice(0, 12)}.` });
     await git(bare, ["fsck", "--strict", "--no-dangling"]);
@@ -163,7 +164,7 @@ describe("workspace: a Lane's branch pushed over smart HTTP from the Run's proce
     const http = await counting(() => push(ctx, lane));
     assert.deepEqual(byGit, { ok: true, detail: `Pushed \`${lane.branch}\` at ${sha.slice(0, 12)}.` });
     assert.deepEqual(http.value, byGit);
-    assert.deepEqual(http.gits, ["cat-file", "update-ref"]);
+    assert.deepEqual(http.gits, ["update-ref"]);
     assert.equal(await git(root, ["rev-parse", `refs/remotes/origin/${lane.branch}`]), sha);
   });
 
@@ -197,7 +198,7 @@ describe("workspace: a Lane's branch pushed over smart HTTP from the Run's proce
     const next = await commitFiles(lane.path, { "more.txt": "more\n" }, "more #3");
     const both = await counting(() => push(ctx, lane, { ref, commit: recorded, expected: tip }));
     assert.deepEqual(both.value, { ok: true, detail: `Pushed \`${lane.branch}\` at ${next.slice(0, 12)}.`, recorded: true });
-    assert.deepEqual(both.gits, ["cat-file", "pack-objects", "update-ref"]);
+    assert.deepEqual(both.gits, ["pack-objects", "update-ref"]);
     assert.deepEqual([await remoteRef(`refs/heads/${lane.branch}`), await remoteRef(ref)], [next, recorded]);
     await git(bare, ["fsck", "--strict", "--no-dangling"]);
   });

@@ -111,21 +111,23 @@ describe("workspace: a Lane's short git calls, fewer (ADR 0477)", () => {
     assert.equal((await git(ctx.root, ["worktree", "list", "--porcelain"])).includes(gone), false);
   });
 
-  it("baseTouches: one diff while the base has not moved, both sides from the merge base once it has, and a local-only base still read", async () => {
+  it("baseTouches: no diff while both sides are loose, moved or not (ADR 0488), and a local-only base still diffed by git", async () => {
     const lane = await cutLane(ctx, 9, "agent/9-x", "main");
     await commitFiles(lane.path, { "mine.txt": "mine\n" }, "lane work");
     const still = await gitCalls(() => baseTouches(ctx, lane, "main"));
-    assert.deepEqual([still.value, still.calls], [false, ["diff --name-only"]]);
+    // Both sides' commits and trees loose: read from them, no diff (ADR 0488).
+    assert.deepEqual([still.value, still.calls], [false, []]);
 
     const other = await fx.clone("neighbour");
     await commitFiles(other, { "mine.txt": "theirs\n" }, "a neighbour's merge");
     await git(other, ["push", "-q", "origin", "HEAD:main"]);
     await fetchBase(ctx, "main");
     const moved = await gitCalls(() => baseTouches(ctx, lane, "main"));
-    assert.deepEqual([moved.value, moved.calls], [true, ["diff --name-only", "diff --name-only"]]);
+    assert.deepEqual([moved.value, moved.calls], [true, []]);
 
-    // No remote copy of the base: the first diff fails, and the local one is read as before.
+    // No remote copy of the base: git's, the first diff fails, and the local one is read as before.
     await git(ctx.root, ["branch", "local-only", "refs/remotes/origin/main"]);
-    assert.equal(await baseTouches(ctx, lane, "local-only"), true);
+    const local = await gitCalls(() => baseTouches(ctx, lane, "local-only"));
+    assert.deepEqual([local.value, local.calls.filter((c) => c === "diff --name-only").length], [true, 3]);
   });
 });

@@ -102,8 +102,12 @@ class StaleSocket extends Error {
   }
 }
 
-/** A `fetch` for Octokit's `request.fetch`: node:http(s) where it can be, `fallback` (Node's `fetch`) where not. */
-export function nodeHttpFetch(fallback: Fetch = globalThis.fetch): Fetch {
+/**
+ * A `fetch` for Octokit's `request.fetch`: node:http(s) where it can be, `fallback` (Node's `fetch`)
+ * where not. Node's `fetch` is looked up only then: reading `globalThis.fetch` loads undici.
+ */
+export function nodeHttpFetch(given?: Fetch): Fetch {
+  const fallback: Fetch = (input, init) => (given ?? globalThis.fetch)(input, init);
   return async (input, init = {}) => {
     const href = typeof input === "string" ? input : input instanceof URL ? input.href : null;
     const bytes = bodyBytes(init.body);

@@ -2,6 +2,7 @@
 import { execFile, execFileSync } from "node:child_process";
 import { dirname } from "node:path";
 import { redactSecrets } from "../../core/redact";
+import { noteOriginFound } from "./origins-found";
 
 export function checkoutTop(cwd: string): string | null {
   try {
@@ -18,9 +19,6 @@ export function checkoutTop(cwd: string): string | null {
   }
 }
 
-/** The checkouts whose `origin` this process found, so a Run's preflight does not start git again to ask whether it is there. */
-const originsFound = new Set<string>();
-
 /** The URL of the checkout's `origin` remote, or null when it has none. */
 export function originUrl(checkout: string): string | null {
   try {
@@ -31,16 +29,11 @@ export function originUrl(checkout: string): string | null {
         stdio: ["ignore", "pipe", "ignore"],
         env: { ...process.env, LC_ALL: "C" },
       }).trim() || null;
-    if (url) originsFound.add(checkout);
+    if (url) noteOriginFound(checkout);
     return url;
   } catch {
     return null;
   }
-}
-
-/** True when originUrl found `checkout`'s origin remote in this process (the `run` command asks it before the preflight). */
-export function originFoundAt(checkout: string): boolean {
-  return originsFound.has(checkout);
 }
 
 /** git with the token, when there is one, as an HTTP header in git's environment: never in argv or a clone's config. */

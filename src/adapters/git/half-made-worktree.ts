@@ -12,7 +12,7 @@
  */
 import { mkdir, readFile, rename, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import type { WorktreeEntry } from "./repo";
+import type { WorktreeEntry } from "./worktree-entry";
 import { inWorktreeTurn, listWorktrees } from "./repo";
 import type { RepoContext } from "./repo-context";
 import { WORKTREES_DIR } from "./lanes-dir";

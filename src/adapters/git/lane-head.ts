@@ -9,7 +9,7 @@
 import { readdir, readFile, realpath, stat } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import type { RepoContext } from "./repo-context";
-import type { WorktreeEntry } from "./repo";
+import type { WorktreeEntry } from "./worktree-entry";
 import { cloneStore } from "./clone-store";
 import { refFileValue } from "./fetch-http";
 

@@ -5,7 +5,7 @@
  * reusing could lose nothing and adopts nobody's work.
  */
 import { resolve } from "node:path";
-import type { WorktreeEntry } from "./repo";
+import type { WorktreeEntry } from "./worktree-entry";
 import type { RepoContext } from "./repo-context";
 import { resolveRef } from "./repo";
 

@@ -8,7 +8,7 @@ import { Refusal } from "../../core/errors";
 import type { RepoContext } from "./repo-context";
 import { CLONE_STORE_ARGS, cloneStoreOf, knowCloneStore } from "./clone-store";
 import { branchOfHeadFile } from "./lane-head";
-import { originFoundAt } from "./checkout";
+import { originFoundAt } from "./origins-found";
 
 /**
  * True when the checkout's HEAD file names a branch (`ref: refs/heads/<name>`), as

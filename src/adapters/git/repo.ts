@@ -16,6 +16,7 @@ import { isMissingRemoteRef, isRefLockContention } from "./git-runner";
 import { setAsideStaleRefLock } from "./stale-locks";
 import { takeTurn } from "./turns";
 import type { RepoContext } from "./repo-context";
+import type { WorktreeEntry } from "./worktree-entry";
 
 /** The sha a ref or revision names in `cwd`, or null when it names nothing. */
 export async function resolveRef(ctx: RepoContext, ref: string, cwd = ctx.root): Promise<string | null> {
@@ -254,14 +255,6 @@ export async function lsRemoteBranch(ctx: RepoContext, branch: string): Promise<
   const out = res.stdout.toString("utf8");
   const line = out.split("\n").find((l) => l.endsWith(`\trefs/heads/${branch}`));
   return line ? line.split("\t")[0]! : null;
-}
-
-export interface WorktreeEntry {
-  path: string;
-  head: string | null;
-  /** Short name (e.g. agent/3-x), or null when detached. */
-  branch: string | null;
-  prunable: boolean;
 }
 
 export async function listWorktrees(ctx: RepoContext): Promise<WorktreeEntry[]> {

@@ -9,7 +9,7 @@ import { Refusal } from "../../core/errors";
 import type { Lane } from "../../ports/workspace";
 import { listWorktreesMended } from "./half-made-worktree";
 import { inspectLeftBranch, whyNotReusable, type LeftBranch, type NotReusable } from "./left-branch";
-import type { WorktreeEntry } from "./repo";
+import type { WorktreeEntry } from "./worktree-entry";
 import type { RepoContext } from "./repo-context";
 import { isBranchNameGitTakes } from "./branch-name";
 import { WORKTREES_DIR } from "./lanes-dir";

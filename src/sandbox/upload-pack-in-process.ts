@@ -19,10 +19,9 @@
  * root commit among the new ones, more than MAX_NEW_COMMITS of them, an object that does not read
  * (object-reader.ts), a pack over MAX_PACK.
  */
-import { createHash } from "node:crypto";
 import { promises as fsp } from "node:fs";
 import path from "node:path";
-import { deflateSync } from "node:zlib";
+import { buildPack } from "../adapters/git/pack-file";
 import { ConfigListings } from "./config-state";
 import type { GitObject, ObjectReaders } from "./object-reader";
 import { pktLine } from "./smart-http";
@@ -40,7 +39,6 @@ const SIDE_BAND_DATA = 65520 - 5;
 const SHA1 = /^[0-9a-f]{40}$/;
 /** The capabilities the Runs' fetch sends that change nothing here but side-band-64k (required with no-progress). */
 const TAKEN = new Set(["side-band-64k", "no-progress", "ofs-delta", "thin-pack"]);
-const PACK_TYPE = { commit: 1, tree: 2, blob: 3, tag: 4 } as const;
 
 export interface FetchRequest {
   wants: string[];
@@ -160,30 +158,12 @@ class NotHere extends Error {
   readonly reason = "not-modelled";
 }
 
-/** One pack entry's header: type and inflated size (pack-format.txt, "object entry"). */
-function entryHeader(type: number, size: number): Buffer {
-  const bytes: number[] = [];
-  let byte = (type << 4) | (size & 0x0f);
-  let rest = Math.floor(size / 16);
-  while (rest > 0) {
-    bytes.push(byte | 0x80);
-    byte = rest & 0x7f;
-    rest = Math.floor(rest / 128);
-  }
-  bytes.push(byte);
-  return Buffer.from(bytes);
-}
-
-/** A version 2 pack of `objects`, none deltified. */
+/** A version 2 pack of `objects`, none deltified (the Run's pack writer, pack-file.ts). */
 export function packOf(objects: GitObject[]): Buffer {
-  const header = Buffer.alloc(12);
-  header.write("PACK", 0, "latin1");
-  header.writeUInt32BE(2, 4);
-  header.writeUInt32BE(objects.length, 8);
-  const parts: Buffer[] = [header];
-  for (const o of objects) parts.push(entryHeader(PACK_TYPE[o.type], o.data.length), deflateSync(o.data));
-  const body = Buffer.concat(parts);
-  return Buffer.concat([body, createHash("sha1").update(body).digest()]);
+  return buildPack(
+    objects.map((o) => ({ type: o.type, body: o.data })),
+    "sha1",
+  );
 }
 
 /** `data` in side-band-64k band 1 packets. */

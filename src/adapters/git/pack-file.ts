@@ -5,11 +5,14 @@
  */
 import { createHash } from "node:crypto";
 import { deflateSync } from "node:zlib";
-import type { MadeObject, ObjectType } from "./made-objects";
+import type { ObjectType } from "./made-objects";
 
-const TYPE_CODE: Record<ObjectType, number> = { commit: 1, tree: 2, blob: 3 };
+/** What a pack can hold whole: the objects this process makes, and an annotated tag (the sandbox sends those). */
+export type PackObjectType = ObjectType | "tag";
 
-function objectHeader(type: ObjectType, size: number): Buffer {
+const TYPE_CODE: Record<PackObjectType, number> = { commit: 1, tree: 2, blob: 3, tag: 4 };
+
+function objectHeader(type: PackObjectType, size: number): Buffer {
   const bytes: number[] = [];
   let byte = (TYPE_CODE[type] << 4) | (size & 0x0f);
   let rest = Math.floor(size / 16);
@@ -22,7 +25,7 @@ function objectHeader(type: ObjectType, size: number): Buffer {
   return Buffer.from(bytes);
 }
 
-export function buildPack(objects: MadeObject[], algorithm: "sha1" | "sha256"): Buffer {
+export function buildPack(objects: readonly { type: PackObjectType; body: Buffer }[], algorithm: "sha1" | "sha256"): Buffer {
   const head = Buffer.alloc(12);
   head.write("PACK", 0, "latin1");
   head.writeUInt32BE(2, 4);

@@ -22,16 +22,8 @@ import { spawn } from "node:child_process";
 import type { ChildProcessByStdio } from "node:child_process";
 import os from "node:os";
 import type { Readable, Writable } from "node:stream";
+import { ANSWER_MS, IDLE_MS, endBatch, makeRoom, refs } from "./batch-lifetime";
 import { gitEnv, revParseName } from "./git";
-
-/** A batch with a question pending and no answer for this long is stuck: killed, its questions asked the old way. */
-const ANSWER_MS = 10_000;
-/** A batch with no question for this long is closed (the next question starts another). */
-const IDLE_MS = 60_000;
-/** At most this many batches at once: the one asked least recently is closed for a new one. */
-const MAX_BATCHES = 16;
-/** How long stop() lets a batch exit at end of file before SIGKILL. */
-const STOP_GRACE_MS = 2_000;
 
 const ANSWER = /^([0-9a-f]{40}|[0-9a-f]{64}) ([a-z]+)$/;
 
@@ -166,11 +158,6 @@ class Batch {
   }
 }
 
-/** A pipe to a child is a socket, which can stop holding the event loop (ref/unref). */
-function refs(stream: Readable | Writable): { ref?: () => void; unref?: () => void } {
-  return stream as unknown as { ref?: () => void; unref?: () => void };
-}
-
 /** rev-parse's answer for `name`, as an object of any type (the name says which with `^{type}`). */
 async function askAlone(gitDir: string, name: string): Promise<Found | null> {
   const sha = await revParseName(gitDir, name);
@@ -224,21 +211,11 @@ export class CommitLookups {
     if (!batch?.open) {
       batch = new Batch(gitDir, (b, sound) => this.gone(b, sound));
       this.count += 1;
-      this.makeRoom();
+      makeRoom(this.batches);
     }
     // Most recently asked last: the first is the one to close when there are too many.
     this.batches.set(gitDir, batch);
     return batch.ask(name);
-  }
-
-  private makeRoom(): void {
-    if (this.batches.size < MAX_BATCHES) return;
-    for (const [dir, b] of this.batches) {
-      if (b.waiting > 0) continue;
-      this.batches.delete(dir);
-      b.close();
-      return;
-    }
   }
 
   private gone(batch: Batch, sound: boolean): void {
@@ -268,13 +245,4 @@ export class CommitLookups {
     this.stopped = true;
     await this.closeAll();
   }
-}
-
-async function endBatch(batch: Batch): Promise<void> {
-  batch.close();
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), STOP_GRACE_MS)));
-  if ((await Promise.race([batch.exited, late])) === "late") batch.kill();
-  clearTimeout(timer);
-  await batch.exited;
 }

@@ -15,12 +15,9 @@ import type { ChildProcessByStdio } from "node:child_process";
 import { createHash } from "node:crypto";
 import os from "node:os";
 import type { Readable, Writable } from "node:stream";
+import { ANSWER_MS, IDLE_MS, endBatch, makeRoom, refs } from "./batch-lifetime";
 import { gitEnv } from "./git";
 
-const ANSWER_MS = 10_000;
-const IDLE_MS = 60_000;
-const MAX_BATCHES = 16;
-const STOP_GRACE_MS = 2_000;
 /** An object larger than this is not read here (a fetch that needs one is git's). */
 export const MAX_OBJECT = 16 * 1024 * 1024;
 
@@ -179,10 +176,6 @@ class ObjectBatch {
   }
 }
 
-function refs(stream: Readable | Writable): { ref?: () => void; unref?: () => void } {
-  return stream as unknown as { ref?: () => void; unref?: () => void };
-}
-
 export class ObjectReaders {
   private readonly batches = new Map<string, ObjectBatch>();
   private stopped = false;
@@ -203,21 +196,11 @@ export class ObjectReaders {
         if (this.batches.get(b.gitDir) === b) this.batches.delete(b.gitDir);
       });
       this.count += 1;
-      this.makeRoom();
+      makeRoom(this.batches);
     }
     this.batches.set(gitDir, batch);
     const found = await batch.ask(sha);
     return found === "missing" || (found && found.data.length <= MAX_OBJECT) ? found : null;
-  }
-
-  private makeRoom(): void {
-    if (this.batches.size < MAX_BATCHES) return;
-    for (const [dir, b] of this.batches) {
-      if (b.waiting > 0) continue;
-      this.batches.delete(dir);
-      b.close();
-      return;
-    }
   }
 
   /** Ends the repository's batch (it is about to be removed or made anew). */
@@ -240,13 +223,4 @@ export class ObjectReaders {
     this.stopped = true;
     await this.closeAll();
   }
-}
-
-async function endBatch(batch: ObjectBatch): Promise<void> {
-  batch.close();
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), STOP_GRACE_MS)));
-  if ((await Promise.race([batch.exited, late])) === "late") batch.kill();
-  clearTimeout(timer);
-  await batch.exited;
 }

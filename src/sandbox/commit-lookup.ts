@@ -22,7 +22,7 @@ import { spawn } from "node:child_process";
 import type { ChildProcessByStdio } from "node:child_process";
 import os from "node:os";
 import type { Readable, Writable } from "node:stream";
-import { ANSWER_MS, IDLE_MS, endBatch, makeRoom, refs } from "./batch-lifetime";
+import { BatchHold, endBatch, makeRoom } from "./batch-lifetime";
 import { gitEnv, revParseName } from "./git";
 
 const ANSWER = /^([0-9a-f]{40}|[0-9a-f]{64}) ([a-z]+)$/;
@@ -44,8 +44,7 @@ class Batch {
   private readonly pending: Question[] = [];
   private buffered = "";
   private answered = false;
-  private stuckTimer: NodeJS.Timeout | undefined;
-  private idleTimer: NodeJS.Timeout | undefined;
+  private readonly hold: BatchHold;
   private gone = false;
   /** Closed or killed on purpose (idle, too many, the repository made anew, stop): not a broken batch. */
   private ending = false;
@@ -61,6 +60,14 @@ class Batch {
       env: gitEnv(),
       stdio: ["pipe", "pipe", "ignore"],
     });
+    this.hold = new BatchHold(
+      this.child,
+      () => {
+        this.kill();
+        this.fail();
+      },
+      () => this.close(),
+    );
     this.exited = new Promise((resolve) => {
       this.child.once("close", () => resolve());
       this.child.once("error", () => resolve());
@@ -70,13 +77,13 @@ class Batch {
     this.child.stdout.on("data", (chunk: string) => this.read(chunk));
     this.child.once("error", () => this.fail());
     this.child.once("exit", () => this.fail());
-    this.idle();
+    this.hold.rest();
   }
 
   ask(name: string): Promise<Found | null> {
     return new Promise((resolve) => {
       this.pending.push({ name, resolve });
-      this.busy();
+      this.hold.busy();
       this.child.stdin.write(`${name}\n`);
     });
   }
@@ -119,40 +126,15 @@ class Batch {
       this.answered = true;
       question.resolve(m ? { sha: m[1]!, type: m[2]! } : null);
     }
-    if (this.pending.length) this.busy();
-    else this.idle();
-  }
-
-  /** A question is pending: keep this process alive for it, and watch for a stuck batch. */
-  private busy(): void {
-    clearTimeout(this.idleTimer);
-    clearTimeout(this.stuckTimer);
-    this.stuckTimer = setTimeout(() => {
-      this.kill();
-      this.fail();
-    }, ANSWER_MS);
-    this.child.ref();
-    refs(this.child.stdout).ref?.();
-    refs(this.child.stdin).ref?.();
-  }
-
-  /** Nothing pending: the batch holds this process's event loop no longer, and closes if left unused. */
-  private idle(): void {
-    clearTimeout(this.stuckTimer);
-    clearTimeout(this.idleTimer);
-    this.idleTimer = setTimeout(() => this.close(), IDLE_MS);
-    this.idleTimer.unref();
-    this.child.unref();
-    refs(this.child.stdout).unref?.();
-    refs(this.child.stdin).unref?.();
+    if (this.pending.length) this.hold.busy();
+    else this.hold.rest();
   }
 
   /** The batch is gone: its questions are asked the old way, one process each. */
   private fail(): void {
     if (this.gone) return;
     this.gone = true;
-    clearTimeout(this.stuckTimer);
-    clearTimeout(this.idleTimer);
+    this.hold.clear();
     this.onGone(this, this.answered || this.ending);
     for (const q of this.pending.splice(0)) void askAlone(this.gitDir, q.name).then(q.resolve);
   }

@@ -15,7 +15,7 @@ import type { ChildProcessByStdio } from "node:child_process";
 import { createHash } from "node:crypto";
 import os from "node:os";
 import type { Readable, Writable } from "node:stream";
-import { ANSWER_MS, IDLE_MS, endBatch, makeRoom, refs } from "./batch-lifetime";
+import { BatchHold, endBatch, makeRoom } from "./batch-lifetime";
 import { gitEnv } from "./git";
 
 /** An object larger than this is not read here (a fetch that needs one is git's). */
@@ -51,8 +51,7 @@ class ObjectBatch {
   private chunks: Buffer[] = [];
   private length = 0;
   private need = 1;
-  private stuckTimer: NodeJS.Timeout | undefined;
-  private idleTimer: NodeJS.Timeout | undefined;
+  private readonly hold: BatchHold;
   private gone = false;
   private ending = false;
   readonly exited: Promise<void>;
@@ -62,6 +61,14 @@ class ObjectBatch {
     private readonly onGone: (batch: ObjectBatch) => void,
   ) {
     this.child = spawn("git", ["--git-dir", gitDir, "cat-file", "--batch"], { cwd: os.tmpdir(), env: gitEnv(), stdio: ["pipe", "pipe", "ignore"] });
+    this.hold = new BatchHold(
+      this.child,
+      () => {
+        this.kill();
+        this.fail();
+      },
+      () => this.close(),
+    );
     this.exited = new Promise((resolve) => {
       this.child.once("close", () => resolve());
       this.child.once("error", () => resolve());
@@ -70,13 +77,13 @@ class ObjectBatch {
     this.child.stdout.on("data", (chunk: Buffer) => this.read(chunk));
     this.child.once("error", () => this.fail());
     this.child.once("exit", () => this.fail());
-    this.idle();
+    this.hold.rest();
   }
 
   ask(sha: string): Promise<ReadOutcome> {
     return new Promise((resolve) => {
       this.pending.push({ sha, resolve });
-      this.busy();
+      this.hold.busy();
       this.child.stdin.write(`${sha}\n`);
     });
   }
@@ -139,38 +146,15 @@ class ObjectBatch {
     }
     this.chunks = buffered.length ? [buffered] : [];
     this.length = buffered.length;
-    if (this.pending.length) this.busy();
-    else this.idle();
-  }
-
-  private busy(): void {
-    clearTimeout(this.idleTimer);
-    clearTimeout(this.stuckTimer);
-    this.stuckTimer = setTimeout(() => {
-      this.kill();
-      this.fail();
-    }, ANSWER_MS);
-    this.child.ref();
-    refs(this.child.stdout).ref?.();
-    refs(this.child.stdin).ref?.();
-  }
-
-  private idle(): void {
-    clearTimeout(this.stuckTimer);
-    clearTimeout(this.idleTimer);
-    this.idleTimer = setTimeout(() => this.close(), IDLE_MS);
-    this.idleTimer.unref();
-    this.child.unref();
-    refs(this.child.stdout).unref?.();
-    refs(this.child.stdin).unref?.();
+    if (this.pending.length) this.hold.busy();
+    else this.hold.rest();
   }
 
   /** The batch is gone: its questions read as none (the caller leaves the request to git). */
   private fail(): void {
     if (this.gone) return;
     this.gone = true;
-    clearTimeout(this.stuckTimer);
-    clearTimeout(this.idleTimer);
+    this.hold.clear();
     this.onGone(this);
     for (const q of this.pending.splice(0)) q.resolve(null);
   }

@@ -25,6 +25,11 @@ const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 const REDIRECT = new Set([301, 302, 303, 307, 308]);
 /** Methods HTTP says may be sent twice: only these are sent again when a kept-alive socket turns out closed. */
 const IDEMPOTENT = new Set(["GET", "HEAD", "PUT", "DELETE", "OPTIONS"]);
+/**
+ * A connection silent this long fails the request, as undici's headers and body timeouts (300 s
+ * each) fail `fetch`'s: node:http alone would wait for ever on a server that stopped answering.
+ */
+export const SILENT_MS = 300_000;
 
 /** The body when this path can send it (a string or bytes), undefined when there is none, null when `fetch` must. */
 function bodyBytes(body: RequestInit["body"]): Buffer | undefined | null {
@@ -75,7 +80,7 @@ interface Sent {
   body: Buffer;
 }
 
-function send(url: URL, method: string, headers: Record<string, string>, body: Buffer | undefined): Promise<Sent> {
+function send(url: URL, method: string, headers: Record<string, string>, body: Buffer | undefined, silentMs: number): Promise<Sent> {
   const request = url.protocol === "https:" ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
     let answered = false;
@@ -91,6 +96,7 @@ function send(url: URL, method: string, headers: Record<string, string>, body: B
       const stale = req.reusedSocket && !answered && (e.code === "ECONNRESET" || e.code === "EPIPE");
       reject(stale ? new StaleSocket(e) : e);
     });
+    req.setTimeout(silentMs, () => req.destroy(new Error(`no answer from ${url.host} for ${silentMs} ms`)));
     req.end(body);
   });
 }
@@ -106,29 +112,29 @@ class StaleSocket extends Error {
  * A `fetch` for Octokit's `request.fetch`: node:http(s) where it can be, `fallback` (Node's `fetch`)
  * where not. Node's `fetch` is looked up only then: reading `globalThis.fetch` loads undici.
  */
-export function nodeHttpFetch(given?: Fetch): Fetch {
+export function nodeHttpFetch(given?: Fetch, silentMs = SILENT_MS): Fetch {
   const fallback: Fetch = (input, init) => (given ?? globalThis.fetch)(input, init);
   return async (input, init = {}) => {
     const href = typeof input === "string" ? input : input instanceof URL ? input.href : null;
     const bytes = bodyBytes(init.body);
-    const given = plainHeaders(init.headers);
-    if (href === null || bytes === null || given === null || init.signal || (init.redirect !== undefined && init.redirect !== "follow"))
+    const plain = plainHeaders(init.headers);
+    if (href === null || bytes === null || plain === null || init.signal || (init.redirect !== undefined && init.redirect !== "follow"))
       return fallback(input, init);
     const url = new URL(href);
     if (url.protocol !== "http:" && url.protocol !== "https:") return fallback(input, init);
     const method = (init.method ?? "GET").toUpperCase();
-    const headers = given;
+    const headers = plain;
     const named = new Set(Object.keys(headers).map((k) => k.toLowerCase()));
     // fetch states the length of every body it sends, and 0 for a bodiless POST or PUT.
     if (!named.has("content-length") && (bytes !== undefined || method === "POST" || method === "PUT")) headers["content-length"] = String(bytes?.length ?? 0);
     let sent: Sent;
     try {
       try {
-        sent = await send(url, method, headers, bytes);
+        sent = await send(url, method, headers, bytes, silentMs);
       } catch (e) {
         if (!(e instanceof StaleSocket)) throw e;
         if (!IDEMPOTENT.has(method)) throw e.original;
-        sent = await send(url, method, headers, bytes);
+        sent = await send(url, method, headers, bytes, silentMs);
       }
     } catch (e) {
       throw new TypeError("fetch failed", { cause: e instanceof StaleSocket ? e.original : e });

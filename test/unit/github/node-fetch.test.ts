@@ -131,6 +131,14 @@ describe("Octokit's fetch over node:http (ADR 0489)", () => {
     assert.match(viaOctokit.message, /ECONNREFUSED/);
   });
 
+  it("a server that stops answering fails the request after the silence allowed, as fetch's timeouts do, not never", async () => {
+    const { url } = await start(() => undefined); // reads the request, never answers
+    const e = (await nodeHttpFetch(fallback, 150)(`${url}/silent`).catch((x: unknown) => x)) as TypeError & { cause: Error };
+    assert.ok(e instanceof TypeError);
+    assert.equal(e.message, "fetch failed");
+    assert.match(e.cause.message, /no answer from 127\.0\.0\.1:\d+ for 150 ms/);
+  });
+
   it("a redirect, a signal, a stream body or a non-http URL goes to fetch itself", async () => {
     let hits = 0;
     const { url } = await start((_req, _body, res) => {

@@ -7,7 +7,6 @@
  * said once a Run; one that comes from the talk (an HTTP status, an answer that does not read) is
  * said each time. The reason is redacted and names no URL, no header and no variable's value.
  */
-import type { RemoteGit } from "./remote-git";
 import type { RepoContext } from "./repo-context";
 import type { SmartHttpClient } from "./smart-http-client";
 import { GitHttpFailure, UseGit } from "./smart-http-client";
@@ -15,16 +14,9 @@ import { GitHttpFailure, UseGit } from "./smart-http-client";
 /** What git is run for instead: the git command the log line names. */
 export type GitTalk = "fetch" | "ls-remote" | "push";
 
-const saidOnce = new WeakMap<RemoteGit, Set<string>>();
-
 export function noteLeftToGit(ctx: RepoContext, talk: GitTalk, why: string, once = false): void {
   if (!ctx.log) return;
-  if (once) {
-    const said = saidOnce.get(ctx.net) ?? new Set<string>();
-    saidOnce.set(ctx.net, said);
-    if (said.has(`${talk}\n${why}`)) return;
-    said.add(`${talk}\n${why}`);
-  }
+  if (once && !ctx.net.firstSaid(`${talk}\n${why}`)) return;
   ctx.log.info(`git ${talk} instead of smart HTTP from the Run's process: ${ctx.git.redact(why)}`, { talk });
 }
 

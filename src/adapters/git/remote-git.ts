@@ -109,6 +109,8 @@ export class RemoteGit {
   private prepared: Promise<Prepared> | null = null;
   /** Set once a TLS handshake from this process failed: git, with its own CA store, talks to the remote from then on. */
   private httpOff = false;
+  /** The reasons for leaving a talk to git already said in the Run's log (left-to-git.ts says a setting's once a Run). */
+  private readonly saidToGit = new Set<string>();
   private readonly git: GitRunner;
 
   constructor(
@@ -195,6 +197,13 @@ export class RemoteGit {
     if (parsed.username || parsed.password) return { why: "credentials in the remote's URL" };
     const authorization = this.opts.token ? `Basic ${Buffer.from(`x-access-token:${this.opts.token}`).toString("base64")}` : null;
     return { client: new SmartHttpClient({ url, authorization, idleMs: this.opts.timeoutMs ?? 120_000, redact: (t) => this.local.redact(t) }) };
+  }
+
+  /** True the first time `note` is offered for this Run's remote, false after. */
+  firstSaid(note: string): boolean {
+    if (this.saidToGit.has(note)) return false;
+    this.saidToGit.add(note);
+    return true;
   }
 
   /** A TLS handshake from this process failed: git talks to the remote from now on. */

@@ -1,6 +1,7 @@
 /**
  * The `fetch` the Octokit client sends its requests with (ADR 0489): node:http(s) on Node's
- * keep-alive agent, the answer read whole into a standard `Response`. Node's own `fetch` (undici)
+ * keep-alive agent, the answer read whole into a `Response` of our own (./fetch-answer.ts, ADR
+ * 0490: Node's `Headers` and `Response` are undici's, and touching either loads all of it). Node's own `fetch` (undici)
  * cost this VM ~2.6 ms of CPU and ~8 ms of wall time a request against ~0.6 and ~1 ms here, and a
  * ticket sends ~37 GitHub requests. It keeps what Octokit sees of `fetch`: the same status, headers
  * (duplicates combined as `Headers` combines them) and body; a transport failure is a
@@ -17,6 +18,7 @@ import { request as httpRequest } from "node:http";
 import type { IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
+import { AnswerHeaders, FetchAnswer } from "./fetch-answer";
 
 type Fetch = typeof globalThis.fetch;
 
@@ -39,10 +41,15 @@ function bodyBytes(body: RequestInit["body"]): Buffer | undefined | null {
   return null;
 }
 
-/** Plain header objects only (what Octokit passes); anything else goes to `fetch`. */
+/**
+ * Plain header objects only (what Octokit passes); anything else (a `Headers`, an array of pairs)
+ * goes to `fetch`. Told apart by prototype: naming the `Headers` global would load undici.
+ */
 function plainHeaders(headers: RequestInit["headers"]): Record<string, string> | null {
   if (headers === undefined) return {};
-  if (headers instanceof Headers || Array.isArray(headers) || typeof headers !== "object") return null;
+  if (typeof headers !== "object" || headers === null) return null;
+  const proto = Object.getPrototypeOf(headers) as unknown;
+  if (proto !== Object.prototype && proto !== null) return null;
   return { ...(headers as Record<string, string>) };
 }
 
@@ -63,16 +70,21 @@ function decoded(body: Buffer, encoding: string | undefined): Buffer {
   return out;
 }
 
+/**
+ * The answer as `fetch` would give it, named by the URL answered (no redirect was followed here).
+ * Typed as the `Response` it stands for: it has every reading member Octokit or a caller uses.
+ */
 function toResponse(res: IncomingMessage, body: Buffer, url: string, method: string): Response {
-  const headers = new Headers();
-  const raw = res.rawHeaders;
-  for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
   const status = res.statusCode ?? 0;
   const empty = NULL_BODY.has(status) || method === "HEAD";
-  const response = new Response(empty ? null : decoded(body, res.headers["content-encoding"]), { status, statusText: res.statusMessage ?? "", headers });
-  // A made Response has no URL; fetch's names the one answered (no redirect was followed here).
-  Object.defineProperty(response, "url", { value: url });
-  return response;
+  const answer = new FetchAnswer(
+    status,
+    res.statusMessage ?? "",
+    new AnswerHeaders(res.rawHeaders),
+    empty ? null : decoded(body, res.headers["content-encoding"]),
+    url,
+  );
+  return answer as unknown as Response;
 }
 
 interface Sent {

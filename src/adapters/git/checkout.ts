@@ -2,21 +2,41 @@
 import { execFile, execFileSync } from "node:child_process";
 import { dirname } from "node:path";
 import { redactSecrets } from "../../core/redact";
-import { noteOriginFound } from "./origins-found";
+import { CLONE_STORE_ARGS, cloneStoreOf } from "./clone-store";
+import { noteOriginFound, noteTopFound } from "./checkout-found";
+import { PREFLIGHT_REV_PARSE } from "./preflight";
 
-export function checkoutTop(cwd: string): string | null {
+function revParse(cwd: string, args: readonly string[]): string[] | null {
   try {
-    return (
-      execFileSync("git", ["rev-parse", "--show-toplevel"], {
-        cwd,
-        encoding: "utf8",
-        stdio: ["ignore", "pipe", "ignore"],
-        env: { ...process.env, LC_ALL: "C" },
-      }).trim() || null
-    );
+    return execFileSync("git", ["rev-parse", ...args], {
+      cwd,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+      env: { ...process.env, LC_ALL: "C" },
+    })
+      .trim()
+      .split("\n");
   } catch {
     return null;
   }
+}
+
+export function checkoutTop(cwd: string): string | null {
+  return revParse(cwd, ["--show-toplevel"])?.[0] || null;
+}
+
+/**
+ * The checkout's top for `ticket-runner run`, asked with the preflight's own `rev-parse` arguments
+ * and its answer kept for the preflight (checkout-found.ts), which then starts no git of its own
+ * for it (ADR 0490): one git process fewer on a Run's start. A git that refuses those arguments is
+ * asked for the top alone, as before, and the preflight asks its own way.
+ */
+export function checkoutTopForRun(cwd: string): string | null {
+  const answer = revParse(cwd, PREFLIGHT_REV_PARSE);
+  const [top = "", gitDir = "", ...store] = answer ?? [];
+  if (!top || !gitDir.startsWith("/") || store.length !== CLONE_STORE_ARGS.length) return checkoutTop(cwd);
+  noteTopFound({ top, gitDir, store: cloneStoreOf(cwd, store) });
+  return top;
 }
 
 /** The URL of the checkout's `origin` remote, or null when it has none. */

@@ -7,8 +7,15 @@ import { join } from "node:path";
 import { Refusal } from "../../core/errors";
 import type { RepoContext } from "./repo-context";
 import { CLONE_STORE_ARGS, cloneStoreOf, knowCloneStore } from "./clone-store";
+import type { CloneStore } from "./clone-store";
 import { branchOfHeadFile } from "./lane-head";
-import { originFoundAt } from "./origins-found";
+import { originFoundAt, takeTopFound } from "./checkout-found";
+
+/**
+ * What the preflight asks `git rev-parse` in one process: the top, the absolute git directory and
+ * the clone's store (ADR 0481). `ticket-runner run` asks the same a moment earlier (ADR 0490).
+ */
+export const PREFLIGHT_REV_PARSE = ["--show-toplevel", "--absolute-git-dir", ...CLONE_STORE_ARGS] as const;
 
 /**
  * True when the checkout's HEAD file names a branch (`ref: refs/heads/<name>`), as
@@ -26,19 +33,24 @@ async function onBranchFromFiles(gitDir: string, commonDir: string): Promise<boo
   ));
 }
 
-/** Resolves with the clone's common git directory (absolute), read by the same git call as its top. */
-export async function preflight(ctx: RepoContext, base?: string): Promise<{ commonDir: string }> {
-  // One process for the top, the git directory and the clone's store (the sandbox of ADR 0290 needs the
-  // common directory, the Run's fetches the store; bench:run budgets git processes, ADR 0481).
-  const top = await ctx.git.raw(["rev-parse", "--show-toplevel", "--absolute-git-dir", ...CLONE_STORE_ARGS], { cwd: ctx.root });
-  if (top.code !== 0) {
+async function askTop(ctx: RepoContext): Promise<{ top: string; gitDir: string; store: CloneStore }> {
+  const answer = await ctx.git.raw(["rev-parse", ...PREFLIGHT_REV_PARSE], { cwd: ctx.root });
+  if (answer.code !== 0) {
     throw new Refusal("not-a-target", `${ctx.root} is not a git repository, so it cannot be a Target.`, {
       path: ctx.root,
       next: `git clone <the repository's URL> ${ctx.root}`,
     });
   }
-  const [topPath = "", gitDir = "", ...storeLines] = top.stdout.toString("utf8").trim().split("\n");
-  const store = cloneStoreOf(ctx.root, storeLines);
+  const [top = "", gitDir = "", ...storeLines] = answer.stdout.toString("utf8").trim().split("\n");
+  return { top, gitDir, store: cloneStoreOf(ctx.root, storeLines) };
+}
+
+/** Resolves with the clone's common git directory (absolute), read by the same git call as its top. */
+export async function preflight(ctx: RepoContext, base?: string): Promise<{ commonDir: string }> {
+  // One process for the top, the git directory and the clone's store (the sandbox of ADR 0290 needs the
+  // common directory, the Run's fetches the store; bench:run budgets git processes, ADR 0481), or
+  // none when `ticket-runner run` asked git exactly this a moment ago in this process (ADR 0490).
+  const { top: topPath, gitDir, store } = takeTopFound(ctx.root) ?? (await askTop(ctx));
   knowCloneStore(ctx.root, store);
   const commonDir = store.commonDir;
   const [realTop, realRoot] = await Promise.all([realpath(topPath), realpath(ctx.root)]);

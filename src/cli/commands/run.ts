@@ -12,7 +12,7 @@ import { AGENT_KINDS } from "../../core/schemas/config";
 import type { Config } from "../../core/schemas/config";
 import { Refusal } from "../../core/errors";
 import type { CliCommand } from "../command";
-import { checkoutTop } from "../../adapters/git/checkout";
+import { checkoutTopForRun } from "../../adapters/git/checkout";
 import { letGoOfSpawner } from "../../adapters/spawner/spawner";
 import { markFirstLane, noteEvent, writeCpuReport } from "../../adapters/spawner/cpu-report";
 import { cliLog } from "../claim-wiring";
@@ -74,7 +74,7 @@ export const runCommand: CliCommand = {
     const agentKind = agentArg(args.values.get("--agent"));
     // The config first: its errors name the key and the fix (and a Target without it was never set up).
     // Read once: the Target and the Run use this read (ADR 0475).
-    const top = checkoutTop(io.cwd);
+    const top = checkoutTopForRun(io.cwd);
     const early = top ? loadConfig(top) : undefined;
     const target = resolveTarget(args, io, { command: "run", needsClone: true }, { top, config: early });
     if (!target.checkout)

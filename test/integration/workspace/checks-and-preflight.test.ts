@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { GitWorkspace } from "../../../src/adapters/git/git-workspace";
 import { NodeHost } from "../../../src/adapters/node-host";
 import { cloneStore } from "../../../src/adapters/git/clone-store";
-import { originUrl } from "../../../src/adapters/git/checkout";
+import { checkoutTopForRun, originUrl } from "../../../src/adapters/git/checkout";
 import type { GitRunner } from "../../../src/adapters/git/git-runner";
 import { Refusal } from "../../../src/core/errors";
 import type { Lane } from "../../../src/ports/workspace";
@@ -130,6 +130,18 @@ describe("workspace: preflight refusals say the exact fix", () => {
     assert.equal((await cloneStore(noGit, root)).commonDir, join(root, ".git"));
     // After `ticket-runner run` found the origin remote (originUrl, in the same process), the preflight does not ask again.
     assert.equal(originUrl(root), fx.remote);
+    assert.deepEqual(
+      (await traced()).filter((c) => c !== "config"),
+      ["rev-parse", "status"],
+    );
+    // After `ticket-runner run` asked for its top with the preflight's own arguments (ADR 0490), in a
+    // folder of the clone, the preflight takes that answer once: no rev-parse of its own, the same store.
+    await mkdir(join(root, "deep", "er"), { recursive: true });
+    assert.equal(checkoutTopForRun(join(root, "deep", "er")), root);
+    assert.deepEqual(
+      (await traced()).filter((c) => c !== "config"),
+      ["status"],
+    );
     assert.deepEqual(
       (await traced()).filter((c) => c !== "config"),
       ["rev-parse", "status"],

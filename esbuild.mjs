@@ -3,6 +3,7 @@
 // The extension is a loader and three bundles, two of them loaded on demand: scripts/on-demand-bundles.mjs.
 import * as esbuild from "esbuild";
 import { DEFERRED_OUT, RUN_MACHINERY_OUT, onDemandBundles } from "./scripts/on-demand-bundles.mjs";
+import { asciiOutput } from "./scripts/ascii-output.mjs";
 
 const watch = process.argv.includes("--watch");
 const production = process.argv.includes("--production");
@@ -26,7 +27,8 @@ const builds = [
   { ...common, entryPoints: ["src/app/compose-run.ts"], outfile: `dist/${RUN_MACHINERY_OUT}`, external: ["vscode"] },
   // dist/cli.js is the loader (src/cli/loader.ts): it runs dist/cli-bundle.js, the CLI's self-contained bundle, with V8's code cache (ADR 0481).
   { ...common, entryPoints: ["src/cli/loader.ts"], outfile: "dist/cli.js", banner: { js: "#!/usr/bin/env node" } },
-  { ...common, entryPoints: ["src/cli/main.ts"], outfile: "dist/cli-bundle.js", banner: { js: "#!/usr/bin/env node" } },
+  // ASCII bytes: decoded to a one-byte string at each process's start (scripts/ascii-output.mjs, ADR 0490).
+  { ...common, entryPoints: ["src/cli/main.ts"], outfile: "dist/cli-bundle.js", banner: { js: "#!/usr/bin/env node" }, plugins: [asciiOutput] },
   { ...common, entryPoints: ["src/sandbox/demo-agent-main.ts"], outfile: "dist/demo-agent.js", banner: { js: "#!/usr/bin/env node" } },
 ];
 

@@ -5,6 +5,7 @@ import type { GitWorkspace } from "../../../src/adapters/git/git-workspace";
 import { NodeHost } from "../../../src/adapters/node-host";
 import { cloneStore } from "../../../src/adapters/git/clone-store";
 import { checkoutTopForRun, originUrl } from "../../../src/adapters/git/checkout";
+import { takeTopFound } from "../../../src/adapters/git/checkout-found";
 import type { GitRunner } from "../../../src/adapters/git/git-runner";
 import { Refusal } from "../../../src/core/errors";
 import type { Lane } from "../../../src/ports/workspace";
@@ -142,6 +143,13 @@ describe("workspace: preflight refusals say the exact fix", () => {
       (await traced()).filter((c) => c !== "config"),
       ["status"],
     );
+    // git named the common directory relative to that folder ("../../.git"): kept as the clone's own.
+    checkoutTopForRun(join(root, "deep", "er"));
+    assert.deepEqual(takeTopFound(root), {
+      top: root,
+      gitDir: join(root, ".git"),
+      store: { commonDir: join(root, ".git"), dir: join(root, ".git", "objects"), algorithm: "sha1" },
+    });
     assert.deepEqual(
       (await traced()).filter((c) => c !== "config"),
       ["rev-parse", "status"],

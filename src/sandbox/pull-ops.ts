@@ -9,6 +9,7 @@ import path from "node:path";
 import type { App } from "./app";
 import { mergeViolation } from "./rulesets";
 import { makeCommit } from "./commit-object";
+import { childOfBase } from "./head-on-base";
 import { casRef, deleteRef, git, gitOk, mergeTree } from "./git";
 import { HttpError } from "./http";
 import { addEvent, setState } from "./issue-ops";
@@ -43,9 +44,14 @@ export async function computeMergeable(app: App, repo: RepoRec, pr: PullRec): Pr
   const headSha = pr.headSha;
   if (!baseSha) return null;
   if (pr.mergeable && pr.mergeable.headSha === headSha && pr.mergeable.baseSha === baseSha) return pr.mergeable.value;
-  const tree = await mergeTree(gitDir, baseSha, headSha);
+  const tree = await mergedTreeNow(app, gitDir, baseSha, headSha);
   pr.mergeable = { headSha, baseSha, value: tree !== null, ...(tree ? { tree } : {}) };
   return pr.mergeable.value;
+}
+
+/** merge-tree's tree for (base, head) now: the head's own when it is the base's child (head-on-base.ts), else git's; null when they conflict. */
+async function mergedTreeNow(app: App, gitDir: string, baseSha: string, headSha: string): Promise<string | null> {
+  return (await childOfBase(app, gitDir, baseSha, headSha))?.tree ?? mergeTree(gitDir, baseSha, headSha);
 }
 
 /**
@@ -58,7 +64,7 @@ async function mergedTree(app: App, gitDir: string, pr: PullRec, baseSha: string
   if (known?.value && known.headSha === headSha && known.baseSha === baseSha && known.tree && /^[0-9a-f]{40,64}$/.test(known.tree)) {
     if (await app.commits.isTree(gitDir, known.tree)) return known.tree;
   }
-  return mergeTree(gitDir, baseSha, headSha);
+  return mergedTreeNow(app, gitDir, baseSha, headSha);
 }
 
 /**

@@ -8,7 +8,8 @@
  */
 import { z } from "zod";
 import { hasRole, requireRepo, requireUser } from "../auth";
-import { gitOk, keepPullHead } from "../git";
+import { keepPullHead } from "../git";
+import { nothingAhead } from "../head-on-base";
 import { checkBodyLength, HttpError, noContent, notFound, ok, parseBody, validationFailed } from "../http";
 import { addEvent, getIssue, openIssue, setState } from "../issue-ops";
 import { isoNow } from "../model";
@@ -106,8 +107,8 @@ export function registerPullRoutes(router: Router): void {
     if (!headSha) throw validationFailed([{ resource: "PullRequest", field: "head", code: "invalid" }]);
     const baseSha = await ctx.app.commits.commit(gitDir, `refs/heads/${body.base}`);
     if (!baseSha) throw validationFailed([{ resource: "PullRequest", field: "base", code: "invalid" }]);
-    const ahead = (await gitOk(["rev-list", "--count", `${baseSha}..${headSha}`], { gitDir })).trim();
-    if (ahead === "0") throw validationFailed([{ resource: "PullRequest", code: "custom", message: `No commits between ${body.base} and ${head}` }]);
+    if (await nothingAhead(ctx.app, gitDir, baseSha, headSha))
+      throw validationFailed([{ resource: "PullRequest", code: "custom", message: `No commits between ${body.base} and ${head}` }]);
     const existing = repo.issues.find((i) => i.pr && i.state === "open" && i.pr.head === head && i.pr.base === body.base);
     if (existing) throw validationFailed([{ resource: "PullRequest", code: "custom", message: `A pull request already exists for ${repo.owner}:${head}.` }]);
     const issue = openIssue(ctx.app, repo, {

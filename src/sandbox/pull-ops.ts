@@ -10,7 +10,7 @@ import type { App } from "./app";
 import { mergeViolation } from "./rulesets";
 import { makeCommit } from "./commit-object";
 import { childOfBase } from "./head-on-base";
-import { casRef, deleteRef, git, gitOk, mergeTree } from "./git";
+import { git, gitOk, mergeTree } from "./git";
 import { HttpError } from "./http";
 import { addEvent, setState } from "./issue-ops";
 import { isoNow } from "./model";
@@ -161,7 +161,7 @@ async function mergeLocked(app: App, repo: RepoRec, issue: IssueRec, input: Merg
   }
   // What lands on the base: a squash lands only its own message; a merge or rebase lands every commit's.
   const mergedMessages = landedMessage ?? (await gitOk(["log", "--format=%B", `${baseSha}..${newSha}`], { gitDir })).trim();
-  if (!(await casRef(gitDir, `refs/heads/${pr.base}`, newSha, baseSha))) {
+  if (!(await app.refs.cas(gitDir, `refs/heads/${pr.base}`, newSha, baseSha))) {
     throw new HttpError(409, "Base branch was modified. Review and try the merge again.");
   }
   // From here on nothing awaits before the state is complete: the ref moved, so the record must too.
@@ -183,7 +183,7 @@ async function mergeLocked(app: App, repo: RepoRec, issue: IssueRec, input: Merg
     }
   }
   if (repo.deleteBranchOnMerge && pr.head !== repo.defaultBranch) {
-    if (await deleteRef(gitDir, `refs/heads/${pr.head}`, headSha)) addEvent(app, issue, actor, "head_ref_deleted");
+    if (await app.refs.delete(gitDir, `refs/heads/${pr.head}`, headSha)) addEvent(app, issue, actor, "head_ref_deleted");
   }
   await app.store.changed();
   return { sha: newSha };

@@ -8,7 +8,6 @@
  */
 import { z } from "zod";
 import { hasRole, requireRepo, requireUser } from "../auth";
-import { keepPullHead } from "../git";
 import { nothingAhead } from "../head-on-base";
 import { checkBodyLength, HttpError, noContent, notFound, ok, parseBody, validationFailed } from "../http";
 import { addEvent, getIssue, openIssue, setState } from "../issue-ops";
@@ -117,7 +116,7 @@ export function registerPullRoutes(router: Router): void {
       user: user.login,
       pr: { head, headSha, base: body.base, draft: body.draft ?? false, merged: false, mergedAt: null, mergedBy: null, mergeCommitSha: null },
     });
-    await keepPullHead(gitDir, issue.number, headSha);
+    await ctx.app.refs.keepPullHead(gitDir, issue.number, headSha);
     // Opening a PR runs CI on its head, as a `pull_request: opened` workflow would.
     ctx.app.onHeadChanged(repo, headSha, head);
     return ok(pullJson(ctx.app.store.state, ctx.app, repo, issue, baseSha, true), 201, {

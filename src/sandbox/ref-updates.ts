@@ -7,7 +7,8 @@
  *   `core.hooksPath` in its config. A hook sees every update git makes (the chaos world's does, to
  *   record every commit ever pushed), so with one the write stays git's;
  * - a config receive-setup.ts models (no reflogs for every ref, no lock timeout, no shared
- *   repository, no `extensions.*` such as another ref storage);
+ *   repository, no `extensions.*` such as another ref storage), and no `logs/` folder (a reflog
+ *   git would write, HEAD's included when the branch it names moves);
  * - a ref under `refs/` that check-ref-format allows, full object ids, and a new value that is a
  *   commit the repository has (git's files backend refuses a missing object, or a non-commit on a
  *   branch).
@@ -75,12 +76,15 @@ export class RefUpdates {
     return true;
   }
 
+  /** No hook that could run, no config git would act on, no reflog (git writes HEAD's too when its branch moves). */
   private async noHookNorConfig(gitDir: string): Promise<boolean> {
     const listing = await this.listings.listing(gitDir);
     if (listing === null || receiveSetupOf(listing) === null || /(^|\0)core\.hookspath\n/.test(listing)) return false;
-    return fsp.lstat(path.join(gitDir, "hooks", "reference-transaction")).then(
-      () => false,
-      (e: NodeJS.ErrnoException) => e.code === "ENOENT",
-    );
+    const absent = (file: string): Promise<boolean> =>
+      fsp.lstat(path.join(gitDir, file)).then(
+        () => false,
+        (e: NodeJS.ErrnoException) => e.code === "ENOENT",
+      );
+    return (await absent(path.join("hooks", "reference-transaction"))) && (await absent("logs"));
   }
 }

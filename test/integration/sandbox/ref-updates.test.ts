@@ -98,6 +98,15 @@ describe("sandbox ref writes in this process, as git update-ref's (integration)"
     assert.equal(refs.taken, 0);
   });
 
+  it("a repository with reflogs: git writes, HEAD's reflog included when its branch moves", async () => {
+    const a = await commit("a");
+    await fsp.mkdir(path.join(gitDir, "logs"), { recursive: true });
+    await fsp.writeFile(path.join(gitDir, "logs", "HEAD"), "");
+    assert.equal(await refs.cas(gitDir, "refs/heads/main", a, ""), true);
+    assert.match(await fsp.readFile(path.join(gitDir, "logs", "HEAD"), "utf8"), new RegExp(`^0{40} ${a} `));
+    assert.equal(refs.taken, 0);
+  });
+
   it("core.hooksPath in the repository's config: git writes", async () => {
     const a = await commit("a");
     await git("config", "core.hooksPath", path.join(tmp, "hooks"));

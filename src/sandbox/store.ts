@@ -26,6 +26,7 @@ export class Store {
   /** The state file's folder was made by this store (made again only when a write finds it gone). */
   private folderMade = false;
   private writes = 0;
+  private buffer = Buffer.alloc(0);
   private readonly statePath: string | null;
 
   constructor(dataDir: string | null) {
@@ -114,26 +115,37 @@ export class Store {
     if (this.queued) return this.queued;
     const next = this.saving.then(() => {
       this.queued = null;
-      return this.write(target, JSON.stringify(this.state));
+      return this.write(target, this.encode(JSON.stringify(this.state)));
     });
     this.queued = next;
     this.saving = next.catch(() => undefined);
     return next;
   }
 
-  private async write(target: string, text: string): Promise<void> {
+  /**
+   * The state's UTF-8 bytes, in one buffer kept for every write (they run one at a time): a fresh
+   * Buffer for each (what writeFile of a string makes) cost ~10 times the encoding into this one
+   * on this VM, ~0.45 ms of CPU for a 90 KB state (ADR 0492).
+   */
+  private encode(text: string): Buffer {
+    const bytes = Buffer.byteLength(text, "utf8");
+    if (this.buffer.length < bytes) this.buffer = Buffer.allocUnsafe(Math.max(bytes, this.buffer.length * 2));
+    return this.buffer.subarray(0, this.buffer.write(text, "utf8"));
+  }
+
+  private async write(target: string, bytes: Buffer): Promise<void> {
     this.writes += 1;
     if (!this.folderMade) {
       await fsp.mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
       this.folderMade = true;
     }
     try {
-      await writeAtomically(target, text);
+      await writeAtomically(target, bytes);
     } catch (e) {
       // The folder removed under a running sandbox: made again, as every write used to.
       if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
       await fsp.mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
-      await writeAtomically(target, text);
+      await writeAtomically(target, bytes);
     }
   }
 
@@ -152,12 +164,12 @@ export class Store {
   }
 }
 
-async function writeAtomically(target: string, text: string): Promise<void> {
+async function writeAtomically(target: string, bytes: Buffer): Promise<void> {
   const tmp = `${target}.${process.pid}.${Date.now()}.tmp`;
   // 0600: state.json holds every user's token.
   const fh = await fsp.open(tmp, "w", 0o600);
   try {
-    await fh.writeFile(text);
+    await fh.writeFile(bytes);
     await fh.sync();
   } finally {
     await fh.close();

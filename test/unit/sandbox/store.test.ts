@@ -51,6 +51,16 @@ describe("sandbox store", () => {
     assert.equal(again.state.nextId, store.state.nextId);
   });
 
+  it("each write holds the state's bytes exactly, non-ASCII text included, as the state grows and shrinks", async () => {
+    const store = new Store(dir);
+    const file = path.join(dir, "state.json");
+    for (const login of ["a", "ü·—".repeat(5000), "b", "😀".repeat(20000), "c"]) {
+      store.state.users = { x: { id: 1, login, token: "t", createdAt: "" } };
+      await store.changed();
+      assert.equal(await fsp.readFile(file, "utf8"), JSON.stringify(store.state));
+    }
+  });
+
   it("a state file's folder removed under the store is made again by the next save", async () => {
     const store = new Store(path.join(dir, "data"));
     await store.changed();

@@ -123,9 +123,9 @@ export class Store {
   }
 
   /**
-   * The state's UTF-8 bytes, in one buffer kept for every write (they run one at a time): a fresh
-   * Buffer for each (what writeFile of a string makes) cost ~10 times the encoding into this one
-   * on this VM, ~0.45 ms of CPU for a 90 KB state (ADR 0492).
+   * The state's UTF-8 bytes, in one buffer kept for every write (they run one at a time), not a
+   * fresh Buffer for each as writeFile of a string makes: ~0.3 of the ~1.5 ms of CPU that
+   * serialising and encoding a 90 KB state with a few non-ASCII characters cost on this VM (ADR 0492).
    */
   private encode(text: string): Buffer {
     const bytes = Buffer.byteLength(text, "utf8");

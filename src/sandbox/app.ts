@@ -12,6 +12,7 @@ import { RateLimiter } from "./rate-limit";
 import { ReceivePackAdvertisements } from "./receive-pack-advertisement";
 import { ReceiveSetups } from "./receive-setup";
 import type { Store } from "./store";
+import { RefUpdates } from "./ref-updates";
 import { UploadPackInProcess } from "./upload-pack-in-process";
 import { UploadPackRefs } from "./upload-pack-refs";
 import { V2Capabilities } from "./v2-capabilities";
@@ -65,6 +66,8 @@ export class App {
   readonly objects = new ObjectReaders();
   /** The Runs' fetches answered without upload-pack (ADR 0487). */
   readonly uploadPacks = new UploadPackInProcess(this.objects, this.configListings);
+  /** The sandbox's own ref writes, with git's locks in this process where no hook or config asks for git (ADR 0492). */
+  readonly refs = new RefUpdates(this.commits, this.configListings);
   stopping = false;
 
   constructor(

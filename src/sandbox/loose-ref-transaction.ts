@@ -63,6 +63,14 @@ async function looseValue(file: string): Promise<string | null | undefined> {
   }
 }
 
+/** A ref's object as git reads it: its loose file, else packed-refs; null: none; undefined: not a plain ref read here (symbolic, a folder, packed-refs not understood). */
+export async function refValue(gitDir: string, ref: string): Promise<string | null | undefined> {
+  const loose = await looseValue(path.join(gitDir, ref));
+  if (loose !== null) return loose;
+  const packed = await packedRefs(gitDir);
+  return packed ? (packed.get(ref) ?? null) : undefined;
+}
+
 async function exists(file: string): Promise<boolean> {
   return fsp.lstat(file).then(
     () => true,
@@ -149,9 +157,10 @@ export async function applyRefChanges(gitDir: string, changes: RefChange[]): Pro
       await fsp.rename(l.lock, l.file);
       l.renamed = true;
     }
-    for (const l of locks) if (l.change.new === null) await removeEmptyParents(gitDir, l.change.ref);
-    return "done";
   } finally {
     await letGo(locks);
   }
+  // After the locks are gone, as git does: a deleted ref's lock file would keep its folder from being empty.
+  for (const l of locks) if (l.change.new === null) await removeEmptyParents(gitDir, l.change.ref);
+  return "done";
 }

@@ -9,7 +9,8 @@ import path from "node:path";
 import type { App } from "./app";
 import { mergeViolation } from "./rulesets";
 import { makeCommit } from "./commit-object";
-import { casRef, deleteRef, git, gitOk, mergeTree } from "./git";
+import { childOfBase } from "./head-on-base";
+import { git, gitOk, mergeTree } from "./git";
 import { HttpError } from "./http";
 import { addEvent, setState } from "./issue-ops";
 import { isoNow } from "./model";
@@ -43,9 +44,14 @@ export async function computeMergeable(app: App, repo: RepoRec, pr: PullRec): Pr
   const headSha = pr.headSha;
   if (!baseSha) return null;
   if (pr.mergeable && pr.mergeable.headSha === headSha && pr.mergeable.baseSha === baseSha) return pr.mergeable.value;
-  const tree = await mergeTree(gitDir, baseSha, headSha);
+  const tree = await mergedTreeNow(app, gitDir, baseSha, headSha);
   pr.mergeable = { headSha, baseSha, value: tree !== null, ...(tree ? { tree } : {}) };
   return pr.mergeable.value;
+}
+
+/** merge-tree's tree for (base, head) now: the head's own when it is the base's child (head-on-base.ts), else git's; null when they conflict. */
+async function mergedTreeNow(app: App, gitDir: string, baseSha: string, headSha: string): Promise<string | null> {
+  return (await childOfBase(app, gitDir, baseSha, headSha))?.tree ?? mergeTree(gitDir, baseSha, headSha);
 }
 
 /**
@@ -58,7 +64,7 @@ async function mergedTree(app: App, gitDir: string, pr: PullRec, baseSha: string
   if (known?.value && known.headSha === headSha && known.baseSha === baseSha && known.tree && /^[0-9a-f]{40,64}$/.test(known.tree)) {
     if (await app.commits.isTree(gitDir, known.tree)) return known.tree;
   }
-  return mergeTree(gitDir, baseSha, headSha);
+  return mergedTreeNow(app, gitDir, baseSha, headSha);
 }
 
 /**
@@ -155,7 +161,7 @@ async function mergeLocked(app: App, repo: RepoRec, issue: IssueRec, input: Merg
   }
   // What lands on the base: a squash lands only its own message; a merge or rebase lands every commit's.
   const mergedMessages = landedMessage ?? (await gitOk(["log", "--format=%B", `${baseSha}..${newSha}`], { gitDir })).trim();
-  if (!(await casRef(gitDir, `refs/heads/${pr.base}`, newSha, baseSha))) {
+  if (!(await app.refs.cas(gitDir, `refs/heads/${pr.base}`, newSha, baseSha))) {
     throw new HttpError(409, "Base branch was modified. Review and try the merge again.");
   }
   // From here on nothing awaits before the state is complete: the ref moved, so the record must too.
@@ -177,7 +183,7 @@ async function mergeLocked(app: App, repo: RepoRec, issue: IssueRec, input: Merg
     }
   }
   if (repo.deleteBranchOnMerge && pr.head !== repo.defaultBranch) {
-    if (await deleteRef(gitDir, `refs/heads/${pr.head}`, headSha)) addEvent(app, issue, actor, "head_ref_deleted");
+    if (await app.refs.delete(gitDir, `refs/heads/${pr.head}`, headSha)) addEvent(app, issue, actor, "head_ref_deleted");
   }
   await app.store.changed();
   return { sha: newSha };

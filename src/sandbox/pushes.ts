@@ -5,7 +5,7 @@
  * - commits landing on the default branch close the issues their messages name with closing keywords.
  */
 import type { App, RefUpdate } from "./app";
-import { git, keepPullHead } from "./git";
+import { git } from "./git";
 import { addEvent, setState } from "./issue-ops";
 import { isoNow } from "./model";
 import type { RepoRec } from "./model";
@@ -24,7 +24,7 @@ export async function onPushed(app: App, repo: RepoRec, updates: RefUpdate[], pu
       issue.updatedAt = now;
       if (u.after) {
         pr.headSha = u.after;
-        await keepPullHead(app.gitDir(repo), issue.number, u.after);
+        await app.refs.keepPullHead(app.gitDir(repo), issue.number, u.after);
         app.onHeadChanged(repo, u.after, branch);
       } else {
         addEvent(app, issue, pusher, "head_ref_deleted");

@@ -113,12 +113,13 @@ async function exists(file: string): Promise<boolean> {
   );
 }
 
-interface Commit {
+export interface Commit {
   tree: string;
   parents: string[];
 }
 
-function parseCommit(data: Buffer): Commit | null {
+/** A commit's tree and parent lines; null: no tree line where git writes it. */
+export function parseCommit(data: Buffer): Commit | null {
   const end = data.indexOf("\n\n");
   const head = data.toString("latin1", 0, end < 0 ? data.length : end).split("\n");
   const tree = /^tree ([0-9a-f]{40})$/.exec(head[0] ?? "")?.[1];

@@ -10,7 +10,7 @@
 import { z } from "zod";
 import type { App } from "../app";
 import { requireRepo, requireUser } from "../auth";
-import { casRef, deleteRef, git, isAncestor, isSafeRefName, listRefs } from "../git";
+import { git, isAncestor, isSafeRefName, listRefs } from "../git";
 import { HttpError, noContent, notFound, ok, parseBody } from "../http";
 import { paginate } from "../paginate";
 import type { RepoRec } from "../model";
@@ -64,7 +64,7 @@ export function registerGitRefRoutes(router: Router): void {
     if (!body.ref.startsWith("refs/")) throw new HttpError(422, "Reference name is not valid");
     const ref = fullRef(body.ref);
     if (!(await objectExists(ctx.app, repo, body.sha))) throw new HttpError(422, "Object does not exist");
-    if (!(await casRef(ctx.app.gitDir(repo), ref, body.sha, ""))) throw new HttpError(422, "Reference already exists");
+    if (!(await ctx.app.refs.cas(ctx.app.gitDir(repo), ref, body.sha, ""))) throw new HttpError(422, "Reference already exists");
     await onPushed(ctx.app, repo, [{ ref, before: null, after: body.sha }], requireUser(ctx).login);
     return ok(refJson(ctx.app, repo, ref, body.sha), 201);
   });
@@ -78,7 +78,7 @@ export function registerGitRefRoutes(router: Router): void {
     if (!current) throw new HttpError(422, "Reference does not exist");
     if (!(await objectExists(ctx.app, repo, body.sha))) throw new HttpError(422, "Object does not exist");
     if (!body.force && !(await isAncestor(gitDir, current, body.sha))) throw new HttpError(422, "Update is not a fast forward");
-    if (!(await casRef(gitDir, ref, body.sha, current))) throw new HttpError(422, "Reference cannot be updated");
+    if (!(await ctx.app.refs.cas(gitDir, ref, body.sha, current))) throw new HttpError(422, "Reference cannot be updated");
     await onPushed(ctx.app, repo, [{ ref, before: current, after: body.sha }], requireUser(ctx).login);
     return ok(refJson(ctx.app, repo, ref, body.sha));
   });
@@ -88,7 +88,7 @@ export function registerGitRefRoutes(router: Router): void {
     const ref = fullRef(ctx.params.ref ?? "");
     const gitDir = ctx.app.gitDir(repo);
     const current = (await listRefs(gitDir)).get(ref);
-    if (!current || !(await deleteRef(gitDir, ref, current))) throw new HttpError(422, "Reference does not exist");
+    if (!current || !(await ctx.app.refs.delete(gitDir, ref, current))) throw new HttpError(422, "Reference does not exist");
     await onPushed(ctx.app, repo, [{ ref, before: current, after: null }], requireUser(ctx).login);
     return noContent();
   });

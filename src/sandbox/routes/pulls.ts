@@ -8,7 +8,7 @@
  */
 import { z } from "zod";
 import { hasRole, requireRepo, requireUser } from "../auth";
-import { gitOk, keepPullHead } from "../git";
+import { nothingAhead } from "../head-on-base";
 import { checkBodyLength, HttpError, noContent, notFound, ok, parseBody, validationFailed } from "../http";
 import { addEvent, getIssue, openIssue, setState } from "../issue-ops";
 import { isoNow } from "../model";
@@ -106,8 +106,8 @@ export function registerPullRoutes(router: Router): void {
     if (!headSha) throw validationFailed([{ resource: "PullRequest", field: "head", code: "invalid" }]);
     const baseSha = await ctx.app.commits.commit(gitDir, `refs/heads/${body.base}`);
     if (!baseSha) throw validationFailed([{ resource: "PullRequest", field: "base", code: "invalid" }]);
-    const ahead = (await gitOk(["rev-list", "--count", `${baseSha}..${headSha}`], { gitDir })).trim();
-    if (ahead === "0") throw validationFailed([{ resource: "PullRequest", code: "custom", message: `No commits between ${body.base} and ${head}` }]);
+    if (await nothingAhead(ctx.app, gitDir, baseSha, headSha))
+      throw validationFailed([{ resource: "PullRequest", code: "custom", message: `No commits between ${body.base} and ${head}` }]);
     const existing = repo.issues.find((i) => i.pr && i.state === "open" && i.pr.head === head && i.pr.base === body.base);
     if (existing) throw validationFailed([{ resource: "PullRequest", code: "custom", message: `A pull request already exists for ${repo.owner}:${head}.` }]);
     const issue = openIssue(ctx.app, repo, {
@@ -116,7 +116,7 @@ export function registerPullRoutes(router: Router): void {
       user: user.login,
       pr: { head, headSha, base: body.base, draft: body.draft ?? false, merged: false, mergedAt: null, mergedBy: null, mergeCommitSha: null },
     });
-    await keepPullHead(gitDir, issue.number, headSha);
+    await ctx.app.refs.keepPullHead(gitDir, issue.number, headSha);
     // Opening a PR runs CI on its head, as a `pull_request: opened` workflow would.
     ctx.app.onHeadChanged(repo, headSha, head);
     return ok(pullJson(ctx.app.store.state, ctx.app, repo, issue, baseSha, true), 201, {

@@ -7,8 +7,8 @@
 import { join } from "node:path";
 import { CLI_BUNDLE_FILE } from "../app/cli-bundle-file";
 import { runWithCodeCache } from "./code-cache";
-import { liftoffOnly } from "./wasm-tier";
+import { cliV8Tiers } from "./wasm-tier";
 
-// V8 refuses a cache made under other flags: the bundle's own flag (ADR 0475) is set before it is compiled.
-liftoffOnly();
+// V8 refuses a cache made under other flags: the bundle's own flags (ADRs 0475, 0493) are set before it is compiled.
+cliV8Tiers();
 runWithCodeCache(join(__dirname, CLI_BUNDLE_FILE), process.env, module);

@@ -4,7 +4,7 @@ import { isRefusal } from "../core/errors";
 import { redactSecrets } from "../core/redact";
 import { refusalText } from "./refusal-text";
 import { sanitizeLines } from "../core/board/sanitize";
-import { liftoffOnly } from "./wasm-tier";
+import { cliV8Tiers } from "./wasm-tier";
 
 function helpText(): string {
   const rows = commandTable.map((c) => `  ${c.name.padEnd(10)} ${c.summary}`);
@@ -55,8 +55,8 @@ export async function main(argv: string[], given: CliIo): Promise<number> {
 }
 
 if (require.main === module) {
-  // Before any request: fetch's HTTP parser is WebAssembly, and its second compile is the cost (ADR 0475).
-  liftoffOnly();
+  // Before any request: fetch's HTTP parser is WebAssembly, and its second compile is the cost (ADR 0475); the bundle's JavaScript stays on Sparkplug (ADR 0493).
+  cliV8Tiers();
   const io: CliIo = {
     out: (line) => process.stdout.write(line + "\n"),
     err: (line) => process.stderr.write(line + "\n"),

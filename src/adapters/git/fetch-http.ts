@@ -7,10 +7,11 @@
  * private directory, moved into the clone (ADR 0473), and checked connected in the clone before
  * any ref names it. Whatever this cannot do throws UseGit before anything is written: git fetches.
  */
-import { mkdir, readdir, readFile, stat, unlink, writeFile } from "node:fs/promises";
+import { mkdir, readdir, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Failure } from "../../core/errors";
 import { adoptObjects } from "./adopt-fetched";
+import { gitPathExists, readGitText } from "./git-dir-files";
 import { cloneStore } from "./clone-store";
 import type { GitOutput } from "./git-runner";
 import { FLUSH, MalformedPkt, demuxSideBand, pktLine, pktText, readPktLines } from "./pkt-line";
@@ -54,45 +55,38 @@ export async function uploadPackRefs(client: SmartHttpClient): Promise<UploadPac
 export async function assertFetchable(ctx: RepoContext, adv?: UploadPackRefs): Promise<void> {
   const store = await cloneStore(ctx.git, ctx.root);
   if (store.algorithm !== "sha1") throw new UseGit("a clone that is not SHA-1");
-  if (await exists(join(store.commonDir, "shallow"))) throw new UseGit("a shallow clone");
+  if (gitPathExists(join(store.commonDir, "shallow"))) throw new UseGit("a shallow clone");
   if (!adv) return;
   const format = adv.caps.get("object-format");
   if (format !== undefined && format !== "sha1") throw new UseGit(`the remote's object format is ${format}`);
   if (!adv.caps.has("side-band-64k")) throw new UseGit("upload-pack offers no side-band-64k");
 }
 
-function exists(path: string): Promise<boolean> {
-  return stat(path).then(
-    () => true,
-    () => false,
-  );
-}
-
 /** Whether the clone has `sha` as a loose object (no process; a packed one reads as absent). */
 export async function hasLooseObject(ctx: RepoContext, sha: string): Promise<boolean> {
   if (!SHA1.test(sha)) return false;
   const { dir } = await cloneStore(ctx.git, ctx.root);
-  return exists(join(dir, sha.slice(0, 2), sha.slice(2)));
+  return gitPathExists(join(dir, sha.slice(0, 2), sha.slice(2)));
 }
 
 /** A ref's value read from the clone's files (loose, else packed-refs), or null. */
 export async function refFileValue(ctx: RepoContext, ref: string): Promise<string | null> {
   if (!ref.startsWith("refs/") || ref.split("/").some((p) => p === "" || p === "." || p === "..")) return null;
   const { commonDir } = await cloneStore(ctx.git, ctx.root);
-  const loose = (await readFile(join(commonDir, ref), "utf8").catch(() => null))?.trim();
+  const loose = readGitText(join(commonDir, ref))?.trim();
   if (loose !== undefined) return SHA1.test(loose) ? loose : null;
-  return (await packedRefs(commonDir)).get(ref) ?? null;
+  return packedRefs(commonDir).get(ref) ?? null;
 }
 
 /** Whether the clone has `ref` at all, as a loose file (whatever it holds) or in packed-refs. Unsure names say yes. */
 export async function refFileExists(ctx: RepoContext, ref: string): Promise<boolean> {
   if (!ref.startsWith("refs/") || ref.split("/").some((p) => p === "" || p === "." || p === "..")) return true;
   const { commonDir } = await cloneStore(ctx.git, ctx.root);
-  return (await exists(join(commonDir, ref))) || (await packedRefs(commonDir)).has(ref);
+  return gitPathExists(join(commonDir, ref)) || packedRefs(commonDir).has(ref);
 }
 
-async function packedRefs(commonDir: string): Promise<Map<string, string>> {
-  const text = await readFile(join(commonDir, "packed-refs"), "utf8").catch(() => "");
+function packedRefs(commonDir: string): Map<string, string> {
+  const text = readGitText(join(commonDir, "packed-refs")) ?? "";
   const out = new Map<string, string>();
   for (const line of text.split("\n")) {
     const m = /^([0-9a-f]{40}) (refs\/\S+)$/.exec(line);
@@ -116,7 +110,7 @@ export async function trackingTips(ctx: RepoContext): Promise<string[]> {
       if (tips.length >= MAX_HAVES) return;
       if (entry.isDirectory()) await walk(join(dir, entry.name));
       else if (!entry.name.endsWith(".lock")) {
-        const sha = (await readFile(join(dir, entry.name), "utf8").catch(() => ""))?.trim();
+        const sha = (readGitText(join(dir, entry.name)) ?? "").trim();
         loose.add(join(dir, entry.name));
         if (SHA1.test(sha)) tips.push(sha);
       }
@@ -124,7 +118,7 @@ export async function trackingTips(ctx: RepoContext): Promise<string[]> {
   };
   await walk(top);
   // A packed value a loose file overrides is no ref any more: its objects may be gone.
-  for (const [ref, sha] of await packedRefs(commonDir)) {
+  for (const [ref, sha] of packedRefs(commonDir)) {
     if (tips.length < MAX_HAVES && ref.startsWith(`refs/remotes/${ctx.remote}/`) && !loose.has(join(commonDir, ref))) tips.push(sha);
   }
   return tips;

@@ -6,18 +6,19 @@
  * the Lane at any moment. Anything else (a packed ref, a detached or half-made HEAD, a record
  * elsewhere, another ref store) answers null, and the caller asks git as before.
  */
-import { readdir, readFile, realpath, stat } from "node:fs/promises";
+import { readdir, realpath } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import type { RepoContext } from "./repo-context";
 import type { WorktreeEntry } from "./worktree-entry";
 import { cloneStore } from "./clone-store";
 import { refFileValue } from "./fetch-http";
+import { gitPathExists, readGitText } from "./git-dir-files";
 
 const GITFILE = /^gitdir: (.+?)\s*$/;
 const SYMREF = /^ref: (refs\/heads\/[^\s\\]+?)\s*$/;
 
 function read(path: string): Promise<string | null> {
-  return readFile(path, "utf8").catch(() => null);
+  return Promise.resolve(readGitText(path));
 }
 
 /** A ref name that stays inside the directory it is joined to. */
@@ -122,8 +123,5 @@ export async function worktreesFromFiles(ctx: RepoContext): Promise<WorktreeEntr
 }
 
 function exists(path: string): Promise<boolean> {
-  return stat(path).then(
-    () => true,
-    () => false,
-  );
+  return Promise.resolve(gitPathExists(path));
 }

@@ -4,10 +4,11 @@
  * commit and of the base a fetch just unpacked (ADR 0483). An object that is not loose (packed,
  * or absent) reads as null, and the caller leaves the question to git.
  */
-import { readdir, readFile, stat } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { inflateSync } from "node:zlib";
 import { cloneStore } from "./clone-store";
+import { gitPathExists, readGitFile, readGitText } from "./git-dir-files";
 import type { RepoContext } from "./repo-context";
 
 const SHA1 = /^[0-9a-f]{40}$/;
@@ -17,7 +18,7 @@ export async function readLoose(ctx: RepoContext, id: string): Promise<{ type: s
   if (!SHA1.test(id)) return null;
   const store = await cloneStore(ctx.git, ctx.root);
   if (store.algorithm !== "sha1") return null;
-  const file = await readFile(join(store.dir, id.slice(0, 2), id.slice(2))).catch(() => null);
+  const file = readGitFile(join(store.dir, id.slice(0, 2), id.slice(2)));
   if (!file) return null;
   let raw: Buffer;
   try {
@@ -125,21 +126,13 @@ export async function changedPaths(ctx: RepoContext, a: string, b: string, prefi
  */
 export async function historyAsWritten(ctx: RepoContext): Promise<boolean> {
   const { commonDir } = await cloneStore(ctx.git, ctx.root);
-  const [shallow, grafts, replaced, packed] = await Promise.all([
-    stat(join(commonDir, "shallow")).then(
-      () => true,
-      () => false,
-    ),
-    stat(join(commonDir, "info", "grafts")).then(
-      () => true,
-      () => false,
-    ),
-    readdir(join(commonDir, "refs", "replace")).then(
-      (names) => names.length > 0,
-      (e: NodeJS.ErrnoException) => e.code !== "ENOENT",
-    ),
-    readFile(join(commonDir, "packed-refs"), "utf8").catch(() => ""),
-  ]);
+  const shallow = gitPathExists(join(commonDir, "shallow"));
+  const grafts = gitPathExists(join(commonDir, "info", "grafts"));
+  const packed = readGitText(join(commonDir, "packed-refs")) ?? "";
+  const replaced = await readdir(join(commonDir, "refs", "replace")).then(
+    (names) => names.length > 0,
+    (e: NodeJS.ErrnoException) => e.code !== "ENOENT",
+  );
   return !shallow && !grafts && !replaced && !packed.includes(" refs/replace/");
 }
 

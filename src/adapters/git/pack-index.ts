@@ -11,10 +11,11 @@
  * already. Not certain: a packed delta (its type is its base's), alternates, a partial clone's promisor packs (git would fetch),
  * an index that does not read as version 2, a SHA-256 clone.
  */
-import { open, readdir, readFile } from "node:fs/promises";
+import { open, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { cloneStore } from "./clone-store";
 import { hasLooseObject } from "./fetch-http";
+import { readGitText } from "./git-dir-files";
 import { readLoose } from "./loose-read";
 import type { RepoContext } from "./repo-context";
 
@@ -32,7 +33,7 @@ export async function objectKind(ctx: RepoContext, sha: string): Promise<ObjectK
   const store = await cloneStore(ctx.git, ctx.root);
   if (store.algorithm !== "sha1") return "unsure";
   if (await hasLooseObject(ctx, sha)) return (await readLoose(ctx, sha))?.type === "commit" ? "commit" : "unsure";
-  const alternates = await readFile(join(store.dir, "info", "alternates"), "utf8").catch(() => "");
+  const alternates = readGitText(join(store.dir, "info", "alternates")) ?? "";
   if (alternates.trim() !== "") return "unsure";
   const packDir = join(store.dir, "pack");
   const names = await readdir(packDir).catch((e: NodeJS.ErrnoException) => (e.code === "ENOENT" ? [] : null));

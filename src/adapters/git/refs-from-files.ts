@@ -12,10 +12,10 @@
  * packed delta, an annotated tag, a symbolic ref, a per-worktree ref, replace refs, alternates, a
  * reftable store, the main checkout's HEAD) makes the whole question git's, asked as before.
  */
-import { stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { cloneStore } from "./clone-store";
 import { refFileExists, refFileValue } from "./fetch-http";
+import { gitPathExists } from "./git-dir-files";
 import { laneHeadFromFiles } from "./lane-head";
 import { objectKind } from "./pack-index";
 import { historyAsWritten } from "./loose-read";
@@ -30,7 +30,7 @@ const UNSURE = Symbol("unsure");
 export async function resolveRefsFromFiles(ctx: RepoContext, revs: string[], cwd: string): Promise<(string | null)[] | null> {
   const store = await cloneStore(ctx.git, ctx.root);
   if (store.algorithm !== "sha1" || !(await historyAsWritten(ctx))) return null;
-  if (await exists(join(store.commonDir, "reftable"))) return null;
+  if (gitPathExists(join(store.commonDir, "reftable"))) return null;
   const inLane = resolve(cwd) !== resolve(ctx.root);
   const answers = await Promise.all(revs.map((rev) => answer(ctx, rev, inLane ? cwd : null)));
   return answers.some((a) => a === UNSURE) ? null : (answers as (string | null)[]);
@@ -56,11 +56,4 @@ async function answer(ctx: RepoContext, rev: string, lane: string | null): Promi
 async function knownCommit(ctx: RepoContext, sha: string | null): Promise<string | typeof UNSURE> {
   if (!sha || !SHA1.test(sha)) return UNSURE;
   return (await objectKind(ctx, sha)) === "commit" ? sha : UNSURE;
-}
-
-function exists(path: string): Promise<boolean> {
-  return stat(path).then(
-    () => true,
-    () => false,
-  );
 }

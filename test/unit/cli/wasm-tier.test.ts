@@ -1,8 +1,10 @@
 /**
  * The CLI keeps WebAssembly on Liftoff (ADR 0475): fetch's HTTP parser is a WebAssembly module,
- * and V8's second, TurboFan compile of it cost a `ticket-runner` process ~0.25 CPU-s. A probe
- * loaded beside the CLI compiles a small module at the process's exit and calls it until V8 has
- * tiered it up, or 10⁷ times: a bare `node` tiers it up (so the probe can tell), the CLI never does.
+ * and V8's second, TurboFan compile of it cost a `ticket-runner` process ~0.25 CPU-s. And its
+ * JavaScript on Sparkplug (ADR 0493): TurboFan's compiles were ~13% of a Run's CPU. A probe
+ * loaded beside the CLI compiles a small module and a small function at the process's exit and
+ * calls each until V8 has tiered it up, or 10⁷ and 10⁶ times: a bare `node` tiers both up (so the probe can
+ * tell), the CLI neither.
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -23,21 +25,36 @@ process.on("exit", () => {
     %WaitForBackgroundOptimization();
     turbofan = %IsTurboFanFunction(f);
   }
-  process.stderr.write("\\nPROBE " + JSON.stringify({ turbofan, liftoff: %IsLiftoffFunction(f) }) + "\\n");
+  // A plain function's status bits (V8's OptimizationStatus): 64 TurboFan, 32 Maglev, 1 << 15 Sparkplug.
+  const g = new Function("x", "let s = 0; for (let i = 0; i < 100; i++) s += i * x; return s;");
+  let js = 0;
+  for (let round = 0; round < 10 && (js & 96) === 0; round++) {
+    for (let i = 0; i < 1e5; i++) g(i);
+    %WaitForBackgroundOptimization();
+    js = %GetOptimizationStatus(g);
+  }
+  const jsTier = js & 64 ? "turbofan" : js & 32 ? "maglev" : js & (1 << 15) ? "sparkplug" : "ignition";
+  process.stderr.write("\\nPROBE " + JSON.stringify({ turbofan, liftoff: %IsLiftoffFunction(f), jsTier }) + "\\n");
 });
 `;
 
-function probe(dir: string, args: string[]): { turbofan: boolean; liftoff: boolean } {
+interface Probe {
+  turbofan: boolean;
+  liftoff: boolean;
+  jsTier: string;
+}
+
+function probe(dir: string, args: string[]): Probe {
   const r = spawnSync(process.execPath, ["--allow-natives-syntax", "--require", "tsx/cjs", "--require", join(dir, "probe.js"), ...args], {
     cwd: ROOT,
     encoding: "utf8",
   });
   const line = /^PROBE (.*)$/m.exec(r.stderr);
   assert.ok(line, `no probe answer (exit ${r.status}): ${r.stderr}`);
-  return JSON.parse(line[1]!) as { turbofan: boolean; liftoff: boolean };
+  return JSON.parse(line[1]!) as Probe;
 }
 
-describe("cli: WebAssembly stays on Liftoff (ADR 0475)", () => {
+describe("cli: WebAssembly stays on Liftoff (ADR 0475), JavaScript on Sparkplug (ADR 0493)", () => {
   let dir = "";
   before(() => {
     dir = mkdtempSync(join(tmpdir(), "wasm-tier-"));
@@ -45,13 +62,18 @@ describe("cli: WebAssembly stays on Liftoff (ADR 0475)", () => {
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it("a bare node tiers the probe's module up to TurboFan", function () {
+  it("a bare node tiers the probe's module and function up to TurboFan", function () {
     this.timeout(60_000);
-    assert.deepEqual(probe(dir, ["-e", "0"]), { turbofan: true, liftoff: false });
+    assert.deepEqual(probe(dir, ["-e", "0"]), { turbofan: true, liftoff: false, jsTier: "turbofan" });
   });
 
-  it("the CLI's own entry keeps it on Liftoff", function () {
+  it("the CLI's own entry keeps the module on Liftoff and the function on Sparkplug", function () {
     this.timeout(60_000);
-    assert.deepEqual(probe(dir, ["src/cli/main.ts", "--version"]), { turbofan: false, liftoff: true });
+    assert.deepEqual(probe(dir, ["src/cli/main.ts", "--version"]), { turbofan: false, liftoff: true, jsTier: "sparkplug" });
+  });
+
+  it("so does the built CLI, whose loader sets the flags before it compiles the bundle", function () {
+    this.timeout(60_000);
+    assert.deepEqual(probe(dir, ["dist/cli.js", "--version"]), { turbofan: false, liftoff: true, jsTier: "sparkplug" });
   });
 });

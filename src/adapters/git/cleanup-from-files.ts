@@ -42,7 +42,7 @@ export interface RefDrop {
   old: string | null;
 }
 
-const LOOSE_SHA1 = /^([0-9a-f]{40})\n$/;
+export const LOOSE_SHA1 = /^([0-9a-f]{40})\n$/;
 
 /**
  * `git update-ref --stdin` of `delete <ref> [<old>]` lines from files, all or nothing: true when
@@ -91,7 +91,7 @@ function packedNames(text: string): Set<string> {
 }
 
 /** Creates `path` exclusively (git's lock); false when it is there (another writer) or cannot be made. */
-async function takeLock(path: string): Promise<boolean> {
+export async function takeLock(path: string): Promise<boolean> {
   try {
     await (await open(path, "wx")).close();
     return true;

@@ -17,6 +17,7 @@ import { inWorktreeTurn, isAncestor, listWorktrees, lsRemoteBranch, resolveRefs,
 import { replayRebase } from "./rebase-replay";
 import { rebaseInProgress } from "./resume-branch";
 import { ticketOfBranch } from "./slug";
+import { setTrackingRefFromFiles } from "./tracking-ref-write";
 import { baseStart } from "./worktrees";
 
 export async function headSha(ctx: RepoContext, lane: Lane): Promise<string> {
@@ -120,7 +121,7 @@ export async function push(ctx: RepoContext, lane: Lane, along: RefMove | null =
 
 async function pushed(ctx: RepoContext, lane: Lane, track: string, head: string, along: RefMove | null): Promise<PushResult> {
   // Single-branch clones have no refspec for the lane's branch, so the tracking ref is kept by hand.
-  await ctx.git.text(["update-ref", track, head], { cwd: ctx.root });
+  if (!(await setTrackingRefFromFiles(ctx, track, head))) await ctx.git.text(["update-ref", track, head], { cwd: ctx.root });
   return { ok: true, detail: `Pushed \`${lane.branch}\` at ${head.slice(0, 12)}.`, ...(along ? { recorded: true } : {}) };
 }
 

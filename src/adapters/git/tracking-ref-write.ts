@@ -39,8 +39,10 @@ export async function setTrackingRefFromFiles(ctx: RepoContext, ref: string, sha
     (s) => s.isFile(),
     () => false,
   );
-  // update-ref refuses an object the clone lacks; a packed one is git's to find.
-  if (!logged || !(await hasLooseObject(ctx, sha))) return false;
+  // update-ref refuses an object the clone lacks; a packed one is git's to find. A ref the main
+  // checkout's HEAD names gets a line in HEAD's reflog too (refs/files-backend.c split_head_update).
+  const head = await readFile(join(commonDir, "HEAD"), "utf8").catch(() => null);
+  if (!logged || head === null || head.trim() === `ref: ${ref}` || !(await hasLooseObject(ctx, sha))) return false;
   const file = join(commonDir, ref);
   const lock = `${file}.lock`;
   if (!(await takeLock(lock))) return false;

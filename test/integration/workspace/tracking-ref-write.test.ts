@@ -94,6 +94,11 @@ describe("workspace: a tracking ref moved by writing its files as update-ref doe
     // A committer's date or zone git would take from elsewhere.
     const dated = await clone("dated", { GIT_COMMITTER_DATE: "1700000000 +0000" });
     assert.equal(await setTrackingRefFromFiles(dated.ctx, ref, dated.next), false);
+    // The ref the main checkout's HEAD names: git logs the move in HEAD's reflog too.
+    await git(ctx.root, ["symbolic-ref", "HEAD", ref]);
+    assert.equal(await setTrackingRefFromFiles(ctx, ref, next), false);
+    await git(ctx.root, ["symbolic-ref", "HEAD", "refs/heads/main"]);
+    await unchanged();
     // A packed ref: git reads packed-refs, so git writes it.
     await git(ctx.root, ["pack-refs", "--all"]);
     assert.equal(await setTrackingRefFromFiles(ctx, ref, next), false);

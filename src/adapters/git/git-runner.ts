@@ -68,6 +68,23 @@ export class GitRunner {
     };
   }
 
+  /**
+   * The committer a ref's reflog line names when this runner's git writes it (ident.c fmt_ident),
+   * with its time as this process's clock and zone: null when that is not certain (a
+   * GIT_COMMITTER_DATE, another TZ for git, a name or email git would trim or refuse).
+   */
+  reflogCommitter(): string | null {
+    const env = this.baseEnv;
+    if (env.GIT_COMMITTER_DATE !== undefined || env.TZ !== process.env.TZ) return null;
+    const name = env.GIT_COMMITTER_NAME ?? "";
+    const email = env.GIT_COMMITTER_EMAIL ?? "";
+    // git trims these from both ends (ident.c crud()) and refuses angle brackets inside.
+    const crud = (c: string): boolean => c <= " " || ".,:;<>\"\\'".includes(c);
+    const plain = (text: string): boolean =>
+      text !== "" && !crud(text[0]!) && !crud(text[text.length - 1]!) && ![...text].some((c) => c < " " || c === "<" || c === ">");
+    return plain(name) && plain(email) ? `${name} <${email}>` : null;
+  }
+
   /** Text that may carry a secret, made safe for a log or an error. */
   redact(text: string): string {
     return redactSecrets(text, this.secretsEnv());

@@ -22,7 +22,7 @@ function read(path: string): Promise<string | null> {
 }
 
 /** A ref name that stays inside the directory it is joined to. */
-function plainRef(ref: string): boolean {
+export function plainRef(ref: string): boolean {
   return ref.split("/").every((part) => part !== "" && part !== "." && part !== "..");
 }
 
@@ -73,10 +73,15 @@ export async function laneHeadRefFromFiles(ctx: RepoContext, lanePath: string): 
  * whose `gitdir` names that `.git` file back (what `git worktree list` reads). False means "ask git".
  */
 export async function laneRegistered(ctx: RepoContext, lanePath: string): Promise<boolean> {
+  return (await laneRecordNamingBack(ctx, lanePath)) !== null;
+}
+
+/** The Lane's record (`<common>/worktrees/<id>`) when laneRegistered holds; null means "ask git". */
+export async function laneRecordNamingBack(ctx: RepoContext, lanePath: string): Promise<{ admin: string; commonDir: string } | null> {
   const record = await laneRecord(ctx, lanePath);
-  if (!record) return false;
+  if (!record) return null;
   const back = (await read(join(record.admin, "gitdir")))?.trim();
-  return !!back && resolve(record.admin, back) === resolve(lanePath, ".git");
+  return back && resolve(record.admin, back) === resolve(lanePath, ".git") ? { admin: record.admin, commonDir: record.commonDir } : null;
 }
 
 const DETACHED = /^([0-9a-f]{40})\s*$/;

@@ -3,6 +3,7 @@ import { readFile, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { Failure } from "../../core/errors";
 import type { Lane, PushResult } from "../../ports/workspace";
+import { deleteRefsFromFiles, removeLaneFromFiles } from "./cleanup-from-files";
 import { refFileValue } from "./fetch-http";
 import { laneHeadFromFiles, laneRegistered } from "./lane-head";
 import { chain, historyAsWritten } from "./loose-read";
@@ -12,10 +13,11 @@ import type { HttpMove } from "./record-push-http";
 import type { GitOutput } from "./git-runner";
 import type { RefMove } from "./record-refs";
 import type { RepoContext } from "./repo-context";
-import { isAncestor, listWorktrees, lsRemoteBranch, resolveRefs, worktreeCommand } from "./repo";
+import { inWorktreeTurn, isAncestor, listWorktrees, lsRemoteBranch, resolveRefs, worktreeCommand } from "./repo";
 import { replayRebase } from "./rebase-replay";
 import { rebaseInProgress } from "./resume-branch";
 import { ticketOfBranch } from "./slug";
+import { setTrackingRefFromFiles } from "./tracking-ref-write";
 import { baseStart } from "./worktrees";
 
 export async function headSha(ctx: RepoContext, lane: Lane): Promise<string> {
@@ -119,7 +121,7 @@ export async function push(ctx: RepoContext, lane: Lane, along: RefMove | null =
 
 async function pushed(ctx: RepoContext, lane: Lane, track: string, head: string, along: RefMove | null): Promise<PushResult> {
   // Single-branch clones have no refspec for the lane's branch, so the tracking ref is kept by hand.
-  await ctx.git.text(["update-ref", track, head], { cwd: ctx.root });
+  if (!(await setTrackingRefFromFiles(ctx, track, head))) await ctx.git.text(["update-ref", track, head], { cwd: ctx.root });
   return { ok: true, detail: `Pushed \`${lane.branch}\` at ${head.slice(0, 12)}.`, ...(along ? { recorded: true } : {}) };
 }
 
@@ -208,8 +210,10 @@ export async function cleanupLane(
   const registered = certain || (await listWorktrees(ctx)).some((w) => resolve(w.path) === resolve(lane.path));
   let worktree: CleanupReport["worktree"] = "absent";
   if (registered) {
-    const removed = await worktreeCommand(ctx, ["remove", "--force", lane.path]);
-    if (removed.code !== 0) throw ctx.git.failure(["worktree", "remove", "--force", lane.path], removed);
+    // From the files when its record is certain (ADR 0494), in the worktree commands' turn as git's would be.
+    const done = certain && (await inWorktreeTurn(ctx, () => removeLaneFromFiles(ctx, lane.path)));
+    const removed = done ? null : await worktreeCommand(ctx, ["remove", "--force", lane.path]);
+    if (removed && removed.code !== 0) throw ctx.git.failure(["worktree", "remove", "--force", lane.path], removed);
     worktree = "removed";
   } else if (
     await stat(lane.path).then(
@@ -225,9 +229,13 @@ export async function cleanupLane(
   // The usual end (ADR 0477): the branch at the merged head and its remote copy already gone (or
   // kept by request): both refs in one leased transaction. Anything else fails it whole, and is read as before.
   if (opts.mergedHead && /^[0-9a-f]{40,64}$/.test(opts.mergedHead) && !/\s/.test(lane.branch) && (opts.deletedAlready || !opts.deleteRemote)) {
+    const done: CleanupReport = { worktree, localBranch: "deleted", remoteBranch: opts.deleteRemote ? "deleted" : "skipped", detail: notes.join(" ") };
+    // The refs' files first (ADR 0494); git's transaction where they are not certain.
+    const drops = [{ ref: `refs/heads/${lane.branch}`, old: opts.mergedHead }, ...(opts.deleteRemote ? [{ ref: track, old: null }] : [])];
+    if (await deleteRefsFromFiles(ctx, drops).catch(() => false)) return done;
     const drop = `delete refs/heads/${lane.branch} ${opts.mergedHead}\n${opts.deleteRemote ? `delete ${track}\n` : ""}`;
     const dropped = await ctx.git.raw(["update-ref", "--stdin"], { cwd: ctx.root, input: drop });
-    if (dropped.code === 0) return { worktree, localBranch: "deleted", remoteBranch: opts.deleteRemote ? "deleted" : "skipped", detail: notes.join(" ") };
+    if (dropped.code === 0) return done;
   }
   // The branch, its tracking ref and the base (remote, else local) in one read.
   const bases = opts.base ? [`refs/remotes/${ctx.remote}/${opts.base}`, `refs/heads/${opts.base}`] : [];

@@ -1,4 +1,5 @@
 /** Small reads and fetches shared by the Workspace adapter's parts. */
+import { setTrackingRefFromFiles } from "./tracking-ref-write";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Failure } from "../../core/errors";
@@ -232,6 +233,8 @@ async function provedWhole(ctx: RepoContext, client: SmartHttpClient, sha: strin
 
 /** Sets the clone's `localRef` to `sha`, forced as the fetch's `+` refspec is, waiting out a lock another git holds. */
 async function setLocalRef(ctx: RepoContext, localRef: string, sha: string): Promise<void> {
+  // Written to the files where that is certain (ADR 0494); else git.
+  if (await setTrackingRefFromFiles(ctx, localRef, sha)) return;
   // update-ref also refuses a sha whose object the clone lacks.
   const args = ["update-ref", localRef, sha];
   let res = await ctx.git.raw(args, { cwd: ctx.root });

@@ -2,7 +2,7 @@
  * git for the demo agent: argv only (never a shell), LC_ALL=C, and an identity of its own given
  * in the environment, so no global git config is needed and a commit is never a person's.
  */
-import { execFile } from "node:child_process";
+import type * as childProcess from "node:child_process";
 
 const DEMO_AGENT_IDENTITY = { name: "Ticket Runner demo agent", email: "demo-agent@ticket-runner.invalid" };
 export const TEAMMATE_IDENTITY = { name: "A. Teammate", email: "teammate@ticket-runner.invalid" };
@@ -22,6 +22,16 @@ export interface GitOut {
 }
 
 export class DemoGitError extends Error {}
+
+/**
+ * node:child_process is required at the first git call, not at start (ADR 0494): the verify Stage,
+ * half of a ticket's agent runs, starts no git, and its process is spared the module's load.
+ * `require`, not `import()`: esbuild keeps a builtin's `import()` as one, and that starts Node's ESM loader.
+ */
+function execFile(...args: Parameters<typeof childProcess.execFile>): ReturnType<typeof childProcess.execFile> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- evaluated only when git is called (above)
+  return (require("node:child_process") as typeof childProcess).execFile(...args);
+}
 
 export function gitIn(cwd: string, args: string[], opts: GitCallOptions = {}): Promise<GitOut> {
   const who = opts.identity ?? DEMO_AGENT_IDENTITY;

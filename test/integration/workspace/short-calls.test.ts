@@ -68,7 +68,7 @@ describe("workspace: a Lane's short git calls, fewer (ADR 0477)", () => {
     assert.deepEqual([got.value, got.calls], [first, ["rev-parse HEAD"]]);
   });
 
-  it("clean-up at the merged head: the worktree removed and both refs deleted in one transaction, with no listing, prune or read", async () => {
+  it("clean-up at the merged head: the worktree removed and both refs deleted in one transaction, with no listing, prune, read or process", async () => {
     const lane = await cutLane(ctx, 4, "agent/4-x", "main");
     const sha = await commitFiles(lane.path, { "w.txt": "w\n" }, "work");
     const track = "refs/remotes/origin/agent/4-x";
@@ -76,7 +76,8 @@ describe("workspace: a Lane's short git calls, fewer (ADR 0477)", () => {
 
     const { value: report, calls } = await gitCalls(() => cleanupLane(ctx, lane, { deleteRemote: true, base: "main", mergedHead: sha, deletedAlready: true }));
     assert.deepEqual([report.worktree, report.localBranch, report.remoteBranch], ["removed", "deleted", "deleted"]);
-    assert.deepEqual(calls, ["worktree remove", "update-ref --stdin"]);
+    // Both written to the clone's files since ADR 0494; git's transaction is the fallback.
+    assert.deepEqual(calls, []);
     assert.equal(await git(ctx.root, ["for-each-ref", "refs/heads/agent/", "refs/remotes/origin/agent/"]), "");
     assert.equal((await git(ctx.root, ["worktree", "list", "--porcelain"])).includes(lane.path), false);
   });

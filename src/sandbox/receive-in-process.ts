@@ -23,10 +23,12 @@ import type { CommitLookups } from "./commit-lookup";
 import { git } from "./git";
 import { applyRefChanges } from "./loose-ref-transaction";
 import { knownConnected } from "./objects-connected";
+import type { ObjectReaders } from "./object-reader";
 import type { PushRequest } from "./push-commands";
 import { isHidden, isRefName } from "./receive-pack-advertisement";
 import type { ReceiveSetup } from "./receive-setup";
 import { pktLine } from "./smart-http";
+import { unpackInProcess } from "./unpack-in-process";
 
 /** What receive-pack does with the capabilities a client may send; any other: not modelled. */
 const KNOWN = new Set(["report-status", "report-status-v2", "side-band-64k", "quiet", "atomic", "ofs-delta", "delete-refs", "object-format=sha1"]);
@@ -46,6 +48,8 @@ export interface ReceiveInput {
   /** The rules' pre-receive hook has work in this push (push-rules.ts). */
   hook: boolean;
   commits: CommitLookups;
+  /** Whole objects of the repository: a thin pack's delta bases (unpack-in-process.ts). */
+  objects: ObjectReaders;
 }
 
 /**
@@ -106,6 +110,16 @@ async function indexPack(gitDir: string, pack: Buffer): Promise<boolean> {
   return (r.code === 0 || r.code === 1) && /^pack\t[0-9a-f]{40}\n$/.test(r.stdout);
 }
 
+/**
+ * The pack's objects written, every link of theirs present: below UNPACK_LIMIT objects (where
+ * receive-pack would unpack them loose) by this process when it is certain (ADR 0491), else by
+ * index-pack as before.
+ */
+async function packTaken(input: ReceiveInput, pack: Buffer, entries: number): Promise<boolean> {
+  if (entries < UNPACK_LIMIT && (await unpackInProcess({ gitDir: input.gitDir, pack, commits: input.commits, objects: input.objects }))) return true;
+  return indexPack(input.gitDir, pack);
+}
+
 /** Each new object present, and a commit for a branch; each deleted ref's object present (receive-pack warns otherwise). */
 async function objectsPresent(input: ReceiveInput): Promise<boolean> {
   const checks = input.request.commands.map(async (c) => {
@@ -138,7 +152,7 @@ export async function receiveInProcess(input: ReceiveInput): Promise<ReceiveOutc
     const entries = pack && packEntries(pack);
     if (!pack || entries === null) return NOT_HERE;
     if (entries >= UNPACK_LIMIT && !request.capabilities.includes("quiet")) return NOT_HERE;
-    if (entries === 0 ? !isEmptyPack(pack) : !(await indexPack(gitDir, pack))) return NOT_HERE;
+    if (entries === 0 ? !isEmptyPack(pack) : !(await packTaken(input, pack, entries))) return NOT_HERE;
     packChecked = true;
   } else if (input.body.size !== request.packAt) {
     return NOT_HERE;

@@ -1,10 +1,12 @@
 /**
  * A push taken in this process rather than by `git receive-pack --stateless-rpc` and the three
  * processes it starts (unpack-objects or index-pack, a `rev-list` connectivity walk, and
- * `core.alternateRefsCommand`): ADR 0482. One git process writes the pack, `git index-pack --stdin
- * --fix-thin --check-self-contained-and-connected`, which also dies when an object of the pack
- * links to one neither in the pack nor in the repository; in a repository whose objects are all
- * connected (objects-connected.ts) that is git's connectivity check. The refs are written as git
+ * `core.alternateRefsCommand`): ADR 0482. A pack of fewer than UNPACK_LIMIT objects is written
+ * here as loose objects where every check is certain (unpack-in-process.ts, ADR 0491); any other
+ * by one git process, `git index-pack --stdin --fix-thin --check-self-contained-and-connected`.
+ * Either dies when an object of the pack links to one neither in the pack nor in the repository;
+ * in a repository whose objects are all connected (objects-connected.ts) that is git's
+ * connectivity check. The refs are written as git
  * writes them, with receive-pack's leases (loose-ref-transaction.ts), and the answer is
  * receive-pack's report-status byte for byte (test/integration/sandbox/receive-in-process.test.ts).
  *

@@ -17,9 +17,15 @@ export async function writeLooseObject(gitDir: string, type: "commit" | "tree" |
   const id = createHash("sha1").update(object).digest("hex");
   const dir = path.join(gitDir, "objects", id.slice(0, 2));
   const file = path.join(dir, id.slice(2));
-  await fsp.mkdir(dir, { recursive: true });
   const temp = path.join(dir, `tmp_obj_${randomBytes(6).toString("hex")}`);
-  await fsp.writeFile(temp, deflateSync(object), { mode: 0o444, flag: "wx" });
+  // core.looseCompression's default: zlib's best speed (the object's id is of its contents, not of these bytes).
+  const deflated = deflateSync(object, { level: 1 });
+  // The folder is made only when it is not there yet: most are, and a mkdir is a call more each time.
+  await fsp.writeFile(temp, deflated, { mode: 0o444, flag: "wx" }).catch(async (e: NodeJS.ErrnoException) => {
+    if (e.code !== "ENOENT") throw e;
+    await fsp.mkdir(dir, { recursive: true });
+    await fsp.writeFile(temp, deflated, { mode: 0o444, flag: "wx" });
+  });
   try {
     // link, not rename: an object already there (the same bytes, by its name) is kept as it is.
     await fsp.link(temp, file).catch((e: NodeJS.ErrnoException) => {

@@ -2,20 +2,16 @@
  * A merge's commit object written by the sandbox itself (ADR 0479), the bytes `git commit-tree
  * <tree> -p <parent>... -F -` writes (commit.c `commit_tree_extended`): `tree`, `parent` lines,
  * `author` and `committer` as ident.c `fmt_ident` writes them, a blank line, the message as given.
- * Stored as a loose object (zlib of `commit <size>\0<body>`, named by its SHA-1) the way
- * object-file.c writes one: a temporary file in the object's folder, linked to its name, an object
- * already there kept. What this does not model goes to commit-tree (null): an identity or message
- * git would change or refuse (crud at an ident's ends, `<`/`>`/newlines in it, a NUL or text that
- * is not UTF-8 in the message), and a repository whose config could make commit-tree write other
- * bytes (a hash other than SHA-1, a commit encoding, signing): the caller checks the config once.
+ * Stored as a loose object the way object-file.c writes one (loose-object.ts). What this does not
+ * model goes to commit-tree (null): an identity or message git would change or refuse (crud at an
+ * ident's ends, `<`/`>`/newlines in it, a NUL or text that is not UTF-8 in the message), and a
+ * repository whose config could make commit-tree write other bytes (a hash other than SHA-1, a
+ * commit encoding, signing): the caller checks the config once.
  */
-import { createHash, randomBytes } from "node:crypto";
-import { promises as fsp } from "node:fs";
-import path from "node:path";
-import { deflateSync } from "node:zlib";
 import { commitBytes, identLine, tzOffset } from "../adapters/git/commit-text";
 import type { Ident } from "../adapters/git/commit-text";
 import { configState } from "./config-state";
+import { writeLooseObject } from "./loose-object";
 import { commitTree, git } from "./git";
 
 export type { Ident };
@@ -45,22 +41,7 @@ export function commitBody(input: CommitInput): Buffer | null {
 export async function writeCommit(gitDir: string, input: CommitInput): Promise<string | null> {
   const body = commitBody(input);
   if (!body) return null;
-  const object = Buffer.concat([Buffer.from(`commit ${body.length}\0`, "latin1"), body]);
-  const id = createHash("sha1").update(object).digest("hex");
-  const dir = path.join(gitDir, "objects", id.slice(0, 2));
-  const file = path.join(dir, id.slice(2));
-  await fsp.mkdir(dir, { recursive: true });
-  const temp = path.join(dir, `tmp_obj_${randomBytes(6).toString("hex")}`);
-  await fsp.writeFile(temp, deflateSync(object), { mode: 0o444, flag: "wx" });
-  try {
-    // link, not rename: an object already there (the same bytes, by its name) is kept as it is.
-    await fsp.link(temp, file).catch((e: NodeJS.ErrnoException) => {
-      if (e.code !== "EEXIST") throw e;
-    });
-  } finally {
-    await fsp.rm(temp, { force: true });
-  }
-  return id;
+  return writeLooseObject(gitDir, "commit", body);
 }
 
 interface Checked {

@@ -6,8 +6,8 @@
  *
  * It holds in a repository made by the sandbox (initBare writes the mark) as long as its objects
  * come only from the sandbox's own git commands (write-tree, commit-tree, hash-object, merge-tree:
- * each checks its links) and from pushes taken in this process (index-pack checks every link of
- * the pack: receive-in-process.ts). receive-pack can take objects that do not hold (those of a
+ * each checks its links) and from pushes taken in this process (every link of the pack checked,
+ * by index-pack or, for a small pack, here: receive-in-process.ts, unpack-in-process.ts). receive-pack can take objects that do not hold (those of a
  * command it refused for missing objects, or a pack's objects no new ref reaches): the mark is
  * removed before any receive-pack that may take a pack, and a repository without it (made before
  * ADR 0482, or after such a push) has its pushes checked by receive-pack, as before.

@@ -1,10 +1,12 @@
 /**
  * A push taken in this process rather than by `git receive-pack --stateless-rpc` and the three
  * processes it starts (unpack-objects or index-pack, a `rev-list` connectivity walk, and
- * `core.alternateRefsCommand`): ADR 0482. One git process writes the pack, `git index-pack --stdin
- * --fix-thin --check-self-contained-and-connected`, which also dies when an object of the pack
- * links to one neither in the pack nor in the repository; in a repository whose objects are all
- * connected (objects-connected.ts) that is git's connectivity check. The refs are written as git
+ * `core.alternateRefsCommand`): ADR 0482. A pack of fewer than UNPACK_LIMIT objects is written
+ * here as loose objects where every check is certain (unpack-in-process.ts, ADR 0491); any other
+ * by one git process, `git index-pack --stdin --fix-thin --check-self-contained-and-connected`.
+ * Either dies when an object of the pack links to one neither in the pack nor in the repository;
+ * in a repository whose objects are all connected (objects-connected.ts) that is git's
+ * connectivity check. The refs are written as git
  * writes them, with receive-pack's leases (loose-ref-transaction.ts), and the answer is
  * receive-pack's report-status byte for byte (test/integration/sandbox/receive-in-process.test.ts).
  *
@@ -23,10 +25,12 @@ import type { CommitLookups } from "./commit-lookup";
 import { git } from "./git";
 import { applyRefChanges } from "./loose-ref-transaction";
 import { knownConnected } from "./objects-connected";
+import type { ObjectReaders } from "./object-reader";
 import type { PushRequest } from "./push-commands";
 import { isHidden, isRefName } from "./receive-pack-advertisement";
 import type { ReceiveSetup } from "./receive-setup";
 import { pktLine } from "./smart-http";
+import { unpackInProcess } from "./unpack-in-process";
 
 /** What receive-pack does with the capabilities a client may send; any other: not modelled. */
 const KNOWN = new Set(["report-status", "report-status-v2", "side-band-64k", "quiet", "atomic", "ofs-delta", "delete-refs", "object-format=sha1"]);
@@ -46,6 +50,8 @@ export interface ReceiveInput {
   /** The rules' pre-receive hook has work in this push (push-rules.ts). */
   hook: boolean;
   commits: CommitLookups;
+  /** Whole objects of the repository: a thin pack's delta bases (unpack-in-process.ts). */
+  objects: ObjectReaders;
 }
 
 /**
@@ -106,6 +112,16 @@ async function indexPack(gitDir: string, pack: Buffer): Promise<boolean> {
   return (r.code === 0 || r.code === 1) && /^pack\t[0-9a-f]{40}\n$/.test(r.stdout);
 }
 
+/**
+ * The pack's objects written, every link of theirs present: below UNPACK_LIMIT objects (where
+ * receive-pack would unpack them loose) by this process when it is certain (ADR 0491), else by
+ * index-pack as before.
+ */
+async function packTaken(input: ReceiveInput, pack: Buffer, entries: number): Promise<boolean> {
+  if (entries < UNPACK_LIMIT && (await unpackInProcess({ gitDir: input.gitDir, pack, commits: input.commits, objects: input.objects }))) return true;
+  return indexPack(input.gitDir, pack);
+}
+
 /** Each new object present, and a commit for a branch; each deleted ref's object present (receive-pack warns otherwise). */
 async function objectsPresent(input: ReceiveInput): Promise<boolean> {
   const checks = input.request.commands.map(async (c) => {
@@ -138,7 +154,7 @@ export async function receiveInProcess(input: ReceiveInput): Promise<ReceiveOutc
     const entries = pack && packEntries(pack);
     if (!pack || entries === null) return NOT_HERE;
     if (entries >= UNPACK_LIMIT && !request.capabilities.includes("quiet")) return NOT_HERE;
-    if (entries === 0 ? !isEmptyPack(pack) : !(await indexPack(gitDir, pack))) return NOT_HERE;
+    if (entries === 0 ? !isEmptyPack(pack) : !(await packTaken(input, pack, entries))) return NOT_HERE;
     packChecked = true;
   } else if (input.body.size !== request.packAt) {
     return NOT_HERE;

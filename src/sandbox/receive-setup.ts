@@ -4,8 +4,9 @@
  * (receive.hideRefs, transfer.hideRefs: a push to one is refused), and whether the config says
  * nothing else receive-pack would act on. Any `receive.*`, `transfer.*` or `fsck.*` setting but
  * the hidden refs, a repository format extension, a shared repository (its files' modes and
- * denyNonFastForwards' default), reflogs kept for every ref, a lock timeout, or a repository that
- * is not bare at format 0: receive-pack takes the push, as before.
+ * denyNonFastForwards' default), reflogs kept for every ref, a lock timeout, any fsync setting
+ * (the loose objects written in process are not fsynced, as git's default: ADR 0491), or a
+ * repository that is not bare at format 0: receive-pack takes the push, as before.
  */
 import { ConfigListings } from "./config-state";
 
@@ -16,7 +17,7 @@ export interface ReceiveSetup {
 
 const HIDDEN = new Set(["receive.hiderefs", "transfer.hiderefs"]);
 const ACTED_ON =
-  /^(receive|transfer|fsck|extensions)\.|^core\.(sharedrepository|logallrefupdates|filesreflocktimeout|packedrefstimeout|precomposeunicode|ignorecase)$/;
+  /^(receive|transfer|fsck|extensions)\.|^core\.(sharedrepository|logallrefupdates|filesreflocktimeout|packedrefstimeout|precomposeunicode|ignorecase|fsync|fsyncobjectfiles|fsyncmethod)$/;
 
 /** From `git config --list -z` (`key\nvalue\0` each): the setup, or null when the config asks for more than is modelled. */
 export function receiveSetupOf(listing: string): ReceiveSetup | null {

@@ -227,7 +227,7 @@ async function runService(
 async function receivePush(app: App, gitDir: string, body: SpooledBody, push: Push, hook: boolean): Promise<Buffer | null> {
   const request = push.request;
   const outcome = request
-    ? await receiveInProcess({ gitDir, body, request, setup: await app.receiveSetups.setup(gitDir), hook, commits: app.commits })
+    ? await receiveInProcess({ gitDir, body, request, setup: await app.receiveSetups.setup(gitDir), hook, commits: app.commits, objects: app.objects })
     : { answer: null, packChecked: false };
   if (outcome.answer) {
     push.answer.push(outcome.answer);

@@ -103,6 +103,15 @@ if (raw) {
         assert.ok(api.runs.windowRun.isActive(), "the Run goes on after the command returns");
         assert.equal(api.contextKey("ticketRunner.running"), true);
         await waitFor(() => !api.runs.windowRun.isActive(), { what: "the Run to end", timeoutMs: 100_000, intervalMs: 200 });
+        // A folder goes after its ticket's merge, one change at a time (VS Code applies them in turn), so the
+        // last may go after the Run has ended: watched until both have gone.
+        await waitFor(
+          () => {
+            if (![a, b].every((n) => folderEvents.some((e) => e.startsWith(`-#${n} `)))) throw new Error(`folder changes seen: ${folderEvents.join(", ")}`);
+            return true;
+          },
+          { what: "both worktree folders to be removed", timeoutMs: 20_000 },
+        );
       } finally {
         clearInterval(watch);
         sub.dispose();

@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { buildSync } from "esbuild";
+import { build, stop } from "esbuild";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -58,14 +58,16 @@ function probe(dir: string, args: string[]): Probe {
 
 describe("cli: WebAssembly stays on Liftoff (ADR 0475), JavaScript on Sparkplug (ADR 0493)", () => {
   let dir = "";
-  before(function () {
+  before(async function () {
     this.timeout(60_000);
     dir = mkdtempSync(join(tmpdir(), "wasm-tier-"));
     writeFileSync(join(dir, "probe.js"), PROBE);
     // The loader and the CLI's bundle built here as esbuild.mjs builds them, so a clean clone (no dist/) tests them too.
     const common = { bundle: true, platform: "node", target: "node20", format: "cjs", logLevel: "silent" } as const;
-    buildSync({ ...common, absWorkingDir: ROOT, entryPoints: ["src/cli/loader.ts"], outfile: join(dir, "cli.js") });
-    buildSync({ ...common, absWorkingDir: ROOT, entryPoints: ["src/cli/main.ts"], outfile: join(dir, CLI_BUNDLE_FILE) });
+    await build({ ...common, absWorkingDir: ROOT, entryPoints: ["src/cli/loader.ts"], outfile: join(dir, "cli.js") });
+    await build({ ...common, absWorkingDir: ROOT, entryPoints: ["src/cli/main.ts"], outfile: join(dir, CLI_BUNDLE_FILE) });
+    // esbuild's service process ends here, not at this process's exit: no test leaves a process behind.
+    await stop();
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 

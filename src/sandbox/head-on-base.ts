@@ -12,13 +12,13 @@
  * them, a head that is not the base's child, or an object that does not read, the caller asks git
  * as before (null).
  */
-import { constants } from "node:fs";
 import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { gitOk } from "./git";
 import type { CommitLookups } from "./commit-lookup";
 import type { ObjectReaders } from "./object-reader";
 import { parseCommit } from "./upload-pack-in-process";
+import { pathExists } from "./path-exists";
 
 /** The repository's cat-file batches (the App's). */
 export interface Readers {
@@ -26,16 +26,9 @@ export interface Readers {
   commits: CommitLookups;
 }
 
-async function exists(file: string): Promise<boolean> {
-  return fsp.access(file, constants.F_OK).then(
-    () => true,
-    () => false,
-  );
-}
-
 /** No grafts, no shallow file, no replace ref loose or packed: a commit's parents are what its bytes say. */
 async function parentsAsWritten(gitDir: string): Promise<boolean> {
-  const files = ["info/grafts", "shallow", "refs/replace"].map((f) => exists(path.join(gitDir, f)));
+  const files = ["info/grafts", "shallow", "refs/replace"].map((f) => pathExists(path.join(gitDir, f)));
   if ((await Promise.all(files)).some(Boolean)) return false;
   let packed: string;
   try {

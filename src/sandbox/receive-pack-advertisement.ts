@@ -22,6 +22,7 @@ import type { CommitLookups } from "./commit-lookup";
 import { KeptPerConfig } from "./config-state";
 import { git, isSafeRefName } from "./git";
 import { pktLine, protocolVersion } from "./smart-http";
+import { pathExists } from "./path-exists";
 
 const ZERO = "0".repeat(40);
 
@@ -118,13 +119,6 @@ export async function packedNames(gitDir: string): Promise<string[] | null> {
   return names;
 }
 
-async function exists(file: string): Promise<boolean> {
-  return fsp.access(file).then(
-    () => true,
-    () => false,
-  );
-}
-
 export class ReceivePackAdvertisements {
   private readonly kept = new KeptPerConfig((gitDir): Promise<Setup | null> =>
     Promise.all([capabilitiesOf(gitDir), hiddenRefs(gitDir)]).then(([capabilities, hidden]) =>
@@ -138,7 +132,7 @@ export class ReceivePackAdvertisements {
   async advertisement(gitDir: string, gitProtocol: string | undefined): Promise<Buffer | null> {
     const setup = await this.setup(gitDir);
     if (!setup || !this.commits.batched(gitDir)) return null;
-    if ((await exists(path.join(gitDir, "shallow"))) || (await exists(path.join(gitDir, "objects", "info", "alternates")))) return null;
+    if ((await pathExists(path.join(gitDir, "shallow"))) || (await pathExists(path.join(gitDir, "objects", "info", "alternates")))) return null;
     const loose: string[] = [];
     const [looseOk, packed] = await Promise.all([looseNames(path.join(gitDir, "refs"), "refs/", loose), packedNames(gitDir)]);
     if (!looseOk || !packed) return null;

@@ -19,12 +19,12 @@
  * root commit among the new ones, more than MAX_NEW_COMMITS of them, an object that does not read
  * (object-reader.ts), a pack over MAX_PACK.
  */
-import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { buildPack } from "../adapters/git/pack-file";
 import { ConfigListings } from "./config-state";
 import type { GitObject, ObjectReaders } from "./object-reader";
 import { pktLine } from "./smart-http";
+import { pathExists } from "./path-exists";
 
 /** A longer line of new commits (a clone, a far-behind fetch) is upload-pack's. */
 export const MAX_NEW_COMMITS = 64;
@@ -106,13 +106,6 @@ export function uploadConfigModelled(listing: string): boolean {
   return anyWant;
 }
 
-async function exists(file: string): Promise<boolean> {
-  return fsp.access(file).then(
-    () => true,
-    () => false,
-  );
-}
-
 export interface Commit {
   tree: string;
   parents: string[];
@@ -190,7 +183,7 @@ export class UploadPackInProcess {
     if (!request) return null;
     const listing = await this.listings.listing(gitDir);
     if (listing === null || !uploadConfigModelled(listing)) return null;
-    const files = ["shallow", "objects/info/alternates", "info/grafts"].map((f) => exists(path.join(gitDir, f)));
+    const files = ["shallow", "objects/info/alternates", "info/grafts"].map((f) => pathExists(path.join(gitDir, f)));
     if ((await Promise.all(files)).some(Boolean)) return null;
     try {
       return await this.serve(gitDir, request);

@@ -24,6 +24,7 @@ import { KeptPerConfig } from "./config-state";
 import { git, isSafeRefName } from "./git";
 import { isHidden, looseNames, packedNames } from "./receive-pack-advertisement";
 import { pktLine, protocolVersion } from "./smart-http";
+import { pathExists } from "./path-exists";
 
 /** ls-refs.c TOO_MANY_PREFIXES: with this many `ref-prefix` lines, git uses none of them. */
 const TOO_MANY_PREFIXES = 65536;
@@ -110,13 +111,6 @@ async function configOf(gitDir: string): Promise<Setup | null> {
   }
   if (unborn !== "advertise" && unborn !== "allow" && unborn !== "ignore") return null;
   return { hidden, allowUnborn: unborn !== "ignore" };
-}
-
-async function exists(file: string): Promise<boolean> {
-  return fsp.access(file).then(
-    () => true,
-    () => false,
-  );
 }
 
 /** A loose ref file's symbolic target, "" for an object id, null for anything else. */
@@ -222,7 +216,7 @@ export class UploadPackRefs {
    */
   private async refs(gitDir: string, wanted: (name: string) => boolean): Promise<Refs | null> {
     if (!this.commits.batched(gitDir)) return null;
-    if ((await exists(path.join(gitDir, "shallow"))) || (await exists(path.join(gitDir, "objects", "info", "alternates")))) return null;
+    if ((await pathExists(path.join(gitDir, "shallow"))) || (await pathExists(path.join(gitDir, "objects", "info", "alternates")))) return null;
     const loose: string[] = [];
     const [looseOk, packed, headTarget] = await Promise.all([
       looseNames(path.join(gitDir, "refs"), "refs/", loose),

@@ -13,17 +13,11 @@
  *
  * Bounded: a batch silent for ANSWER_MS with a question pending is killed, one that dies is
  * restarted by the next question, and every question it had is asked the old way; an idle batch
- * closes after IDLE_MS, at most MAX_BATCHES run at once, and stop() ends them all. A batch is
- * started from this process, not through the spawner (ADR 0391): it is one fork per repository
- * for the sandbox's life, and the spawner has no stdin to talk to it through. Its stdin is a pipe
- * from this process, so it exits by itself at end of file when this process dies.
+ * closes after IDLE_MS, at most MAX_BATCHES run at once, and stop() ends them all (the process
+ * and the pool: cat-file-batch.ts).
  */
-import { spawn } from "node:child_process";
-import type { ChildProcessByStdio } from "node:child_process";
-import os from "node:os";
-import type { Readable, Writable } from "node:stream";
-import { BatchHold, endBatch, makeRoom } from "./batch-lifetime";
-import { gitEnv, revParseName } from "./git";
+import { CatFileBatch, BatchPool } from "./cat-file-batch";
+import { revParseName } from "./git";
 
 const ANSWER = /^([0-9a-f]{40}|[0-9a-f]{64}) ([a-z]+)$/;
 
@@ -37,79 +31,25 @@ export interface Found {
   type: string;
 }
 
-type BatchChild = ChildProcessByStdio<Writable, Readable, null>;
-
-class Batch {
-  private readonly child: BatchChild;
-  private readonly pending: Question[] = [];
+class Batch extends CatFileBatch<Question> {
   private buffered = "";
-  private answered = false;
-  private readonly hold: BatchHold;
-  private gone = false;
-  /** Closed or killed on purpose (idle, too many, the repository made anew, stop): not a broken batch. */
-  private ending = false;
-  readonly exited: Promise<void>;
+  private said = false;
 
-  constructor(
-    readonly gitDir: string,
-    /** Told once when the batch is gone; `sound`: it had answered, or was ended on purpose (not a repository it cannot read). */
-    private readonly onGone: (batch: Batch, sound: boolean) => void,
-  ) {
-    this.child = spawn("git", ["--git-dir", gitDir, "cat-file", "--batch-check=%(objectname) %(objecttype)"], {
-      cwd: os.tmpdir(),
-      env: gitEnv(),
-      stdio: ["pipe", "pipe", "ignore"],
-    });
-    this.hold = new BatchHold(
-      this.child,
-      () => {
-        this.kill();
-        this.fail();
-      },
-      () => this.close(),
-    );
-    this.exited = new Promise((resolve) => {
-      this.child.once("close", () => resolve());
-      this.child.once("error", () => resolve());
-    });
-    this.child.stdin.on("error", () => this.fail());
-    this.child.stdout.setEncoding("utf8");
-    this.child.stdout.on("data", (chunk: string) => this.read(chunk));
-    this.child.once("error", () => this.fail());
-    this.child.once("exit", () => this.fail());
-    this.hold.rest();
+  constructor(gitDir: string, onGone: () => void) {
+    super(gitDir, ["--batch-check=%(objectname) %(objecttype)"], true, onGone);
+  }
+
+  /** It has answered at least once: a batch that dies before that cannot read the repository. */
+  get answered(): boolean {
+    return this.said;
   }
 
   ask(name: string): Promise<Found | null> {
-    return new Promise((resolve) => {
-      this.pending.push({ name, resolve });
-      this.hold.busy();
-      this.child.stdin.write(`${name}\n`);
-    });
+    return new Promise((resolve) => this.send({ name, resolve }, name));
   }
 
-  get waiting(): number {
-    return this.pending.length;
-  }
-
-  /** Still taking questions: not gone, not closing. */
-  get open(): boolean {
-    return !this.gone && !this.ending;
-  }
-
-  /** End of file: cat-file answers what it was asked, then exits. */
-  close(): void {
-    this.ending = true;
-    if (!this.gone) this.child.stdin.end();
-  }
-
-  kill(): void {
-    this.child.kill("SIGKILL");
-  }
-
-  private read(chunk: string): void {
-    if (this.gone) return;
-    this.buffered += chunk;
+  protected read(chunk: string | Buffer): void {
+    this.buffered += chunk.toString();
     for (let nl = this.buffered.indexOf("\n"); nl >= 0; nl = this.buffered.indexOf("\n")) {
       const line = this.buffered.slice(0, nl);
       this.buffered = this.buffered.slice(nl + 1);
@@ -119,24 +59,18 @@ class Batch {
       // no longer agree on which answer is whose: give up on this batch.
       if (!question || (!m && !line.endsWith(" missing") && !line.endsWith(" ambiguous"))) {
         if (question) this.pending.unshift(question);
-        this.kill();
-        this.fail();
+        this.broken();
         return;
       }
-      this.answered = true;
+      this.said = true;
       question.resolve(m ? { sha: m[1]!, type: m[2]! } : null);
     }
-    if (this.pending.length) this.hold.busy();
-    else this.hold.rest();
+    this.settle();
   }
 
   /** The batch is gone: its questions are asked the old way, one process each. */
-  private fail(): void {
-    if (this.gone) return;
-    this.gone = true;
-    this.hold.clear();
-    this.onGone(this, this.answered || this.ending);
-    for (const q of this.pending.splice(0)) void askAlone(this.gitDir, q.name).then(q.resolve);
+  protected abandon(q: Question): void {
+    void askAlone(this.gitDir, q.name).then(q.resolve);
   }
 }
 
@@ -147,15 +81,19 @@ async function askAlone(gitDir: string, name: string): Promise<Found | null> {
 }
 
 export class CommitLookups {
-  private readonly batches = new Map<string, Batch>();
   /** Repositories whose batch died before its first answer: asked one process a question from then on. */
   private readonly broken = new Set<string>();
-  private stopped = false;
-  private count = 0;
+  private readonly pool = new BatchPool<Batch>((gitDir, onGone) => {
+    const batch: Batch = new Batch(gitDir, () => {
+      onGone();
+      if (!batch.answered && !batch.endedOnPurpose && !this.pool.stopped) this.broken.add(gitDir);
+    });
+    return batch;
+  });
 
   /** Batches started so far (the tests read it: one per repository, not one per question). */
   get started(): number {
-    return this.count;
+    return this.pool.started;
   }
 
   /** The commit `name` names, as `git rev-parse --verify --quiet <name>^{commit}` answers; null when none. */
@@ -172,7 +110,7 @@ export class CommitLookups {
 
   /** Whether this repository's questions go to its batch, not to one rev-parse each. */
   batched(gitDir: string): boolean {
-    return !this.stopped && !this.broken.has(gitDir);
+    return !this.pool.stopped && !this.broken.has(gitDir);
   }
 
   /**
@@ -186,45 +124,24 @@ export class CommitLookups {
 
   private lookup(gitDir: string, name: string): Promise<Found | null> {
     // One line is one question: a name a line cannot carry goes to rev-parse, as before.
-    if (this.stopped || this.broken.has(gitDir) || /[\n\r\0]/.test(name)) return askAlone(gitDir, name);
-    let batch = this.batches.get(gitDir);
-    if (batch) this.batches.delete(gitDir);
-    // One closing (idle) answers what it has and exits: a new one takes the question.
-    if (!batch?.open) {
-      batch = new Batch(gitDir, (b, sound) => this.gone(b, sound));
-      this.count += 1;
-      makeRoom(this.batches);
-    }
-    // Most recently asked last: the first is the one to close when there are too many.
-    this.batches.set(gitDir, batch);
-    return batch.ask(name);
-  }
-
-  private gone(batch: Batch, sound: boolean): void {
-    if (this.batches.get(batch.gitDir) === batch) this.batches.delete(batch.gitDir);
-    if (!sound && !this.stopped) this.broken.add(batch.gitDir);
+    if (!this.batched(gitDir) || /[\n\r\0]/.test(name)) return askAlone(gitDir, name);
+    return this.pool.take(gitDir).ask(name);
   }
 
   /** Ends the repository's batch (it is about to be removed or made anew): the next question starts a fresh one. */
   async close(gitDir: string): Promise<void> {
     this.broken.delete(gitDir);
-    const batch = this.batches.get(gitDir);
-    if (!batch) return;
-    this.batches.delete(gitDir);
-    await endBatch(batch);
+    await this.pool.close(gitDir);
   }
 
   /** Ends every batch (the sandbox is reset): later questions start fresh ones. */
   async closeAll(): Promise<void> {
     this.broken.clear();
-    const all = [...this.batches.values()];
-    this.batches.clear();
-    await Promise.all(all.map(endBatch));
+    await this.pool.closeAll();
   }
 
   /** Ends every batch and starts none again: the sandbox is stopping. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    await this.closeAll();
+    await this.pool.stop();
   }
 }

@@ -10,13 +10,8 @@
  * batches are: a batch silent for ANSWER_MS with a question pending is killed, an idle one closes
  * after IDLE_MS, at most MAX_BATCHES at once, and stop() ends them all.
  */
-import { spawn } from "node:child_process";
-import type { ChildProcessByStdio } from "node:child_process";
 import { createHash } from "node:crypto";
-import os from "node:os";
-import type { Readable, Writable } from "node:stream";
-import { BatchHold, endBatch, makeRoom } from "./batch-lifetime";
-import { gitEnv } from "./git";
+import { BatchPool, CatFileBatch } from "./cat-file-batch";
 
 /** An object larger than this is not read here (a fetch that needs one is git's). */
 export const MAX_OBJECT = 16 * 1024 * 1024;
@@ -37,77 +32,28 @@ interface Question {
   resolve(answer: ReadOutcome): void;
 }
 
-type BatchChild = ChildProcessByStdio<Writable, Readable, null>;
-
 /** The id git gives an object of this type and contents. */
 export function objectId(type: string, data: Buffer): string {
   return createHash("sha1").update(`${type} ${data.length}\0`).update(data).digest("hex");
 }
 
-class ObjectBatch {
-  private readonly child: BatchChild;
-  private readonly pending: Question[] = [];
+class ObjectBatch extends CatFileBatch<Question> {
   /** What came since the last whole answer, joined only once `need` bytes are in (a large object comes in many chunks). */
   private chunks: Buffer[] = [];
   private length = 0;
   private need = 1;
-  private readonly hold: BatchHold;
-  private gone = false;
-  private ending = false;
-  readonly exited: Promise<void>;
 
-  constructor(
-    readonly gitDir: string,
-    private readonly onGone: (batch: ObjectBatch) => void,
-  ) {
-    this.child = spawn("git", ["--git-dir", gitDir, "cat-file", "--batch"], { cwd: os.tmpdir(), env: gitEnv(), stdio: ["pipe", "pipe", "ignore"] });
-    this.hold = new BatchHold(
-      this.child,
-      () => {
-        this.kill();
-        this.fail();
-      },
-      () => this.close(),
-    );
-    this.exited = new Promise((resolve) => {
-      this.child.once("close", () => resolve());
-      this.child.once("error", () => resolve());
-    });
-    this.child.stdin.on("error", () => this.fail());
-    this.child.stdout.on("data", (chunk: Buffer) => this.read(chunk));
-    this.child.once("error", () => this.fail());
-    this.child.once("exit", () => this.fail());
-    this.hold.rest();
+  constructor(gitDir: string, onGone: () => void) {
+    super(gitDir, ["--batch"], false, onGone);
   }
 
   ask(sha: string): Promise<ReadOutcome> {
-    return new Promise((resolve) => {
-      this.pending.push({ sha, resolve });
-      this.hold.busy();
-      this.child.stdin.write(`${sha}\n`);
-    });
-  }
-
-  get waiting(): number {
-    return this.pending.length;
-  }
-
-  get open(): boolean {
-    return !this.gone && !this.ending;
-  }
-
-  close(): void {
-    this.ending = true;
-    if (!this.gone) this.child.stdin.end();
-  }
-
-  kill(): void {
-    this.child.kill("SIGKILL");
+    return new Promise((resolve) => this.send({ sha, resolve }, sha));
   }
 
   /** Answers in order: `<sha> <type> <size>\n<contents>\n`, or `<sha> missing\n`. */
-  private read(chunk: Buffer): void {
-    if (this.gone) return;
+  protected read(chunk: string | Buffer): void {
+    if (typeof chunk === "string") return this.broken();
     this.chunks.push(chunk);
     this.length += chunk.length;
     if (this.length < this.need) return;
@@ -123,8 +69,7 @@ class ObjectBatch {
       const question = this.pending[0];
       const m = HEADER.exec(line);
       if (!question || (!m && line !== `${question.sha} missing`) || (m && m[1] !== question.sha)) {
-        this.kill();
-        this.fail();
+        this.broken();
         return;
       }
       if (!m) {
@@ -146,65 +91,42 @@ class ObjectBatch {
     }
     this.chunks = buffered.length ? [buffered] : [];
     this.length = buffered.length;
-    if (this.pending.length) this.hold.busy();
-    else this.hold.rest();
+    this.settle();
   }
 
   /** The batch is gone: its questions read as none (the caller leaves the request to git). */
-  private fail(): void {
-    if (this.gone) return;
-    this.gone = true;
-    this.hold.clear();
-    this.onGone(this);
-    for (const q of this.pending.splice(0)) q.resolve(null);
+  protected abandon(q: Question): void {
+    q.resolve(null);
   }
 }
 
 export class ObjectReaders {
-  private readonly batches = new Map<string, ObjectBatch>();
-  private stopped = false;
-  private count = 0;
+  private readonly pool = new BatchPool<ObjectBatch>((gitDir, onGone) => new ObjectBatch(gitDir, onGone));
 
   /** Batches started so far (the tests read it: one per repository, not one per object). */
   get started(): number {
-    return this.count;
+    return this.pool.started;
   }
 
   /** The object `sha` (a full SHA-1) in the repository, its id checked; "missing": cat-file has none; null: larger than MAX_OBJECT, or not readable here. */
   async read(gitDir: string, sha: string): Promise<ReadOutcome> {
-    if (this.stopped || !SHA1.test(sha)) return null;
-    let batch = this.batches.get(gitDir);
-    if (batch) this.batches.delete(gitDir);
-    if (!batch?.open) {
-      batch = new ObjectBatch(gitDir, (b) => {
-        if (this.batches.get(b.gitDir) === b) this.batches.delete(b.gitDir);
-      });
-      this.count += 1;
-      makeRoom(this.batches);
-    }
-    this.batches.set(gitDir, batch);
-    const found = await batch.ask(sha);
+    if (this.pool.stopped || !SHA1.test(sha)) return null;
+    const found = await this.pool.take(gitDir).ask(sha);
     return found === "missing" || (found && found.data.length <= MAX_OBJECT) ? found : null;
   }
 
   /** Ends the repository's batch (it is about to be removed or made anew). */
-  async close(gitDir: string): Promise<void> {
-    const batch = this.batches.get(gitDir);
-    if (!batch) return;
-    this.batches.delete(gitDir);
-    await endBatch(batch);
+  close(gitDir: string): Promise<void> {
+    return this.pool.close(gitDir);
   }
 
   /** Ends every batch (the sandbox is reset). */
-  async closeAll(): Promise<void> {
-    const all = [...this.batches.values()];
-    this.batches.clear();
-    await Promise.all(all.map(endBatch));
+  closeAll(): Promise<void> {
+    return this.pool.closeAll();
   }
 
   /** Ends every batch and starts none again: the sandbox is stopping. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    await this.closeAll();
+  stop(): Promise<void> {
+    return this.pool.stop();
   }
 }

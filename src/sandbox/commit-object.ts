@@ -2,16 +2,17 @@
  * A merge's commit object written by the sandbox itself (ADR 0479), the bytes `git commit-tree
  * <tree> -p <parent>... -F -` writes (commit.c `commit_tree_extended`): `tree`, `parent` lines,
  * `author` and `committer` as ident.c `fmt_ident` writes them, a blank line, the message as given.
- * Stored as a loose object the way object-file.c writes one (loose-object.ts). What this does not
+ * Stored as a loose object the way object-file.c writes one (adapters/git/loose-object-file.ts). What this does not
  * model goes to commit-tree (null): an identity or message git would change or refuse (crud at an
  * ident's ends, `<`/`>`/newlines in it, a NUL or text that is not UTF-8 in the message), and a
  * repository whose config could make commit-tree write other bytes (a hash other than SHA-1, a
  * commit encoding, signing): the caller checks the config once.
  */
+import { join } from "node:path";
 import { commitBytes, identLine, tzOffset } from "../adapters/git/commit-text";
 import type { Ident } from "../adapters/git/commit-text";
 import { configState } from "./config-state";
-import { writeLooseObject } from "./loose-object";
+import { writeLooseObjectFile } from "../adapters/git/loose-object-file";
 import { commitTree, git } from "./git";
 
 export type { Ident };
@@ -41,7 +42,7 @@ export function commitBody(input: CommitInput): Buffer | null {
 export async function writeCommit(gitDir: string, input: CommitInput): Promise<string | null> {
   const body = commitBody(input);
   if (!body) return null;
-  return writeLooseObject(gitDir, "commit", body);
+  return writeLooseObjectFile(join(gitDir, "objects"), "sha1", "commit", body);
 }
 
 interface Checked {

@@ -12,8 +12,9 @@
  * not so, or any failure, is false and nothing is taken here: the caller runs index-pack as
  * before, and what git refuses, git refuses.
  */
+import { join } from "node:path";
 import type { CommitLookups } from "./commit-lookup";
-import { writeLooseObject } from "./loose-object";
+import { writeLooseObjectFile } from "../adapters/git/loose-object-file";
 import { objectLinks } from "./object-links";
 import type { Link } from "./object-links";
 import type { ObjectReaders } from "./object-reader";
@@ -91,7 +92,7 @@ export async function unpackInProcess(input: UnpackInput): Promise<boolean> {
   }
   if (!(await linksPresent(input, links, byId))) return false;
   try {
-    for (const o of linkedFirst(objects, links, byId)) await writeLooseObject(input.gitDir, o.type, o.data);
+    for (const o of linkedFirst(objects, links, byId)) await writeLooseObjectFile(join(input.gitDir, "objects"), "sha1", o.type, o.data);
   } catch {
     // Those written so far link only to objects present: the repository is still connected.
     return false;

@@ -4,19 +4,18 @@
  * `git mktree` and `git commit-tree` would write them, without starting those three processes for
  * every record write (ADR 0261). The format is git's own (gitformat-loose, gitformat-tree): a
  * header `<type> <size>\0`, the content, zlib-deflated, named by its SHA-1 (or SHA-256 in a
- * repository made with `--object-format=sha256`), written to a temporary file and renamed, so a
+ * repository made with `--object-format=sha256`), written by loose-object-file.ts, so a
  * reader never sees half an object. Each object is also kept in memory for the push that sends it
  * (made-objects.ts, ADR 0470).
  */
-import { createHash, randomBytes } from "node:crypto";
-import { mkdir, rename, stat, writeFile, rm } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { join } from "node:path";
-import { deflateSync } from "node:zlib";
 import type { CloneStore } from "./clone-store";
 import { cloneStore } from "./clone-store";
 import type { GitIdentity } from "./git-runner";
 import { DEFAULT_GIT_IDENTITY } from "./git-runner";
 import type { RepoContext } from "./repo-context";
+import { looseObjectId, writeLooseObjectFile } from "./loose-object-file";
 import { rememberMade } from "./made-objects";
 
 /** The clone's common git directory (absolute), asked of git once per clone and process with its object format. */
@@ -30,29 +29,18 @@ function storeOf(ctx: RepoContext): Promise<CloneStore> {
 
 async function writeObject(ctx: RepoContext, type: "blob" | "tree" | "commit", body: Buffer): Promise<string> {
   const store = await storeOf(ctx);
-  const raw = Buffer.concat([Buffer.from(`${type} ${body.length}\0`, "utf8"), body]);
-  const sha = createHash(store.algorithm).update(raw).digest("hex");
+  const sha = looseObjectId(store.algorithm, type, body);
   // Kept for the push that sends it (ADR 0470): its pack is made from these, not read back from disk.
   rememberMade(sha, type, body);
-  const folder = join(store.dir, sha.slice(0, 2));
-  const path = join(folder, sha.slice(2));
+  // A record rewrites many of the same trees and blobs: one stat spares their compression and write.
   if (
-    await stat(path).then(
+    await stat(join(store.dir, sha.slice(0, 2), sha.slice(2))).then(
       () => true,
       () => false,
     )
   )
     return sha;
-  await mkdir(folder, { recursive: true });
-  const temp = join(folder, `tmp_obj_${process.pid}_${randomBytes(6).toString("hex")}`);
-  try {
-    await writeFile(temp, deflateSync(raw), { mode: 0o444 });
-    // Another writer may have put the same object there meanwhile: same name, same bytes.
-    await rename(temp, path);
-  } finally {
-    await rm(temp, { force: true });
-  }
-  return sha;
+  return writeLooseObjectFile(store.dir, store.algorithm, type, body);
 }
 
 export function writeBlobObject(ctx: RepoContext, content: string | Buffer): Promise<string> {

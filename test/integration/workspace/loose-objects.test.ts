@@ -5,6 +5,10 @@
  */
 import { strict as assert } from "node:assert";
 import { GitRunner } from "../../../src/adapters/git/git-runner";
+import { readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { deflateSync } from "node:zlib";
+import { writeLooseObjectFile } from "../../../src/adapters/git/loose-object-file";
 import { writeBlobObject, writeCommitObject, writeTreeObject } from "../../../src/adapters/git/loose-objects";
 import type { RepoContext } from "../../../src/adapters/git/repo-context";
 import { RemoteGit } from "../../../src/adapters/git/remote-git";
@@ -57,6 +61,28 @@ for (const format of ["sha1", "sha256"] as const) {
       assert.equal(await git(ctx.root, ["cat-file", "-p", `${second}:ticket-8/run-1/verify.jsonl`]), text.replace(/\n$/, ""));
       await git(ctx.root, ["update-ref", "refs/ticket-runner/state/8", second]);
       await git(ctx.root, ["fsck", "--strict", "--no-dangling"]);
+    });
+
+    it("the one writer: an object already there is kept byte for byte, and no temporary file is left", async () => {
+      const ctx = await repo(format);
+      const objects = join(ctx.root, ".git", "objects");
+      const body = Buffer.from("kept\n");
+      const id = await writeLooseObjectFile(objects, format, "blob", body);
+      assert.equal(id, await ctx.git.text(["hash-object", "--stdin"], { cwd: ctx.root, input: "kept\n" }));
+      const file = join(objects, id.slice(0, 2), id.slice(2));
+      // Another writer's bytes for the same object (another zlib level): the link refuses, and they stay.
+      const theirs = deflateSync(Buffer.concat([Buffer.from(`blob ${body.length}\0`), body]), { level: 9 });
+      assert.notDeepEqual(theirs, await readFile(file));
+      await rm(file);
+      await writeFile(file, theirs, { mode: 0o444 });
+      const again = await writeLooseObjectFile(objects, format, "blob", body);
+      assert.equal(again, id);
+      assert.deepEqual(await readFile(file), theirs);
+      assert.deepEqual(
+        (await readdir(join(objects, id.slice(0, 2)))).filter((n) => n.startsWith("tmp_obj_")),
+        [],
+      );
+      assert.equal(await git(ctx.root, ["cat-file", "-p", id]), "kept");
     });
   });
 }

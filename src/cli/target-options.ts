@@ -104,14 +104,20 @@ function givenApiUrl(args: ParsedArgs, io: CliIo, use: TargetUse): string | null
 
 /**
  * `checkout`: the clone's top level when the command already asked git for it (`run` does, to read
- * the config first): each ask is a git process started synchronously, on a Run's start. With the
- * config the command already read there, the file is not read and validated again (ADR 0475).
+ * the config first), and its origin's URL when it asked that too (ADR 0495): otherwise each ask is
+ * a git process started synchronously. With the config the command already read there, the file
+ * is not read and validated again (ADR 0475).
  */
-export function resolveTarget(args: ParsedArgs, io: CliIo, use: TargetUse, checkoutKnown?: { top: string | null; config?: Config }): Target {
+export function resolveTarget(
+  args: ParsedArgs,
+  io: CliIo,
+  use: TargetUse,
+  checkoutKnown?: { top: string | null; config?: Config; origin?: string | null },
+): Target {
   const given = givenApiUrl(args, io, use);
   const checkout = checkoutKnown ? checkoutKnown.top : checkoutTop(io.cwd);
   if (use.needsClone && !checkout) throw noClone(use, args, io.cwd);
-  const origin = checkout ? originUrl(checkout) : null;
+  const origin = checkoutKnown?.origin !== undefined ? checkoutKnown.origin : checkout ? originUrl(checkout) : null;
   const inferred = origin ? parseRemoteUrl(origin) : null;
   const repoText = args.values.get("--repo");
   const repo = repoText ? parseRepo(repoText) : (inferred?.repo ?? null);

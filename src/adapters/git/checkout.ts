@@ -5,6 +5,10 @@ import { redactSecrets } from "../../core/redact";
 import { CLONE_STORE_ARGS, cloneStoreOf } from "./clone-store";
 import { noteOriginFound, noteTopFound } from "./checkout-found";
 import { PREFLIGHT_REV_PARSE } from "./preflight";
+import { runGitProcess } from "./git-process";
+
+/** How long `run`'s first questions may go without an answer: git reads two small files for them. */
+const ASK_IDLE_MS = 60_000;
 
 function revParse(cwd: string, args: readonly string[]): string[] | null {
   try {
@@ -25,32 +29,44 @@ export function checkoutTop(cwd: string): string | null {
   return revParse(cwd, ["--show-toplevel"])?.[0] || null;
 }
 
+/** `git remote get-url origin`'s answer: the URL, or null when there is no such remote. */
+function originFrom(checkout: string, url: string): string | null {
+  const found = url.trim() || null;
+  if (found) noteOriginFound(checkout);
+  return found;
+}
+
 /**
- * The checkout's top for `ticket-runner run`, asked with the preflight's own `rev-parse` arguments
- * and its answer kept for the preflight (checkout-found.ts), which then starts no git of its own
- * for it (ADR 0490): one git process fewer on a Run's start. A git that refuses those arguments is
- * asked for the top alone, as before, and the preflight asks its own way.
+ * The checkout's top and its origin's URL for `ticket-runner run`, asked at once through the
+ * Run's git spawner (ADR 0495): two synchronous `execFileSync`s each forked the whole Node
+ * process, one after the other, on every Run's start. The top is asked with the preflight's own
+ * `rev-parse` arguments and kept for it (checkout-found.ts), which then starts no git of its own
+ * for it (ADR 0490); the origin is asked in the same folder, which git resolves to the same
+ * repository as its top. A git that refuses those arguments is asked for the top alone, as
+ * before, and the preflight asks its own way.
  */
-export function checkoutTopForRun(cwd: string): string | null {
-  const answer = revParse(cwd, PREFLIGHT_REV_PARSE);
-  const [top = "", gitDir = "", ...store] = answer ?? [];
-  if (!top || !gitDir.startsWith("/") || store.length !== CLONE_STORE_ARGS.length) return checkoutTop(cwd);
-  noteTopFound({ top, gitDir, store: cloneStoreOf(cwd, store) });
-  return top;
+export async function checkoutForRun(cwd: string): Promise<{ top: string | null; origin: string | null }> {
+  const ask = (args: string[]) => runGitProcess(args, { cwd, env: { ...process.env, LC_ALL: "C" }, idleMs: ASK_IDLE_MS });
+  const [parsed, remote] = await Promise.all([ask(["rev-parse", ...PREFLIGHT_REV_PARSE]), ask(["remote", "get-url", "origin"])]);
+  const [top = "", gitDir = "", ...store] = parsed.code === 0 ? parsed.stdout.toString("utf8").trim().split("\n") : [];
+  const whole = Boolean(top) && gitDir.startsWith("/") && store.length === CLONE_STORE_ARGS.length;
+  if (whole) noteTopFound({ top, gitDir, store: cloneStoreOf(cwd, store) });
+  const found = whole ? top : checkoutTop(cwd);
+  return { top: found, origin: found && remote.code === 0 ? originFrom(found, remote.stdout.toString("utf8")) : null };
 }
 
 /** The URL of the checkout's `origin` remote, or null when it has none. */
 export function originUrl(checkout: string): string | null {
   try {
-    const url =
+    return originFrom(
+      checkout,
       execFileSync("git", ["remote", "get-url", "origin"], {
         cwd: checkout,
         encoding: "utf8",
         stdio: ["ignore", "pipe", "ignore"],
         env: { ...process.env, LC_ALL: "C" },
-      }).trim() || null;
-    if (url) noteOriginFound(checkout);
-    return url;
+      }),
+    );
   } catch {
     return null;
   }

@@ -81,9 +81,11 @@ export class GitWorkspace implements Workspace {
   }
 
   async preflight(base?: string): Promise<void> {
+    const sandbox = this.opts.sandbox;
+    // bwrap's proof runs beside the git checks; a refusal of theirs still comes first (ADR 0495).
+    sandbox?.startProbe(this.root);
     const { commonDir } = await preflight(this.ctx, base);
     await this.guard.remember();
-    const sandbox = this.opts.sandbox;
     if (sandbox?.on) {
       await sandbox.prepare({ root: this.root, commonDir, configFiles: await configFilesGitReads(this.ctx, { ...process.env, ...this.opts.env }) });
     }

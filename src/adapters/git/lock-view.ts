@@ -73,32 +73,71 @@ export interface LockView {
   /** Each per-host lock branch's tip, by branch name. */
   hostTips: Map<string, string>;
   entries: LockEntry[];
-  /** The refs of `alsoList` the same listing showed (not fetched): the State records' listing rides along (ADR 0450). */
+  /** The refs of `alsoList` the same listing showed: the State records' listing rides along (ADR 0450). */
   alsoListed: Map<string, string>;
+  /** True when `alsoListed`'s objects came in the same fetch as the lock files' (ADR 0495): the read that uses them fetches nothing. */
+  alsoFetched: boolean;
+}
+
+export interface LockViewAsk {
+  shared: boolean;
+  alsoList?: string[];
+  /**
+   * Which per-host branches are fetched and read (default every one listed; every tip is still
+   * listed in `hostTips`). A Host's own take needs only its own (ADR 0495): the others' files
+   * name peers, read in the read after its push.
+   */
+  hostBranches?: (branch: string) => boolean;
 }
 
 const ROUNDS = 5;
 
 /**
- * `shared: false` lists only the per-host branches (a Target-wide Run's read after its push: one
- * `ls-remote` when there are none). `alsoList`: more patterns for the same `ls-remote`.
+ * The objects of the lock refs, and in the same fetch those of `also` (the State records listed
+ * beside them, which the sweep reads next: ADR 0495); "moved" when a lock ref moved meanwhile.
+ * Where the fetch of both cannot be made whole (a State ref moved too, or it failed), the lock
+ * refs are fetched alone, as before, and the State records are left to their own read.
  */
-export async function readLockView(ctx: RepoContext, opts: { shared: boolean; alsoList?: string[] } = { shared: true }): Promise<LockView> {
+async function fetchLockObjects(ctx: RepoContext, refs: Map<string, string>, also: Map<string, string>): Promise<"ok" | "moved" | "ok-with-also"> {
+  if (also.size > 0) {
+    const both = await fetchRecords(ctx, new Map([...refs, ...also])).catch(() => "failed" as const);
+    if (both === "ok") return "ok-with-also";
+  }
+  return fetchRecords(ctx, refs);
+}
+
+/**
+ * `shared: false` lists only the per-host branches (a Target-wide Run's read after its push: one
+ * `ls-remote` when there are none). `alsoList`: more patterns for the same `ls-remote`, their
+ * objects fetched with the lock files'.
+ */
+export async function readLockView(ctx: RepoContext, opts: LockViewAsk = { shared: true }): Promise<LockView> {
   const lockPatterns = [...(opts.shared ? [`refs/heads/${LOCK_BRANCH}`] : []), `refs/heads/${HOST_LOCKS_PREFIX}*`];
   const isLock = (ref: string) => ref === `refs/heads/${LOCK_BRANCH}` || ref.startsWith(`refs/heads/${HOST_LOCKS_PREFIX}`);
+  const hostBranch = (ref: string) => (ref.startsWith(`refs/heads/${HOST_LOCKS_PREFIX}`) ? ref.slice("refs/heads/".length) : null);
+  const read = (ref: string) => {
+    const branch = hostBranch(ref);
+    return branch === null || !opts.hostBranches || opts.hostBranches(branch);
+  };
   for (let round = 0; ; round++) {
     const listed = await lsRemoteRefs(ctx, [...lockPatterns, ...(opts.alsoList ?? [])]);
     const refs = new Map([...listed].filter(([ref]) => isLock(ref)));
     const alsoListed = new Map([...listed].filter(([ref]) => !isLock(ref)));
+    const fetched = new Map([...refs].filter(([ref]) => read(ref)));
     // A ref that moved between the listing and the fetch: list again (another Host took or freed its lock).
-    if ((await fetchRecords(ctx, refs)) === "moved" && round < ROUNDS) continue;
+    const got = await fetchLockObjects(ctx, fetched, alsoListed);
+    if (got === "moved" && round < ROUNDS) continue;
     const sharedTip = refs.get(`refs/heads/${LOCK_BRANCH}`) ?? null;
     const files = await listFiles(ctx, sharedTip);
     const hostTips = new Map<string, string>();
-    for (const [ref, sha] of refs) if (ref.startsWith(`refs/heads/${HOST_LOCKS_PREFIX}`)) hostTips.set(ref.slice("refs/heads/".length), sha);
+    for (const [ref, sha] of refs) {
+      const branch = hostBranch(ref);
+      if (branch !== null) hostTips.set(branch, sha);
+    }
     const wanted: { branch: string; path: string; spec: string; sha: string | null }[] = [];
     for (const [path, sha] of files) if (path === TARGET_LOCK_FILE || HOST_LOCK_FILE.test(path)) wanted.push({ branch: LOCK_BRANCH, path, spec: sha, sha });
     for (const [branch, tip] of hostTips) {
+      if (!read(`refs/heads/${branch}`)) continue;
       const path = `lock-${branch.slice(HOST_LOCKS_PREFIX.length)}.json`;
       wanted.push({ branch, path, spec: `${tip}:${path}`, sha: null });
     }
@@ -112,6 +151,6 @@ export async function readLockView(ctx: RepoContext, opts: { shared: boolean; al
       if (!blob) return [];
       return [lockEntry(w.branch, w.path, blob, w.sha)];
     });
-    return { shared: { tip: sharedTip, files }, hostTips, entries, alsoListed };
+    return { shared: { tip: sharedTip, files }, hostTips, entries, alsoListed, alsoFetched: got === "ok-with-also" };
   }
 }

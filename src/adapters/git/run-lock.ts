@@ -70,8 +70,8 @@ export class RunLock {
     this.last = { tip, files: new Map(files) };
   };
 
-  /** The last take's listing of `alsoList` (the State records'), for the read that follows it. */
-  private listedWithTake: { at: number; refs: Map<string, string> } | undefined;
+  /** The last take's listing of `alsoList` (the State records'), for the read that follows it; `fetched`: their objects came with it. */
+  private listedWithTake: { at: number; refs: Map<string, string>; fetched: boolean } | undefined;
 
   constructor(
     private readonly ctx: RepoContext,
@@ -104,8 +104,10 @@ export class RunLock {
   }
 
   async acquire(holder: LockHolder): Promise<AcquireResult> {
-    const view = await readLockView(this.ctx);
-    return this.scope === "host" ? this.acquireOwn(holder, view) : this.acquireShared(holder, view);
+    if (this.scope !== "host") return this.acquireShared(holder, await readLockView(this.ctx));
+    // Only the shared branch and this Host's own decide a per-host take: the other Hosts' files,
+    // which name its peers, are fetched and read once, after its push (ADR 0495).
+    return this.acquireOwn(holder, await readLockView(this.ctx, { shared: true, hostBranches: (branch) => branch === this.branch }));
   }
 
   /** The other Hosts' held locks as the remote has them now, oldest first. */
@@ -158,14 +160,17 @@ export class RunLock {
     });
   }
 
-  /** Scope "host": lock.json and this Host's files decide; its own branch is taken; the shared one is read again after. */
+  /**
+   * Scope "host": lock.json and this Host's files decide; its own branch is taken; the shared one is
+   * read again after, with every Host's. `view` has read no other Host's branch.
+   */
   private async acquireOwn(holder: LockHolder, view: LockView): Promise<AcquireResult> {
     const judged = await this.judge(
       view.entries.filter((e) => (e.branch === LOCK_BRANCH && (e.path === TARGET_LOCK_FILE || e.path === this.file)) || e.branch === this.branch),
       holder,
     );
     if (judged.kind === "refused") return judged.value;
-    if (judged.kind === "mine") return { ok: true, tookOverFrom: [], ...this.peersOf(view) };
+    if (judged.kind === "mine") return { ok: true, tookOverFrom: [], ...this.peersOf(await this.readBack({ shared: true })) };
     const onShared = judged.abandoned.filter((a) => a.entry.branch === LOCK_BRANCH);
     // Rare: this Host's abandoned lock.json, or its file from an older version, is freed on the shared branch first.
     if (onShared.length > 0) await this.freeAbandoned(LOCK_BRANCH, onShared, holder);
@@ -257,15 +262,18 @@ export class RunLock {
   /** The read after a take, with the State records' listing riding along. */
   private async readBack(opts: { shared: boolean }): Promise<LockView> {
     const view = await readLockView(this.ctx, { ...opts, alsoList: this.alsoList });
-    this.listedWithTake = this.alsoList.length > 0 ? { at: Date.now(), refs: view.alsoListed } : undefined;
+    this.listedWithTake = this.alsoList.length > 0 ? { at: Date.now(), refs: view.alsoListed, fetched: view.alsoFetched } : undefined;
     return view;
   }
 
-  /** The refs of `alsoList` the last take listed, once, if that was a moment ago (null: list them anew). */
-  takeListed(): Map<string, string> | null {
+  /**
+   * The refs of `alsoList` the last take listed, once, if that was a moment ago (null: list them
+   * anew); `fetched`: their objects are here already, fetched with the lock files'.
+   */
+  takeListed(): { refs: Map<string, string>; fetched: boolean } | null {
     const listed = this.listedWithTake;
     this.listedWithTake = undefined;
-    return listed && Date.now() - listed.at < LISTED_FRESH_MS ? listed.refs : null;
+    return listed && Date.now() - listed.at < LISTED_FRESH_MS ? { refs: listed.refs, fetched: listed.fetched } : null;
   }
 
   /** Standing of each held lock file in `entries`: an unreadable one refuses the take (left in place). */

@@ -137,9 +137,12 @@ export class StateRefs {
     return blob;
   }
 
-  /** Every State record; `listed`: the remote's refs for STATE_LIST_PATTERNS, listed a moment ago by another read (its objects are fetched here). */
-  async readAll(listed?: Map<string, string>): Promise<StateRead> {
-    const given = listed && (await fetchRecords(this.ctx, listed, new Set(this.trees.keys()))) === "ok" ? listed : null;
+  /**
+   * Every State record; `listed`: the remote's refs for STATE_LIST_PATTERNS, listed a moment ago by
+   * another read, with their objects fetched here unless that read fetched them (`fetched`, ADR 0495).
+   */
+  async readAll(listed?: { refs: Map<string, string>; fetched: boolean }): Promise<StateRead> {
+    const given = listed && (listed.fetched || (await fetchRecords(this.ctx, listed.refs, new Set(this.trees.keys()))) === "ok") ? listed.refs : null;
     const refs = given ?? (await this.listed(STATE_LIST_PATTERNS));
     const own = [...refs].flatMap(([ref, sha]) => {
       const m = REF_TICKET.exec(ref);

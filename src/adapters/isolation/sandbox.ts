@@ -65,6 +65,8 @@ function real(path: string): string {
 export class Sandbox {
   private layout: SandboxLayout | null = null;
   private bwrapPath: string | null = null;
+  /** The proof startProbe() started, for prepare() to wait for. */
+  private probing: { root: string; outcome: Promise<{ found: string | null; said: string | null }> } | null = null;
 
   constructor(private readonly opts: SandboxOptions) {}
 
@@ -80,14 +82,32 @@ export class Sandbox {
   }
 
   /**
+   * Starts prepare()'s proof that bwrap can make a sandbox for the Target at `root`, beside the
+   * preflight's git checks, which it does not depend on (ADR 0495); prepare() then waits for it.
+   */
+  startProbe(root: string): void {
+    if (!this.on || this.probing?.root === root) return;
+    this.probing = { root, outcome: this.probeAt(root) };
+  }
+
+  /** Where bwrap is (null: nowhere on the PATH), and the first line it said when it could not make a sandbox (null: it could). */
+  private async probeAt(root: string): Promise<{ found: string | null; said: string | null }> {
+    const env = this.opts.env ?? process.env;
+    const found = findExecutable(this.opts.bwrap ?? "bwrap", env.PATH, root);
+    if (!found) return { found, said: null };
+    return { found, said: await probe(found, [...this.baseArgs(), "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "true"], env) };
+  }
+
+  /**
    * Learns the Target's layout and proves the sandbox can start on this Host (once per Run, before
    * the lock). Without bwrap, or where the kernel refuses its namespaces, a refusal with the install
    * command and the opt-out.
    */
   async prepare(layout: SandboxLayout): Promise<void> {
     if (!this.on) return;
-    const env = this.opts.env ?? process.env;
-    const found = findExecutable(this.opts.bwrap ?? "bwrap", env.PATH, layout.root);
+    const probing = this.probing?.root === layout.root ? this.probing.outcome : this.probeAt(layout.root);
+    this.probing = null;
+    const { found, said } = await probing;
     if (!found) {
       throw new Refusal(
         "no-sandbox",
@@ -97,7 +117,6 @@ export class Sandbox {
         },
       );
     }
-    const said = await probe(found, [...this.baseArgs(), "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "true"], env);
     if (said !== null) {
       throw new Refusal(
         "no-sandbox",

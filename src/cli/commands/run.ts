@@ -12,7 +12,7 @@ import { AGENT_KINDS } from "../../core/schemas/config";
 import type { Config } from "../../core/schemas/config";
 import { Refusal } from "../../core/errors";
 import type { CliCommand } from "../command";
-import { checkoutTopForRun } from "../../adapters/git/checkout";
+import { checkoutForRun } from "../../adapters/git/checkout";
 import { letGoOfSpawner } from "../../adapters/spawner/spawner";
 import { markFirstLane, noteEvent, writeCpuReport } from "../../adapters/spawner/cpu-report";
 import { cliLog } from "../claim-wiring";
@@ -74,9 +74,9 @@ export const runCommand: CliCommand = {
     const agentKind = agentArg(args.values.get("--agent"));
     // The config first: its errors name the key and the fix (and a Target without it was never set up).
     // Read once: the Target and the Run use this read (ADR 0475).
-    const top = checkoutTopForRun(io.cwd);
+    const { top, origin } = await checkoutForRun(io.cwd);
     const early = top ? loadConfig(top) : undefined;
-    const target = resolveTarget(args, io, { command: "run", needsClone: true }, { top, config: early });
+    const target = resolveTarget(args, io, { command: "run", needsClone: true }, { top, config: early, origin });
     if (!target.checkout)
       throw new Refusal("not-a-target", "`ticket-runner run` works in a clone of the Target: its worktrees, State and lock live there.", {
         next: "git clone <the repository's URL> && cd <clone> && ticket-runner run",

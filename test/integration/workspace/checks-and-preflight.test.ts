@@ -4,10 +4,11 @@ import { join } from "node:path";
 import type { GitWorkspace } from "../../../src/adapters/git/git-workspace";
 import { NodeHost } from "../../../src/adapters/node-host";
 import { cloneStore } from "../../../src/adapters/git/clone-store";
-import { checkoutTopForRun, originUrl } from "../../../src/adapters/git/checkout";
+import { checkoutForRun, originUrl } from "../../../src/adapters/git/checkout";
 import { takeTopFound } from "../../../src/adapters/git/checkout-found";
 import type { GitRunner } from "../../../src/adapters/git/git-runner";
 import { Refusal } from "../../../src/core/errors";
+import { Sandbox } from "../../../src/adapters/isolation/sandbox";
 import type { Lane } from "../../../src/ports/workspace";
 import type { RemoteFixture } from "../../support/git-fixtures";
 import { git, makeRemote, makeTempDir } from "../../support/git-fixtures";
@@ -138,13 +139,14 @@ describe("workspace: preflight refusals say the exact fix", () => {
     // After `ticket-runner run` asked for its top with the preflight's own arguments (ADR 0490), in a
     // folder of the clone, the preflight takes that answer once: no rev-parse of its own, the same store.
     await mkdir(join(root, "deep", "er"), { recursive: true });
-    assert.equal(checkoutTopForRun(join(root, "deep", "er")), root);
+    // Its origin's URL comes with it, asked at once (ADR 0495), and the preflight does not ask for it either.
+    assert.deepEqual(await checkoutForRun(join(root, "deep", "er")), { top: root, origin: fx.remote });
     assert.deepEqual(
       (await traced()).filter((c) => c !== "config"),
       ["status"],
     );
     // git named the common directory relative to that folder ("../../.git"): kept as the clone's own.
-    checkoutTopForRun(join(root, "deep", "er"));
+    await checkoutForRun(join(root, "deep", "er"));
     assert.deepEqual(takeTopFound(root), {
       top: root,
       gitDir: join(root, ".git"),
@@ -197,6 +199,11 @@ describe("workspace: preflight refusals say the exact fix", () => {
     assert.equal(r.reason, "dirty-checkout");
     assert.match(r.message, /README\.md/);
     assert.match(r.details.next ?? "", /stash push/);
+    // bwrap's proof runs beside these checks (ADR 0495): where it fails too, theirs is the refusal given, as when it ran after them.
+    const bwrap = join(root, "..", "failing-bwrap");
+    await writeFile(bwrap, "#!/bin/sh\nexit 1\n", { mode: 0o755 });
+    const both = await refusal(workspaceOn(root, { sandbox: new Sandbox({ mode: "sandbox", bwrap }) }));
+    assert.equal(both.reason, "dirty-checkout");
   });
 
   it("refuses State files left in the checkout by an older version, naming the tickets", async () => {

@@ -73,6 +73,42 @@ describe("workspace: through the sandbox's smart-HTTP remote", function () {
     assert.deepEqual(await a.releaseLock("run-a"), { released: true, detail: "Released the lock of run run-a." });
   });
 
+  it("lockScope \"host\": a take fetches once, after its push, the other Hosts' locks with the State records, and the sweep's read fetches nothing (ADR 0495)", async () => {
+    await sandbox.admin.createRepo({ owner: "acme", name: "gadgets", files: { "README.md": "gadgets\n" } });
+    const gadgets = sandbox.gitUrl("acme", "gadgets");
+    const token = (await sandbox.admin.addUser({ login: "gadgeteer", repos: { "acme/gadgets": "write" } })).token;
+    const onHost = async (name: string, host: NodeHost) => {
+      const root = join(dir, name);
+      await git(dir, ["clone", "-q", gadgets, root], basicAuthEnv(token));
+      return new GitWorkspace({ root, host, token, env: ISOLATED_GIT_ENV, identity: TEST_IDENTITY, lockScope: "host" });
+    };
+    const deskHost = await otherWorkstation(dir, "cdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd", "desk");
+    const vmHost = await otherWorkstation(dir, "efefefefefefefefefefefefefefefef", "vm");
+    const desk = await onHost("gadgets-desk", deskHost);
+    const vm = await onHost("gadgets-vm", vmHost);
+    const holder = { pid: process.pid, command: "ticket-runner run", startedAt: new Date().toISOString(), processStartTime: null };
+    assert.ok((await desk.acquireLock({ ...holder, host: deskHost.identity(), runId: "run-desk" })).ok);
+    await desk.writeState(5, () => stateFor(5));
+
+    const fetches = async () => (await sandbox.admin.requestLog()).filter((r) => r.method === "POST" && r.path === "/acme/gadgets.git/git-upload-pack").length;
+    await sandbox.admin.clearRequestLog();
+    const took = await vm.acquireLock({ ...holder, host: vmHost.identity(), runId: "run-vm" });
+    assert.ok(took.ok);
+    assert.deepEqual(
+      took.peers?.map((p) => p.runId),
+      ["run-desk"],
+      "the desk's lock, read after the push, is a peer",
+    );
+    assert.equal(await fetches(), 1, "one fetch: the desk's lock file and the State record together, after the push");
+    const read = await vm.readStates();
+    assert.deepEqual(
+      read.files.map((f) => f.ticket),
+      [5],
+    );
+    assert.equal(await fetches(), 1, "the sweep's read fetched nothing more");
+    await Promise.all([desk.releaseLock("run-desk"), vm.releaseLock("run-vm")]);
+  });
+
   it("a push the remote rejects is reported with git's message, the token removed", async () => {
     // A person's clone with the token written into its remote URL: the worst case for a leak.
     const root = join(dir, "read-only");

@@ -7,6 +7,7 @@ import { Sandbox } from "../../../src/adapters/isolation/sandbox";
 import { mounts, privateDirs } from "../../../src/adapters/isolation/mounts";
 import { pinnedGlobalConfig } from "../../../src/adapters/git/config-files";
 import { configSchema } from "../../../src/core/schemas/config";
+import { Refusal } from "../../../src/core/errors";
 
 describe("the sandbox's settings (ADR 0290)", () => {
   let dir: string;
@@ -25,6 +26,29 @@ describe("the sandbox's settings (ADR 0290)", () => {
   it("off, a command runs as given; on, not before the preflight prepared it", () => {
     assert.deepEqual(new Sandbox({ mode: "none" }).wrap(["npm", "test"], dir), ["npm", "test"]);
     assert.throws(() => new Sandbox({ mode: "sandbox" }).wrap(["npm", "test"], dir), /preflight/);
+  });
+
+  it("prepare refuses where bwrap is missing or cannot make a sandbox, whether its proof was started beside the preflight's checks or not (ADR 0495)", async () => {
+    const layout = { root: dir, commonDir: join(dir, ".git"), configFiles: [] };
+    const refusal = async (sandbox: Sandbox) => {
+      const error = await sandbox.prepare(layout).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      assert.ok(error instanceof Refusal, String(error));
+      assert.equal(error.reason, "no-sandbox");
+      return error.message;
+    };
+    const missing = new Sandbox({ mode: "sandbox", bwrap: join(dir, "no-bwrap") });
+    missing.startProbe(dir);
+    assert.match(await refusal(missing), /bwrap is not installed/);
+    const failing = join(dir, "failing-bwrap");
+    writeFileSync(failing, "#!/bin/sh\necho 'no user namespaces here' >&2\nexit 1\n", { mode: 0o755 });
+    for (const early of [true, false]) {
+      const sandbox = new Sandbox({ mode: "sandbox", bwrap: failing });
+      if (early) sandbox.startProbe(dir);
+      assert.match(await refusal(sandbox), /could not make one here: no user namespaces here/);
+    }
   });
 
   it("the clone's control files and the lane's pointers are mounted read-only after every writable place", () => {

@@ -1,7 +1,7 @@
 /**
  * Random (version 4) UUIDs for the demo agent's session id and events, without `node:crypto` on
- * its start path (ADR 0497): loading that module (and OpenSSL behind it) was ~4 ms of the ~90 ms of
- * CPU a demo agent's process costs, paid twice a ticket and by eight agents at once at K = 4. The
+ * its start path (ADR 0497): loading that module (and OpenSSL behind it) was ~2–9 ms of the 90–145
+ * ms of CPU a demo agent's process costs, paid twice a ticket and by eight agents at once at K = 4. The
  * bytes come from the kernel's `/dev/urandom` (bwrap's `--dev` has it), read a pool at a time as
  * `crypto.randomUUID` caches its own; where it cannot be read, from `node:crypto`, loaded then.
  */

@@ -6,7 +6,7 @@
  * It never runs a shell, and nothing from the issue reaches a command line except as a git
  * argument after `--` (file paths, already checked to stay inside the worktree).
  */
-import { createHash } from "node:crypto";
+import type * as nodeCrypto from "node:crypto";
 import { ArgvError, parseDemoArgs } from "./argv";
 import type { Behaviours, DemoStage } from "./demo-block";
 import { DemoInputError, STAGES, behavioursOf, extractIssue, parseDemoBlock } from "./demo-block";
@@ -22,6 +22,13 @@ async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString("utf8");
+}
+
+/** A ticket key from the issue's title, where the Run gave no number: `node:crypto` loaded only then (ADR 0497). */
+function titleKey(title: string): string {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only for a Stage without TICKET_RUNNER_TICKET (above)
+  const { createHash } = require("node:crypto") as typeof nodeCrypto;
+  return `t-${createHash("sha1").update(title).digest("hex").slice(0, 12)}`;
 }
 
 function stageOf(env: NodeJS.ProcessEnv): DemoStage {
@@ -104,10 +111,7 @@ export async function runDemoAgent(argv: readonly string[], env: NodeJS.ProcessE
     const issue = extractIssue(prompt);
     const block = parseDemoBlock(issue.body);
     const b = behavioursOf(block);
-    const ticket =
-      env.TICKET_RUNNER_TICKET && /^\d+$/.test(env.TICKET_RUNNER_TICKET)
-        ? env.TICKET_RUNNER_TICKET
-        : `t-${createHash("sha1").update(issue.title).digest("hex").slice(0, 12)}`;
+    const ticket = env.TICKET_RUNNER_TICKET && /^\d+$/.test(env.TICKET_RUNNER_TICKET) ? env.TICKET_RUNNER_TICKET : titleKey(issue.title);
     const state = await DemoState.open(await stateDir(cwd, env), ticket);
     state.memory.sessions += 1;
     if (b.rateLimitOnce && appliesTo(b.rateLimitOnce, stage) && !state.memory.rateLimited.includes(b.rateLimitOnce)) {

@@ -3,7 +3,7 @@
  * (system init, assistant text / tool_use, user tool_result, rate_limit_event, result).
  * Honours backpressure, so a burst of 20,000 events never buffers unboundedly.
  */
-import { randomUUID } from "node:crypto";
+import { randomUuid } from "./uuid";
 
 export interface ResultFields {
   subtype: "success" | "error_during_execution" | "error_max_turns";
@@ -14,7 +14,7 @@ export interface ResultFields {
 }
 
 export class StreamWriter {
-  readonly sessionId = randomUUID();
+  readonly sessionId = randomUuid();
   private readonly started = Date.now();
   private turns = 0;
   private toolCounter = 0;
@@ -62,7 +62,7 @@ export class StreamWriter {
       apiKeySource: "none",
       claude_code_version: "ticket-runner-demo",
       output_style: "default",
-      uuid: randomUUID(),
+      uuid: randomUuid(),
     });
   }
 
@@ -81,7 +81,7 @@ export class StreamWriter {
       },
       parent_tool_use_id: null,
       session_id: this.sessionId,
-      uuid: randomUUID(),
+      uuid: randomUuid(),
     };
   }
 
@@ -103,7 +103,7 @@ export class StreamWriter {
       message: { role: "user", content: [{ tool_use_id: id, type: "tool_result", content, is_error: isError }] },
       parent_tool_use_id: null,
       session_id: this.sessionId,
-      uuid: randomUUID(),
+      uuid: randomUuid(),
     };
   }
 
@@ -124,7 +124,7 @@ export class StreamWriter {
     return this.emit({
       type: "rate_limit_event",
       rate_limit_info: { status, resetsAt, rateLimitType: "five_hour" },
-      uuid: randomUUID(),
+      uuid: randomUuid(),
       session_id: this.sessionId,
     });
   }
@@ -146,7 +146,7 @@ export class StreamWriter {
       permission_denials: [],
       ...(r.structured !== undefined ? { structured_output: r.structured } : {}),
       ...(r.apiErrorStatus !== undefined ? { api_error_status: r.apiErrorStatus } : {}),
-      uuid: randomUUID(),
+      uuid: randomUuid(),
     });
   }
 }

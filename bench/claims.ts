@@ -271,19 +271,21 @@ async function main(): Promise<void> {
     console.log(`|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`);
     for (const row of rows) console.log(line(row));
     console.log(`\nrequests/claim: every request each Host made per attempt (sandbox request log), D including the pre-push re-check (1 read)`);
+    console.log(`goal: 0.0% dual-start and 0.0% dup PR in every row of this protocol (D, E, F)`);
     await sandbox.admin.setFaults({ rateLimit: 1_000_000 });
     const trips = await measureRoundTrips(sandbox, tokens, dir, admin);
     console.log(
       `round trips per claim, read-back included (measured, ${trips.tickets} claims, sandbox request log): ${trips.claim.toFixed(2)} (goal 2); ` +
-        `a Run's take of a ticket, the read of its comments included: ${trips.take.toFixed(2)} (the claim's read-back carries them).`,
+        `a Run's take of a ticket, the read of its comments included: ${trips.take.toFixed(2)} (${trips.take === trips.claim ? "the claim's read-back carries them" : `${(trips.take - trips.claim).toFixed(2)} more to read them`}).`,
     );
     if (trips.claim > 2) {
       console.error(`FAIL: a claim takes ${trips.claim.toFixed(2)} round trips; the goal is 2`);
       process.exitCode = 1;
     }
-    const d = results.find((r) => r.label.startsWith("D claim"))!;
-    if (d.dual !== 0 || d.dupPr !== 0) {
-      console.error("FAIL: the protocol let two Hosts start the same ticket");
+    // D, and E and F (the same protocol under a double read every morning, or a settle shorter than the read lag): none may let two start.
+    for (const r of results.filter((x) => x.label.startsWith("D"))) {
+      if (r.dual === 0 && r.dupPr === 0) continue;
+      console.error(`FAIL: the protocol let two Hosts start the same ticket (${r.label})`);
       process.exitCode = 1;
     }
   } finally {

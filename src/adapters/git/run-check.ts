@@ -147,7 +147,7 @@ export function runCheck(lane: Lane, argv: string[], timeoutMs: number, opts: Ru
         output: `[ticket-runner: could not start ${command}: ${file} is not on the Checks' PATH]\n`,
         durationMs: 0,
       });
-    spawnArgv = opts.sandbox.wrap([found, ...args], lane.path, env);
+    spawnArgv = opts.sandbox.wrap([found, ...args], lane.path, env, "check");
   }
   return new Promise((resolve) => {
     const out = new TailBuffer(opts.outputCap ?? CHECK_OUTPUT_CAP);

@@ -65,22 +65,22 @@ export function privateDirs(envs: readonly NodeJS.ProcessEnv[], uid: number | un
  * `~/.claude.json` (or `$CLAUDE_CONFIG_DIR`), Codex's `~/.codex` (`$CODEX_HOME`), Gemini CLI's
  * `~/.gemini` (under `$GEMINI_CLI_HOME`), and the caches (`~/.cache` or `$XDG_CACHE_HOME`,
  * `~/.npm`). Folders are made when missing, so they can be bound; a missing `~/.claude.json` is
- * made as `{}`, Claude Code's empty config.
+ * made as `{}`, Claude Code's empty config. `dirs` and `files` are the agents' own (their settings,
+ * sessions and logins); `caches` are shared with the Checks.
  */
-export function agentStatePaths(env: NodeJS.ProcessEnv): { dirs: string[]; files: string[] } {
+export function agentStatePaths(env: NodeJS.ProcessEnv): { dirs: string[]; files: string[]; caches: string[] } {
   const home = env.HOME && isAbsolute(env.HOME) ? env.HOME : null;
   const abs = (p: string | undefined): string | null => (p && isAbsolute(p) ? p : null);
   const dirs = [
     abs(env.CLAUDE_CONFIG_DIR) ?? (home && join(home, ".claude")),
     abs(env.CODEX_HOME) ?? (home && join(home, ".codex")),
     abs(env.GEMINI_CLI_HOME) ? join(env.GEMINI_CLI_HOME!, ".gemini") : home && join(home, ".gemini"),
-    abs(env.XDG_CACHE_HOME) ?? (home && join(home, ".cache")),
-    home && join(home, ".npm"),
   ].filter((p): p is string => !!p);
+  const caches = [abs(env.XDG_CACHE_HOME) ?? (home && join(home, ".cache")), home && join(home, ".npm")].filter((p): p is string => !!p);
   const files = [abs(env.CLAUDE_CONFIG_DIR) ? join(env.CLAUDE_CONFIG_DIR!, ".claude.json") : home && join(home, ".claude.json")].filter(
     (p): p is string => !!p,
   );
-  return { dirs, files };
+  return { dirs, files, caches };
 }
 
 /** Makes the state folders and files that are missing, so that they can be bound; false when one cannot be made. */
@@ -97,6 +97,18 @@ function ensureState(path: string, kind: "dir" | "file"): boolean {
   }
 }
 
+/** An empty folder of the sandbox's own over `dir` (its real path). */
+function hide(out: string[], dir: string): void {
+  const p = real(dir);
+  if (p && p !== "/") out.push("--tmpfs", p);
+}
+
+/** `/dev/null` over `file` (its real path): on bwrap's nodev mount it can be neither read nor written. */
+function hideFile(out: string[], file: string): void {
+  const p = real(file);
+  if (p) out.push("--ro-bind", "/dev/null", p);
+}
+
 export interface MountInput {
   layout: SandboxLayout;
   /** The Lane (or wherever the process runs). */
@@ -108,6 +120,11 @@ export interface MountInput {
   /** The command line: a program or script it names inside a private folder is shown read-only. */
   argv?: readonly string[];
   uid?: number;
+  /**
+   * Whose process: an agent writes its own state; a Check (the code the agent wrote, run by the
+   * Checks) sees none of it, neither the agents' logins nor settings a next session would obey.
+   */
+  who?: "agent" | "check";
 }
 
 /** The mounts, in order: later ones cover earlier ones. */
@@ -130,11 +147,18 @@ export function mounts(input: MountInput): string[] {
   const home = env.HOME && isAbsolute(env.HOME) ? real(env.HOME) : null;
   if (home && isHidden(home)) bind("--ro-bind", home);
   const state = agentStatePaths(env);
-  for (const dir of state.dirs) if (ensureState(dir, "dir")) bind("--bind", dir);
-  for (const file of state.files) if (ensureState(file, "file")) bind("--bind", file);
-  // The demo agent's memory, where the demo (or a test) put it.
-  if (env.TICKET_RUNNER_DEMO_STATE && isAbsolute(env.TICKET_RUNNER_DEMO_STATE) && ensureState(env.TICKET_RUNNER_DEMO_STATE, "dir"))
-    bind("--bind", env.TICKET_RUNNER_DEMO_STATE);
+  for (const dir of state.caches) if (ensureState(dir, "dir")) bind("--bind", dir);
+  if (input.who === "check") {
+    // Nothing made for a Check: a folder that is not there stays absent (the home folder is read-only).
+    for (const dir of state.dirs) if (isDir(dir)) hide(out, dir);
+    for (const file of state.files) if (isFile(file)) hideFile(out, file);
+  } else {
+    for (const dir of state.dirs) if (ensureState(dir, "dir")) bind("--bind", dir);
+    for (const file of state.files) if (ensureState(file, "file")) bind("--bind", file);
+    // The demo agent's memory, where the demo (or a test) put it.
+    if (env.TICKET_RUNNER_DEMO_STATE && isAbsolute(env.TICKET_RUNNER_DEMO_STATE) && ensureState(env.TICKET_RUNNER_DEMO_STATE, "dir"))
+      bind("--bind", env.TICKET_RUNNER_DEMO_STATE);
+  }
   // Programs the Host installed in its cache (the pinned agents) and the CLI's code cache (ADR 0481) are not the
   // sandbox's to change. Made when missing: else an agent could make it in the writable ~/.cache and plant code there.
   const hostCache = home && join(home, ".cache", "ticket-runner");

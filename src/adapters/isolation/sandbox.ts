@@ -134,14 +134,15 @@ export class Sandbox {
 
   /**
    * The argv that runs `argv` in `cwd` inside the sandbox (`argv` itself when isolation is off), for
-   * a process whose environment is `env` (its home and agent state are what it may write).
+   * a process whose environment is `env` (its home and agent state are what an agent may write;
+   * a Check, `who: "check"`, sees none of the agents' state, only the caches).
    * `argv[0]` must be a path (findExecutable): inside, a missing program is only bwrap's error.
    */
-  wrap(argv: readonly string[], cwd: string, env?: NodeJS.ProcessEnv): string[] {
+  wrap(argv: readonly string[], cwd: string, env?: NodeJS.ProcessEnv, who: "agent" | "check" = "agent"): string[] {
     if (!this.on) return [...argv];
     if (!this.layout || !this.bwrapPath) throw new Error("the sandbox was used before the Run's preflight prepared it");
     const runEnv = this.opts.env ?? process.env;
-    const binds = mounts({ layout: this.layout, cwd, env: env ?? runEnv, runEnv, argv });
+    const binds = mounts({ layout: this.layout, cwd, env: env ?? runEnv, runEnv, argv, who });
     return [this.bwrapPath, ...this.baseArgs(), ...binds, "--chdir", cwd, "--", ...argv];
   }
 }

@@ -114,6 +114,31 @@ describe("the sandbox's settings (ADR 0290)", () => {
     }
   });
 
+  it("a Check sees none of the agents' state: their folders empty, ~/.claude.json unreadable, nothing made; the caches shared", () => {
+    // Fails on the code before: a Check's sandbox bound ~/.claude, ~/.codex, ~/.gemini and ~/.claude.json writable.
+    const home = join(dir, "home");
+    const root = join(home, "src", "clone");
+    mkdirSync(join(root, ".git"), { recursive: true });
+    for (const d of [".claude", ".codex"]) mkdirSync(join(home, d));
+    writeFileSync(join(home, ".claude.json"), '{"oauthAccount":{}}\n');
+    const env = { HOME: home };
+    const args = mounts({ layout: { root, commonDir: join(root, ".git"), configFiles: [] }, cwd: root, env, who: "check" });
+    const at = (flag: string, path: string, to = path): number =>
+      args.findIndex((a, i) => a === flag && args[i + 1] === path && (flag === "--tmpfs" || args[i + 2] === to));
+    for (const d of [".claude", ".codex"]) {
+      assert.ok(at("--tmpfs", join(home, d)) > 0, `~/${d} is an empty folder of the sandbox's own`);
+      assert.equal(at("--bind", join(home, d)), -1, `~/${d} is not bound`);
+    }
+    assert.equal(existsSync(join(home, ".gemini")), false, "a missing agent folder is not made for a Check");
+    assert.equal(at("--tmpfs", join(home, ".gemini")), -1);
+    assert.ok(at("--ro-bind", "/dev/null", join(home, ".claude.json")) > 0, "~/.claude.json cannot be read");
+    assert.equal(at("--bind", join(home, ".claude.json")), -1);
+    for (const c of [".cache", ".npm"]) assert.ok(at("--bind", join(home, c)) > 0, `~/${c} writable for the Checks too`);
+    // The same layout for an agent: its state bound writable, as before.
+    const agent = mounts({ layout: { root, commonDir: join(root, ".git"), configFiles: [] }, cwd: root, env });
+    assert.ok(agent.some((a, i) => a === "--bind" && agent[i + 1] === join(home, ".claude")));
+  });
+
   it("the Run's git reads no global config made after its start", () => {
     const home = join(dir, "home");
     mkdirSync(home);

@@ -11,6 +11,14 @@ export function nodeId(kind: NodeKind, dbId: number): string {
   return `${kind}_${Buffer.from(`sbx:${kind}:${dbId}`).toString("base64url")}`;
 }
 
+/**
+ * A commit's node id: GitHub's are opaque like the others (`C_kwDO…`), named by the commit rather than
+ * a database row, so this one wraps the sha. No GraphQL lookup of the sandbox resolves it.
+ */
+export function commitNodeId(sha: string): string {
+  return `C_${Buffer.from(`sbx:C:${sha}`).toString("base64url")}`;
+}
+
 export function parseNodeId(id: string): { kind: NodeKind; dbId: number } | null {
   const underscore = id.indexOf("_");
   if (underscore <= 0) return null;

@@ -13,7 +13,8 @@ import { requireRepo, requireUser } from "../auth";
 import { git, gitOk } from "../git";
 import { HttpError, notFound, ok, parseBody } from "../http";
 import type { Ctx, Router } from "../router";
-import { repoApi } from "../serialize";
+import { commitNodeId } from "../ids";
+import { repoApi, repoHtml } from "../serialize";
 import { resolveRef } from "./checks";
 
 const SHA = /^[0-9a-f]{40}$/;
@@ -46,9 +47,9 @@ const commitSchema = z
   })
   .strict();
 
-function gitDirOf(ctx: Ctx, need: "read" | "write"): { gitDir: string; api: string } {
+function gitDirOf(ctx: Ctx, need: "read" | "write"): { gitDir: string; api: string; html: string } {
   const repo = requireRepo(ctx, need);
-  return { gitDir: ctx.app.gitDir(repo), api: repoApi(ctx.app.urls, repo) };
+  return { gitDir: ctx.app.gitDir(repo), api: repoApi(ctx.app.urls, repo), html: repoHtml(ctx.app.urls, repo) };
 }
 
 async function objectType(gitDir: string, sha: string): Promise<string | null> {
@@ -61,7 +62,9 @@ function safePath(p: string): boolean {
   return !p.startsWith("/") && p.split("/").every((part) => part !== "" && part !== "." && part !== ".." && part !== ".git");
 }
 
-async function commitJson(gitDir: string, api: string, sha: string): Promise<Record<string, unknown>> {
+/** A commit as GitHub's "Git Commit" schema has it (its links, its node id; unsigned, so never verified). */
+async function commitJson(gitDir: string, urls: { api: string; html: string }, sha: string): Promise<Record<string, unknown>> {
+  const { api, html } = urls;
   const raw = await gitOk(["cat-file", "commit", sha], { gitDir });
   const [head, ...rest] = raw.split("\n\n");
   const lines = (head ?? "").split("\n");
@@ -73,13 +76,15 @@ async function commitJson(gitDir: string, api: string, sha: string): Promise<Rec
   };
   return {
     sha,
+    node_id: commitNodeId(sha),
     url: `${api}/git/commits/${sha}`,
+    html_url: `${html}/commit/${sha}`,
     tree: { sha: tree, url: `${api}/git/trees/${tree}` },
-    parents: parents.map((p) => ({ sha: p, url: `${api}/git/commits/${p}` })),
+    parents: parents.map((p) => ({ sha: p, url: `${api}/git/commits/${p}`, html_url: `${html}/commit/${p}` })),
     message: rest.join("\n\n").replace(/\n$/, ""),
     author: who("author "),
     committer: who("committer "),
-    verification: { verified: false, reason: "unsigned", signature: null, payload: null },
+    verification: { verified: false, reason: "unsigned", signature: null, payload: null, verified_at: null },
   };
 }
 
@@ -127,7 +132,7 @@ export function registerGitDataRoutes(router: Router): void {
   });
 
   router.add("POST", "/repos/:owner/:repo/git/commits", async (ctx) => {
-    const { gitDir, api } = gitDirOf(ctx, "write");
+    const { gitDir, api, html } = gitDirOf(ctx, "write");
     const body = parseBody(commitSchema, ctx.body, "Commit");
     if ((await objectType(gitDir, body.tree)) !== "tree") throw new HttpError(422, "Tree SHA does not exist");
     for (const p of body.parents ?? [])
@@ -146,14 +151,14 @@ export function registerGitDataRoutes(router: Router): void {
     const args = ["commit-tree", body.tree];
     for (const p of body.parents ?? []) args.push("-p", p);
     const sha = (await gitOk([...args, "-F", "-"], { gitDir, input: body.message, env })).trim();
-    return ok(await commitJson(gitDir, api, sha), 201);
+    return ok(await commitJson(gitDir, { api, html }, sha), 201);
   });
 
   router.add("GET", "/repos/:owner/:repo/git/commits/:sha", async (ctx) => {
-    const { gitDir, api } = gitDirOf(ctx, "read");
+    const { gitDir, api, html } = gitDirOf(ctx, "read");
     const sha = ctx.params.sha ?? "";
     if ((await objectType(gitDir, sha)) !== "commit") throw notFound();
-    return ok(await commitJson(gitDir, api, sha));
+    return ok(await commitJson(gitDir, { api, html }, sha));
   });
 
   router.add("GET", "/repos/:owner/:repo/contents/*path", async (ctx) => {

@@ -1,5 +1,6 @@
 // Conformance: check runs, commit statuses, git refs and issue dependencies through @octokit/rest.
 import { strict as assert } from "node:assert";
+import { checkResponse } from "../../support/openapi-reference";
 import { closeWorld, errorOf, makeWorld, OWNER, REPO, status } from "./support";
 import type { World } from "./support";
 
@@ -110,6 +111,40 @@ describe("sandbox checks, statuses, git refs, dependencies", function () {
     assert.equal(Buffer.from(data.content, "base64").toString("utf8"), '{"v":1}\n');
     assert.equal(await status(w.as("carol").repos.getContent({ ...repo, path: "state/7.json" })), 404);
     assert.equal(await status(w.as("bob").git.createTree({ ...repo, tree: [{ path: "../x", mode: "100644", type: "blob", content: "x" }] })), 422);
+  });
+
+  it("git data's answers are what GitHub's OpenAPI description says: blob, tree, commit and ref, created and read (https://docs.github.com/rest/git)", async () => {
+    const bob = w.as("bob");
+    const problems: string[] = [];
+    const check = (route: string, res: { status: number; data: unknown }) => problems.push(...checkResponse(route, res.status, res.data));
+    const blob = await bob.git.createBlob({ ...repo, content: "schema\n" });
+    check("POST /repos/{owner}/{repo}/git/blobs", blob);
+    const base = await bob.git.getCommit({ ...repo, commit_sha: main });
+    check("GET /repos/{owner}/{repo}/git/commits/{commit_sha}", base);
+    const tree = await bob.git.createTree({
+      ...repo,
+      base_tree: base.data.tree.sha,
+      tree: [{ path: "schema.txt", mode: "100644", type: "blob", sha: blob.data.sha }],
+    });
+    check("POST /repos/{owner}/{repo}/git/trees", tree);
+    check("GET /repos/{owner}/{repo}/git/trees/{tree_sha}", await bob.git.getTree({ ...repo, tree_sha: tree.data.sha }));
+    const commit = await bob.git.createCommit({ ...repo, message: "schema", tree: tree.data.sha, parents: [main] });
+    check("POST /repos/{owner}/{repo}/git/commits", commit);
+    const read = await bob.git.getCommit({ ...repo, commit_sha: commit.data.sha });
+    check("GET /repos/{owner}/{repo}/git/commits/{commit_sha}", read);
+    check("POST /repos/{owner}/{repo}/git/refs", await bob.git.createRef({ ...repo, ref: "refs/heads/schema-test", sha: commit.data.sha }));
+    check("GET /repos/{owner}/{repo}/git/ref/{ref}", await bob.git.getRef({ ...repo, ref: "heads/schema-test" }));
+    await bob.git.deleteRef({ ...repo, ref: "heads/schema-test" });
+    assert.deepEqual(problems, []);
+    // What the description asks of a commit beyond its shape: its links and its node id name this commit.
+    assert.equal(read.data.html_url, commit.data.html_url);
+    assert.match(read.data.html_url, new RegExp(`/${OWNER}/${REPO}/commit/${commit.data.sha}$`));
+    assert.deepEqual(
+      read.data.parents.map((p) => p.html_url),
+      [base.data.html_url],
+    );
+    assert.notEqual(read.data.node_id, base.data.node_id);
+    assert.equal(read.data.verification.verified_at, null);
   });
 
   it("issue dependencies: blocked_by add, list, remove (https://docs.github.com/rest/issues/issue-dependencies)", async () => {

@@ -17,6 +17,8 @@ import { limitResetOf, noteLimit } from "./github-limit";
 
 /** How long a Run waits before a second try at a ticket whose take met a fault. */
 const RETAKE_PAUSE_MS = 3000;
+/** The longest a merged ticket's end-of-ticket writes wait for its Lane's next agent (ADR 0505). */
+export const AFTER_MERGE_WAIT_MS = 10_000;
 
 function rowFor(ticket: number, ending: TicketEnding): SummaryRow {
   return { ticket, ending: ending.kind, line: ending.line };
@@ -38,6 +40,46 @@ export async function drainLanes(
   const cleanups = new Set<Promise<void>>();
   const canTake = () => !env.flags.stopping && !env.flags.rateLimited && !env.flags.unavailable && !env.flags.killed;
 
+  /**
+   * Clean-ups not started yet, by the Lane of their ticket (ADR 0505). A merged ticket's writes wait
+   * until that Lane's next ticket has an agent at work (its first transcript line), so they do not
+   * meet the next take, its worktree and the agent's start, which every Lane of every Host does at
+   * the same moment; or until that next ticket ends or a Stage of it ends first, the Lane takes
+   * nothing more, the Run stops, or AFTER_MERGE_WAIT_MS passes.
+   */
+  const waiting = new Map<number, { ticket: number; start: () => void }[]>();
+  /** Starts the clean-ups waiting on `lane` (every Lane's when none is named), but those of `except`. */
+  const startWaiting = (lane?: number, except?: number): void => {
+    for (const [l, entries] of [...waiting]) {
+      if (lane !== undefined && l !== lane) continue;
+      const [go, stay] = [entries.filter((e) => e.ticket !== except), entries.filter((e) => e.ticket === except)];
+      if (stay.length > 0) waiting.set(l, stay);
+      else waiting.delete(l);
+      for (const entry of go) entry.start();
+    }
+  };
+  const defer = (lane: number, begin: () => Promise<void>, ticket: number): void => {
+    const capped = new AbortController();
+    let started = false;
+    const start = (): void => {
+      if (started) return;
+      started = true;
+      capped.abort();
+      const cleanup = begin()
+        .catch((error: unknown) => env.deps.log.error(`#${ticket}: the clean-up after the merge failed`, { error: errorText(error) }))
+        .finally(() => cleanups.delete(cleanup));
+      cleanups.add(cleanup);
+    };
+    if (!canTake()) return start();
+    waiting.set(lane, [...(waiting.get(lane) ?? []), { ticket, start }]);
+    void env.deps.clock.sleep(AFTER_MERGE_WAIT_MS, capped.signal).then(start);
+  };
+  const unsubscribe = env.events.subscribe((event) => {
+    if (event.kind !== "transcript" && event.kind !== "stage-ended" && event.kind !== "ticket-ended") return;
+    // The merged ticket's own ending says nothing about the Lane's next ticket.
+    if (event.lane !== null && waiting.has(event.lane)) startWaiting(event.lane, event.ticket);
+  });
+
   const startLane = (lane: number, ctx: TicketCtx): Promise<void> => {
     env.held.set(lane, ctx);
     env.events.emit({
@@ -54,13 +96,7 @@ export async function drainLanes(
       .then((ending) => {
         stopHeartbeat();
         env.held.delete(lane);
-        if (ending.kind === "merged" && ending.cleanup) {
-          const cleanup = ending.cleanup;
-          cleanups.add(cleanup);
-          void cleanup
-            .catch((error: unknown) => env.deps.log.error(`#${ctx.ticket}: the clean-up after the merge failed`, { error: errorText(error) }))
-            .finally(() => cleanups.delete(cleanup));
-        }
+        if (ending.kind === "merged" && ending.cleanup) defer(lane, ending.cleanup, ctx.ticket);
         if (!env.flags.killed) record(rowFor(ctx.ticket, ending), lane);
       });
   };
@@ -73,6 +109,7 @@ export async function drainLanes(
       if (!env.flags.killed) await startLane(lane, taken.ctx);
       return;
     }
+    startWaiting(lane);
     if (taken.transient && candidate.kind === "frontier" && !retried.has(ticket)) {
       // A fault, not an answer: one more try in this Run, after a pause, rather than leaving the
       // ticket to the next Run. Only a Frontier ticket: the source lists it again once unseen.
@@ -87,33 +124,41 @@ export async function drainLanes(
     record({ ticket, ending: "skipped", line: taken.reason }, null);
   };
 
-  for (;;) {
-    if (env.flags.killed) return;
-    const free = Array.from({ length: laneCount }, (_, i) => i).find((i) => !busy.has(i));
-    // Picks take turns (each sees what the last one picked); takes and pipelines run side by side.
-    let candidate: Candidate | null = null;
-    try {
-      candidate = canTake() && free !== undefined ? await sources.next(seen) : null;
-    } catch (error) {
-      // GitHub's rate limit while choosing: take nothing more, say when it resets (ADR 0240).
-      const reset = limitResetOf(error);
-      if (!reset) throw error;
-      noteLimit(env, reset);
-      env.deps.log.warn(`${errorText(error)}; taking no more tickets in this Run`);
+  try {
+    for (;;) {
+      if (env.flags.killed) return;
+      const free = Array.from({ length: laneCount }, (_, i) => i).find((i) => !busy.has(i));
+      // Picks take turns (each sees what the last one picked); takes and pipelines run side by side.
+      let candidate: Candidate | null = null;
+      try {
+        candidate = canTake() && free !== undefined ? await sources.next(seen) : null;
+      } catch (error) {
+        // GitHub's rate limit while choosing: take nothing more, say when it resets (ADR 0240).
+        const reset = limitResetOf(error);
+        if (!reset) throw error;
+        noteLimit(env, reset);
+        env.deps.log.warn(`${errorText(error)}; taking no more tickets in this Run`);
+      }
+      const picked = candidate;
+      if (free !== undefined && picked && canTake()) {
+        seen.add(picked.issue.number);
+        const work = takeInto(free, picked)
+          .catch((error: unknown) => env.deps.log.error(`#${picked.issue.number}: the Lane failed`, { error: errorText(error) }))
+          .finally(() => busy.delete(free));
+        busy.set(free, work);
+        continue;
+      }
+      // Nothing more for a free Lane, or no more takes: what waits for a next agent would wait in vain.
+      if ((free !== undefined && !picked) || !canTake()) startWaiting();
+      if (busy.size === 0) {
+        await Promise.race([Promise.all(cleanups), killed]);
+        return;
+      }
+      await Promise.race([...busy.values(), killed]);
     }
-    const picked = candidate;
-    if (free !== undefined && picked && canTake()) {
-      seen.add(picked.issue.number);
-      const work = takeInto(free, picked)
-        .catch((error: unknown) => env.deps.log.error(`#${picked.issue.number}: the Lane failed`, { error: errorText(error) }))
-        .finally(() => busy.delete(free));
-      busy.set(free, work);
-      continue;
-    }
-    if (busy.size === 0) {
-      await Promise.race([Promise.all(cleanups), killed]);
-      return;
-    }
-    await Promise.race([...busy.values(), killed]);
+  } finally {
+    unsubscribe();
+    // A loop left by a throw: what waited starts now, as it would have at the Run's end (not after a kill).
+    if (!env.flags.killed) startWaiting();
   }
 }

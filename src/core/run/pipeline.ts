@@ -15,8 +15,11 @@ import { setUpLane } from "./resume";
 import { stillHolds, stoodDownWords } from "./stages";
 
 export type TicketEnding =
-  /** `cleanup`: the merged ticket's end-of-ticket writes and clean-up, running off the Lane's path (ADR 0485); it never throws. */
-  | { kind: "merged"; pullRequest: number | null; line: string; cleanup?: Promise<void> }
+  /**
+   * `cleanup`: starts the merged ticket's end-of-ticket writes and clean-up, off the Lane's path (ADR
+   * 0485), when the Lanes say (ADR 0505); the promise it returns never rejects.
+   */
+  | { kind: "merged"; pullRequest: number | null; line: string; cleanup?: () => Promise<void> }
   | { kind: "handed-off"; stage: string; line: string }
   | { kind: "released"; stage: string; line: string }
   | { kind: "yielded"; line: string };
@@ -63,8 +66,8 @@ async function pipeline(env: RunEnv, ctx: TicketCtx): Promise<TicketEnding> {
       if (!(await stillHolds(env, ctx, "the pull request"))) return conclude(env, ctx, { kind: "yield", stage: "landing", line: "", evidence: "" });
       const landed = await land(env, ctx);
       if (landed.ok && "merged" in landed) {
-        // The end-of-ticket writes and the clean-up go on off the Lane's path (ADR 0485).
-        return { kind: "merged", pullRequest: landed.merged.number, line: `PR #${landed.merged.number}`, cleanup: afterMerge(env, ctx) };
+        // The end-of-ticket writes and the clean-up go on off the Lane's path (ADR 0485), started by the Lanes (ADR 0505).
+        return { kind: "merged", pullRequest: landed.merged.number, line: `PR #${landed.merged.number}`, cleanup: () => afterMerge(env, ctx) };
       }
       step = landed;
     }

@@ -22,7 +22,7 @@ import path from "node:path";
 import type { CommitLookups } from "./commit-lookup";
 import { KeptPerConfig } from "./config-state";
 import { git, isSafeRefName } from "./git";
-import { isHidden, looseNames, packedNames } from "./receive-pack-advertisement";
+import { hiddenFolder, isHidden, looseNames, packedNames } from "./receive-pack-advertisement";
 import { pktLine, protocolVersion } from "./smart-http";
 import { pathExists } from "./path-exists";
 
@@ -138,7 +138,13 @@ export class UploadPackRefs {
   /** upload-pack's v0/v1 advertisement (without http-backend's `# service=` line), or null: run upload-pack. */
   async advertisement(gitDir: string, gitProtocol: string | undefined): Promise<Buffer | null> {
     const setup = await this.setup(gitDir);
-    const listed = setup && (await this.refs(gitDir, (name) => !isHidden(name, setup.hidden)));
+    const listed =
+      setup &&
+      (await this.refs(
+        gitDir,
+        (name) => !isHidden(name, setup.hidden),
+        (folder) => !hiddenFolder(folder, setup.hidden),
+      ));
     if (!setup || !listed) return null;
     const version = protocolVersion(gitProtocol) === 1 ? [pktLine("version 1\n")] : [];
     const lines: string[] = [];
@@ -168,7 +174,10 @@ export class UploadPackRefs {
     if (!setup) return null;
     const prefixes = args.prefixes.length >= TOO_MANY_PREFIXES ? [] : args.prefixes;
     const shown = (name: string): boolean => !isHidden(name, setup.hidden) && (!prefixes.length || prefixes.some((p) => name.startsWith(p)));
-    const listed = await this.refs(gitDir, shown);
+    // A folder no prefix reaches into (refs/pull/ for a fetch of refs/heads/main) holds no ref shown.
+    const reached = (folder: string): boolean =>
+      !hiddenFolder(folder, setup.hidden) && (!prefixes.length || prefixes.some((p) => p.startsWith(folder) || folder.startsWith(p)));
+    const listed = await this.refs(gitDir, shown, reached);
     if (!listed) return null;
     const unborn = args.unborn && setup.allowUnborn;
     const lines: string[] = [];
@@ -212,19 +221,19 @@ export class UploadPackRefs {
   /**
    * The refs `wanted` keeps, and HEAD, read as upload-pack iterates them; null: something not
    * modelled. Only those are looked up (a fetch's ls-refs names one branch): a ref git would not
-   * show either, broken or not, does not change the answer.
+   * show either, broken or not, does not change the answer. For the same reason a folder of refs
+   * `reached` says none of is wanted is not read (looseNames), unless HEAD's target is in it.
    */
-  private async refs(gitDir: string, wanted: (name: string) => boolean): Promise<Refs | null> {
+  private async refs(gitDir: string, wanted: (name: string) => boolean, reached: (folder: string) => boolean): Promise<Refs | null> {
     if (!this.commits.batched(gitDir)) return null;
     if ((await pathExists(path.join(gitDir, "shallow"))) || (await pathExists(path.join(gitDir, "objects", "info", "alternates")))) return null;
-    const loose: string[] = [];
-    const [looseOk, packed, headTarget] = await Promise.all([
-      looseNames(path.join(gitDir, "refs"), "refs/", loose),
-      packedNames(gitDir),
-      looseTarget(path.join(gitDir, "HEAD")),
-    ]);
+    const headTarget = await looseTarget(path.join(gitDir, "HEAD"));
     // A detached HEAD ("") or one not understood: not modelled.
-    if (!looseOk || !packed || !headTarget) return null;
+    if (!headTarget) return null;
+    const loose: string[] = [];
+    const skip = (folder: string): boolean => !headTarget.startsWith(folder) && !reached(folder);
+    const [looseOk, packed] = await Promise.all([looseNames(path.join(gitDir, "refs"), "refs/", loose, skip), packedNames(gitDir)]);
+    if (!looseOk || !packed) return null;
     const known = new Set([...loose, ...packed]);
     const names = [...known].filter(wanted).sort(byName);
     // Which of them (and HEAD's target) is symbolic: a loose ref's file says ("": not symbolic or not loose).

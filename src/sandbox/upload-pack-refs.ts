@@ -126,6 +126,17 @@ async function looseTarget(file: string): Promise<string | null> {
   return m && isSafeRefName(m[1]!) ? m[1]! : null;
 }
 
+/**
+ * looseTarget for a name in a folder the walk did not read: "" where no loose ref has that name (a
+ * packed one, or none, or a folder: as for a name the walk did not find), null for a symbolic link
+ * (the walk leaves one to upload-pack).
+ */
+async function unreadTarget(file: string): Promise<string | null> {
+  const stat = await fsp.lstat(file).catch((e: NodeJS.ErrnoException) => (e.code === "ENOENT" || e.code === "ENOTDIR" ? "absent" : null));
+  if (stat === "absent" || stat?.isDirectory()) return "";
+  return stat?.isFile() ? looseTarget(file) : null;
+}
+
 function byName(a: string, b: string): number {
   return Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
 }
@@ -231,14 +242,21 @@ export class UploadPackRefs {
     // A detached HEAD ("") or one not understood: not modelled.
     if (!headTarget) return null;
     const loose: string[] = [];
-    const skip = (folder: string): boolean => !headTarget.startsWith(folder) && !reached(folder);
+    const skipped: string[] = [];
+    const skip = (folder: string): boolean => !headTarget.startsWith(folder) && !reached(folder) && skipped.push(folder) > 0;
     const [looseOk, packed] = await Promise.all([looseNames(path.join(gitDir, "refs"), "refs/", loose, skip), packedNames(gitDir)]);
     if (!looseOk || !packed) return null;
     const known = new Set([...loose, ...packed]);
     const names = [...known].filter(wanted).sort(byName);
     // Which of them (and HEAD's target) is symbolic: a loose ref's file says ("": not symbolic or not loose).
     const isLoose = new Set(loose);
-    const targetOf = (name: string): Promise<string | null> => (isLoose.has(name) ? looseTarget(path.join(gitDir, name)) : Promise.resolve(""));
+    // A symbolic ref's target in a folder not read is read now: it may be a symbolic ref too.
+    const targetOf = (name: string): Promise<string | null> =>
+      isLoose.has(name)
+        ? looseTarget(path.join(gitDir, name))
+        : skipped.some((f) => name.startsWith(f))
+          ? unreadTarget(path.join(gitDir, name))
+          : Promise.resolve("");
     const read = [...new Set([...names, headTarget])];
     const targets = await Promise.all(read.map(targetOf));
     const symbolic = new Map<string, string>();

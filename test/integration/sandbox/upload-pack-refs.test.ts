@@ -200,6 +200,17 @@ describe("sandbox upload-pack ref listings without upload-pack (integration)", f
     const dwim = [branch, `refs/${branch}`, `refs/tags/${branch}`, `refs/heads/${branch}`, `refs/remotes/${branch}`, `refs/remotes/${branch}/HEAD`];
     await sameLsRefs(lsRefsRequest(["peel", "symrefs", "unborn", ...dwim.map((p) => `ref-prefix ${p}`)]));
     await sameLsRefs(lsRefsRequest(["symrefs", "ref-prefix HEAD", "ref-prefix refs/tags/"]));
+    // A symbolic ref shown whose target is in the folder not read: the target is read, a plain ref
+    // answered as git answers, a symbolic one (a chain) left to upload-pack as anywhere.
+    await fsp.rm(path.join(pull, "head"));
+    await bare("update-ref", "refs/pull/9/head", await bare("rev-parse", "refs/heads/main"));
+    await bare("symbolic-ref", "refs/heads/to-pull", "refs/pull/9/head");
+    await sameLsRefs(lsRefsRequest(["peel", "symrefs", "ref-prefix refs/heads/"]));
+    await bare("symbolic-ref", "refs/pull/9/head", "refs/heads/main");
+    assert.equal(await refs.lsRefs(gitDir, lsRefsRequest(["symrefs", "ref-prefix refs/heads/"])), null);
+    await bare("symbolic-ref", "--delete", "refs/heads/to-pull");
+    await fsp.rm(path.join(pull, "head"));
+    await fsp.symlink(path.join(gitDir, "refs", "heads", "main"), path.join(pull, "head"));
     // Hidden from upload-pack (a pattern for the folder, none inside it): not read for v0 either.
     await bare("config", "uploadpack.hideRefs", "refs/pull");
     await sameAdvertisement();

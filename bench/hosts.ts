@@ -182,6 +182,9 @@ export async function measure(k: number): Promise<Row> {
       issues,
       config: HOSTS_CONFIG,
       ci: false,
+      // Nothing here reads the trials' record of ref updates; its hook would put two shells and a
+      // `git update-ref` under each of the sandbox's own ref writes (ADR 0503).
+      recordRefUpdates: false,
     });
     await world.sandbox.admin.setFaults({ rateLimit: 1_000_000 });
     await world.sandbox.admin.scriptCi(t.full, { conclusion: "success", delayMs: CI_MS });

@@ -79,8 +79,25 @@ export function isRefName(name: string): boolean {
   return name.startsWith("refs/") && isSafeRefName(name) && !name.split("/").some((part) => part.endsWith(".lock"));
 }
 
-/** The loose refs' names under `dir` (files_backend `loose_fill_ref_dir` skips names starting "." or ending ".lock"); null: something not modelled. */
-export async function looseNames(dir: string, prefix: string, into: string[]): Promise<boolean> {
+/**
+ * Whether no ref under `folder` ("refs/pull/", with its slash) can be shown when `hidden` hides
+ * it: the pattern deciding for the folder decides for every ref in it, unless one names something
+ * inside it (`refs/pull/7`, `!refs/pull/7/head`), which could decide otherwise for that ref.
+ */
+export function hiddenFolder(folder: string, hidden: readonly string[]): boolean {
+  if (!isHidden(folder.slice(0, -1), hidden)) return false;
+  return !hidden.some((p) => p.replace(/^!/, "").replace(/^\^/, "").startsWith(folder));
+}
+
+/**
+ * The loose refs' names under `dir` (files_backend `loose_fill_ref_dir` skips names starting "." or
+ * ending ".lock"); false: something not modelled. A folder `skip` names ("refs/pull/") is not read:
+ * no ref in it could be in the answer (hidden, or outside every prefix asked for), so what it holds
+ * changes nothing, as git's iteration, which leaves out the same refs, shows none of it either. Each
+ * pull request adds a folder under refs/pull/, hidden from receive-pack and outside a fetch's
+ * prefixes: unskipped, every push and fetch read one more folder for every pull request ever opened.
+ */
+export async function looseNames(dir: string, prefix: string, into: string[], skip: (folder: string) => boolean = () => false): Promise<boolean> {
   let entries;
   try {
     entries = await fsp.readdir(dir, { withFileTypes: true });
@@ -91,7 +108,8 @@ export async function looseNames(dir: string, prefix: string, into: string[]): P
     if (e.name.startsWith(".") || e.name.endsWith(".lock")) continue;
     const name = `${prefix}${e.name}`;
     if (e.isDirectory()) {
-      if (!(await looseNames(path.join(dir, e.name), `${name}/`, into))) return false;
+      if (skip(`${name}/`)) continue;
+      if (!(await looseNames(path.join(dir, e.name), `${name}/`, into, skip))) return false;
     } else if (e.isFile() && isRefName(name)) {
       into.push(name);
     } else {
@@ -134,7 +152,10 @@ export class ReceivePackAdvertisements {
     if (!setup || !this.commits.batched(gitDir)) return null;
     if ((await pathExists(path.join(gitDir, "shallow"))) || (await pathExists(path.join(gitDir, "objects", "info", "alternates")))) return null;
     const loose: string[] = [];
-    const [looseOk, packed] = await Promise.all([looseNames(path.join(gitDir, "refs"), "refs/", loose), packedNames(gitDir)]);
+    const [looseOk, packed] = await Promise.all([
+      looseNames(path.join(gitDir, "refs"), "refs/", loose, (folder) => hiddenFolder(folder, setup.hidden)),
+      packedNames(gitDir),
+    ]);
     if (!looseOk || !packed) return null;
     const names = [...new Set([...loose, ...packed])]
       .filter((n) => !isHidden(n, setup.hidden))

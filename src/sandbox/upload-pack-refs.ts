@@ -22,7 +22,7 @@ import path from "node:path";
 import type { CommitLookups } from "./commit-lookup";
 import { KeptPerConfig } from "./config-state";
 import { git, isSafeRefName } from "./git";
-import { isHidden, looseNames, packedNames } from "./receive-pack-advertisement";
+import { hiddenFolder, isHidden, looseNames, packedNames } from "./receive-pack-advertisement";
 import { pktLine, protocolVersion } from "./smart-http";
 import { pathExists } from "./path-exists";
 
@@ -126,6 +126,17 @@ async function looseTarget(file: string): Promise<string | null> {
   return m && isSafeRefName(m[1]!) ? m[1]! : null;
 }
 
+/**
+ * looseTarget for a name in a folder the walk did not read: "" where no loose ref has that name (a
+ * packed one, or none, or a folder: as for a name the walk did not find), null for a symbolic link
+ * (the walk leaves one to upload-pack).
+ */
+async function unreadTarget(file: string): Promise<string | null> {
+  const stat = await fsp.lstat(file).catch((e: NodeJS.ErrnoException) => (e.code === "ENOENT" || e.code === "ENOTDIR" ? "absent" : null));
+  if (stat === "absent" || stat?.isDirectory()) return "";
+  return stat?.isFile() ? looseTarget(file) : null;
+}
+
 function byName(a: string, b: string): number {
   return Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
 }
@@ -138,7 +149,13 @@ export class UploadPackRefs {
   /** upload-pack's v0/v1 advertisement (without http-backend's `# service=` line), or null: run upload-pack. */
   async advertisement(gitDir: string, gitProtocol: string | undefined): Promise<Buffer | null> {
     const setup = await this.setup(gitDir);
-    const listed = setup && (await this.refs(gitDir, (name) => !isHidden(name, setup.hidden)));
+    const listed =
+      setup &&
+      (await this.refs(
+        gitDir,
+        (name) => !isHidden(name, setup.hidden),
+        (folder) => !hiddenFolder(folder, setup.hidden),
+      ));
     if (!setup || !listed) return null;
     const version = protocolVersion(gitProtocol) === 1 ? [pktLine("version 1\n")] : [];
     const lines: string[] = [];
@@ -168,7 +185,10 @@ export class UploadPackRefs {
     if (!setup) return null;
     const prefixes = args.prefixes.length >= TOO_MANY_PREFIXES ? [] : args.prefixes;
     const shown = (name: string): boolean => !isHidden(name, setup.hidden) && (!prefixes.length || prefixes.some((p) => name.startsWith(p)));
-    const listed = await this.refs(gitDir, shown);
+    // A folder no prefix reaches into (refs/pull/ for a fetch of refs/heads/main) holds no ref shown.
+    const reached = (folder: string): boolean =>
+      !hiddenFolder(folder, setup.hidden) && (!prefixes.length || prefixes.some((p) => p.startsWith(folder) || folder.startsWith(p)));
+    const listed = await this.refs(gitDir, shown, reached);
     if (!listed) return null;
     const unborn = args.unborn && setup.allowUnborn;
     const lines: string[] = [];
@@ -212,24 +232,31 @@ export class UploadPackRefs {
   /**
    * The refs `wanted` keeps, and HEAD, read as upload-pack iterates them; null: something not
    * modelled. Only those are looked up (a fetch's ls-refs names one branch): a ref git would not
-   * show either, broken or not, does not change the answer.
+   * show either, broken or not, does not change the answer. For the same reason a folder of refs
+   * `reached` says none of is wanted is not read (looseNames), unless HEAD's target is in it.
    */
-  private async refs(gitDir: string, wanted: (name: string) => boolean): Promise<Refs | null> {
+  private async refs(gitDir: string, wanted: (name: string) => boolean, reached: (folder: string) => boolean): Promise<Refs | null> {
     if (!this.commits.batched(gitDir)) return null;
     if ((await pathExists(path.join(gitDir, "shallow"))) || (await pathExists(path.join(gitDir, "objects", "info", "alternates")))) return null;
-    const loose: string[] = [];
-    const [looseOk, packed, headTarget] = await Promise.all([
-      looseNames(path.join(gitDir, "refs"), "refs/", loose),
-      packedNames(gitDir),
-      looseTarget(path.join(gitDir, "HEAD")),
-    ]);
+    const headTarget = await looseTarget(path.join(gitDir, "HEAD"));
     // A detached HEAD ("") or one not understood: not modelled.
-    if (!looseOk || !packed || !headTarget) return null;
+    if (!headTarget) return null;
+    const loose: string[] = [];
+    const skipped: string[] = [];
+    const skip = (folder: string): boolean => !headTarget.startsWith(folder) && !reached(folder) && skipped.push(folder) > 0;
+    const [looseOk, packed] = await Promise.all([looseNames(path.join(gitDir, "refs"), "refs/", loose, skip), packedNames(gitDir)]);
+    if (!looseOk || !packed) return null;
     const known = new Set([...loose, ...packed]);
     const names = [...known].filter(wanted).sort(byName);
     // Which of them (and HEAD's target) is symbolic: a loose ref's file says ("": not symbolic or not loose).
     const isLoose = new Set(loose);
-    const targetOf = (name: string): Promise<string | null> => (isLoose.has(name) ? looseTarget(path.join(gitDir, name)) : Promise.resolve(""));
+    // A symbolic ref's target in a folder not read is read now: it may be a symbolic ref too.
+    const targetOf = (name: string): Promise<string | null> =>
+      isLoose.has(name)
+        ? looseTarget(path.join(gitDir, name))
+        : skipped.some((f) => name.startsWith(f))
+          ? unreadTarget(path.join(gitDir, name))
+          : Promise.resolve("");
     const read = [...new Set([...names, headTarget])];
     const targets = await Promise.all(read.map(targetOf));
     const symbolic = new Map<string, string>();

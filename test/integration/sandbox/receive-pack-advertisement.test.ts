@@ -4,7 +4,8 @@
  * loose and packed refs (a loose one over its packed value, one deleted from packed-refs), hidden
  * refs with a `!` pattern after them, an annotated tag (not peeled), a symbolic ref, a name outside
  * ASCII, protocol v1, a config change. And what it leaves to receive-pack (null): broken refs, a
- * shallow repository, a symbolic link under refs/. Real git, no mocks.
+ * shallow repository, a symbolic link under refs/; but not what a folder of hidden refs holds, which
+ * is not read. Real git, no mocks.
  */
 import { strict as assert } from "node:assert";
 import { execFile } from "node:child_process";
@@ -98,6 +99,23 @@ describe("sandbox receive-pack advertisement without receive-pack (integration)"
     const text = await sameAsReceivePack();
     assert.ok(text.includes("refs/pull/2/head") && !text.includes("refs/pull/1/head"));
     await bare("config", "--unset-all", "transfer.hideRefs");
+    await sameAsReceivePack();
+  });
+
+  it("a folder of hidden refs is not read: what it holds, broken or not, is receive-pack's answer without it; a `!` inside it reads it again", async () => {
+    // Under refs/pull/ (receive.hideRefs): a ref that is garbage, one whose object is missing, a symbolic link.
+    const pull = path.join(gitDir, "refs", "pull", "3");
+    await fsp.mkdir(pull, { recursive: true });
+    await fsp.writeFile(path.join(pull, "head"), "garbage\n");
+    await fsp.writeFile(path.join(pull, "merge"), `${"1234567890".repeat(4)}\n`);
+    await fsp.symlink(path.join(gitDir, "refs", "heads", "main"), path.join(pull, "link"));
+    const text = await sameAsReceivePack();
+    assert.ok(!text.includes("refs/pull/"));
+    // A pattern naming a ref inside the folder may show it: the folder is read, and its broken refs left to receive-pack.
+    await bare("config", "--add", "transfer.hideRefs", "!refs/pull/3/head");
+    assert.equal(await ads.advertisement(gitDir, undefined), null);
+    await bare("config", "--unset-all", "transfer.hideRefs");
+    await fsp.rm(pull, { recursive: true });
     await sameAsReceivePack();
   });
 

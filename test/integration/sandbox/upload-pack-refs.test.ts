@@ -6,7 +6,9 @@
  * pushes only), annotated, nested and lightweight tags, a symbolic ref, a name outside ASCII,
  * hidden refs with a `!` after them, HEAD hidden, HEAD at a missing branch, lsrefs.unborn,
  * uploadpack.allowFilter. And what it leaves to upload-pack (null): broken refs, a detached HEAD,
- * a symbolic ref to a symbolic ref, a shallow repository, requests not in git's plain shape.
+ * a symbolic ref to a symbolic ref, a shallow repository, requests not in git's plain shape; but
+ * not what a folder no asked-for ref can be in holds (refs/pull/ for a fetch of a branch), which is
+ * not read.
  */
 import { strict as assert } from "node:assert";
 import { execFile } from "node:child_process";
@@ -183,6 +185,39 @@ describe("sandbox upload-pack ref listings without upload-pack (integration)", f
     await fsp.writeFile(path.join(gitDir, "shallow"), `${await bare("rev-parse", "refs/heads/main")}\n`);
     await expectNull("shallow");
     await fsp.rm(path.join(gitDir, "shallow"));
+    await allSame();
+  });
+
+  it("a folder no ref asked for can be in (outside every prefix, or hidden) is not read: what it holds does not send the answer to upload-pack", async () => {
+    // A symbolic link under refs/pull/9/: a listing that reads the folder leaves it to upload-pack.
+    const pull = path.join(gitDir, "refs", "pull", "9");
+    await fsp.mkdir(pull, { recursive: true });
+    await fsp.symlink(path.join(gitDir, "refs", "heads", "main"), path.join(pull, "head"));
+    assert.equal(await refs.lsRefs(gitDir, lsRefsRequest(["symrefs", "ref-prefix refs/pull/"])), null);
+    assert.equal(await refs.advertisement(gitDir, undefined), null);
+    // What `git fetch origin main` asks, and HEAD's branch: refs/pull/ is not read, the answer is written.
+    const branch = "refs/heads/main";
+    const dwim = [branch, `refs/${branch}`, `refs/tags/${branch}`, `refs/heads/${branch}`, `refs/remotes/${branch}`, `refs/remotes/${branch}/HEAD`];
+    await sameLsRefs(lsRefsRequest(["peel", "symrefs", "unborn", ...dwim.map((p) => `ref-prefix ${p}`)]));
+    await sameLsRefs(lsRefsRequest(["symrefs", "ref-prefix HEAD", "ref-prefix refs/tags/"]));
+    // A symbolic ref shown whose target is in the folder not read: the target is read, a plain ref
+    // answered as git answers, a symbolic one (a chain) left to upload-pack as anywhere.
+    await fsp.rm(path.join(pull, "head"));
+    await bare("update-ref", "refs/pull/9/head", await bare("rev-parse", "refs/heads/main"));
+    await bare("symbolic-ref", "refs/heads/to-pull", "refs/pull/9/head");
+    await sameLsRefs(lsRefsRequest(["peel", "symrefs", "ref-prefix refs/heads/"]));
+    await bare("symbolic-ref", "refs/pull/9/head", "refs/heads/main");
+    assert.equal(await refs.lsRefs(gitDir, lsRefsRequest(["symrefs", "ref-prefix refs/heads/"])), null);
+    await bare("symbolic-ref", "--delete", "refs/heads/to-pull");
+    await fsp.rm(path.join(pull, "head"));
+    await fsp.symlink(path.join(gitDir, "refs", "heads", "main"), path.join(pull, "head"));
+    // Hidden from upload-pack (a pattern for the folder, none inside it): not read for v0 either.
+    await bare("config", "uploadpack.hideRefs", "refs/pull");
+    await sameAdvertisement();
+    await bare("config", "--add", "uploadpack.hideRefs", "!refs/pull/9/head");
+    assert.equal(await refs.advertisement(gitDir, undefined), null);
+    await bare("config", "--unset-all", "uploadpack.hideRefs");
+    await fsp.rm(pull, { recursive: true });
     await allSame();
   });
 

@@ -4,7 +4,8 @@
  * it, each with its own run root and Host id, driving the real `node dist/cli.js run`.
  *
  * Every ref update on the Target's remote is recorded by a git `reference-transaction` hook, so
- * every commit ever pushed to an `agent/*` branch is known even if a later push or delete hides it.
+ * every commit ever pushed to an `agent/*` branch is known even if a later push or delete hides it
+ * (unless the Target is made with `recordRefUpdates: false`).
  */
 import { execFile } from "node:child_process";
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -68,6 +69,13 @@ export interface TargetOptions {
   ci?: boolean;
   /** The Target's user token: defaults to a new user with write access. */
   token?: string;
+  /**
+   * Install the `reference-transaction` hook that records every ref update (default true: the
+   * trials' push audit reads it). A bench that never reads it leaves it out, as GitHub runs no hook
+   * of a user's: with one, each of the sandbox's own ref writes (a merge, `refs/pull/N/head`) is a
+   * `git update-ref` starting the hook twice, not a write in the sandbox's process (ref-updates.ts).
+   */
+  recordRefUpdates?: boolean;
 }
 
 export interface ChaosTarget {
@@ -76,6 +84,8 @@ export interface ChaosTarget {
   full: string;
   gitDir: string;
   pushLog: string;
+  /** Whether pushLog is written (TargetOptions.recordRefUpdates). */
+  recordsRefUpdates: boolean;
   /** The Target's bot user (one for every Host). */
   login: string;
   token: string;
@@ -135,10 +145,13 @@ export class ChaosWorld {
     const pushLog = join(this.dir, `${o.name}.pushlog`);
     writeFileSync(pushLog, "");
     // Records every committed ref update (pushes, API ref writes, merges, deletes): "<old> <new> <ref>".
-    const hook = join(gitDir, "hooks", "reference-transaction");
-    mkdirSync(join(gitDir, "hooks"), { recursive: true });
-    writeFileSync(hook, `#!/bin/sh\n[ "$1" = committed ] || exit 0\ncat >> '${pushLog}'\n`);
-    chmodSync(hook, 0o755);
+    const recordsRefUpdates = o.recordRefUpdates ?? true;
+    if (recordsRefUpdates) {
+      const hook = join(gitDir, "hooks", "reference-transaction");
+      mkdirSync(join(gitDir, "hooks"), { recursive: true });
+      writeFileSync(hook, `#!/bin/sh\n[ "$1" = committed ] || exit 0\ncat >> '${pushLog}'\n`);
+      chmodSync(hook, 0o755);
+    }
     const login = `${USER}-${o.name}`.slice(0, 39);
     const token = o.token ?? (await this.user(login, full));
     const octokit = this.octokit(token);
@@ -148,7 +161,7 @@ export class ChaosWorld {
       const res = await this.adminOctokit.rest.issues.create({ owner, repo: o.name, title: issue.title, body: issue.body, labels: issue.labels });
       issueNumbers.push(res.data.number);
     }
-    return { owner, name: o.name, full, gitDir, pushLog, login, token, octokit, issueNumbers };
+    return { owner, name: o.name, full, gitDir, pushLog, recordsRefUpdates, login, token, octokit, issueNumbers };
   }
 
   /** A clone of the Target playing one Host: own directory, run root and Host id. */
@@ -177,6 +190,8 @@ export class ChaosWorld {
 
   /** Every "<old> <new> <ref>" the remote committed, in order. */
   refUpdates(t: ChaosTarget): { before: string; after: string; ref: string }[] {
+    // An empty list would read as "nothing was pushed".
+    if (!t.recordsRefUpdates) throw new Error(`${t.full} was made with recordRefUpdates: false: its ref updates were not recorded`);
     const zero = /^0+$/;
     return readFileSync(t.pushLog, "utf8")
       .split("\n")

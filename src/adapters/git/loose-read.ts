@@ -85,13 +85,18 @@ export async function chain(ctx: RepoContext, tip: string, limit: number): Promi
 export async function readTree(ctx: RepoContext, id: string): Promise<Map<string, { mode: string; id: string }> | null> {
   const obj = await readLoose(ctx, id);
   if (!obj || obj.type !== "tree") return null;
+  return treeEntries(obj.body);
+}
+
+/** A SHA-1 tree's body read as its entries by name: mode and id; null when it does not read. */
+export function treeEntries(body: Buffer): Map<string, { mode: string; id: string }> | null {
   const entries = new Map<string, { mode: string; id: string }>();
   let at = 0;
-  while (at < obj.body.length) {
-    const space = obj.body.indexOf(0x20, at);
-    const nul = obj.body.indexOf(0, space);
-    if (space < 0 || nul < 0 || nul + 21 > obj.body.length) return null;
-    entries.set(obj.body.toString("utf8", space + 1, nul), { mode: obj.body.toString("latin1", at, space), id: obj.body.toString("hex", nul + 1, nul + 21) });
+  while (at < body.length) {
+    const space = body.indexOf(0x20, at);
+    const nul = body.indexOf(0, space);
+    if (space < 0 || nul < 0 || nul + 21 > body.length) return null;
+    entries.set(body.toString("utf8", space + 1, nul), { mode: body.toString("latin1", at, space), id: body.toString("hex", nul + 1, nul + 21) });
     at = nul + 21;
   }
   return entries;

@@ -140,11 +140,18 @@ describe("workspace: fetches over smart HTTP from the Run's process (ADR 0476)",
     const small = await counting(() => fetchRef(ctx, "main", "refs/remotes/origin/main"));
     assert.equal(small.value, "fetched");
     // The tracking ref, loose with a reflog by now and to loose objects, is written to its files (ADR 0494).
+    // Its parent packed (index-pack kept the pack before): not proved in this process, so git unpacks and checks.
     assert.deepEqual(small.gits, ["unpack-objects", "rev-list"]);
 
+    // Now its parent is loose and a ref names it: the next small pack is proved and written here, no git at all (ADR 0501).
+    const next = await commitFiles(upstream, { "small.txt": "loose again\n", "big/more/f.txt": "deeper\n" }, "written by the Run's process");
+    await push("HEAD:main");
+    assert.deepEqual(await counting(() => fetchRef(ctx, "main", "refs/remotes/origin/main")), { value: "fetched", gits: [] });
+
     await ctx.net.dispose();
-    assert.equal(await git(root, ["rev-parse", "refs/remotes/origin/main"]), tip);
+    assert.equal(await git(root, ["rev-parse", "refs/remotes/origin/main"]), next);
     await git(root, ["cat-file", "-e", `${tip}:big/f149.txt`]);
+    await git(root, ["cat-file", "-e", `${next}:big/more/f.txt`]);
     await assertWhole(root);
   });
 

@@ -21,7 +21,7 @@
  * nothing is written: the caller hands the pack to git as before.
  */
 import { cloneStore } from "./clone-store";
-import { writeLooseObjectFile } from "./loose-object-file";
+import { writeLooseObjectFileSync } from "./loose-object-file";
 import { historyAsWritten, readCommit, readLoose, readTree, treeEntries } from "./loose-read";
 import { linkedFirst, objectLinks } from "./object-links";
 import type { Link } from "./object-links";
@@ -166,7 +166,7 @@ export async function unpackFetched(ctx: RepoContext, pack: Buffer, wants: strin
     }
   }
   try {
-    for (const o of linkedFirst(objects, links, byId)) await writeLooseObjectFile(store.dir, "sha1", o.type, o.data);
+    for (const o of linkedFirst(objects, links, byId)) writeLooseObjectFileSync(store.dir, "sha1", o.type, o.data);
   } catch {
     // Those written so far link only to objects of the pack written before them or whole ones: the clone is still connected.
     return false;

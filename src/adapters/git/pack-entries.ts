@@ -22,14 +22,14 @@ export interface PackedObject {
 /** An object of the repository a thin pack's delta names as its base; null: not read here. */
 export type BaseReader = (id: string) => Promise<{ type: string; data: Buffer } | null>;
 
-const TYPES = { 1: "commit", 2: "tree", 3: "blob" } as const;
-const OFS_DELTA = 6;
+export const TYPES = { 1: "commit", 2: "tree", 3: "blob" } as const;
+export const OFS_DELTA = 6;
 const REF_DELTA = 7;
 /** No object larger than this is taken here (the sandbox's object-reader.ts reads no larger base either). */
 const MAX_OBJECT = 16 * 1024 * 1024;
 const TRAILER = 20;
 
-interface Entry {
+export interface Entry {
   at: number;
   kind: number;
   data: Buffer;
@@ -80,8 +80,12 @@ export function applyDelta(base: Buffer, delta: Buffer): Buffer | null {
   return written === out.length ? out : null;
 }
 
-/** The entry at `at`: its header and its inflated data, and where the next one starts; null when it does not read. */
-function readEntry(pack: Buffer, at: number, end: number): { entry: Entry; next: number } | null {
+/**
+ * The entry at `at`: its header and its inflated data, and where the next one starts; null when it
+ * does not read. `origin`: where `pack` starts in the whole pack file (a part of it read from disk,
+ * pack-read.ts), so an OFS_DELTA's base is an offset in the file.
+ */
+export function readEntry(pack: Buffer, at: number, end: number, origin = 0): { entry: Entry; next: number } | null {
   if (at >= end) return null;
   const start = at;
   let byte = pack[at++]!;
@@ -102,8 +106,8 @@ function readEntry(pack: Buffer, at: number, end: number): { entry: Entry; next:
       byte = pack[at++]!;
       back = (back + 1) * 128 + (byte & 0x7f);
     }
-    if (back <= 0 || back > start) return null;
-    base = start - back;
+    if (back <= 0 || back > origin + start) return null;
+    base = origin + start - back;
   } else if (kind === REF_DELTA) {
     if (at + 20 > end) return null;
     base = pack.toString("hex", at, at + 20);

@@ -4,15 +4,15 @@
  * the wants connected (fetch-http.ts): two processes a fetch, most of them at K = 4, where other
  * Hosts' merges make every base fetch bring objects. Nothing is written until all of this holds:
  * - the pack reads exactly (pack-entries.ts: header, entries, deltas, trailer, every id hashed);
- *   a thin pack's delta base is read from the clone's loose objects;
+ *   a thin pack's delta base is read from the clone's objects, loose or packed (loose-read.ts);
  * - every commit and tree is one `git fsck` takes (object-links.ts), no tag;
  * - every link between objects of the pack is to an object of the type the link says;
  * - every commit a link leaves the pack for (a parent) is a commit whose whole history the clone
  *   has: the value of a ref given as `whole` (a ref is set only once its history is whole), or
- *   found by walking loose commits down from those (a whole commit's parents are whole);
+ *   found by walking commits down from those (a whole commit's parents are whole);
  * - every tree or blob a link leaves the pack for is the entry at the same path of the tree of
  *   one of those outside parents (then it is in a whole commit's history), or, for a blob only,
- *   a loose blob of the clone (a blob links to nothing);
+ *   a blob the clone has (a blob links to nothing);
  * - every want is a commit of the pack or one of those whole commits.
  * An object the clone merely has is not enough: a fetch refused earlier, or killed midway, can
  * leave objects whose history is not all there, and `rev-list ... --not --all` would walk into
@@ -22,7 +22,7 @@
  */
 import { cloneStore } from "./clone-store";
 import { writeLooseObjectFileSync } from "./loose-object-file";
-import { historyAsWritten, readCommit, readLoose, readTree, treeEntries } from "./loose-read";
+import { historyAsWritten, readCommit, readObject, readTree, treeEntries } from "./loose-read";
 import { linkedFirst, objectLinks } from "./object-links";
 import type { Link } from "./object-links";
 import { packObjects } from "./pack-entries";
@@ -30,7 +30,7 @@ import type { PackedObject } from "./pack-entries";
 import { objectKind } from "./pack-index";
 import type { RepoContext } from "./repo-context";
 
-/** At most this many loose commits are read looking for an outside parent below the whole tips. */
+/** At most this many commits are read looking for an outside parent below the whole tips. */
 const MAX_WALK = 256;
 
 /** A link that leaves the pack for a tree or blob, and a path where a pack tree names it. */
@@ -42,7 +42,7 @@ interface OutsideEntry {
 
 /**
  * The outside parents that are whole commits, or null when one is not shown so: each is a `whole`
- * tip that is a commit, or a loose commit reached from one through parents within MAX_WALK reads.
+ * tip that is a commit, or a commit reached from one through parents within MAX_WALK reads.
  */
 async function wholeCommits(ctx: RepoContext, wanted: Set<string>, whole: string[]): Promise<Set<string> | null> {
   const found = new Set<string>();
@@ -54,7 +54,7 @@ async function wholeCommits(ctx: RepoContext, wanted: Set<string>, whole: string
     seen.add(id);
     const commit = await readCommit(ctx, id);
     if (!commit) {
-      // A packed tip: still whole (a ref names it), but its parents are not read here.
+      // A tip that does not read here: still whole (a ref names it), but its parents are not read.
       if (wanted.has(id) && (await objectKind(ctx, id)) === "commit") found.add(id);
       continue;
     }
@@ -64,7 +64,7 @@ async function wholeCommits(ctx: RepoContext, wanted: Set<string>, whole: string
   return found.size === wanted.size ? found : null;
 }
 
-/** The entry at `path` below `tree` in the clone's loose trees; null when a tree on the way is not loose or has no such entry. */
+/** The entry at `path` below `tree` in the clone's trees; null when a tree on the way does not read here or has no such entry. */
 async function entryAt(ctx: RepoContext, tree: string, path: string[]): Promise<{ mode: string; id: string } | null> {
   let at: { mode: string; id: string } = { mode: "40000", id: tree };
   for (const name of path) {
@@ -110,13 +110,13 @@ function outsideEntries(objects: PackedObject[], byId: Map<string, PackedObject>
   return objects.every((o) => o.type !== "tree" || visited.has(o.id)) ? out : null;
 }
 
-/** Whether `entry` is at its path in the tree of one of the whole commits, or is a blob the clone has loose. */
+/** Whether `entry` is at its path in the tree of one of the whole commits, or is a blob the clone has. */
 async function entryWhole(ctx: RepoContext, entry: OutsideEntry, boundaryTrees: string[]): Promise<boolean> {
   for (const tree of boundaryTrees) {
     const found = await entryAt(ctx, tree, entry.path);
     if (found && found.id === entry.id && (found.mode === "40000") === (entry.type === "tree") && found.mode !== "160000") return true;
   }
-  return entry.type === "blob" && (await readLoose(ctx, entry.id))?.type === "blob";
+  return entry.type === "blob" && (await readObject(ctx, entry.id))?.type === "blob";
 }
 
 /**
@@ -129,7 +129,7 @@ export async function unpackFetched(ctx: RepoContext, pack: Buffer, wants: strin
   const store = await cloneStore(ctx.git, ctx.root);
   if (store.algorithm !== "sha1" || !(await historyAsWritten(ctx))) return false;
   const objects = await packObjects(pack, async (id) => {
-    const base = await readLoose(ctx, id);
+    const base = await readObject(ctx, id);
     return base && { type: base.type, data: base.body };
   });
   if (!objects) return false;

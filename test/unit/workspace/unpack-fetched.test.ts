@@ -7,6 +7,7 @@
  */
 import { strict as assert } from "node:assert";
 import { spawn } from "node:child_process";
+import { readdirSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { knowCloneStore } from "../../../src/adapters/git/clone-store";
@@ -91,6 +92,15 @@ describe("workspace: a small fetched pack written in the Run's process (ADR 0501
     await git(mine, ["update-ref", "refs/remotes/origin/main", next]);
     await git(mine, ["fsck", "--strict", "--no-dangling", "--no-progress"]);
     assert.equal(await git(mine, ["rev-list", "--objects", next, "--not", base]).then((l) => l.split("\n").length), 5);
+  });
+
+  it("a clone whose history is packed (as `git clone` leaves it): the parent, its trees and the delta bases read from the pack", async () => {
+    await git(mine, ["repack", "-a", "-d", "-q"]);
+    assert.equal(readdirSync(join(mine, ".git", "objects")).filter((n) => /^[0-9a-f]{2}$/.test(n)).length, 0, "no loose object left");
+    const next = await commitFiles(up, { "dir/b.txt": `${"b line\n".repeat(200)}packed base\n`, "dir/deep/d.txt": "d\n" }, "next");
+    assert.equal(await unpackFetched(ctx, await fetchPack(up, next, base), [next], [base]), true);
+    await git(mine, ["update-ref", "refs/remotes/origin/main", next]);
+    await git(mine, ["fsck", "--strict", "--no-dangling", "--no-progress"]);
   });
 
   it("a parent that is an ancestor of a whole tip, not a tip itself, is proved by walking the loose commits", async () => {

@@ -14,7 +14,9 @@ import { commitFiles, git, gitEnv, makeTempDir } from "../../support/git-fixture
 /** `git cat-file <type> <id>` as bytes. */
 function catFile(repo: string, type: string, id: string): Promise<Buffer> {
   return new Promise((resolve, reject) =>
-    execFile("git", ["cat-file", type, id], { cwd: repo, env: gitEnv(), encoding: "buffer", maxBuffer: 1 << 26 }, (err, out) => (err ? reject(err) : resolve(out))),
+    execFile("git", ["cat-file", type, id], { cwd: repo, env: gitEnv(), encoding: "buffer", maxBuffer: 1 << 26 }, (err, out) =>
+      err ? reject(err) : resolve(out),
+    ),
   );
 }
 
@@ -52,7 +54,14 @@ describe("workspace: objects read from a clone's packs (ADR 0501)", function () 
       await git(repo, [...repack]);
       const packDir = join(repo, ".git", "objects", "pack");
       assert.equal(readdirSync(packDir).filter((n) => n.endsWith(".idx")).length, 1);
-      const verify = await git(repo, ["verify-pack", "-v", join(packDir, readdirSync(packDir).find((n) => n.endsWith(".idx"))!)]);
+      const verify = await git(repo, [
+        "verify-pack",
+        "-v",
+        join(
+          packDir,
+          readdirSync(packDir).find((n) => n.endsWith(".idx"))!,
+        ),
+      ]);
       assert.match(verify, /chain length = [2-9]/, "the pack has delta chains deeper than one");
       const objects = await allObjects();
       assert.ok(objects.length > 40);

@@ -27,7 +27,6 @@ import { linkedFirst, objectLinks } from "./object-links";
 import type { Link } from "./object-links";
 import { packObjects } from "./pack-entries";
 import type { PackedObject } from "./pack-entries";
-import { objectKind } from "./pack-index";
 import type { RepoContext } from "./repo-context";
 
 /** At most this many commits are read looking for an outside parent below the whole tips. */
@@ -52,12 +51,9 @@ async function wholeCommits(ctx: RepoContext, wanted: Set<string>, whole: string
     const id = queue.shift()!;
     if (seen.has(id)) continue;
     seen.add(id);
+    // A commit that does not read here (a tag's tip, an object too large or not there): neither found nor walked.
     const commit = await readCommit(ctx, id);
-    if (!commit) {
-      // A tip that does not read here: still whole (a ref names it), but its parents are not read.
-      if (wanted.has(id) && (await objectKind(ctx, id)) === "commit") found.add(id);
-      continue;
-    }
+    if (!commit) continue;
     if (wanted.has(id)) found.add(id);
     queue.push(...commit.parents);
   }

@@ -29,8 +29,8 @@ import { packObjects } from "./pack-entries";
 import type { PackedObject } from "./pack-entries";
 import type { RepoContext } from "./repo-context";
 
-/** At most this many commits are read looking for an outside parent below the whole tips. */
-const MAX_WALK = 256;
+/** At most this many commits are read looking for an outside parent below the whole tips (a round of merges, as rebase-replay.ts reads). */
+const MAX_WALK = 64;
 
 /** A link that leaves the pack for a tree or blob, and a path where a pack tree names it. */
 interface OutsideEntry {

@@ -3,8 +3,8 @@
  * 0482 started `git index-pack --stdin --fix-thin --check-self-contained-and-connected` for every
  * push: what receive-pack itself does with a pack of fewer than transfer.unpackLimit objects
  * (unpack-objects), with that index-pack's checks made here first:
- * - the pack reads exactly (pack-entries.ts: header, entries, deltas, trailer, every id hashed);
- * - every commit and tree is one `git fsck` takes (object-links.ts), no tag;
+ * - the pack reads exactly (src/adapters/git/pack-entries.ts: header, entries, deltas, trailer, every id hashed);
+ * - every commit and tree is one `git fsck` takes (src/adapters/git/object-links.ts), no tag;
  * - every link of every object (a commit's tree and parents, a tree's entries) is an object of
  *   the pack or of the repository, of the type the link says (index-pack's check_object).
  * Only then is anything written, each object after those it links to, so a repository cut off
@@ -15,11 +15,11 @@
 import { join } from "node:path";
 import type { CommitLookups } from "./commit-lookup";
 import { writeLooseObjectFile } from "../adapters/git/loose-object-file";
-import { objectLinks } from "./object-links";
-import type { Link } from "./object-links";
+import { linkedFirst, objectLinks } from "../adapters/git/object-links";
+import type { Link } from "../adapters/git/object-links";
 import type { ObjectReaders } from "./object-reader";
-import { packObjects } from "./pack-entries";
-import type { PackedObject } from "./pack-entries";
+import { packObjects } from "../adapters/git/pack-entries";
+import type { PackedObject } from "../adapters/git/pack-entries";
 
 export interface UnpackInput {
   gitDir: string;
@@ -28,33 +28,6 @@ export interface UnpackInput {
   commits: CommitLookups;
   /** Whole objects of the repository: a thin pack's delta bases (cat-file --batch). */
   objects: ObjectReaders;
-}
-
-/** The pack's objects, each after the objects of the pack it links to. */
-function linkedFirst(objects: PackedObject[], links: Map<string, Link[]>, byId: Map<string, PackedObject>): PackedObject[] {
-  const out: PackedObject[] = [];
-  const placed = new Set<string>();
-  const place = (root: PackedObject): void => {
-    // Iterative depth-first: a long history in one pack does not run out of stack.
-    const stack: { object: PackedObject; next: number }[] = [{ object: root, next: 0 }];
-    placed.add(root.id);
-    while (stack.length > 0) {
-      const top = stack[stack.length - 1]!;
-      const link = links.get(top.object.id)![top.next++];
-      if (!link) {
-        out.push(top.object);
-        stack.pop();
-        continue;
-      }
-      const inPack = byId.get(link.id);
-      if (inPack && !placed.has(inPack.id)) {
-        placed.add(inPack.id);
-        stack.push({ object: inPack, next: 0 });
-      }
-    }
-  };
-  for (const o of objects) if (!placed.has(o.id)) place(o);
-  return out;
 }
 
 /** Whether each link not to an object of the pack is to one the repository has, of that type. */

@@ -2,10 +2,12 @@
  * A fetch spoken from the Run's process over smart HTTP (ADR 0476; gitprotocol-http(5), "Smart
  * Service git-upload-pack"; gitprotocol-pack(5), "Packfile Negotiation"; protocol v0,
  * stateless-rpc): one `POST git-upload-pack` with `want` lines, a flush, `have` lines and `done`;
- * the answer's ACK/NAK, then the pack on side-band 1. The pack is written as git's fetch writes it
- * (`unpack-objects` under fetch.unpackLimit, else `index-pack --fix-thin --keep`) in the Run's
- * private directory, moved into the clone (ADR 0473), and checked connected in the clone before
- * any ref names it. Whatever this cannot do throws UseGit before anything is written: git fetches.
+ * the answer's ACK/NAK, then the pack on side-band 1. A pack under fetch.unpackLimit whose objects
+ * this process proves exact and connected is written by it as loose objects (unpack-fetched.ts,
+ * ADR 0501). Any other pack is written as git's fetch writes it (`unpack-objects` under
+ * fetch.unpackLimit, else `index-pack --fix-thin --keep`) in the Run's private directory, moved
+ * into the clone (ADR 0473), and checked connected in the clone before any ref names it. Whatever
+ * this cannot do throws UseGit before anything is written: git fetches.
  */
 import { mkdir, readdir, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -18,6 +20,7 @@ import { FLUSH, MalformedPkt, demuxSideBand, pktLine, pktText, readPktLines } fr
 import type { RepoContext } from "./repo-context";
 import type { SmartHttpClient } from "./smart-http-client";
 import { GitHttpFailure, UseGit } from "./smart-http-client";
+import { unpackFetched } from "./unpack-fetched";
 
 /** git's default fetch.unpackLimit: a pack of fewer objects is unpacked loose, a larger one kept whole. */
 export const UNPACK_LIMIT = 100;
@@ -185,10 +188,17 @@ export interface FetchAsk {
   haves: string[];
   /** The advertisement's capabilities; null when none was read (the wants come from an earlier listing). */
   caps: Map<string, string> | null;
+  /**
+   * Commits whose whole history the clone has: values of its refs (a ref is set only once its
+   * history is whole). A small pack is proved connected against these in this process; a have
+   * that is merely present (a loose object a refused fetch may have left) is not one.
+   */
+  whole: string[];
 }
 
 /**
- * Fetches the objects of `wants` into the clone: one POST, the pack written in the private
+ * Fetches the objects of `wants` into the clone: one POST; a small pack proved exact and connected
+ * here is written loose into the clone (ADR 0501); otherwise the pack is written in the private
  * directory, moved into the clone, then `rev-list --objects` proves every want's history whole
  * before the caller sets a ref. "not-our-ref" when the remote no longer has a want on any ref.
  */
@@ -198,6 +208,8 @@ export async function fetchObjects(ctx: RepoContext, client: SmartHttpClient, as
   const answer = await statusToGit(() => client.rpc("upload-pack", uploadRequest(wants, haves, wantCaps(ask.caps))));
   const pack = readUploadAnswer(answer, (t) => ctx.git.redact(t), client.url);
   if (pack === "not-our-ref") return pack;
+  // No git process when the proof holds here; else nothing was written and git unpacks and checks as before.
+  if (pack.readUInt32BE(8) < UNPACK_LIMIT && (await unpackFetched(ctx, pack, wants, ask.whole))) return { release: async () => undefined };
   const kept = await writePack(ctx, pack);
   const store = await cloneStore(ctx.git, ctx.root);
   const privateDir = await ctx.net.dir();

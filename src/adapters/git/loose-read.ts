@@ -1,14 +1,16 @@
 /**
  * Commits and trees read straight from the clone's loose objects (gitformat-loose: zlib of
  * `<type> <size>\0<body>`), without a `cat-file` process: what a Lane's rebase reads of its own
- * commit and of the base a fetch just unpacked (ADR 0483). An object that is not loose (packed,
- * or absent) reads as null, and the caller leaves the question to git.
+ * commit and of the base a fetch just unpacked (ADR 0483). Since ADR 0501 an object that is not
+ * loose is read from the clone's packs too (pack-read.ts: a `git clone`'s pack holds the first
+ * base); one that reads from neither is null, and the caller leaves the question to git.
  */
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { inflateSync } from "node:zlib";
 import { cloneStore } from "./clone-store";
 import { gitPathExists, readGitFile, readGitText } from "./git-dir-files";
+import { readPacked } from "./pack-read";
 import type { RepoContext } from "./repo-context";
 
 const SHA1 = /^[0-9a-f]{40}$/;
@@ -32,6 +34,14 @@ export async function readLoose(ctx: RepoContext, id: string): Promise<{ type: s
   return { type: header[1]!, body: raw.subarray(nul + 1) };
 }
 
+/** An object's type and body, loose or else packed (pack-read.ts); null when it reads from neither here. */
+export async function readObject(ctx: RepoContext, id: string): Promise<{ type: string; body: Buffer } | null> {
+  const loose = await readLoose(ctx, id);
+  if (loose || !SHA1.test(id)) return loose;
+  const store = await cloneStore(ctx.git, ctx.root);
+  return store.algorithm === "sha1" ? readPacked(join(store.dir, "pack"), id) : null;
+}
+
 export interface Commit {
   id: string;
   tree: string;
@@ -43,9 +53,9 @@ export interface Commit {
   message: Buffer;
 }
 
-/** A loose commit, parsed; null when it is not loose or its headers do not read. */
+/** A commit, parsed; null when it does not read here (readObject) or its headers do not read. */
 export async function readCommit(ctx: RepoContext, id: string): Promise<Commit | null> {
-  const obj = await readLoose(ctx, id);
+  const obj = await readObject(ctx, id);
   if (!obj || obj.type !== "commit") return null;
   const end = obj.body.indexOf("\n\n");
   if (end < 0) return null;
@@ -81,17 +91,22 @@ export async function chain(ctx: RepoContext, tip: string, limit: number): Promi
   return out;
 }
 
-/** A loose tree's entries by name: mode and id; null when it is not loose or does not read. */
+/** A tree's entries by name: mode and id; null when it does not read here (readObject). */
 export async function readTree(ctx: RepoContext, id: string): Promise<Map<string, { mode: string; id: string }> | null> {
-  const obj = await readLoose(ctx, id);
+  const obj = await readObject(ctx, id);
   if (!obj || obj.type !== "tree") return null;
+  return treeEntries(obj.body);
+}
+
+/** A SHA-1 tree's body read as its entries by name: mode and id; null when it does not read. */
+export function treeEntries(body: Buffer): Map<string, { mode: string; id: string }> | null {
   const entries = new Map<string, { mode: string; id: string }>();
   let at = 0;
-  while (at < obj.body.length) {
-    const space = obj.body.indexOf(0x20, at);
-    const nul = obj.body.indexOf(0, space);
-    if (space < 0 || nul < 0 || nul + 21 > obj.body.length) return null;
-    entries.set(obj.body.toString("utf8", space + 1, nul), { mode: obj.body.toString("latin1", at, space), id: obj.body.toString("hex", nul + 1, nul + 21) });
+  while (at < body.length) {
+    const space = body.indexOf(0x20, at);
+    const nul = body.indexOf(0, space);
+    if (space < 0 || nul < 0 || nul + 21 > body.length) return null;
+    entries.set(body.toString("utf8", space + 1, nul), { mode: body.toString("latin1", at, space), id: body.toString("hex", nul + 1, nul + 21) });
     at = nul + 21;
   }
   return entries;

@@ -17,12 +17,10 @@ import { cloneStore } from "./clone-store";
 import { hasLooseObject } from "./fetch-http";
 import { readGitText } from "./git-dir-files";
 import { readLoose } from "./loose-read";
+import { indexOffset } from "./pack-read";
 import type { RepoContext } from "./repo-context";
 
 const SHA1 = /^[0-9a-f]{40}$/;
-const IDX_MAGIC = Buffer.from([0xff, 0x74, 0x4f, 0x63]);
-const HEADER = 8;
-const FANOUT = 256 * 4;
 
 /** What the clone holds under an object name: a commit, nothing at all, or something not settled here. */
 export type ObjectKind = "commit" | "absent" | "unsure";
@@ -41,49 +39,11 @@ export async function objectKind(ctx: RepoContext, sha: string): Promise<ObjectK
   const want = Buffer.from(sha, "hex");
   for (const name of names) {
     if (!name.endsWith(".idx")) continue;
-    const found = await inIndex(join(packDir, name), want);
+    const found = indexOffset(join(packDir, name), want);
     if (found === null) return "unsure";
     if (found >= 0) return (await packedType(join(packDir, `${name.slice(0, -".idx".length)}.pack`), found)) === 1 ? "commit" : "unsure";
   }
   return "absent";
-}
-
-/**
- * Where a version-2 index lists `want` (its pack offset), -1 when it does not, null when it does
- * not read as one: its fan-out and a binary search of the names, read by parts (a large clone's
- * index is megabytes). An offset past 2 GiB (the large-offset table) reads as null.
- */
-async function inIndex(path: string, want: Buffer): Promise<number | null> {
-  const file = await open(path, "r").catch(() => null);
-  if (!file) return null;
-  try {
-    const head = Buffer.alloc(HEADER + FANOUT);
-    if ((await file.read(head, 0, head.length, 0)).bytesRead !== head.length) return null;
-    if (!head.subarray(0, 4).equals(IDX_MAGIC) || head.readUInt32BE(4) !== 2) return null;
-    const count = head.readUInt32BE(HEADER + 255 * 4);
-    const first = want[0]!;
-    let lo = first === 0 ? 0 : head.readUInt32BE(HEADER + (first - 1) * 4);
-    let hi = head.readUInt32BE(HEADER + first * 4);
-    if (lo > hi || hi > count) return null;
-    const name = Buffer.alloc(20);
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((await file.read(name, 0, 20, HEADER + FANOUT + mid * 20)).bytesRead !== 20) return null;
-      const cmp = Buffer.compare(name, want);
-      if (cmp < 0) lo = mid + 1;
-      else if (cmp > 0) hi = mid;
-      else {
-        // After the names, a CRC per object, then a 4-byte offset per object.
-        const offset = Buffer.alloc(4);
-        if ((await file.read(offset, 0, 4, HEADER + FANOUT + count * 24 + mid * 4)).bytesRead !== 4) return null;
-        const at = offset.readUInt32BE(0);
-        return at & 0x80000000 ? null : at;
-      }
-    }
-    return -1;
-  } finally {
-    await file.close();
-  }
 }
 
 /** The type number of the pack entry at `offset` (1 commit, 2 tree, 3 blob, 4 tag, 6 and 7 deltas); null when not read. */

@@ -72,7 +72,9 @@ export async function fetchRecords(ctx: RepoContext, refs: Map<string, string>, 
     // The listing was read a moment ago: no second advertisement, and no process asking which of
     // `unsure` are packed here (a packed one comes again, harmlessly). A want the remote cannot serve is a move.
     const here = [...refs.values()].filter((sha) => !unsure.includes(sha));
-    const fetched = await fetchObjects(ctx, client, { wants: unsure, haves: [...here, ...known, ...(await trackingTips(ctx))], caps: null });
+    const tips = await trackingTips(ctx);
+    // `here` and `known` are records the clone has, not refs of it: good haves, no proof of a whole history.
+    const fetched = await fetchObjects(ctx, client, { wants: unsure, haves: [...here, ...known, ...tips], caps: null, whole: tips });
     if (fetched === "not-our-ref") return "moved" as const;
     // No ref is set for records: what the pack holds is the clone's, whole, from here on.
     await fetched.release();

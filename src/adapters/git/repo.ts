@@ -203,13 +203,15 @@ async function fetchRefOverHttp(
     if (current === sha) return "fetched";
     await assertFetchable(ctx, adv);
     const tips = await trackingTips(ctx);
+    // Values of the clone's refs: good haves, and commits whose history is whole (a small pack is proved against them, ADR 0501).
+    const refValues = [...(current ? [current] : []), ...tips];
     // Another tracking ref names it: set only once its objects were whole, so it needs no pack and no proof.
     // A loose commit otherwise (the Run's own, or fetched before) needs no pack, only proof that its history is whole.
     const fetched = tips.includes(sha)
       ? { release: async () => undefined }
       : (await hasLooseObject(ctx, sha))
         ? await provedWhole(ctx, client, sha)
-        : await fetchObjects(ctx, client, { wants: [sha], haves: [...(current ? [current] : []), ...tips], caps: adv.caps });
+        : await fetchObjects(ctx, client, { wants: [sha], haves: refValues, caps: adv.caps, whole: refValues });
     if (fetched === "not-our-ref") {
       if (round >= MOVED_TRIES) throw new UseGit(`${branch} kept moving on the remote`);
       continue;
@@ -228,7 +230,8 @@ async function provedWhole(ctx: RepoContext, client: SmartHttpClient, sha: strin
   const res = await connectivityWalk(ctx, [sha]);
   if (res.code === 0) return { release: async () => undefined };
   // Left behind by a fetch whose pack was refused (ADR 0476): a pack brings the rest.
-  return fetchObjects(ctx, client, { wants: [sha], haves: await trackingTips(ctx), caps: null });
+  const tips = await trackingTips(ctx);
+  return fetchObjects(ctx, client, { wants: [sha], haves: tips, caps: null, whole: tips });
 }
 
 /** Sets the clone's `localRef` to `sha`, forced as the fetch's `+` refspec is, waiting out a lock another git holds. */

@@ -1,9 +1,9 @@
 /**
  * Fetches spoken from the Run's own process over smart HTTP (ADR 0476), against the sandbox's real
  * `git upload-pack` over real HTTP: what lands is git's own (`git fsck --strict` once the private
- * directory is gone), a pack of 100 objects or more goes through index-pack and a smaller one
- * through unpack-objects, a fetch with nothing new starts no git, anything unusual is left to git,
- * and a pack that lacks an object sets no ref.
+ * directory is gone), a pack of 100 objects or more goes through index-pack and a smaller one is
+ * proved and written by this process (ADR 0501), a fetch with nothing new starts no git, anything
+ * unusual is left to git, and a pack that lacks an object sets no ref.
  */
 import { strict as assert } from "node:assert";
 import { spawn } from "node:child_process";
@@ -127,7 +127,7 @@ describe("workspace: fetches over smart HTTP from the Run's process (ADR 0476)",
     await git(at, ["fsck", "--strict", "--no-dangling", "--no-progress"]);
   }
 
-  it("fetches a pack of 100 objects or more through index-pack and a few through unpack-objects, with no git fetch, and the history is the clone's own", async () => {
+  it("fetches a pack of 100 objects or more through index-pack and a few with no git process at all, with no git fetch, and the history is the clone's own", async () => {
     await commitFiles(upstream, files("big", 150), "a pack's worth");
     await push("HEAD:main");
     await ctx.net.dir();
@@ -140,11 +140,18 @@ describe("workspace: fetches over smart HTTP from the Run's process (ADR 0476)",
     const small = await counting(() => fetchRef(ctx, "main", "refs/remotes/origin/main"));
     assert.equal(small.value, "fetched");
     // The tracking ref, loose with a reflog by now and to loose objects, is written to its files (ADR 0494).
-    assert.deepEqual(small.gits, ["unpack-objects", "rev-list"]);
+    // The pack is proved connected and written loose here, its parent and trees read from the kept pack (ADR 0501): no git at all.
+    assert.deepEqual(small.gits, []);
+
+    // The next one's parent is loose: the same.
+    const next = await commitFiles(upstream, { "small.txt": "loose again\n", "big/more/f.txt": "deeper\n" }, "written by the Run's process");
+    await push("HEAD:main");
+    assert.deepEqual(await counting(() => fetchRef(ctx, "main", "refs/remotes/origin/main")), { value: "fetched", gits: [] });
 
     await ctx.net.dispose();
-    assert.equal(await git(root, ["rev-parse", "refs/remotes/origin/main"]), tip);
+    assert.equal(await git(root, ["rev-parse", "refs/remotes/origin/main"]), next);
     await git(root, ["cat-file", "-e", `${tip}:big/f149.txt`]);
+    await git(root, ["cat-file", "-e", `${next}:big/more/f.txt`]);
     await assertWhole(root);
   });
 
@@ -217,7 +224,8 @@ describe("workspace: fetches over smart HTTP from the Run's process (ADR 0476)",
     const listed = await lsRemoteRefs(ctx, ["refs/ticket-runner/state/9"]);
     await ctx.net.dir();
     const fetched = await counting(() => fetchRecords(ctx, listed));
-    assert.deepEqual(fetched, { value: "ok", gits: ["unpack-objects", "rev-list"] });
+    // Its parent the tracking ref's commit: proved and written in this process (ADR 0501).
+    assert.deepEqual(fetched, { value: "ok", gits: [] });
     await git(root, ["cat-file", "-e", `${record}:ticket-9.json`]);
     // Its objects are here now, loose: read from their files, no process.
     assert.deepEqual(await counting(() => fetchRecords(ctx, listed)), { value: "ok", gits: [] });
@@ -240,11 +248,11 @@ describe("workspace: fetches over smart HTTP from the Run's process (ADR 0476)",
       await writeFile(join(worktrees, id, "HEAD"), `${head}\n`);
     }
     try {
-      // A pack: its objects proved connected before the ref is set.
+      // A pack: its objects proved connected before the ref is set, here in this process, which reads no worktree's HEAD (ADR 0501).
       const tip = await commitFiles(upstream, { "beside-a-neighbour.txt": "fetched\n" }, "fetched beside a half-made worktree");
       await push("HEAD:main");
       const fetched = await counting(() => fetchRef(ctx, "main", "refs/remotes/origin/main"));
-      assert.deepEqual(fetched, { value: "fetched", gits: ["unpack-objects", "rev-list"] });
+      assert.deepEqual(fetched, { value: "fetched", gits: [] });
       assert.equal(await git(root, ["rev-parse", "refs/remotes/origin/main"]), tip);
 
       // A loose commit the clone has already: its history proved whole, no pack.

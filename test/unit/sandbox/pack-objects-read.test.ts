@@ -4,10 +4,10 @@
  * sends a push to receive-pack. Anything not read here is null (index-pack then takes the pack).
  */
 import { strict as assert } from "node:assert";
-import { objectLinks } from "../../../src/sandbox/object-links";
+import { objectLinks } from "../../../src/adapters/git/object-links";
 import { objectId } from "../../../src/sandbox/object-reader";
-import { applyDelta } from "../../../src/sandbox/pack-entries";
-import type { PackedObject } from "../../../src/sandbox/pack-entries";
+import { applyDelta } from "../../../src/adapters/git/pack-entries";
+import type { PackedObject } from "../../../src/adapters/git/pack-entries";
 import { receiveSetupOf } from "../../../src/sandbox/receive-setup";
 
 const A = "a".repeat(40);

@@ -1,5 +1,6 @@
 /**
- * What a pushed commit or tree links to (ADR 0491), read only where the object is one `git fsck`
+ * What a commit or tree of a small pack links to (a push the sandbox takes, ADR 0491; a fetch the
+ * Run takes, ADR 0501), read only where the object is one `git fsck`
  * finds nothing wrong with: a commit's `tree`, `parent`s, `author` and `committer` lines in that
  * order, well-formed idents, no NUL in its headers; a tree's entries with git's modes, names that
  * are neither empty nor `.`, `..`, `.git` nor hold a `/`, sorted as git sorts them, none twice.
@@ -71,4 +72,34 @@ function treeLinks(data: Buffer): Link[] | null {
 export function objectLinks(object: PackedObject): Link[] | null {
   if (object.type === "blob") return [];
   return object.type === "commit" ? commitLinks(object.data) : treeLinks(object.data);
+}
+
+/**
+ * The pack's objects, each after the objects of the pack it links to: written in this order, a
+ * store cut off midway (a killed process) holds only objects whose links it has.
+ */
+export function linkedFirst(objects: PackedObject[], links: Map<string, Link[]>, byId: Map<string, PackedObject>): PackedObject[] {
+  const out: PackedObject[] = [];
+  const placed = new Set<string>();
+  const place = (root: PackedObject): void => {
+    // Iterative depth-first: a long history in one pack does not run out of stack.
+    const stack: { object: PackedObject; next: number }[] = [{ object: root, next: 0 }];
+    placed.add(root.id);
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1]!;
+      const link = links.get(top.object.id)![top.next++];
+      if (!link) {
+        out.push(top.object);
+        stack.pop();
+        continue;
+      }
+      const inPack = byId.get(link.id);
+      if (inPack && !placed.has(inPack.id)) {
+        placed.add(inPack.id);
+        stack.push({ object: inPack, next: 0 });
+      }
+    }
+  };
+  for (const o of objects) if (!placed.has(o.id)) place(o);
+  return out;
 }

@@ -1,6 +1,6 @@
 /**
- * The objects of a small pushed pack (gitformat-pack(5), version 2 or 3), read in this process
- * (ADR 0491): the header, each entry's type-and-size header and its zlib stream, inflated to
+ * The objects of a small pack (gitformat-pack(5), version 2 or 3), read in this process: a push
+ * the sandbox takes (ADR 0491), a fetch the Run takes (ADR 0501): the header, each entry's type-and-size header and its zlib stream, inflated to
  * exactly the size it says and ending where the next entry starts, deltas (OFS_DELTA to an earlier
  * entry, REF_DELTA to an object of the pack or, in a thin pack, of the repository) applied, the
  * trailer the SHA-1 of every byte before it and the pack's last bytes, and every object's id
@@ -10,8 +10,7 @@
  */
 import { createHash } from "node:crypto";
 import { inflateSync } from "node:zlib";
-import { objectId } from "./object-reader";
-import type { GitObject } from "./object-reader";
+import { looseObjectId } from "./loose-object-file";
 
 /** An object this takes from a pack: whole, with its id. A tag is left to index-pack. */
 export interface PackedObject {
@@ -21,16 +20,16 @@ export interface PackedObject {
 }
 
 /** An object of the repository a thin pack's delta names as its base; null: not read here. */
-export type BaseReader = (id: string) => Promise<GitObject | null>;
+export type BaseReader = (id: string) => Promise<{ type: string; data: Buffer } | null>;
 
-const TYPES = { 1: "commit", 2: "tree", 3: "blob" } as const;
-const OFS_DELTA = 6;
+export const TYPES = { 1: "commit", 2: "tree", 3: "blob" } as const;
+export const OFS_DELTA = 6;
 const REF_DELTA = 7;
-/** No object larger than this is taken here (object-reader.ts reads no larger base either). */
+/** No object larger than this is taken here (the sandbox's object-reader.ts reads no larger base either). */
 const MAX_OBJECT = 16 * 1024 * 1024;
 const TRAILER = 20;
 
-interface Entry {
+export interface Entry {
   at: number;
   kind: number;
   data: Buffer;
@@ -81,8 +80,12 @@ export function applyDelta(base: Buffer, delta: Buffer): Buffer | null {
   return written === out.length ? out : null;
 }
 
-/** The entry at `at`: its header and its inflated data, and where the next one starts; null when it does not read. */
-function readEntry(pack: Buffer, at: number, end: number): { entry: Entry; next: number } | null {
+/**
+ * The entry at `at`: its header and its inflated data, and where the next one starts; null when it
+ * does not read. `origin`: where `pack` starts in the whole pack file (a part of it read from disk,
+ * pack-read.ts), so an OFS_DELTA's base is an offset in the file.
+ */
+export function readEntry(pack: Buffer, at: number, end: number, origin = 0): { entry: Entry; next: number } | null {
   if (at >= end) return null;
   const start = at;
   let byte = pack[at++]!;
@@ -103,8 +106,8 @@ function readEntry(pack: Buffer, at: number, end: number): { entry: Entry; next:
       byte = pack[at++]!;
       back = (back + 1) * 128 + (byte & 0x7f);
     }
-    if (back <= 0 || back > start) return null;
-    base = start - back;
+    if (back <= 0 || back > origin + start) return null;
+    base = origin + start - back;
   } else if (kind === REF_DELTA) {
     if (at + 20 > end) return null;
     base = pack.toString("hex", at, at + 20);
@@ -127,7 +130,7 @@ function readEntry(pack: Buffer, at: number, end: number): { entry: Entry; next:
 }
 
 function whole(type: PackedObject["type"], data: Buffer): PackedObject {
-  return { id: objectId(type, data), type, data };
+  return { id: looseObjectId("sha1", type, data), type, data };
 }
 
 /**
@@ -181,9 +184,11 @@ export async function packObjects(pack: Buffer, readBase: BaseReader): Promise<P
       const outside = still.find((e) => typeof e.base === "string");
       if (!outside) return null;
       const read = await readBase(outside.base as string);
-      if (!read || read.type === "tag" || objectId(read.type, read.data) !== outside.base) return null;
+      if (!read || !(read.type === "commit" || read.type === "tree" || read.type === "blob")) return null;
+      const type = read.type as PackedObject["type"];
+      if (looseObjectId("sha1", type, read.data) !== outside.base) return null;
       const data = applyDelta(read.data, outside.data);
-      if (!data || !keep(outside, whole(read.type, data))) return null;
+      if (!data || !keep(outside, whole(type, data))) return null;
       still.splice(still.indexOf(outside), 1);
     }
     waiting = still;

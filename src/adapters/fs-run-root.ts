@@ -7,7 +7,8 @@
  * Keep the run root on a local disk: link and O_EXCL are not reliable on every network filesystem.
  */
 import { randomBytes } from "node:crypto";
-import { link, lstat, mkdir, readdir, readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
+import { constants } from "node:fs";
+import { link, lstat, mkdir, open, readdir, rename, stat, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { runJsonSchema, type RunJson } from "../core/schemas/run-json";
 import { parseTicketNumber } from "../core/claims/marker";
@@ -53,11 +54,22 @@ export class FsRunRoot implements RunRoot {
     );
     if (linked || fileLinked)
       return { kind: "invalid", reason: `${linked ? dir : join(dir, RUN_FILE)} is a symbolic link; Ticket Runner does not follow links in its run root` };
+    const file = join(dir, RUN_FILE);
+    let handle;
     try {
-      text = await readFile(join(dir, RUN_FILE), "utf8");
+      // Non-blocking: a FIFO put at run.json would otherwise hold the Run waiting for a writer for ever.
+      handle = await open(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
     } catch (error) {
       if (errCode(error) === "ENOENT") return { kind: "none" };
-      return { kind: "invalid", reason: `cannot read ${join(dir, RUN_FILE)}: ${errCode(error) ?? String(error)}` };
+      return { kind: "invalid", reason: `cannot read ${file}: ${errCode(error) ?? String(error)}` };
+    }
+    try {
+      if (!(await handle.stat()).isFile()) return { kind: "invalid", reason: `${file} is not a regular file` };
+      text = await handle.readFile("utf8");
+    } catch (error) {
+      return { kind: "invalid", reason: `cannot read ${file}: ${errCode(error) ?? String(error)}` };
+    } finally {
+      await handle.close();
     }
     // create() and update() only ever put a whole file in place, so a torn file is damage, not a write in flight.
     if (text.trim() === "") return { kind: "invalid", reason: `${join(dir, RUN_FILE)} is empty (left by an older Ticket Runner killed while creating it)` };

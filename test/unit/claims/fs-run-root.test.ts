@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FsRunRoot } from "../../../src/adapters/fs-run-root";
@@ -108,5 +109,19 @@ describe("claims: the fs run root", () => {
         [9, "invalid"],
       ],
     );
+  });
+
+  it("reads a FIFO or a folder at run.json as invalid, without waiting for a writer", async () => {
+    const root = new FsRunRoot(dir);
+    const d = root.dirFor(REPO, 7);
+    await root.create(d, run("a"));
+    rmSync(join(d, "run.json"));
+    execFileSync("mkfifo", [join(d, "run.json")]);
+    const fifo = await root.read(d);
+    assert.equal(fifo.kind, "invalid");
+    assert.match(fifo.kind === "invalid" ? fifo.reason : "", /not a regular file/);
+    rmSync(join(d, "run.json"));
+    mkdirSync(join(d, "run.json"));
+    assert.equal((await root.read(d)).kind, "invalid");
   });
 });

@@ -72,17 +72,17 @@ export class FsRunRoot implements RunRoot {
       await handle.close();
     }
     // create() and update() only ever put a whole file in place, so a torn file is damage, not a write in flight.
-    if (text.trim() === "") return { kind: "invalid", reason: `${join(dir, RUN_FILE)} is empty (left by an older Ticket Runner killed while creating it)` };
+    if (text.trim() === "") return { kind: "invalid", reason: `${file} is empty (left by an older Ticket Runner killed while creating it)` };
     let raw: unknown;
     try {
       raw = JSON.parse(text);
     } catch {
-      return { kind: "invalid", reason: `${join(dir, RUN_FILE)} is not JSON` };
+      return { kind: "invalid", reason: `${file} is not JSON` };
     }
     const parsed = runJsonSchema.safeParse(raw);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      return { kind: "invalid", reason: `${join(dir, RUN_FILE)} does not match the run.json schema at ${issue?.path.join(".") || "(root)"}` };
+      return { kind: "invalid", reason: `${file} does not match the run.json schema at ${issue?.path.join(".") || "(root)"}` };
     }
     return { kind: "ok", run: parsed.data };
   }

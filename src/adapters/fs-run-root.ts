@@ -44,17 +44,17 @@ export class FsRunRoot implements RunRoot {
 
   async read(dir: string): Promise<RunJsonRead> {
     let text: string;
+    const file = join(dir, RUN_FILE);
     const linked = await lstat(dir).then(
       (st) => st.isSymbolicLink(),
       () => false,
     );
-    const fileLinked = await lstat(join(dir, RUN_FILE)).then(
+    const fileLinked = await lstat(file).then(
       (st) => st.isSymbolicLink(),
       () => false,
     );
     if (linked || fileLinked)
-      return { kind: "invalid", reason: `${linked ? dir : join(dir, RUN_FILE)} is a symbolic link; Ticket Runner does not follow links in its run root` };
-    const file = join(dir, RUN_FILE);
+      return { kind: "invalid", reason: `${linked ? dir : file} is a symbolic link; Ticket Runner does not follow links in its run root` };
     let handle;
     try {
       // Non-blocking: a FIFO put at run.json would otherwise hold the Run waiting for a writer for ever.

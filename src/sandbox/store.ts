@@ -126,10 +126,13 @@ export class Store {
    * The state's UTF-8 bytes, in one buffer kept for every write (they run one at a time), not a
    * fresh Buffer for each as writeFile of a string makes: ~0.3 of the ~1.5 ms of CPU that
    * serialising and encoding a 90 KB state with a few non-ASCII characters cost on this VM (ADR 0492).
+   * The buffer holds three bytes for each UTF-16 unit of the text, the most UTF-8 takes for one (a
+   * pair of surrogates takes four for two), so the text is encoded in one pass: measuring its
+   * length in UTF-8 first was a second pass over it, more CPU than the write itself (ADR 0507).
    */
   private encode(text: string): Buffer {
-    const bytes = Buffer.byteLength(text, "utf8");
-    if (this.buffer.length < bytes) this.buffer = Buffer.allocUnsafe(Math.max(bytes, this.buffer.length * 2));
+    const most = text.length * 3;
+    if (this.buffer.length < most) this.buffer = Buffer.allocUnsafe(Math.max(most, this.buffer.length * 2));
     return this.buffer.subarray(0, this.buffer.write(text, "utf8"));
   }
 

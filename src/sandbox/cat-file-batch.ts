@@ -24,8 +24,6 @@ export abstract class CatFileBatch<Q> {
   protected readonly pending: Q[] = [];
   private readonly hold: BatchHold;
   private gone = false;
-  /** Writes are held until the end of this tick (send). */
-  private corked = false;
   /** Closed or killed on purpose (idle, too many, the repository made anew, stop): not a broken batch. */
   private ending = false;
   readonly exited: Promise<void>;
@@ -70,19 +68,7 @@ export abstract class CatFileBatch<Q> {
   protected send(question: Q, line: string): void {
     this.pending.push(question);
     this.hold.busy();
-    const stdin = this.child.stdin;
-    // The questions asked in one tick (an advertisement asks one for every ref) go to the pipe in
-    // one write at its end, not a write each: each write wakes cat-file, and cost more CPU than
-    // anything else of a lookup (ADR 0507). Their order is kept: cat-file still answers in order.
-    if (!this.corked) {
-      this.corked = true;
-      stdin.cork();
-      process.nextTick(() => {
-        this.corked = false;
-        stdin.uncork();
-      });
-    }
-    stdin.write(`${line}\n`);
+    this.child.stdin.write(`${line}\n`);
   }
 
   /** After a read: held while questions are pending, let go when none are. */

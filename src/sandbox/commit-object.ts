@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { commitBytes, identLine, tzOffset } from "../adapters/git/commit-text";
 import type { Ident } from "../adapters/git/commit-text";
 import { configState } from "./config-state";
-import { writeLooseObjectFile } from "../adapters/git/loose-object-file";
+import { writeLooseObjectFileSync } from "../adapters/git/loose-object-file";
 import { commitTree, git } from "./git";
 
 export type { Ident };
@@ -42,7 +42,8 @@ export function commitBody(input: CommitInput): Buffer | null {
 export async function writeCommit(gitDir: string, input: CommitInput): Promise<string | null> {
   const body = commitBody(input);
   if (!body) return null;
-  return writeLooseObjectFile(join(gitDir, "objects"), "sha1", "commit", body);
+  // One small file: its calls made in place cost less than a trip to the thread pool each (ADR 0507).
+  return writeLooseObjectFileSync(join(gitDir, "objects"), "sha1", "commit", body);
 }
 
 interface Checked {

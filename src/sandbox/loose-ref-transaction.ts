@@ -14,6 +14,7 @@
 import { promises as fsp } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import path from "node:path";
+import { removeFile } from "../adapters/remove-file";
 
 export interface RefChange {
   ref: string;
@@ -99,7 +100,7 @@ async function letGo(locks: Lock[]): Promise<void> {
   await Promise.all(
     locks.map(async (l) => {
       await l.handle.close().catch(() => undefined);
-      if (!l.renamed) await fsp.rm(l.lock, { force: true });
+      if (!l.renamed) await removeFile(l.lock);
     }),
   );
 }
@@ -149,7 +150,7 @@ export async function applyRefChanges(gitDir: string, changes: RefChange[]): Pro
     if (!(await allHold(gitDir, locks))) return "unmodelled";
     for (const l of locks) {
       if (l.change.new === null) {
-        await fsp.rm(l.file, { force: true });
+        await removeFile(l.file);
         continue;
       }
       await l.handle.writeFile(`${l.change.new}\n`);

@@ -16,7 +16,7 @@
  * alternates (their refs are `.have` lines), a list with a push-cert nonce or a session id (each
  * process's own), a hash other than SHA-1, a batch that is gone.
  */
-import { promises as fsp } from "node:fs";
+import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import type { CommitLookups } from "./commit-lookup";
 import { KeptPerConfig } from "./config-state";
@@ -98,9 +98,18 @@ export function hiddenFolder(folder: string, hidden: readonly string[]): boolean
  * prefixes: unskipped, every push and fetch read one more folder for every pull request ever opened.
  */
 export async function looseNames(dir: string, prefix: string, into: string[], skip: (folder: string) => boolean = () => false): Promise<boolean> {
+  return looseNamesIn(dir, prefix, into, skip);
+}
+
+/**
+ * looseNames' walk, each folder read in place: a push's or fetch's listing reads a folder for
+ * every slash in a branch's name, and a trip to the thread pool each cost more CPU than the read
+ * (ADR 0507).
+ */
+function looseNamesIn(dir: string, prefix: string, into: string[], skip: (folder: string) => boolean): boolean {
   let entries;
   try {
-    entries = await fsp.readdir(dir, { withFileTypes: true });
+    entries = readdirSync(dir, { withFileTypes: true });
   } catch {
     return false;
   }
@@ -109,7 +118,7 @@ export async function looseNames(dir: string, prefix: string, into: string[], sk
     const name = `${prefix}${e.name}`;
     if (e.isDirectory()) {
       if (skip(`${name}/`)) continue;
-      if (!(await looseNames(path.join(dir, e.name), `${name}/`, into, skip))) return false;
+      if (!looseNamesIn(path.join(dir, e.name), `${name}/`, into, skip)) return false;
     } else if (e.isFile() && isRefName(name)) {
       into.push(name);
     } else {
@@ -119,11 +128,11 @@ export async function looseNames(dir: string, prefix: string, into: string[], sk
   return true;
 }
 
-/** The names in packed-refs; null: a line not understood. */
+/** The names in packed-refs; null: a line not understood. Read in place, as the loose names are. */
 export async function packedNames(gitDir: string): Promise<string[] | null> {
   let text: string;
   try {
-    text = await fsp.readFile(path.join(gitDir, "packed-refs"), "utf8");
+    text = readFileSync(path.join(gitDir, "packed-refs"), "utf8");
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === "ENOENT" ? [] : null;
   }

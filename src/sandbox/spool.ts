@@ -11,6 +11,7 @@ import { createWriteStream, promises as fsp } from "node:fs";
 import type { IncomingMessage } from "node:http";
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
+import { removeFile } from "../adapters/remove-file";
 
 export interface SpooledBody {
   /** The file holding the whole body; `remove()` it once the backend has it open. */
@@ -33,7 +34,7 @@ export function spoolPath(dir: string): string {
 
 export async function spoolBody(req: IncomingMessage, dir: string): Promise<SpooledBody | null> {
   const name = spoolPath(dir);
-  const remove = (): Promise<void> => fsp.rm(name, { force: true });
+  const remove = (): Promise<void> => removeFile(name);
   try {
     await pipeline(req, createWriteStream(name, { flags: "wx" }));
     if (!req.complete) {

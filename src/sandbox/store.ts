@@ -6,6 +6,7 @@
 import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { JsonBytes } from "./json-bytes";
 import type { RepoRec, SandboxState, UserRec } from "./model";
 import { emptyState, FIRST_ID, repoKey } from "./model";
 
@@ -26,7 +27,7 @@ export class Store {
   /** The state file's folder was made by this store (made again only when a write finds it gone). */
   private folderMade = false;
   private writes = 0;
-  private buffer = Buffer.alloc(0);
+  private readonly json = new JsonBytes();
   private readonly statePath: string | null;
 
   constructor(dataDir: string | null) {
@@ -115,7 +116,7 @@ export class Store {
     if (this.queued) return this.queued;
     const next = this.saving.then(() => {
       this.queued = null;
-      return this.write(target, this.encode(JSON.stringify(this.state)));
+      return this.write(target, this.encode());
     });
     this.queued = next;
     this.saving = next.catch(() => undefined);
@@ -124,13 +125,12 @@ export class Store {
 
   /**
    * The state's UTF-8 bytes, in one buffer kept for every write (they run one at a time), not a
-   * fresh Buffer for each as writeFile of a string makes: ~0.3 of the ~1.5 ms of CPU that
-   * serialising and encoding a 90 KB state with a few non-ASCII characters cost on this VM (ADR 0492).
+   * fresh Buffer for each as writeFile of a string makes (ADR 0492), and written an issue at a time
+   * rather than as one JSON text (json-bytes.ts, ADR 0507). Depth 4: the state, its repositories,
+   * a repository, its issues' list.
    */
-  private encode(text: string): Buffer {
-    const bytes = Buffer.byteLength(text, "utf8");
-    if (this.buffer.length < bytes) this.buffer = Buffer.allocUnsafe(Math.max(bytes, this.buffer.length * 2));
-    return this.buffer.subarray(0, this.buffer.write(text, "utf8"));
+  private encode(): Buffer {
+    return this.json.encode(this.state, 4);
   }
 
   private async write(target: string, bytes: Buffer): Promise<void> {

@@ -14,7 +14,7 @@
  */
 import { join } from "node:path";
 import type { CommitLookups } from "./commit-lookup";
-import { writeLooseObjectFile } from "../adapters/git/loose-object-file";
+import { writeLooseObjectFileSync } from "../adapters/git/loose-object-file";
 import { linkedFirst, objectLinks } from "../adapters/git/object-links";
 import type { Link } from "../adapters/git/object-links";
 import type { ObjectReaders } from "./object-reader";
@@ -65,7 +65,9 @@ export async function unpackInProcess(input: UnpackInput): Promise<boolean> {
   }
   if (!(await linksPresent(input, links, byId))) return false;
   try {
-    for (const o of linkedFirst(objects, links, byId)) await writeLooseObjectFile(join(input.gitDir, "objects"), "sha1", o.type, o.data);
+    // A small pack's few objects, their calls made in place: as many thread-pool trips (and fs/promises'
+    // CPU for each) as calls otherwise, in the burst where every Lane pushes (ADR 0507).
+    for (const o of linkedFirst(objects, links, byId)) writeLooseObjectFileSync(join(input.gitDir, "objects"), "sha1", o.type, o.data);
   } catch {
     // Those written so far link only to objects present: the repository is still connected.
     return false;

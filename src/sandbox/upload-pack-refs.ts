@@ -17,7 +17,7 @@
  * SHA-1), a detached HEAD, a symbolic ref to a symbolic ref, and any ls-refs request but the plain
  * shape git sends (see parseLsRefs).
  */
-import { promises as fsp } from "node:fs";
+import { promises as fsp, readFileSync } from "node:fs";
 import path from "node:path";
 import type { CommitLookups } from "./commit-lookup";
 import { KeptPerConfig } from "./config-state";
@@ -113,11 +113,15 @@ async function configOf(gitDir: string): Promise<Setup | null> {
   return { hidden, allowUnborn: unborn !== "ignore" };
 }
 
-/** A loose ref file's symbolic target, "" for an object id, null for anything else. */
+/**
+ * A loose ref file's symbolic target, "" for an object id, null for anything else. Read in place:
+ * an advertisement reads every listed branch's file, and a readFile on the thread pool is four
+ * trips there, each more CPU than the 41 bytes' read (ADR 0507).
+ */
 async function looseTarget(file: string): Promise<string | null> {
   let text: string;
   try {
-    text = await fsp.readFile(file, "utf8");
+    text = readFileSync(file, "utf8");
   } catch {
     return null;
   }

@@ -11,10 +11,11 @@
  * the Run's small fetches (unpack-fetched.ts, ADR 0501).
  */
 import { createHash, randomBytes } from "node:crypto";
-import { linkSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { link, mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { linkSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { link, mkdir, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { deflateSync } from "node:zlib";
+import { removeFile, removeFileSync } from "../remove-file";
 
 export type LooseObjectType = "commit" | "tree" | "blob";
 
@@ -46,13 +47,16 @@ export async function writeLooseObjectFile(objectsDir: string, algorithm: "sha1"
     await mkdir(dir, { recursive: true });
     await writeFile(temp, deflated, { mode: 0o444, flag: "wx" });
   });
+  let renamed = false;
   try {
     await link(temp, file).catch(async (e: NodeJS.ErrnoException) => {
       if (e.code === "EEXIST") return;
       await rename(temp, file);
+      renamed = true;
     });
   } finally {
-    await rm(temp, { force: true });
+    // Renamed, the temporary name is gone; linked (or there already), it is removed.
+    if (!renamed) await removeFile(temp);
   }
   return id;
 }
@@ -60,7 +64,7 @@ export async function writeLooseObjectFile(objectsDir: string, algorithm: "sha1"
 /**
  * The same write with the file system's calls made in place (ADR 0501): a fetch's few small
  * objects, where `fs/promises` costs a trip to the thread pool a call (three or four an object)
- * and as much CPU as the write itself.
+ * and as much CPU as the write itself; and the sandbox's merge commits and small pushes' objects (ADR 0507).
  */
 export function writeLooseObjectFileSync(objectsDir: string, algorithm: "sha1" | "sha256", type: LooseObjectType, body: Buffer): string {
   const { id, dir, file, temp, deflated } = prepare(objectsDir, algorithm, type, body);
@@ -71,12 +75,16 @@ export function writeLooseObjectFileSync(objectsDir: string, algorithm: "sha1" |
     mkdirSync(dir, { recursive: true });
     writeFileSync(temp, deflated, { mode: 0o444, flag: "wx" });
   }
+  let renamed = false;
   try {
     linkSync(temp, file);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "EEXIST") renameSync(temp, file);
+    if ((e as NodeJS.ErrnoException).code !== "EEXIST") {
+      renameSync(temp, file);
+      renamed = true;
+    }
   } finally {
-    rmSync(temp, { force: true });
+    if (!renamed) removeFileSync(temp);
   }
   return id;
 }

@@ -9,6 +9,7 @@ import { promises as fsp } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
 import { spawnStreamed } from "../../adapters/spawner/streamed-process";
+import { removeFile } from "../../adapters/remove-file";
 import type { App, RefUpdate } from "../app";
 import { canRead, hasRole, tokenFrom } from "../auth";
 import { RECEIVE_PACK_CONFIG, configEnv, gitEnv, gitExecPath, listRefs } from "../git";
@@ -268,7 +269,7 @@ async function fetchInProcess(app: App, gitDir: string, body: SpooledBody): Prom
 /** The body inflated into a spool file of its own, or null when it is not gzip. */
 async function inflatedBody(app: App, body: SpooledBody): Promise<SpooledBody | null> {
   const to = spoolPath(app.spoolDir);
-  const remove = (): Promise<void> => fsp.rm(to, { force: true });
+  const remove = (): Promise<void> => removeFile(to);
   try {
     await inflateFile(body.path, to);
   } catch {

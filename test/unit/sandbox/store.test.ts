@@ -54,7 +54,8 @@ describe("sandbox store", () => {
   it("each write holds the state's bytes exactly, non-ASCII text included, as the state grows and shrinks", async () => {
     const store = new Store(dir);
     const file = path.join(dir, "state.json");
-    for (const login of ["a", "ü·—".repeat(5000), "b", "😀".repeat(20000), "c"]) {
+    // "—" is three bytes of UTF-8 for one UTF-16 unit: the most the kept buffer must hold a unit.
+    for (const login of ["a", "—".repeat(30000), "b", "ü·—".repeat(5000), "😀".repeat(20000), "c"]) {
       store.state.users = { x: { id: 1, login, token: "t", createdAt: "" } };
       await store.changed();
       assert.equal(await fsp.readFile(file, "utf8"), JSON.stringify(store.state));

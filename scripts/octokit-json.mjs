@@ -1,4 +1,4 @@
-// Gives @octokit/request our JSON reader (src/adapters/github/octokit-json.ts, ADR 0502) where it
+// Gives @octokit/request our JSON reader (src/adapters/github/octokit-json.ts, ADR 0508) where it
 // imports `json-with-bigint`: the same answers, without the library's second pass over every one on
 // Node 20. Only Octokit's import is redirected; the reader itself imports the library as it is.
 import { fileURLToPath } from "node:url";

@@ -71,7 +71,7 @@ const SEPARATOR = "\n\u0000\n";
 secretLintProfiler.mark = () => undefined;
 
 /**
- * What one scan found, by the exact text scanned (ADR 0502). The findings are a function of the text
+ * What one scan found, by the exact text scanned (ADR 0508). The findings are a function of the text
  * alone (the rules and their options are fixed above), and a Run scans the same text many times: the
  * GraphQL variables of every read of a ticket (owner, name, number), a merge's `squash`, a node id.
  * A text seen before is answered from here, not by a new secretlint pass (~0.4 ms of CPU each); a

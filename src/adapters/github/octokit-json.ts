@@ -1,5 +1,5 @@
 /**
- * The JSON reader Octokit's requests use, in our bundles (ADR 0502; scripts/octokit-json.mjs puts it
+ * The JSON reader Octokit's requests use, in our bundles (ADR 0508; scripts/octokit-json.mjs puts it
  * where @octokit/request imports `json-with-bigint`). That library reads an integer beyond 2^53 as a
  * BigInt; on Node 20 (no `context.source` in a reviver) it does so by rewriting the whole answer
  * with a regular expression and parsing it again with a reviver, a JavaScript call for every value:

@@ -13,7 +13,7 @@ const ANSWERS = [
   '{"__proto__":{"polluted":true},"a":1}',
 ];
 
-describe("Octokit's JSON reader (ADR 0502)", () => {
+describe("Octokit's JSON reader (ADR 0508)", () => {
   after(() => stop());
 
   it("an answer without 16 digits in a row reads as the library reads it", () => {

@@ -11,6 +11,7 @@ import { lintSource } from "@secretlint/core";
 import { secretLintProfiler } from "@secretlint/profiler";
 import { rules as recommended } from "@secretlint/secretlint-rule-preset-recommend";
 import { redactSecrets } from "../core/redact";
+import { LruMemo } from "./lru-memo";
 
 type Config = Parameters<typeof lintSource>[0]["options"]["config"];
 
@@ -76,31 +77,23 @@ secretLintProfiler.mark = () => undefined;
  * GraphQL variables of every read of a ticket (owner, name, number), a merge's `squash`, a node id.
  * A text seen before is answered from here, not by a new secretlint pass (~0.4 ms of CPU each); a
  * text not seen is scanned as before, so nothing is ever masked less. Small texts only, and the
- * least recently used go first, so it holds at most MEMO_ENTRIES × MEMO_TEXT_MAX characters.
+ * least recently used go first, so it holds at most 256 × MEMO_TEXT_MAX characters.
  */
-const MEMO_ENTRIES = 256;
 const MEMO_TEXT_MAX = 4096;
-const memo = new Map<string, readonly Finding[]>();
-let memoHits = 0;
+const memo = new LruMemo<string, readonly Finding[]>(256);
 
 async function findSecrets(text: string): Promise<readonly Finding[]> {
   if (text.length > MEMO_TEXT_MAX) return scan(text);
   const known = memo.get(text);
-  if (known) {
-    memoHits += 1;
-    memo.delete(text);
-    memo.set(text, known);
-    return known;
-  }
+  if (known) return known;
   const findings = Object.freeze(await scan(text));
   memo.set(text, findings);
-  if (memo.size > MEMO_ENTRIES) memo.delete(memo.keys().next().value!);
   return findings;
 }
 
 /** How many texts the memo holds and how many scans it answered (for its tests). */
 export function scanMemoStats(): { size: number; hits: number } {
-  return { size: memo.size, hits: memoHits };
+  return { size: memo.size, hits: memo.hits };
 }
 
 async function scan(text: string): Promise<Finding[]> {

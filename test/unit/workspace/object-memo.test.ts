@@ -9,6 +9,7 @@ import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { knowCloneStore } from "../../../src/adapters/git/clone-store";
 import { objectMemoStats, readCommit, readObject, readTree } from "../../../src/adapters/git/loose-read";
+import { LruMemo } from "../../../src/adapters/lru-memo";
 import type { RepoContext } from "../../../src/adapters/git/repo-context";
 import { commitFiles, git, makeTempDir } from "../../support/git-fixtures";
 
@@ -25,17 +26,14 @@ function looseFile(repo: string, id: string): string {
 
 describe("workspace: the commits and trees a Run read, kept (ADR 0508)", function () {
   this.timeout(30_000);
-  let dir: string;
-  let repo: string;
-  let other: string;
-  let commit: string;
+  // Two repositories in one folder: `repo` with one commit, `other` empty.
+  let dir = "";
+  let [repo, other, commit] = ["", "", ""];
 
   before(async () => {
     dir = await makeTempDir("tr-object-memo-");
-    repo = join(dir, "repo");
-    other = join(dir, "other");
-    await git(dir, ["init", "-q", "--initial-branch=main", repo]);
-    await git(dir, ["init", "-q", "--initial-branch=main", other]);
+    [repo, other] = [join(dir, "repo"), join(dir, "other")];
+    for (const r of [repo, other]) await git(dir, ["init", "-q", "--initial-branch=main", r]);
     commit = await commitFiles(repo, { "a.txt": `a ${Math.random()}\n`, "dir/b.txt": "b\n" }, "first");
   });
 
@@ -81,5 +79,14 @@ describe("workspace: the commits and trees a Run read, kept (ADR 0508)", functio
     assert.ok(await readCommit(ctx, commit));
     assert.deepEqual(readdirSync(join(other, ".git", "objects")).sort(), ["info", "pack"]);
     assert.equal(await readCommit(contextOf(other), commit), null);
+  });
+
+  it("the memo drops the least recently used first, and a hit counts as a use", () => {
+    const m = new LruMemo<string, number>(2);
+    m.set("a", 1);
+    m.set("b", 2);
+    assert.equal(m.get("a"), 1);
+    m.set("c", 3);
+    assert.deepEqual([m.get("a"), m.get("b"), m.get("c"), m.size, m.hits], [1, undefined, 3, 2, 3]);
   });
 });

@@ -7,7 +7,7 @@
  * Keep the run root on a local disk: link and O_EXCL are not reliable on every network filesystem.
  */
 import { randomBytes } from "node:crypto";
-import { constants } from "node:fs";
+import { constants, renameSync, writeFileSync } from "node:fs";
 import { link, lstat, mkdir, open, readdir, rename, stat, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { runJsonSchema, type RunJson } from "../core/schemas/run-json";
@@ -88,7 +88,7 @@ export class FsRunRoot implements RunRoot {
   }
 
   async create(dir: string, run: RunJson): Promise<{ kind: "created" } | { kind: "exists"; current: RunJsonRead }> {
-    await safeRunDir(this.root, dir);
+    safeRunDir(this.root, dir);
     const text = JSON.stringify(run, null, 2) + "\n";
     const tmp = tempName(dir);
     await writeFile(tmp, text, { flag: "wx" });
@@ -115,11 +115,15 @@ export class FsRunRoot implements RunRoot {
     }
   }
 
+  /**
+   * In place, not through `fs/promises` (ADR 0508): written at each take and each Stage's start, a
+   * small file on the local disk, where each threadpool trip cost more of the Run's CPU than the call.
+   */
   async update(dir: string, run: RunJson): Promise<void> {
-    await safeRunDir(this.root, dir);
+    safeRunDir(this.root, dir);
     const tmp = tempName(dir);
-    await writeFile(tmp, JSON.stringify(run, null, 2) + "\n", { flag: "wx" });
-    await rename(tmp, join(dir, RUN_FILE));
+    writeFileSync(tmp, JSON.stringify(run, null, 2) + "\n", { flag: "wx" });
+    renameSync(tmp, join(dir, RUN_FILE));
   }
 
   async moveAside(dir: string, note: { reason: string; at: string; by?: string }, opts: { ifSession?: string } = {}): Promise<string | null> {
@@ -135,8 +139,8 @@ export class FsRunRoot implements RunRoot {
       throw error;
     }
     if (names.length === 0) return null;
-    await safeRunDir(this.root, dir);
-    await assertNotLink(join(dir, ARCHIVE), this.root);
+    safeRunDir(this.root, dir);
+    assertNotLink(join(dir, ARCHIVE), this.root);
     // Two moves in one millisecond (a take-over right after a yield) must not share a folder.
     let archive = join(dir, ARCHIVE, stamp(note.at));
     try {

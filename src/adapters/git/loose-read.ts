@@ -11,6 +11,7 @@ import { inflateSync } from "node:zlib";
 import { cloneStore } from "./clone-store";
 import { gitPathExists, readGitFile, readGitText } from "./git-dir-files";
 import { readPacked } from "./pack-read";
+import { LruMemo } from "../lru-memo";
 import type { RepoContext } from "./repo-context";
 
 const SHA1 = /^[0-9a-f]{40}$/;
@@ -34,12 +35,38 @@ export async function readLoose(ctx: RepoContext, id: string): Promise<{ type: s
   return { type: header[1]!, body: raw.subarray(nul + 1) };
 }
 
+/**
+ * The commits and trees a Run has read, by object store and id (ADR 0508). A Run reads the same few
+ * again and again: at K = 4, 141 object reads a ticket, of 10 distinct objects (a fetch's proof walks
+ * each outside entry's path down from the root tree; a take's and a rebase's walks read the same
+ * commits), each an open, an fstat, a read, a close and an inflate. An object's name is its contents'
+ * hash and git never writes another body under a name, so a second read of one gives the first's
+ * answer; what was read is what any later read here would have been handed. Only what did read is
+ * kept (an object that is absent now may be fetched later), per store (the clone's having it is part
+ * of the answer), and only commits and trees of at most MEMO_BODY_MAX bytes, 1024 of them,
+ * the least recently used dropped first (at most 16 MB). Callers read a body, never write it.
+ */
+const MEMO_BODY_MAX = 16 * 1024;
+const memo = new LruMemo<string, { type: string; body: Buffer }>(1024);
+
+/** How many objects the memo holds and how many reads it answered (for its tests). */
+export function objectMemoStats(): { size: number; hits: number } {
+  return { size: memo.size, hits: memo.hits };
+}
+
 /** An object's type and body, loose or else packed (pack-read.ts); null when it reads from neither here. */
 export async function readObject(ctx: RepoContext, id: string): Promise<{ type: string; body: Buffer } | null> {
-  const loose = await readLoose(ctx, id);
-  if (loose || !SHA1.test(id)) return loose;
+  if (!SHA1.test(id)) return null;
   const store = await cloneStore(ctx.git, ctx.root);
-  return store.algorithm === "sha1" ? readPacked(join(store.dir, "pack"), id) : null;
+  if (store.algorithm !== "sha1") return null;
+  const key = `${store.dir}\0${id}`;
+  const known = memo.get(key);
+  if (known) return known;
+  const obj = (await readLoose(ctx, id)) ?? readPacked(join(store.dir, "pack"), id);
+  if (obj && (obj.type === "commit" || obj.type === "tree") && obj.body.length <= MEMO_BODY_MAX) {
+    memo.set(key, obj);
+  }
+  return obj;
 }
 
 export interface Commit {

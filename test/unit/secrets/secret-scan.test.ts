@@ -1,6 +1,6 @@
 import { strict as assert } from "node:assert";
 import { secretLintProfiler } from "@secretlint/profiler";
-import { scrubJsonValue, scrubSecrets, scrubTranscript } from "../../../src/adapters/secret-scan";
+import { scanMemoStats, scrubJsonValue, scrubSecrets, scrubTranscript } from "../../../src/adapters/secret-scan";
 
 const KEY_ID = "AKIA2E0A8F3B244C9986";
 const SECRET = "Xq8Vb3kPz7Lm2Rt9Yw4Nc6Hj1Gd5Fs0Ae7Ui3Op2";
@@ -66,5 +66,40 @@ describe("secret scan (secretlint's recommended preset, before text leaves the m
     assert.equal(marks(), before, "scans put performance marks in the process's timeline");
     assert.equal((await secretLintProfiler.getEntries()).length, 0);
     assert.equal((await secretLintProfiler.getMeasures()).length, 0);
+  });
+
+  describe("the memo of what a text's scan found", () => {
+    it("a text scanned again is masked exactly as the first time, from the memo", async () => {
+      const text = `again and again ${KEY_ID} ${Math.random()}`;
+      const first = await scrubSecrets(text, {});
+      const before = scanMemoStats();
+      const second = await scrubSecrets(text, {});
+      assert.deepEqual(scanMemoStats(), { size: before.size, hits: before.hits + 1 }, "the second scan of one text was not answered from the memo");
+      assert.deepEqual(second, first);
+      assert.ok(!second.text.includes(KEY_ID), second.text);
+      const clean = `nothing here ${Math.random()}`;
+      assert.deepEqual(await scrubSecrets(clean, {}), { text: clean, found: [] });
+      assert.deepEqual(await scrubSecrets(clean, {}), { text: clean, found: [] });
+    });
+
+    it("the same secret in a text not seen before is still found (the memo is by the whole text)", async () => {
+      await scrubSecrets(`seen ${SLACK}`, {});
+      const hits = scanMemoStats().hits;
+      const s = await scrubSecrets(`unseen ${Math.random()} ${SLACK}`, {});
+      assert.equal(scanMemoStats().hits, hits);
+      assert.ok(!s.text.includes(SLACK), s.text);
+    });
+
+    it("keeps at most 256 texts and none longer than 4096 characters", async () => {
+      for (let i = 0; i < 300; i++) await scrubSecrets(`text ${i} ${Math.random()}`, {});
+      assert.equal(scanMemoStats().size, 256);
+      const long = `${"x".repeat(5000)} ${KEY_ID}`;
+      for (let i = 0; i < 2; i++) {
+        const before = scanMemoStats();
+        const s = await scrubSecrets(long, {});
+        assert.ok(!s.text.includes(KEY_ID));
+        assert.deepEqual(scanMemoStats(), before);
+      }
+    });
   });
 });

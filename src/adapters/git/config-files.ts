@@ -29,7 +29,7 @@ export function pinnedGlobalConfig(env: NodeJS.ProcessEnv): Record<string, strin
 
 /** Every file git read its config from in the clone (origins of `git config --show-origin --list`), and the global candidates. */
 export async function configFilesGitReads(ctx: RepoContext, env: NodeJS.ProcessEnv): Promise<string[]> {
-  const out = await ctx.git.raw(["config", "-z", "--show-origin", "--list"], { cwd: ctx.root });
+  const out = await ctx.git.configListing(ctx.root);
   const files = new Set<string>(globalCandidates(env));
   if (out.code === 0) {
     // -z: "<origin>\0<key>\n<value>\0" per entry; an origin is "file:<path>", "command line:", …

@@ -12,6 +12,7 @@ import { readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { runGitProcess } from "./git-process";
+import type { GitProcessResult } from "./git-process";
 
 export interface DriverNames {
   filters: string[];
@@ -103,22 +104,61 @@ function signature(files: string[]): string {
 
 const remembered = new Map<string, { signature: string; env: Record<string, string> }>();
 
+/** The names that git call's output defines: remembered for `key` while the files keep `sig`, except when the config includes others. */
+function rememberNames(key: string, sig: string | null, names: DriverNames & { includes: boolean }, already: number): Record<string, string> {
+  const out = overrideEnv(names, already);
+  if (sig && !names.includes) remembered.set(key, { signature: sig, env: out });
+  else remembered.delete(key);
+  return out;
+}
+
+/** Where a call in `cwd` keeps its names, and the config files' signature now (before git reads them). */
+function memoryFor(cwd: string, env: NodeJS.ProcessEnv): { key: string; sig: string | null; already: number } {
+  const found = configFiles(cwd, env);
+  const already = Number(env.GIT_CONFIG_COUNT ?? "0") || 0;
+  return { key: `${found?.common ?? cwd}\0${already}`, sig: found ? signature(found.files) : null, already };
+}
+
+/** The key a `--get-regexp` of driverOverrides asks for. */
+const DRIVER_KEY = /^(filter|merge|include|includeif)\./;
+
 /**
  * The override variables for a call in `cwd`. Remembered per folder while the config files are
  * unchanged; read every time when the config includes other files (their changes would not show).
  */
 export async function driverOverrides(cwd: string, args: string[], env: NodeJS.ProcessEnv): Promise<Record<string, string>> {
-  const found = configFiles(cwd, env);
-  const sig = found ? signature(found.files) : null;
-  const already = Number(env.GIT_CONFIG_COUNT ?? "0") || 0;
-  const key = `${found?.common ?? cwd}\0${already}`;
+  const { key, sig, already } = memoryFor(cwd, env);
   const known = remembered.get(key);
   if (sig && known?.signature === sig) return known.env;
-  const res = await runGitProcess([...args, "config", "-z", "--get-regexp", "^(filter|merge|include|includeif)\\."], { cwd, env, idleMs: 60_000 });
+  const res = await runGitProcess([...args, "config", "-z", "--get-regexp", DRIVER_KEY.source], { cwd, env, idleMs: 60_000 });
   // 1: no such key. Anything else: git could not read the config, and the call itself will say why.
   const names = res.code === 0 ? driverNames(res.stdout.toString("utf8")) : { filters: [], merges: [], includes: false };
-  const out = overrideEnv(names, already);
-  if (sig && !names.includes) remembered.set(key, { signature: sig, env: out });
-  else remembered.delete(key);
+  return rememberNames(key, sig, names, already);
+}
+
+/**
+ * `git config -z --show-origin --list` in `cwd`, run with the same `-c` entries (`args`) and
+ * environment as a call there (ADR 0509): the whole config, which the sandbox's preflight reads
+ * for the files it holds read-only (config-files.ts), also names every filter and merge driver, so
+ * the calls after it need no `--get-regexp` of their own while the files are unchanged. `git
+ * config` runs no filter or driver, so it is started without the overrides.
+ */
+export async function configListingRemembered(cwd: string, args: string[], env: NodeJS.ProcessEnv, idleMs: number): Promise<GitProcessResult> {
+  const { key, sig, already } = memoryFor(cwd, env);
+  const res = await runGitProcess([...args, "config", "-z", "--show-origin", "--list"], { cwd, env, idleMs });
+  if (res.code !== 0) return res;
+  rememberNames(key, sig, driverNames(driverEntriesOf(res.stdout.toString("utf8"))), already);
+  return res;
+}
+
+/**
+ * Of `git config -z --show-origin --list` output ("<origin>\0<key>\n<value>\0", or
+ * "<origin>\0<key>\0" for a key without a value), the entries driverOverrides' `--get-regexp`
+ * would print, in its own shape ("<key>\n<value>\0").
+ */
+export function driverEntriesOf(showOriginListing: string): string {
+  const parts = showOriginListing.split("\0");
+  let out = "";
+  for (let i = 1; i < parts.length; i += 2) if (DRIVER_KEY.test(parts[i]!)) out += `${parts[i]}\0`;
   return out;
 }

@@ -7,7 +7,7 @@
 import { Failure } from "../../core/errors";
 import { redactSecrets, secretEnv } from "../../core/redact";
 import { CLONE_CONFIG, gitSafeEnv } from "./git-hardening";
-import { driverOverrides } from "./driver-overrides";
+import { configListingRemembered, driverOverrides } from "./driver-overrides";
 import { runGitProcess } from "./git-process";
 
 export interface GitIdentity {
@@ -103,6 +103,16 @@ export class GitRunner {
     // the private directory's runner has a config of its own and nothing to switch off.
     const drivers = this.options.config ? {} : await driverOverrides(call.cwd, config, env);
     return runGitProcess([...config, ...args], { cwd: call.cwd, env: { ...env, ...drivers }, input: call.input, idleMs: call.timeoutMs ?? this.timeoutMs });
+  }
+
+  /**
+   * `git config -z --show-origin --list` in `cwd`, whatever its exit code; in the clone, the filter
+   * and merge names it shows are remembered for the calls after it (driver-overrides.ts, ADR 0509).
+   */
+  async configListing(cwd: string): Promise<GitOutput> {
+    const config = this.config.flatMap((c) => ["-c", c]);
+    if (this.options.config) return this.raw(["config", "-z", "--show-origin", "--list"], { cwd });
+    return configListingRemembered(cwd, config, this.baseEnv, this.timeoutMs);
   }
 
   /** Runs git; resolves with stdout (trailing newline removed) or throws a redacted Failure("git"). */

@@ -84,11 +84,12 @@ export class GitWorkspace implements Workspace {
     const sandbox = this.opts.sandbox;
     // bwrap's proof runs beside the git checks; a refusal of theirs still comes first (ADR 0495).
     sandbox?.startProbe(this.root);
+    // The config the sandbox holds read-only is read first: the same read names the filters and merge
+    // drivers the checks' git calls switch off, so they ask git for none (ADR 0509). It writes nothing.
+    const configFiles = sandbox?.on ? await configFilesGitReads(this.ctx, { ...process.env, ...this.opts.env }) : [];
     const { commonDir } = await preflight(this.ctx, base);
     await this.guard.remember();
-    if (sandbox?.on) {
-      await sandbox.prepare({ root: this.root, commonDir, configFiles: await configFilesGitReads(this.ctx, { ...process.env, ...this.opts.env }) });
-    }
+    if (sandbox?.on) await sandbox.prepare({ root: this.root, commonDir, configFiles });
   }
 
   branchFor(ticket: number, title: string): string {

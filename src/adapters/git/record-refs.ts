@@ -16,6 +16,7 @@ import { adoptFetched, fetchPrivately } from "./repo";
 import { assertFetchable, fetchObjects, hasLooseObject, trackingTips } from "./fetch-http";
 import { overHttp } from "./over-http";
 import { cloneStore } from "./clone-store";
+import { readCommit, readObject, readTree } from "./loose-read";
 
 /** ref -> sha on the remote, for every ref matching one of `patterns` (ls-remote's tail match). */
 export async function lsRemoteRefs(ctx: RepoContext, patterns: string[]): Promise<Map<string, string>> {
@@ -94,9 +95,52 @@ export async function fetchRecords(ctx: RepoContext, refs: Map<string, string>, 
   return (await absent(ctx, [...missing])).size === 0 ? "ok" : "moved";
 }
 
-/** The content of `<commit>:<path>` for each spec, in order; null where there is no such file. One process. */
+/** A path `<commit>:<path>` names from the tree's top: no `./` or `../` (those are git's, relative to the cwd), no empty part. */
+const PLAIN_PATH = /^(?!\.\.?\/)[^/\n]+(\/[^/\n]+)*$/;
+const SHA1 = /^[0-9a-f]{40}$/;
+
+/**
+ * What `cat-file --batch` answers for one spec (a blob's id, or `<commit>:<path>`), read from the
+ * clone's objects, loose or packed (loose-read.ts): the blob's bytes, or null where the path names
+ * nothing or no blob. undefined when that is not certain here (an object that does not read, another
+ * shape of spec): git is asked.
+ */
+async function readPathHere(ctx: RepoContext, spec: string): Promise<Buffer | null | undefined> {
+  const colon = spec.indexOf(":");
+  if (colon < 0) {
+    if (!SHA1.test(spec)) return undefined;
+    const obj = await readObject(ctx, spec);
+    return obj ? (obj.type === "blob" ? obj.body : null) : undefined;
+  }
+  const [rev, path] = [spec.slice(0, colon), spec.slice(colon + 1)];
+  if (!SHA1.test(rev) || !PLAIN_PATH.test(path)) return undefined;
+  const commit = await readCommit(ctx, rev);
+  if (!commit) return undefined;
+  let id = commit.tree;
+  let mode = "40000";
+  for (const part of path.split("/")) {
+    if (mode !== "40000") return null;
+    const tree = await readTree(ctx, id);
+    if (!tree) return undefined;
+    const entry = tree.get(part);
+    if (!entry) return null;
+    ({ id, mode } = entry);
+  }
+  // A gitlink names a commit of another repository: no blob here, as cat-file says "missing".
+  if (mode === "40000" || mode === "160000") return null;
+  const blob = await readObject(ctx, id);
+  return blob ? (blob.type === "blob" ? blob.body : null) : undefined;
+}
+
+/**
+ * The content of `<commit>:<path>` (or of a blob named by its id) for each spec, in order; null where
+ * there is no such file. Read from the clone's objects when each one reads there (the records the
+ * Run wrote or a small fetch unpacked, ADR 0509), else one `cat-file --batch` for them all.
+ */
 export async function readPaths(ctx: RepoContext, specs: string[]): Promise<(Buffer | null)[]> {
   if (specs.length === 0) return [];
+  const here = await Promise.all(specs.map((spec) => readPathHere(ctx, spec)));
+  if (here.every((c) => c !== undefined)) return here as (Buffer | null)[];
   const res = await ctx.git.raw(["cat-file", "--batch"], { cwd: ctx.root, input: `${specs.join("\n")}\n` });
   if (res.code !== 0) throw ctx.git.failure(["cat-file", "--batch"], res);
   const buf = res.stdout;

@@ -19,6 +19,10 @@ import { limitResetOf, noteLimit } from "./github-limit";
 const RETAKE_PAUSE_MS = 3000;
 /** The longest a merged ticket's end-of-ticket writes wait for its Lane's next agent (ADR 0505). */
 export const AFTER_MERGE_WAIT_MS = 10_000;
+/** The longest the next pick waits for the Lane started before it to have its agent at work (ADR 0506). */
+export const LANE_START_WAIT_MS = 5_000;
+/** Stages that start a process of their own: their start is still the Lane's start. */
+const PROCESS_STAGES: ReadonlySet<string> = new Set(["implement", "verify", "fix", "conflict", "checks"]);
 
 function rowFor(ticket: number, ending: TicketEnding): SummaryRow {
   return { ticket, ending: ending.kind, line: ending.line };
@@ -74,7 +78,20 @@ export async function drainLanes(
     waiting.set(lane, [...(waiting.get(lane) ?? []), { ticket, start }]);
     void env.deps.clock.sleep(AFTER_MERGE_WAIT_MS, capped.signal).then(start);
   };
+  /**
+   * The Lane whose start is under way (ADR 0506): picked, taken, its worktree made and its agent
+   * starting. The next pick waits until that Lane's agent is at work (its first transcript line), a
+   * Stage without a process of its own starts, a Stage or the ticket ends, its take gives up, or
+   * LANE_START_WAIT_MS passes, so a Host's Lanes do not all do the dearest step at the same moment.
+   */
+  let starting: { lane: number; ticket: number; done: () => void; settled: Promise<void> } | null = null;
   const unsubscribe = env.events.subscribe((event) => {
+    const atWork =
+      event.kind === "transcript" ||
+      event.kind === "stage-ended" ||
+      event.kind === "ticket-ended" ||
+      (event.kind === "stage-started" && !PROCESS_STAGES.has(event.stage));
+    if (starting && atWork && event.lane === starting.lane && event.ticket === starting.ticket) starting.done();
     if (event.kind !== "transcript" && event.kind !== "stage-ended" && event.kind !== "ticket-ended") return;
     // The merged ticket's own ending says nothing about the Lane's next ticket.
     if (event.lane !== null && waiting.has(event.lane)) startWaiting(event.lane, event.ticket);
@@ -124,8 +141,21 @@ export async function drainLanes(
     record({ ticket, ending: "skipped", line: taken.reason }, null);
   };
 
+  const startOf = (lane: number, ticket: number, work: Promise<void>): NonNullable<typeof starting> => {
+    const capped = new AbortController();
+    let done!: () => void;
+    const atWork = new Promise<void>((resolve) => (done = resolve));
+    const settled = Promise.race([atWork, work, env.deps.clock.sleep(LANE_START_WAIT_MS, capped.signal).catch(() => undefined)]).then(() => {
+      capped.abort();
+      if (starting?.settled === settled) starting = null;
+    });
+    return { lane, ticket, done, settled };
+  };
+
   try {
     for (;;) {
+      if (env.flags.killed) return;
+      if (starting) await Promise.race([starting.settled, killed]);
       if (env.flags.killed) return;
       const free = Array.from({ length: laneCount }, (_, i) => i).find((i) => !busy.has(i));
       // Picks take turns (each sees what the last one picked); takes and pipelines run side by side.
@@ -146,6 +176,7 @@ export async function drainLanes(
           .catch((error: unknown) => env.deps.log.error(`#${picked.issue.number}: the Lane failed`, { error: errorText(error) }))
           .finally(() => busy.delete(free));
         busy.set(free, work);
+        starting = startOf(free, picked.issue.number, work);
         continue;
       }
       // Nothing more for a free Lane, or no more takes: what waits for a next agent would wait in vain.

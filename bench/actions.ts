@@ -15,7 +15,8 @@ import { performance } from "node:perf_hooks";
 import { duplicateWork, endingOf, stateFilesOn, viewTickets } from "../test/reliability/chaos/observe";
 import { simpleTicket } from "../test/support/run-seed";
 import { playedWorld } from "../test/integration/actions/played-world";
-import { AGENT_MS, CI_MS, HOSTS_CONFIG, measure, perMinute, ticketName, TICKETS } from "./hosts";
+import { AGENT_MS, CI_MS, HOSTS_CONFIG, measure, ticketName, TICKETS } from "./hosts";
+import { perMinute } from "./support/host-growth";
 
 const at = process.argv.indexOf("--hosts");
 const K = at >= 0 ? Number(process.argv[at + 1]) : 3;

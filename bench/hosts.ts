@@ -8,13 +8,16 @@
  * project's own test suite is left out on purpose: on a 2-core machine its CPU (a node process per
  * test file, twice per ticket) would be the bound, and this bench measures the product, not the project.
  * Per K: wall time, tickets/min, duplicates (a ticket implemented twice, or two pull requests:
- * must be 0), State files left on the remote (must be 0), takes lost to another Host, GitHub
- * writes per ticket, where a ticket's time goes (the Stage lines each Run printed), and CPU per
+ * must be 0), State files left on the remote (must be 0), takes lost to another Host (must be 0),
+ * GitHub writes per ticket (at most the budget of docs/endings.md), where a ticket's time goes (the Stage lines each Run printed), and CPU per
  * ticket process by process (each Run's TICKET_RUNNER_CPU_FILE report, and the bench's cgroup for
  * what runs inside the bwrap sandboxes; ADR 0350).
- * Goal: K = 4 : K = 1 tickets/min ≥ 3.5× (the baseline is K = 1 of this same run). Exits 1 on a miss.
+ * Goal: K = 4 : K = 1 tickets/min ≥ 3.5× (the baseline is K = 1 of this same run). Then the same
+ * rows with the instant agent (--instant-hosts, ADR 0511), whose goal is that tickets/min grows with
+ * every Host added: with nothing to wait for in the agent, that is where Hosts used to get slower.
+ * Exits 1 on a miss.
  *
- *   npm run bench:hosts -- [--tickets 24] [--agent-ms 3000] [--ci-ms 3000] [--hosts 1,2,4] [--dump <dir>]
+ *   npm run bench:hosts -- [--tickets 24] [--agent-ms 3000] [--ci-ms 3000] [--hosts 1,2,4] [--instant-hosts 1,2,4 | ""] [--dump <dir>]
  */
 import { cpus, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
@@ -30,6 +33,8 @@ import { CpuGroup } from "./cgroup";
 import { stageSeconds } from "./support/stage-lines";
 import { machineSpeedLine } from "./support/machine-speed";
 import { betweenStages, betweenStagesLine } from "./support/between-stages";
+import { growthMisses, perMinute } from "./support/host-growth";
+import { WRITE_BUDGET } from "./support/write-budget";
 import type { BetweenStages } from "./support/between-stages";
 
 /**
@@ -51,7 +56,10 @@ function arg(name: string, fallback: string): string {
 export const TICKETS = Number(arg("--tickets", "24"));
 export const AGENT_MS = Number(arg("--agent-ms", "3000"));
 export const CI_MS = Number(arg("--ci-ms", "3000"));
-const HOSTS = arg("--hosts", "1,2,4").split(",").map(Number);
+const hostList = (text: string): number[] => text.split(",").filter(Boolean).map(Number);
+const HOSTS = hostList(arg("--hosts", "1,2,4"));
+/** The instant agent's rows; none when the main rows are the instant agent's already. */
+const INSTANT_HOSTS = AGENT_MS > 0 ? hostList(arg("--instant-hosts", "1,2,4")) : [];
 /** --dump <dir>: each Run's output (k<K>-host-<i>.log) and timeline (.json) are written there, to look at by hand. */
 const DUMP = arg("--dump", "") || null;
 if (DUMP) mkdirSync(DUMP, { recursive: true });
@@ -169,10 +177,10 @@ export function cpuPartsLine(c: CpuParts, tickets: number): string {
   return `total ${t(total)}${c.insideBwrap === null ? "+" : ""} = the Runs' processes ${t(c.run)} · git ${t(c.git)} (${n(c.processes.git)} processes) · agent and Checks (${n(c.processes.agent)} + ${n(c.processes.check)}): bwrap's own ${t(c.agent + c.check)}, ${inside} · the spawners themselves ${t(c.spawner)} · sandbox: its process ${t(c.sandbox)}, its git ${t(c.sandboxGit)}`;
 }
 
-export async function measure(k: number): Promise<Row> {
+export async function measure(k: number, agentMs = AGENT_MS): Promise<Row> {
   const world = await ChaosWorld.start("tr-bench-hosts-");
   try {
-    const behaviours = AGENT_MS > 0 ? [`slow:${AGENT_MS}`] : [];
+    const behaviours = agentMs > 0 ? [`slow:${agentMs}`] : [];
     const issues = Array.from({ length: TICKETS }, (_, i) => {
       const t = simpleTicket(ticketName(i), behaviours);
       return { title: t.title, body: demoTicketBody(t), labels: ["ready-for-agent"] };
@@ -216,7 +224,7 @@ export async function measure(k: number): Promise<Row> {
         timelines.push({ timeline: report.timeline, startedMs: runs[i]!.startedAt, exitedMs: exitedAt[i]! });
         if (DUMP)
           writeFileSync(
-            join(DUMP, `k${k}-host-${i + 1}.json`),
+            join(DUMP, `${agentMs > 0 ? "" : "instant-"}k${k}-host-${i + 1}.json`),
             JSON.stringify({ startedAt: runs[i]!.startedAt, exitedAt: exitedAt[i], timeline: report.timeline }, null, 1),
           );
       } catch {
@@ -235,7 +243,7 @@ export async function measure(k: number): Promise<Row> {
     const views = await viewTickets(world, t);
     const merged = views.filter((v) => endingOf(v) === "merged").length;
     const outputs = runs.map((r) => `${r.stdout()}\n${r.stderr()}`);
-    if (DUMP) outputs.forEach((o, i) => writeFileSync(join(DUMP, `k${k}-host-${i + 1}.log`), o));
+    if (DUMP) outputs.forEach((o, i) => writeFileSync(join(DUMP, `${agentMs > 0 ? "" : "instant-"}k${k}-host-${i + 1}.log`), o));
     const takesLost = outputs.map((o) => (o.match(/^ {2}#\d+ +skipped /gm) ?? []).length).reduce((a, b) => a + b, 0);
     const log = await world.sandbox.admin.requestLog();
     const writes = log.filter((r) => r.user === t.login && r.write === true).length;
@@ -265,8 +273,41 @@ export async function measure(k: number): Promise<Row> {
   }
 }
 
-export function perMinute(r: { merged: number; wallMs: number }): number {
-  return r.merged / (r.wallMs / 60_000);
+/** Prints one row: its figures, where a ticket's time goes and its CPU. */
+function printRow(r: Row): void {
+  const where = [...r.stageSeconds]
+    .sort((a, b) => b[1] - a[1])
+    .map(([stage, s]) => `${stage} ${(s / Math.max(1, r.merged)).toFixed(1)}`)
+    .join(" · ");
+  console.log(
+    `K = ${r.k}: wall ${(r.wallMs / 1000).toFixed(1)} s · ${r.merged}/${TICKETS} merged · ${perMinute(r).toFixed(1)} tickets/min · duplicates ${r.duplicates} (goal 0) · State files left ${r.stateFilesLeft} (goal 0) · takes lost to another Host ${r.takesLost} (goal 0) · GitHub writes ${r.writesPerTicket.toFixed(1)} per ticket (goal ≤ ${WRITE_BUDGET})`,
+  );
+  console.log(`        where a ticket's time goes (s per ticket, Stage lines of the Runs): ${where}`);
+  console.log(
+    `        first Lane ${r.firstLane[0].toFixed(0)}–${r.firstLane[1].toFixed(0)} s after the Runs started · last Run out ${r.tail.toFixed(0)} s after the last merge · CPU ${(r.cpuSeconds / Math.max(1, r.merged)).toFixed(2)} s per ticket, every process (Runs, git, agents, Checks, sandbox${r.cpu?.insideBwrap === null ? "; not what ran inside bwrap: no cgroup here" : ""}) · ${(r.cpuSeconds / (r.wallMs / 1000)).toFixed(2)} of ${cpus().length} cores busy with this bench · load ${r.load[0].toFixed(1)} → ${r.load[1].toFixed(1)}`,
+  );
+  if (r.between) console.log(`        between the Stages (the Runs' events), ${betweenStagesLine(r.between, r.k)}`);
+  if (r.start)
+    console.log(
+      `        a Run's start, to its first Lane (mean of ${r.k}): ${(r.start.ownMs / 1000).toFixed(2)} CPU-s in its own process, git ${(r.start.gitMs / 1000).toFixed(2)} CPU-s in ${r.start.gitProcesses.toFixed(0)} processes`,
+    );
+  if (r.cpu) console.log(`        CPU per ticket, process by process: ${cpuPartsLine(r.cpu, Math.max(1, r.merged))}`);
+  for (const f of r.failures) console.log(`        ${f}`);
+}
+
+/** What every row must show, whatever its agent: all merged, no duplicate work, no State file left, no Run failed. */
+function rowMisses(rows: Row[], label: string): string[] {
+  const missed: string[] = [];
+  for (const r of rows) {
+    if (r.merged !== TICKETS) missed.push(`${label}K = ${r.k}: ${r.merged} of ${TICKETS} merged`);
+    if (r.duplicates !== 0) missed.push(`${label}K = ${r.k}: ${r.duplicates} duplicate Stages or pull requests`);
+    if (r.stateFilesLeft !== 0) missed.push(`${label}K = ${r.k}: ${r.stateFilesLeft} State files left`);
+    if (r.failures.length > 0) missed.push(`${label}K = ${r.k}: a Run failed`);
+    // Hosts keep to their own stripes of the Frontier (ADR 0451): a lost take is a Host reaching for a ticket another holds.
+    if (r.takesLost !== 0) missed.push(`${label}K = ${r.k}: ${r.takesLost} takes lost to another Host`);
+    if (r.writesPerTicket > WRITE_BUDGET) missed.push(`${label}K = ${r.k}: ${r.writesPerTicket.toFixed(1)} GitHub writes per ticket, over ${WRITE_BUDGET}`);
+  }
+  return missed;
 }
 
 async function main(): Promise<void> {
@@ -278,38 +319,27 @@ async function main(): Promise<void> {
   for (const k of HOSTS) {
     const r = await measure(k);
     rows.push(r);
-    const where = [...r.stageSeconds]
-      .sort((a, b) => b[1] - a[1])
-      .map(([stage, s]) => `${stage} ${(s / Math.max(1, r.merged)).toFixed(1)}`)
-      .join(" · ");
-    console.log(
-      `K = ${k}: wall ${(r.wallMs / 1000).toFixed(1)} s · ${r.merged}/${TICKETS} merged · ${perMinute(r).toFixed(1)} tickets/min · duplicates ${r.duplicates} (goal 0) · State files left ${r.stateFilesLeft} (goal 0) · takes lost to another Host ${r.takesLost} · GitHub writes ${r.writesPerTicket.toFixed(1)} per ticket`,
-    );
-    console.log(`        where a ticket's time goes (s per ticket, Stage lines of the Runs): ${where}`);
-    console.log(
-      `        first Lane ${r.firstLane[0].toFixed(0)}–${r.firstLane[1].toFixed(0)} s after the Runs started · last Run out ${r.tail.toFixed(0)} s after the last merge · CPU ${(r.cpuSeconds / Math.max(1, r.merged)).toFixed(2)} s per ticket, every process (Runs, git, agents, Checks, sandbox${r.cpu?.insideBwrap === null ? "; not what ran inside bwrap: no cgroup here" : ""}) · ${(r.cpuSeconds / (r.wallMs / 1000)).toFixed(2)} of ${cpus().length} cores busy with this bench · load ${r.load[0].toFixed(1)} → ${r.load[1].toFixed(1)}`,
-    );
-    if (r.between) console.log(`        between the Stages (the Runs' events), ${betweenStagesLine(r.between, r.k)}`);
-    if (r.start)
-      console.log(
-        `        a Run's start, to its first Lane (mean of ${r.k}): ${(r.start.ownMs / 1000).toFixed(2)} CPU-s in its own process, git ${(r.start.gitMs / 1000).toFixed(2)} CPU-s in ${r.start.gitProcesses.toFixed(0)} processes`,
-      );
-    if (r.cpu) console.log(`        CPU per ticket, process by process: ${cpuPartsLine(r.cpu, Math.max(1, r.merged))}`);
-    for (const f of r.failures) console.log(`        ${f}`);
+    printRow(r);
   }
-  const missed: string[] = [];
-  for (const r of rows) {
-    if (r.merged !== TICKETS) missed.push(`K = ${r.k}: ${r.merged} of ${TICKETS} merged`);
-    if (r.duplicates !== 0) missed.push(`K = ${r.k}: ${r.duplicates} duplicate Stages or pull requests`);
-    if (r.stateFilesLeft !== 0) missed.push(`K = ${r.k}: ${r.stateFilesLeft} State files left`);
-    if (r.failures.length > 0) missed.push(`K = ${r.k}: a Run failed`);
-  }
+  const missed = rowMisses(rows, "");
   const base = rows.find((r) => r.k === 1);
   const top = rows.find((r) => r.k === 4);
   if (base && top) {
     const ratio = perMinute(top) / perMinute(base);
     console.log(`K = 4 : K = 1 tickets/min = ${ratio.toFixed(2)}× (goal ≥ ${GOAL_RATIO}× with the agent taking 3 s per Stage)`);
     if (AGENT_MS >= 3000 && ratio < GOAL_RATIO) missed.push(`K = 4 : K = 1 is ${ratio.toFixed(2)}×, under ${GOAL_RATIO}×`);
+  }
+  if (AGENT_MS === 0) missed.push(...growthMisses(rows));
+  if (INSTANT_HOSTS.length > 0) {
+    console.log(`the same with the instant agent (no wait in any Stage; goal: tickets/min grows with every Host added, ADR 0511)`);
+    const instant: Row[] = [];
+    for (const k of INSTANT_HOSTS) {
+      const r = await measure(k, 0);
+      instant.push(r);
+      printRow(r);
+    }
+    console.log(`instant agent, tickets/min: ${instant.map((r) => `K = ${r.k} ${perMinute(r).toFixed(1)}`).join(" · ")} (goal: each above the one before)`);
+    missed.push(...rowMisses(instant, "instant agent: "), ...growthMisses(instant));
   }
   if (missed.length > 0) {
     console.log(`MISSED: ${missed.join("; ")}`);

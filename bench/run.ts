@@ -21,8 +21,11 @@
  * turned each time; the ratio judged is the median pair's, whose Runs the detail lines describe
  * (ADR 0498: one pair on a shared 2-core machine gave 2.71–3.31× for the same code minutes apart).
  * The Lanes' pair is then run again with CI at once, for the record: what the cores allow (no goal).
+ * Last, one Host's landing rate with the CI poll a Target ships with (15 s): 4 tickets on 1 Lane
+ * against 4 Lanes, goal ≥ 3× (ADR 0511; before ADR 0181 one Landing at a time, CI wait included,
+ * held a Host at 3.7 tickets a minute whatever its Lanes).
  * Goals: 4 Lanes ≥ 3× 1 Lane (CI taking --ci-ms, the median pair); GitHub writes per merged ticket ≤ WRITE_BUDGET (docs/endings.md); git
- * processes for one ticket ≤ GIT_BUDGET and its git HTTP requests ≤ GIT_HTTP_BUDGET (docs/architecture.md,
+ * processes for one ticket ≤ GIT_BUDGET and its git HTTP requests ≤ GIT_HTTP_BUDGET (docs/benchmarks.md,
  * ADR 0400). Exits 1 on a miss. Every git command of the one-ticket Run that reaches the remote is
  * printed with the step it ran in (ADR 0430; `--verbose`: the local ones too); `-- --one` runs only
  * that Run and checks only its budgets.
@@ -34,6 +37,7 @@ import { composeRun } from "../src/app/compose-run";
 import { spawnerCounts, letGoOfSpawner } from "../src/adapters/spawner/spawner";
 import { watchGitProcesses } from "../src/adapters/git/git-process";
 import { loadConfig } from "../src/app/config-load";
+import { configSchema } from "../src/core/schemas/config";
 import type { Log } from "../src/ports/log";
 import { makeTempDir } from "../test/support/git-fixtures";
 import { RUN_USER, openTickets, seedRunTarget, simpleTicket } from "../test/support/run-seed";
@@ -41,14 +45,19 @@ import { sandboxProcess } from "../test/support/sandbox-process";
 import { bwrapStartCpuMs, childrenCpuMs, kindsSince, processTreeSplitMs, spawnersEnded } from "./cpu";
 import type { KindCpu } from "./cpu";
 import { CpuGroup } from "./cgroup";
+import { WRITE_BUDGET } from "./support/write-budget";
 
 /** Counts the CPU of the processes inside the agents' and Checks' bwrap sandboxes, which no parent's counter sees (null: not on this Host). */
 const group = CpuGroup.join();
 
 const AGENT_STAGES = new Set(["implement", "verify", "fix", "conflict"]);
-/** GitHub writes a clean ticket may cost (docs/endings.md, "GitHub writes per ticket"). */
-const WRITE_BUDGET = 10;
 const GOAL_LANES_RATIO = 3;
+/** The CI poll a Target gets when its ticket-runner.json names none: the landing row waits on it (ADR 0511). */
+const SHIPPED_POLL_SECONDS = configSchema.parse({}).ci.pollSeconds;
+/** Tickets of the landing row: one round of 4 Lanes, so its CI waits can only overlap or queue. */
+const LANDING_TICKETS = 4;
+/** 4 Lanes' landing rate against 1 Lane's with the shipped poll; one Landing at a time (CI wait included) would give ~1×. */
+const GOAL_LANDING_RATIO = 3;
 /** How long the sandbox's CI takes for the Lanes' ratio (ADR 0420): as long as bench:hosts' CI. */
 const CI_MS = wholeArg(process.argv, "--ci-ms", 3000, 0, "milliseconds");
 /** How many times the Lanes' pair (1 Lane, 4 Lanes) runs; the median pair's ratio is judged (ADR 0498). */
@@ -63,7 +72,7 @@ function wholeArg(argv: string[], name: string, fallback: number, least: number,
     `${name} takes a whole number of ${unit} (at least ${least}), got "${argv[i + 1] ?? ""}": for example npm run bench:run -- ${name} ${fallback}`,
   );
 }
-/** git processes one clean ticket may start, the Run's lock, preflight and sweep included (docs/architecture.md; 76 since ADR 0290's sandbox reads the config files' origins once a Run, 57 since ADR 0400, 56 since ADR 0430, 55 since ADR 0431, 54 since ADR 0433, 52 since ADR 0450: the sweep's listing rides in the lock's, 43 since ADR 0470: record pushes and listings speak smart HTTP from the Run's process). */
+/** git processes one clean ticket may start, the Run's lock, preflight and sweep included (docs/benchmarks.md; 76 since ADR 0290's sandbox reads the config files' origins once a Run, 57 since ADR 0400, 56 since ADR 0430, 55 since ADR 0431, 54 since ADR 0433, 52 since ADR 0450: the sweep's listing rides in the lock's, 43 since ADR 0470: record pushes and listings speak smart HTTP from the Run's process). */
 const GIT_BUDGET = 43;
 /** git HTTP requests (ref advertisements, fetches, pushes) of the same Run (38 before ADR 0400, 34 before ADR 0430, 32 before ADR 0431, 30 before ADR 0433, 28 before ADR 0470: a listing is one v0 advertisement, no ls-refs). */
 const GIT_HTTP_BUDGET = 26;
@@ -104,11 +113,11 @@ interface Measured {
   timeline: { ms: number; what: string; ticket: number | null; lane: number | null }[];
 }
 
-async function measure(tickets: number, lanes: number, ciMs: number, probeBwrap = false): Promise<Measured> {
+async function measure(tickets: number, lanes: number, ciMs: number, probeBwrap = false, pollSeconds = 0.2): Promise<Measured> {
   const sandbox = await sandboxProcess();
   const scratch = await makeTempDir("tr-bench-run-");
   try {
-    const target = await seedRunTarget(sandbox, scratch, { lanes, ci: { pollSeconds: 0.2, graceMinutes: 1, timeoutMinutes: 5 }, lease: { settleMs: 200 } });
+    const target = await seedRunTarget(sandbox, scratch, { lanes, ci: { pollSeconds, graceMinutes: 1, timeoutMinutes: 5 }, lease: { settleMs: 200 } });
     await sandbox.admin.scriptCi(`${target.owner}/${target.repo}`, { conclusion: "success", delayMs: ciMs });
     await openTickets(
       target,
@@ -398,12 +407,21 @@ async function main(): Promise<void> {
   console.log(
     `8 tickets, CI at once (for the record, no goal: nothing waits, so the cores bound it, ADR 0420): 1 lane ${s(boundOne.wallMs)}, 4 lanes ${s(boundFour.wallMs)} = ${(boundOne.wallMs / boundFour.wallMs).toFixed(2)}× · 1 lane kept ${coresBusy(boundOne).toFixed(2)} of ${cpus().length} cores busy, so ${cpus().length} cores allow at most ${bound.toFixed(2)}× on a machine with nothing else running · 4 lanes kept ${coresBusy(boundFour).toFixed(2)} busy`,
   );
+  // One Host's landing rate with the CI poll it ships with (the scale-out work found it held at 3.7 tickets/min whatever its Lanes).
+  const landOne = await measure(LANDING_TICKETS, 1, CI_MS, false, SHIPPED_POLL_SECONDS);
+  const landFour = await measure(LANDING_TICKETS, 4, CI_MS, false, SHIPPED_POLL_SECONDS);
+  const landing = landOne.wallMs / landFour.wallMs;
+  const perMin = (m: Measured) => (m.merged / (m.wallMs / 60_000)).toFixed(1);
+  console.log(
+    `${LANDING_TICKETS} tickets with the shipped CI poll (every ${SHIPPED_POLL_SECONDS} s; CI taking ${CI_MS} ms): 1 lane ${s(landOne.wallMs)} (${perMin(landOne)} tickets/min), 4 lanes ${s(landFour.wallMs)} (${perMin(landFour)} tickets/min) = ${landing.toFixed(2)}× (goal ≥ ${GOAL_LANDING_RATIO}×: the Landings wait for CI side by side, ADR 0181)`,
+  );
+  if (landing < GOAL_LANDING_RATIO) missed.push(`4 lanes landed ${landing.toFixed(2)}× 1 lane's rate with the shipped CI poll, under ${GOAL_LANDING_RATIO}×`);
   console.log(
     `8 tickets: 1 lane / 4 lanes wall time = ${ratio.toFixed(2)}×, the median of ${pairs.map((p) => `${p.ratio.toFixed(2)}×`).join(", ")} (goal ≥ ${GOAL_LANES_RATIO}×; CI taking ${CI_MS} ms, Checks included; this machine has ${cpus().length} cores, load ${loadavg()
       .map((l) => l.toFixed(1))
       .join(" ")})`,
   );
-  for (const m of [single, ...pairs.flatMap((p) => [p.one, p.four]), boundOne, boundFour])
+  for (const m of [single, ...pairs.flatMap((p) => [p.one, p.four]), boundOne, boundFour, landOne, landFour])
     if (m.merged !== m.tickets) missed.push(`${m.tickets - m.merged} of ${m.tickets} tickets not merged on ${m.lanes} lane(s)`);
   if (ratio < GOAL_LANES_RATIO) missed.push(`4 lanes gave ${ratio.toFixed(2)}×, under ${GOAL_LANES_RATIO}×`);
   if (Math.max(...pairs.flatMap((p) => [writesPerTicket(p.one), writesPerTicket(p.four)])) > WRITE_BUDGET)

@@ -6,7 +6,6 @@
  * answers it as before. Then real `git push` over HTTP to the sandbox, with no receive-pack started.
  */
 import { strict as assert } from "node:assert";
-import { execFile } from "node:child_process";
 import { promises as fsp } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -23,20 +22,10 @@ import { receiveInProcess } from "../../../src/sandbox/receive-in-process";
 import { receiveSetupOf } from "../../../src/sandbox/receive-setup";
 import { watchServices } from "../../../src/sandbox/service-watch";
 import { startSandbox } from "../../../src/sandbox/start";
-import { commitFile, gitOk } from "./support";
+import { commitFile, gitBytes, gitOk } from "./support";
 
 const ZERO = "0".repeat(40);
 const GIT_PUSH_CAPS = "report-status-v2 side-band-64k quiet object-format=sha1 agent=git/2.39.5";
-
-/** Runs git with `input` on stdin; its stdout as bytes. */
-function gitBytes(args: string[], cwd: string, input: Buffer | string = "", env: NodeJS.ProcessEnv = gitEnv()): Promise<{ code: number; out: Buffer }> {
-  return new Promise((resolve) => {
-    const child = execFile("git", args, { cwd, env, encoding: "buffer", maxBuffer: 64 * 1024 * 1024 }, (e, out) =>
-      resolve({ code: e ? Number((e as { code?: number }).code ?? 1) : 0, out: out as Buffer }),
-    );
-    child.stdin?.end(input);
-  });
-}
 
 function pkt(text: string): Buffer {
   const body = Buffer.from(text, "utf8");

@@ -6,7 +6,7 @@ import path from "node:path";
 import { Octokit } from "@octokit/rest";
 import { startSandbox } from "../../../src/sandbox/start";
 import type { SandboxHandle } from "../../../src/sandbox/start";
-import { initBare } from "../../../src/sandbox/git";
+import { gitEnv, initBare } from "../../../src/sandbox/git";
 
 export interface World {
   sb: SandboxHandle;
@@ -190,4 +190,24 @@ export async function bareWithWork(prefix: string): Promise<BareWithWork> {
     },
     remove: () => fsp.rm(tmp, { recursive: true, force: true }),
   };
+}
+
+/**
+ * Runs git with `input` on stdin: its exit code, stdout as bytes and stderr. A git that exits
+ * without reading all its input (`cat-file`, or `receive-pack` once it has answered) closes the
+ * pipe: its exit code and output are what a test judges, not the EPIPE of the write.
+ */
+export function gitBytes(
+  args: string[],
+  cwd: string,
+  input: Buffer | string = "",
+  env: NodeJS.ProcessEnv = gitEnv(),
+): Promise<{ code: number; out: Buffer; err: string }> {
+  return new Promise((resolve) => {
+    const child = execFile("git", args, { cwd, env, encoding: "buffer", maxBuffer: 64 * 1024 * 1024 }, (e, out, err) =>
+      resolve({ code: e ? Number((e as { code?: number }).code ?? 1) : 0, out: out as Buffer, err: (err as Buffer).toString("utf8") }),
+    );
+    child.stdin?.on("error", () => undefined);
+    child.stdin?.end(input);
+  });
 }

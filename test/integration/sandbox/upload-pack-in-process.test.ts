@@ -7,32 +7,20 @@
  * Then over real HTTP: the Runs' request with no upload-pack started, and `git fetch` as before.
  */
 import { strict as assert } from "node:assert";
-import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { promises as fsp } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { readUploadAnswer, uploadRequest } from "../../../src/adapters/git/fetch-http";
-import { commitInitial, gitEnv, initBare } from "../../../src/sandbox/git";
+import { commitInitial, initBare } from "../../../src/sandbox/git";
 import { ObjectReaders } from "../../../src/sandbox/object-reader";
 import { watchServices } from "../../../src/sandbox/service-watch";
 import { startSandbox } from "../../../src/sandbox/start";
 import { UploadPackInProcess } from "../../../src/sandbox/upload-pack-in-process";
-import { commitFile, gitOk } from "./support";
+import { commitFile, gitBytes, gitOk } from "./support";
 
 const CAPS = ["side-band-64k", "ofs-delta", "thin-pack", "no-progress", "agent=ticket-runner"];
 const UNKNOWN = "1234567890123456789012345678901234567890";
-
-function gitBytes(args: string[], cwd: string, input: Buffer | string = ""): Promise<{ code: number; out: Buffer; err: string }> {
-  return new Promise((resolve) => {
-    const child = execFile("git", args, { cwd, env: gitEnv(), encoding: "buffer", maxBuffer: 64 * 1024 * 1024 }, (e, out, err) =>
-      resolve({ code: e ? Number((e as { code?: number }).code ?? 1) : 0, out: out as Buffer, err: (err as Buffer).toString("utf8") }),
-    );
-    // A git that refuses its input early closes its stdin: its exit code says so, not an EPIPE.
-    child.stdin?.on("error", () => undefined);
-    child.stdin?.end(input);
-  });
-}
 
 /** The answer split where side-band begins: the negotiation's pkt-lines, and band 1's bytes (the pack). */
 function split(answer: Buffer): { negotiation: string; pack: Buffer } {

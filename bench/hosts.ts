@@ -56,10 +56,16 @@ function arg(name: string, fallback: string): string {
 export const TICKETS = Number(arg("--tickets", "24"));
 export const AGENT_MS = Number(arg("--agent-ms", "3000"));
 export const CI_MS = Number(arg("--ci-ms", "3000"));
-const hostList = (text: string): number[] => text.split(",").filter(Boolean).map(Number);
-const HOSTS = hostList(arg("--hosts", "1,2,4"));
+/** `--hosts 1,2,4`: Host counts, each a whole number ≥ 1; "" for none. */
+function hostList(name: string, fallback: string): number[] {
+  const text = arg(name, fallback);
+  const ks = text.split(",").filter(Boolean).map(Number);
+  if (ks.some((k) => !Number.isInteger(k) || k < 1)) throw new Error(`bench:hosts: ${name} "${text}" is not a list of Host counts; write it as ${name} 1,2,4`);
+  return ks;
+}
+const HOSTS = hostList("--hosts", "1,2,4");
 /** The instant agent's rows; none when the main rows are the instant agent's already. */
-const INSTANT_HOSTS = AGENT_MS > 0 ? hostList(arg("--instant-hosts", "1,2,4")) : [];
+const INSTANT_HOSTS = AGENT_MS > 0 ? hostList("--instant-hosts", "1,2,4") : [];
 /** --dump <dir>: each Run's output (k<K>-host-<i>.log) and timeline (.json) are written there, to look at by hand. */
 const DUMP = arg("--dump", "") || null;
 if (DUMP) mkdirSync(DUMP, { recursive: true });

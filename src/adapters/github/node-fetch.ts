@@ -6,7 +6,8 @@
  * ticket sends ~37 GitHub requests. It keeps what Octokit sees of `fetch`: the same status, headers
  * (duplicates combined as `Headers` combines them) and body; a transport failure is a
  * `TypeError("fetch failed")` whose `cause` is the socket's error, as undici throws it, so Octokit
- * still makes it a status-500 `RequestError` with the cause's message.
+ * still makes it a status-500 `RequestError` with the cause's message. Like `fetch`, it asks for a
+ * compressed answer (`accept-encoding`, unless the caller names one) and decodes it.
  *
  * What it is not sure to do as `fetch` would goes to `fetch` itself: a body that is not a string or
  * bytes, a signal, a redirect mode other than "follow", a URL that is not http(s); and a redirect
@@ -137,6 +138,8 @@ export function nodeHttpFetch(given?: Fetch, silentMs = SILENT_MS): Fetch {
     const method = (init.method ?? "GET").toUpperCase();
     const headers = plain;
     const named = new Set(Object.keys(headers).map((k) => k.toLowerCase()));
+    // fetch asks for a compressed answer unless told otherwise (undici: br too over https), and decodes it (decoded()).
+    if (!named.has("accept-encoding")) headers["accept-encoding"] = url.protocol === "https:" ? "br, gzip, deflate" : "gzip, deflate";
     // fetch states the length of every body it sends, and 0 for a bodiless POST or PUT.
     if (!named.has("content-length") && (bytes !== undefined || method === "POST" || method === "PUT")) headers["content-length"] = String(bytes?.length ?? 0);
     let sent: Sent;

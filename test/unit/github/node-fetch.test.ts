@@ -117,6 +117,19 @@ describe("Octokit's fetch over node:http (ADR 0489)", () => {
     assert.equal(await (await nodeHttpFetch(fallback)(`${url}/z`)).text(), "zipped text");
   });
 
+  it("asks for a compressed answer as Node's fetch does, and keeps an Accept-Encoding the caller names", async () => {
+    const seen: (string | undefined)[] = [];
+    const { url } = await start((req, _body, res) => {
+      seen.push(req.headers["accept-encoding"]);
+      res.end("x");
+    });
+    await (await globalThis.fetch(`${url}/fetch`)).text();
+    await (await nodeHttpFetch(fallback)(`${url}/ours`)).text();
+    await (await nodeHttpFetch(fallback)(`${url}/named`, { headers: { "accept-encoding": "identity" } })).text();
+    assert.ok(seen[0], "Node's fetch asks for an encoding");
+    assert.deepEqual(seen, [seen[0], seen[0], "identity"]);
+  });
+
   it("a refused connection is fetch's TypeError with the socket's error as its cause, so Octokit makes it a 500 with that message", async () => {
     const { url, server } = await start(() => undefined);
     open = [];

@@ -45,6 +45,7 @@ import { sandboxProcess } from "../test/support/sandbox-process";
 import { bwrapStartCpuMs, childrenCpuMs, kindsSince, processTreeSplitMs, spawnersEnded } from "./cpu";
 import type { KindCpu } from "./cpu";
 import { CpuGroup } from "./cgroup";
+import { perMinute } from "./support/host-growth";
 import { WRITE_BUDGET } from "./support/write-budget";
 
 /** Counts the CPU of the processes inside the agents' and Checks' bwrap sandboxes, which no parent's counter sees (null: not on this Host). */
@@ -411,9 +412,8 @@ async function main(): Promise<void> {
   const landOne = await measure(LANDING_TICKETS, 1, CI_MS, false, SHIPPED_POLL_SECONDS);
   const landFour = await measure(LANDING_TICKETS, 4, CI_MS, false, SHIPPED_POLL_SECONDS);
   const landing = landOne.wallMs / landFour.wallMs;
-  const perMin = (m: Measured) => (m.merged / (m.wallMs / 60_000)).toFixed(1);
   console.log(
-    `${LANDING_TICKETS} tickets with the shipped CI poll (every ${SHIPPED_POLL_SECONDS} s; CI taking ${CI_MS} ms): 1 lane ${s(landOne.wallMs)} (${perMin(landOne)} tickets/min), 4 lanes ${s(landFour.wallMs)} (${perMin(landFour)} tickets/min) = ${landing.toFixed(2)}× (goal ≥ ${GOAL_LANDING_RATIO}×: the Landings wait for CI side by side, ADR 0181)`,
+    `${LANDING_TICKETS} tickets with the shipped CI poll (every ${SHIPPED_POLL_SECONDS} s; CI taking ${CI_MS} ms): 1 lane ${s(landOne.wallMs)} (${perMinute(landOne).toFixed(1)} tickets/min), 4 lanes ${s(landFour.wallMs)} (${perMinute(landFour).toFixed(1)} tickets/min) = ${landing.toFixed(2)}× (goal ≥ ${GOAL_LANDING_RATIO}×: the Landings wait for CI side by side, ADR 0181)`,
   );
   if (landing < GOAL_LANDING_RATIO) missed.push(`4 lanes landed ${landing.toFixed(2)}× 1 lane's rate with the shipped CI poll, under ${GOAL_LANDING_RATIO}×`);
   console.log(
